@@ -1,0 +1,46 @@
+# rankeval developer commands. `make` alone lists them.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Always install this checkout: an unrelated project holds the name "rankeval" on the index.
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint fmt smoke bench clean
+
+help: ## Show this list of targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(VENV)/.runtime: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) -e .
+	@touch $@
+
+$(VENV)/.test: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) -e '.[test]'
+	@touch $@ $(VENV)/.runtime
+
+install: $(VENV)/.test ## Create .venv with rankeval and the test tools
+
+run: $(VENV)/.runtime ## Score the bundled sample data
+	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 10
+
+test: $(VENV)/.test ## Lint and run the test suite
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(VENV)/.test ## Lint only
+	$(BIN)/ruff check .
+
+fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
+	$(BIN)/ruff check --fix .
+
+smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
+	cat sample_data/preds.csv | $(BIN)/rankeval score - sample_data/truth.csv --preds-format csv -f json > /dev/null
+	$(BIN)/rankeval score sample_data/preds.parquet sample_data/truth.parquet --per-user - | head -3
+
+clean: ## Remove the virtualenv and caches
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -1,0 +1,368 @@
+"""The command line: a thin shell over the library, with the one error boundary.
+
+Heavy imports (pandas, pyarrow, rich) happen inside the commands so that ``--help`` is fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from . import __version__
+from .errors import EXIT_USAGE, OptionError, RankevalError
+from .registry import DEFAULT_METRICS, REGISTRY
+
+INTERRUPTED = 130
+
+
+def _debug_requested(args: list[str]) -> bool:
+    return "--debug" in args or os.environ.get("RANKEVAL_DEBUG", "") not in ("", "0")
+
+
+def _error(message: str) -> None:
+    click.echo(f"rankeval: error: {message}", err=True)
+
+
+class RankevalGroup(click.Group):
+    """The error boundary: every failure becomes one line on stderr and an exit code.
+
+    Exit 1 is reserved for quality gates, so click's own exceptions (whose default is 1) are
+    mapped to 2 here, and so is any unexpected crash.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(
+                argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
+            )
+            code = code if isinstance(code, int) else 0
+        except click.exceptions.Abort:
+            _error("interrupted")
+            code = INTERRUPTED
+        except click.ClickException as exc:
+            exc.show()
+            code = EXIT_USAGE
+        except RankevalError as exc:
+            _error(str(exc))
+            code = exc.exit_code
+        except KeyboardInterrupt:
+            _error("interrupted")
+            code = INTERRUPTED
+        except BrokenPipeError:
+            # `rankeval ... | head` closed our stdout: stop quietly. Point stdout at devnull so
+            # the interpreter's final flush does not raise again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            code = 0
+        except Exception as exc:
+            if _debug_requested(argv):
+                traceback.print_exc()
+            _error(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(run again with --debug for the traceback, and please report it)"
+            )
+            code = EXIT_USAGE
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _metric_help() -> str:
+    return ", ".join(REGISTRY)
+
+
+@click.group(cls=RankevalGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="rankeval")
+def cli() -> None:
+    """Evaluate rankings and recommendations against ground truth.
+
+    \b
+    rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
+    rankeval metrics                                # what every metric means
+
+    Exit codes: 0 success, 1 a quality gate failed, 2 usage or input error.
+    """
+
+
+def _debug_option(f):
+    return click.option(
+        "--debug",
+        is_flag=True,
+        hidden=False,
+        help="Show the Python traceback of an unexpected error.",
+    )(f)
+
+
+COLUMN_HELP = "Column name, when the default and its aliases are not in the file."
+
+
+@cli.command()
+@click.argument("predictions", metavar="PREDS")
+@click.argument("truth", metavar="TRUTH")
+@click.option(
+    "-k",
+    "--k",
+    "ks",
+    multiple=True,
+    metavar="K[,K...]",
+    help="Cut-off(s): repeat or comma-separate (--k 5 --k 10, --k 5,10,20). Default 10.",
+)
+@click.option(
+    "-m",
+    "--metrics",
+    "metrics",
+    multiple=True,
+    metavar="NAME[@K]",
+    help=f"Metrics to compute: repeat or comma-separate; NAME alone takes every K. "
+    f"Known: {_metric_help()}. Default: {', '.join(DEFAULT_METRICS)}.",
+)
+@click.option(
+    "--gain",
+    type=click.Choice(["linear", "exponential"], case_sensitive=False),
+    default="linear",
+    show_default=True,
+    help="Gain of a relevance r in CG/DCG/NDCG: linear r, or exponential 2^r - 1.",
+)
+@click.option(
+    "--ap-denominator",
+    type=click.Choice(["min", "relevant"], case_sensitive=False),
+    default="min",
+    show_default=True,
+    help="Divide AP@K by min(R, K), or by R, all relevant items (trec_eval's map_cut).",
+)
+@click.option(
+    "--rr-target",
+    type=click.Choice(["first-relevant", "most-relevant"], case_sensitive=False),
+    default="first-relevant",
+    show_default=True,
+    help="MRR uses the rank of the first relevant item, or of the most relevant one.",
+)
+@click.option(
+    "--relevance-threshold",
+    type=float,
+    metavar="T",
+    help="An item is relevant when relevance >= T (default: relevance > 0).",
+)
+@click.option(
+    "--skip-missing-users",
+    is_flag=True,
+    help="Leave out users with relevant items but no predictions (default: they score 0).",
+)
+@click.option(
+    "--zero-relevant-users",
+    type=click.Choice(["skip", "zero"], case_sensitive=False),
+    default="skip",
+    show_default=True,
+    help="Users with no relevant item: leave out, or score 0 and average in (trec_eval).",
+)
+@click.option(
+    "--dedupe",
+    is_flag=True,
+    help="Keep the best-ranked of repeated (user, item) predictions instead of failing.",
+)
+@click.option("--user-col", help=COLUMN_HELP + " Default user_id.")
+@click.option("--item-col", help=COLUMN_HELP + " Default item_id.")
+@click.option("--rank-col", help=COLUMN_HELP + " Default rank.")
+@click.option("--score-col", help=COLUMN_HELP + " Default score.")
+@click.option("--relevance-col", help=COLUMN_HELP + " Default relevance.")
+@click.option(
+    "--preds-format",
+    type=click.Choice(["csv", "tsv", "parquet"], case_sensitive=False),
+    help="Format of PREDS (default: from the extension; required for -).",
+)
+@click.option(
+    "--truth-format",
+    type=click.Choice(["csv", "tsv", "parquet"], case_sensitive=False),
+    help="Format of TRUTH (default: from the extension; required for -).",
+)
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv", "markdown"], case_sensitive=False),
+    default="table",
+    show_default=True,
+    help="Report format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="Write the report to FILE (- for stdout).",
+)
+@click.option(
+    "--per-user",
+    metavar="FILE",
+    help="Also write one row per evaluated user: .csv, .parquet, or - for stdout.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Do not print warnings.")
+@_debug_option
+def score(
+    predictions,
+    truth,
+    ks,
+    metrics,
+    gain,
+    ap_denominator,
+    rr_target,
+    relevance_threshold,
+    skip_missing_users,
+    zero_relevant_users,
+    dedupe,
+    user_col,
+    item_col,
+    rank_col,
+    score_col,
+    relevance_col,
+    preds_format,
+    truth_format,
+    fmt,
+    output,
+    per_user,
+    quiet,
+    debug,
+) -> int:
+    """Score PREDS (ranked user-item rows) against TRUTH (user, item, relevance).
+
+    Files are CSV, TSV (optionally .gz) or Parquet, chosen by extension; - reads standard input.
+    Columns are found by name: user_id/user/qid, item_id/item/docno, rank, score, relevance/rating.
+    The order of each user's list comes from rank, else score (ties: item id descending, as
+    trec_eval), else the file order.
+
+    \b
+    Examples:
+      rankeval score preds.csv truth.csv --k 10
+      rankeval score preds.parquet truth.csv -m ndcg,map,recall --k 5,10,20
+      rankeval score preds.csv truth.csv -m ndcg@10 -f json -o report.json
+      cat preds.tsv | rankeval score - truth.csv --preds-format tsv --per-user users.csv
+      rankeval score preds.csv truth.csv --gain exponential --ap-denominator relevant
+    """
+    from .evaluation import evaluate_inputs, make_settings
+    from .readers import STDIN, open_table
+    from .validate import load_predictions, load_truth
+    from .writers import STDOUT, check_writable, per_user_format, write_per_user, write_text
+
+    settings = make_settings(
+        list(metrics) or None,
+        list(ks) or None,
+        gain=gain.lower(),
+        ap_denominator=ap_denominator.lower(),
+        rr_target=rr_target.lower(),
+        relevance_threshold=relevance_threshold,
+        skip_missing_users=skip_missing_users,
+        zero_relevant_users=zero_relevant_users.lower(),
+        dedupe=dedupe,
+    )
+    if predictions == STDIN and truth == STDIN:
+        raise OptionError("PREDS and TRUTH cannot both be read from standard input")
+    if per_user is not None:
+        per_user_format(per_user)
+        check_writable(per_user, "--per-user")
+        if per_user == STDOUT and output == STDOUT and fmt.lower() != "table":
+            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
+    check_writable(output, "--output")
+
+    preds_table = open_table(predictions, preds_format, "--preds-format")
+    truth_table = open_table(truth, truth_format, "--truth-format")
+    preds = load_predictions(preds_table, user_col, item_col, rank_col, score_col)
+    gold = load_truth(truth_table, user_col, item_col, relevance_col)
+    result = evaluate_inputs(preds, gold, settings)
+
+    if not quiet:
+        for notice in result.notices:
+            click.echo(f"rankeval: warning: {notice.message}", err=True)
+    if per_user is not None:
+        write_per_user(result.per_user, per_user)
+    fmt = fmt.lower()
+    if fmt == "table":
+        from rich.console import Console
+
+        from .report import render_table
+
+        # With --per-user - the data owns stdout, so the human summary goes to stderr.
+        to_stderr = output == STDOUT and per_user == STDOUT
+        if output == STDOUT:
+            render_table(result, Console(file=sys.stderr if to_stderr else sys.stdout))
+        else:
+            import io
+
+            buffer = io.StringIO()
+            render_table(result, Console(file=buffer, width=100, no_color=True))
+            write_text(output, buffer.getvalue())
+    else:
+        from .report import render_text
+
+        write_text(output, render_text(result, fmt))
+    return 0
+
+
+@cli.command("metrics")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "json"]),
+    default="table",
+    show_default=True,
+)
+def metrics_command(fmt: str) -> int:
+    """List every metric: name, aliases and definition.
+
+    \b
+    In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
+    rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
+    """
+    if fmt == "json":
+        import json
+
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": m.name,
+                        "aliases": list(m.aliases),
+                        "summary": m.summary,
+                        "formula": m.formula,
+                        "bounded": m.bounded,
+                    }
+                    for m in REGISTRY.values()
+                ],
+                indent=2,
+            )
+        )
+    elif fmt == "markdown":
+        click.echo(metrics_markdown(), nl=False)
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("metric", "aliases", "definition", "per user"):
+            table.add_column(column)
+        for m in REGISTRY.values():
+            table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula)
+        Console(file=sys.stdout).print(table)
+    return 0
+
+
+def metrics_markdown() -> str:
+    """The metrics table of the README, generated from the registry."""
+    lines = ["| metric | aliases | definition | per user |", "|---|---|---|---|"]
+    for m in REGISTRY.values():
+        aliases = ", ".join(f"`{a}`" for a in m.aliases)
+        lines.append(f"| `{m.name}` | {aliases} | {m.summary} | `{m.formula}` |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,280 @@
+"""The library entry point: ``evaluate(predictions, truth, ...)`` -> ``Evaluation``.
+
+The library never prints, exits or reads ``sys.argv``: warnings come back as ``Notice`` data and
+problems as ``RankevalError`` exceptions. The command line is a thin shell over this module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from . import __version__
+from .errors import InputError, Notice, OptionError
+from .metric_names import MetricSpec, expand, parse_ks
+from .metrics import AP_DENOMINATORS, GAINS, RR_TARGETS, Conventions, compute
+from .ranking import UserCounts, build
+from .readers import MemoryTable, Source, open_table
+from .registry import DEFAULT_K, DEFAULT_METRICS
+from .validate import Predictions, Truth, load_predictions, load_truth
+
+# Version of the JSON report's layout; bump it when a key changes meaning or disappears.
+#   1: rankeval, schema, k, metrics, settings, inputs, users, warnings, notices.
+SCHEMA_VERSION = 1
+ZERO_RELEVANT_POLICIES = ("skip", "zero")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every option that changes a number; reported whole in the JSON ``settings`` block."""
+
+    metrics: tuple[str, ...]
+    k: tuple[int, ...]
+    gain: str = "linear"
+    ap_denominator: str = "min"
+    rr_target: str = "first-relevant"
+    relevance_threshold: float | None = None
+    skip_missing_users: bool = False
+    zero_relevant_users: str = "skip"
+    dedupe: bool = False
+
+    @property
+    def specs(self) -> list[MetricSpec]:
+        return expand(self.metrics, self.k)
+
+    @property
+    def conventions(self) -> Conventions:
+        return Conventions(self.gain, self.ap_denominator, self.rr_target, self.relevance_threshold)
+
+
+def _choice(name: str, value: str, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise OptionError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def make_settings(
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
+    *,
+    gain: str = "linear",
+    ap_denominator: str = "min",
+    rr_target: str = "first-relevant",
+    relevance_threshold: float | None = None,
+    skip_missing_users: bool = False,
+    zero_relevant_users: str = "skip",
+    dedupe: bool = False,
+) -> Settings:
+    """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...)."""
+    if isinstance(k, int | str):
+        k = [k]
+    ks = parse_ks(str(x) for x in k) if k else list(DEFAULT_K)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    specs = expand(list(metrics) if metrics else DEFAULT_METRICS, ks)
+    if relevance_threshold is not None:
+        relevance_threshold = float(relevance_threshold)
+        if not np.isfinite(relevance_threshold) or relevance_threshold <= 0:
+            raise OptionError(
+                "--relevance-threshold must be a number > 0 (items missing from the truth have "
+                f"relevance 0 and must not count as relevant), got {relevance_threshold}"
+            )
+    return Settings(
+        metrics=tuple(str(s) for s in specs),
+        k=tuple(sorted({s.k for s in specs})),
+        gain=_choice("gain", gain, GAINS),
+        ap_denominator=_choice("ap_denominator", ap_denominator, AP_DENOMINATORS),
+        rr_target=_choice("rr_target", rr_target, RR_TARGETS),
+        relevance_threshold=relevance_threshold,
+        skip_missing_users=bool(skip_missing_users),
+        zero_relevant_users=_choice(
+            "zero_relevant_users", zero_relevant_users, ZERO_RELEVANT_POLICIES
+        ),
+        dedupe=bool(dedupe),
+    )
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    path: str
+    format: str
+    rows: int
+    users: int
+
+
+class Evaluation:
+    """The result of one evaluation: per-user values, means, user counts and warnings."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        values: dict[MetricSpec, np.ndarray],
+        user_ids: np.ndarray,
+        users: UserCounts,
+        inputs: dict[str, InputSummary],
+        notices: list[Notice],
+        prediction_rows_beyond_k: int = 0,
+    ):
+        self.settings = settings
+        self.specs = list(values)
+        self.users = users
+        self.inputs = inputs
+        self.notices = notices
+        self.prediction_rows_beyond_k = prediction_rows_beyond_k
+        self._values = values
+        self._user_ids = user_ids
+        self.metrics: dict[str, float] = {str(s): float(v.mean()) for s, v in values.items()}
+
+    @property
+    def warnings(self) -> list[str]:
+        return [n.message for n in self.notices]
+
+    def values(self, metric: str | MetricSpec) -> np.ndarray:
+        """Per-user values of one metric, in the order of ``per_user``."""
+        return self._values[metric if isinstance(metric, MetricSpec) else _spec(metric)]
+
+    @cached_property
+    def per_user(self) -> pd.DataFrame:
+        """One row per evaluated user (sorted by id), one column per metric."""
+        frame = pd.DataFrame({"user_id": pd.array(self._user_ids, dtype=object)})
+        for spec, v in self._values.items():
+            frame[str(spec)] = v
+        return frame
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """Means as a table: one row per metric name, one column per K (NaN where not asked)."""
+        names = list(dict.fromkeys(s.name for s in self.specs))
+        table = pd.DataFrame(
+            index=pd.Index(names, name="metric"),
+            columns=pd.Index(list(self.settings.k), name="k"),
+            dtype=float,
+        )
+        for spec in self.specs:
+            table.loc[spec.name, spec.k] = self.metrics[str(spec)]
+        return table
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report (keys are stable: CI scripts read them)."""
+        return {
+            "rankeval": __version__,
+            "schema": SCHEMA_VERSION,
+            "k": list(self.settings.k),
+            "metrics": dict(self.metrics),
+            "settings": dataclasses.asdict(self.settings),
+            "inputs": {
+                role: dataclasses.asdict(summary)
+                | (
+                    {"rows_beyond_k": self.prediction_rows_beyond_k}
+                    if role == "predictions"
+                    else {}
+                )
+                for role, summary in self.inputs.items()
+            },
+            "users": dataclasses.asdict(self.users),
+            "warnings": self.warnings,
+            "notices": [dataclasses.asdict(n) for n in self.notices],
+        }
+
+
+def _spec(name: str) -> MetricSpec:
+    metric, _, k = name.partition("@")
+    return MetricSpec(metric, int(k))
+
+
+def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Evaluation:
+    """Evaluate already loaded and checked inputs."""
+    built = build(
+        preds,
+        truth,
+        list(settings.k),
+        relevance_threshold=settings.relevance_threshold,
+        dedupe=settings.dedupe,
+        skip_missing_users=settings.skip_missing_users,
+        zero_relevant_users=settings.zero_relevant_users,
+    )
+    c = built.counts
+    if c.evaluated == 0:
+        why = [f"{c.in_truth:,} users in the truth"]
+        if c.without_relevant:
+            why.append(f"{c.without_relevant:,} without a relevant item")
+        if c.without_predictions and settings.skip_missing_users:
+            why.append(f"{c.without_predictions:,} without predictions (--skip-missing-users)")
+        raise InputError(truth.source.label, "no user can be evaluated: " + ", ".join(why))
+    values = compute(built.chunk, settings.specs, settings.conventions)
+    inputs = {
+        "predictions": _summary(preds.source, c.in_predictions),
+        "truth": _summary(truth.source, c.in_truth),
+    }
+    return Evaluation(
+        settings, values, built.users, c, inputs, built.notices, built.prediction_rows_beyond_k
+    )
+
+
+def _summary(source: Source, users: int) -> InputSummary:
+    return InputSummary(source.path, source.format, source.rows, users)
+
+
+Data = pd.DataFrame | pa.Table | str | os.PathLike
+
+
+def _open(data: Data, label: str, fmt: str | None):
+    if isinstance(data, pd.DataFrame | pa.Table):
+        return MemoryTable(data, label)
+    return open_table(data, fmt)
+
+
+def evaluate(
+    predictions: Data,
+    truth: Data,
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
+    *,
+    gain: str = "linear",
+    ap_denominator: str = "min",
+    rr_target: str = "first-relevant",
+    relevance_threshold: float | None = None,
+    skip_missing_users: bool = False,
+    zero_relevant_users: str = "skip",
+    dedupe: bool = False,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    rank_col: str | None = None,
+    score_col: str | None = None,
+    relevance_col: str | None = None,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+) -> Evaluation:
+    """Evaluate a ranking against ground truth.
+
+    ``predictions`` and ``truth`` are pandas DataFrames, Arrow tables or file paths. Columns
+    are found by name or alias (``user_id``/``qid``, ``item_id``/``docno``, ``rank``, ``score``,
+    ``relevance``/``rating``) unless named with ``*_col``.
+
+    >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
+    >>> result.metrics["ndcg@10"], result.per_user.head()
+    """
+    settings = make_settings(
+        metrics,
+        k,
+        gain=gain,
+        ap_denominator=ap_denominator,
+        rr_target=rr_target,
+        relevance_threshold=relevance_threshold,
+        skip_missing_users=skip_missing_users,
+        zero_relevant_users=zero_relevant_users,
+        dedupe=dedupe,
+    )
+    preds = load_predictions(
+        _open(predictions, "predictions", preds_format), user_col, item_col, rank_col, score_col
+    )
+    gold = load_truth(_open(truth, "truth", truth_format), user_col, item_col, relevance_col)
+    return evaluate_inputs(preds, gold, settings)

@@ -1,0 +1,339 @@
+"""Typed inputs to flat, sorted arrays: ids factorized, lists ordered and cut, truth joined.
+
+Everything here is vectorized over all rows at once; there is no loop over users. The result,
+a ``Chunk``, holds complete users and is all the metric kernels need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import InputError, Notice
+from .validate import Predictions, Truth
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The top-K lists and ideal lists of ``n_users`` complete users, as flat arrays.
+
+    Rows are sorted by (user, pos); ``user`` holds codes 0..n_users-1 and ``pos`` is 1-based.
+    Any subset of complete users is itself a valid chunk, so the kernels can run partition by
+    partition.
+    """
+
+    n_users: int
+    user: np.ndarray  # int64, ranked rows
+    pos: np.ndarray  # int64, 1 = best
+    rel: np.ndarray  # float64, 0 where the item is not in the truth
+    ideal_user: np.ndarray  # int64, truth rows sorted by relevance descending within user
+    ideal_pos: np.ndarray
+    ideal_rel: np.ndarray
+    n_relevant: np.ndarray  # R: relevant truth items per user
+    max_relevance: np.ndarray  # highest truth relevance per user
+
+
+@dataclass(frozen=True)
+class UserCounts:
+    """How many users fall in each case of SPEC section 2."""
+
+    evaluated: int
+    in_truth: int
+    in_predictions: int
+    without_relevant: int  # truth users with no relevant item
+    without_predictions: int  # users that could be evaluated but have no predictions
+    only_in_predictions: int  # prediction users absent from the truth
+
+
+@dataclass(frozen=True)
+class Built:
+    chunk: Chunk
+    users: np.ndarray  # the evaluated users' ids, in code order (sorted as byte strings)
+    counts: UserCounts
+    notices: list[Notice]
+    prediction_rows_beyond_k: int
+
+
+def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
+    """Integer codes for the ids of several columns over one shared dictionary.
+
+    Codes follow the byte order of the ids, so sorting by code sorts by id (trec_eval compares
+    docnos with strcmp) and the output order never depends on row order.
+    """
+    chunks = [chunk for col in columns for chunk in col.chunks]
+    if not chunks:
+        return [np.zeros(0, np.int64) for _ in columns], pa.array([], pa.string())
+    encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode().combine_chunks()
+    dictionary = encoded.dictionary
+    order = pc.sort_indices(dictionary).to_numpy()
+    remap = np.empty(len(order), dtype=np.int64)
+    remap[order] = np.arange(len(order), dtype=np.int64)
+    codes = remap[encoded.indices.to_numpy(zero_copy_only=False)]
+    out, start = [], 0
+    for col in columns:
+        out.append(codes[start : start + len(col)])
+        start += len(col)
+    return out, dictionary.take(pa.array(order))
+
+
+def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
+    """1-based position of each row within its run of equal user codes."""
+    n = len(sorted_user)
+    idx = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return idx
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(sorted_user[1:], sorted_user[:-1], out=first[1:])
+    start = np.maximum.accumulate(np.where(first, idx, 0))
+    return idx - start + 1
+
+
+def _duplicates(keys: np.ndarray) -> np.ndarray:
+    """Row indices (file order) of every repeat of an earlier key; empty when all keys differ."""
+    if len(pc.unique(pa.array(keys))) == len(keys):  # hash pass: the common, clean case
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    return np.sort(order[1:][sk[1:] == sk[:-1]])
+
+
+def _pair_examples(rows: np.ndarray, user: pa.ChunkedArray, item: pa.ChunkedArray):
+    take = pa.array(rows[:5])
+    users, items = user.take(take).to_pylist(), item.take(take).to_pylist()
+    return [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
+
+
+def build(
+    preds: Predictions,
+    truth: Truth,
+    ks: list[int],
+    *,
+    relevance_threshold: float | None,
+    dedupe: bool,
+    skip_missing_users: bool,
+    zero_relevant_users: str,
+) -> Built:
+    """Join, order and cut the predictions; count every user case of SPEC section 2."""
+    kmax = max(ks)
+    notices: list[Notice] = []
+    (t_user, p_user), user_ids = factorize(truth.user, preds.user)
+    (t_item, p_item), _ = factorize(truth.item, preds.item)
+    n_users = len(user_ids)
+    n_items = int(max(t_item.max(initial=-1), p_item.max(initial=-1))) + 1
+    if n_users * max(n_items, 1) >= 2**63:
+        raise InputError(preds.source.label, "too many distinct users x items to index")
+    t_key = t_user * n_items + t_item
+    p_key = p_user * n_items + p_item
+
+    dup = _duplicates(t_key)
+    if len(dup):
+        raise InputError(
+            truth.source.label,
+            "(user, item) pairs listed more than once",
+            count=len(dup),
+            examples=_pair_examples(dup, truth.user, truth.item),
+        )
+
+    relevant = _relevant(truth.relevance, relevance_threshold)
+    n_relevant_all = np.bincount(t_user, weights=relevant, minlength=n_users).astype(np.int64)
+    in_truth = np.bincount(t_user, minlength=n_users) > 0
+    in_preds = np.bincount(p_user, minlength=n_users) > 0
+    eligible = in_truth & ((n_relevant_all > 0) | (zero_relevant_users == "zero"))
+    missing = eligible & ~in_preds
+    evaluated = eligible & ~missing if skip_missing_users else eligible
+    counts = UserCounts(
+        evaluated=int(evaluated.sum()),
+        in_truth=int(in_truth.sum()),
+        in_predictions=int(in_preds.sum()),
+        without_relevant=int((in_truth & (n_relevant_all == 0)).sum()),
+        without_predictions=int(missing.sum()),
+        only_in_predictions=int((in_preds & ~in_truth).sum()),
+    )
+    # Evaluated users get compact codes 0..n-1; the map is monotonic, so sorted stays sorted.
+    compact = np.full(n_users, -1, dtype=np.int64)
+    compact[evaluated] = np.arange(counts.evaluated, dtype=np.int64)
+
+    p_dup = _duplicates(p_key)
+    if len(p_dup) and not dedupe:
+        raise InputError(
+            preds.source.label,
+            "(user, item) pairs listed more than once",
+            count=len(p_dup),
+            examples=_pair_examples(p_dup, preds.user, preds.item),
+            hint="--dedupe keeps the best-ranked one",
+        )
+
+    # Order the run, only for the users being evaluated.
+    keep = np.flatnonzero(compact[p_user] >= 0)
+    u = compact[p_user[keep]]
+    order = _order(preds, keep, u, p_item)
+    rows = keep[order]
+    su = u[order]
+    pos = segment_positions(su)
+
+    if len(p_dup):
+        first = np.zeros(len(rows), dtype=bool)
+        first[np.unique(p_key[rows], return_index=True)[1]] = True  # best-ranked occurrence
+        rows, su = rows[first], su[first]
+        pos = segment_positions(su)
+        notices.append(
+            Notice(
+                "duplicates_dropped",
+                f"{len(p_dup):,} repeated (user, item) rows in {preds.source.label} were dropped "
+                "(--dedupe kept the best-ranked of each)",
+                len(p_dup),
+            )
+        )
+
+    if preds.rank is not None:
+        r = preds.rank[rows]
+        same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
+        if same.any():
+            bad = np.sort(rows[1:][same])
+            raise InputError(
+                preds.source.label,
+                "ranks repeated within a user",
+                column=preds.columns["rank"],
+                count=len(bad),
+                examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
+            )
+        gaps = np.unique(su[r != pos]).size
+        if gaps:
+            notices.append(
+                Notice(
+                    "rank_gaps",
+                    f"{gaps:,} users have gaps in their ranks: ranks give the order, and positions "
+                    "are counted 1, 2, 3, ... in that order",
+                    gaps,
+                )
+            )
+    elif preds.score is not None:
+        s = preds.score[rows]
+        tied_users = []
+        for k in ks:
+            at_k = np.flatnonzero(pos[:-1] == k)
+            straddle = (su[at_k + 1] == su[at_k]) & (s[at_k + 1] == s[at_k])
+            tied_users.append(su[at_k[straddle]])
+        n_tied = len(np.unique(np.concatenate(tied_users)))
+        if n_tied:
+            notices.append(
+                Notice(
+                    "ties_at_cutoff",
+                    f"{n_tied:,} users have tied scores across a cut-off K, so their values "
+                    "depend on the tie-break (ties are ordered by item id, descending, as trec_eval does)",
+                    n_tied,
+                )
+            )
+
+    cut = pos <= kmax
+    beyond = int(len(cut) - cut.sum())
+    rows, su, pos = rows[cut], su[cut], pos[cut]
+    rel = _lookup(t_key, truth.relevance, p_key[rows])
+
+    # The ideal list: truth relevances sorted descending within each evaluated user, cut at K.
+    t_keep = np.flatnonzero(compact[t_user] >= 0)
+    tu = compact[t_user[t_keep]]
+    trel = truth.relevance[t_keep]
+    t_order = np.lexsort((-trel, tu))
+    iu, irel = tu[t_order], trel[t_order]
+    ipos = segment_positions(iu)
+    max_relevance = np.full(counts.evaluated, -np.inf)
+    max_relevance[iu[ipos == 1]] = irel[ipos == 1]
+    icut = ipos <= kmax
+
+    chunk = Chunk(
+        n_users=counts.evaluated,
+        user=su,
+        pos=pos,
+        rel=rel,
+        ideal_user=iu[icut],
+        ideal_pos=ipos[icut],
+        ideal_rel=irel[icut],
+        n_relevant=n_relevant_all[evaluated],
+        max_relevance=max_relevance,
+    )
+    notices.extend(_user_notices(counts, preds, truth, skip_missing_users, zero_relevant_users))
+    return Built(
+        chunk,
+        user_ids.take(pa.array(np.flatnonzero(evaluated))).to_numpy(zero_copy_only=False),
+        counts,
+        notices,
+        beyond,
+    )
+
+
+def _relevant(relevance: np.ndarray, threshold: float | None) -> np.ndarray:
+    return relevance > 0 if threshold is None else relevance >= threshold
+
+
+def _order(preds: Predictions, keep: np.ndarray, u: np.ndarray, item: np.ndarray) -> np.ndarray:
+    """Permutation of ``keep`` that sorts rows by user, then by the run's own order."""
+    if preds.rank is not None:
+        return np.lexsort((preds.rank[keep], u))
+    if preds.score is not None:
+        # trec_eval: score descending, then item id descending (codes follow byte order).
+        return np.lexsort((-item[keep], -preds.score[keep], u))
+    return np.argsort(u, kind="stable")  # the file order within each user
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """values[keys == q] for each q, 0 where q is not a key (keys are unique)."""
+    if len(keys) == 0:
+        return np.zeros(len(query))
+    order = np.argsort(keys)
+    sk = keys[order]
+    idx = np.searchsorted(sk, query).clip(max=len(sk) - 1)
+    found = sk[idx] == query
+    return np.where(found, values[order][idx], 0.0)
+
+
+def _user_notices(
+    c: UserCounts, preds: Predictions, truth: Truth, skip_missing: bool, zero_relevant: str
+) -> list[Notice]:
+    notices = []
+    if c.without_relevant:
+        notices.append(
+            Notice(
+                "users_without_relevant",
+                f"{c.without_relevant:,} truth users have no relevant item and are scored 0 and "
+                "averaged in (--zero-relevant-users zero)"
+                if zero_relevant == "zero"
+                else f"{c.without_relevant:,} truth users have no relevant item and are not "
+                "evaluated (--zero-relevant-users zero scores them 0)",
+                c.without_relevant,
+            )
+        )
+    if c.without_predictions:
+        notices.append(
+            Notice(
+                "users_without_predictions",
+                f"{c.without_predictions:,} users have relevant items but no predictions and are "
+                "skipped (--skip-missing-users)"
+                if skip_missing
+                else f"{c.without_predictions:,} users have relevant items but no predictions and "
+                "score 0 on every metric (--skip-missing-users excludes them)",
+                c.without_predictions,
+            )
+        )
+    if c.only_in_predictions:
+        notices.append(
+            Notice(
+                "users_only_in_predictions",
+                f"{c.only_in_predictions:,} users of {preds.source.label} are not in "
+                f"{truth.source.label} and are not evaluated",
+                c.only_in_predictions,
+            )
+        )
+    if c.in_predictions and c.in_predictions == c.only_in_predictions:
+        notices.append(
+            Notice(
+                "no_shared_users",
+                f"{preds.source.label} and {truth.source.label} share no user id: check the user "
+                "columns (ids are compared as text, so '7' and '007' differ)",
+            )
+        )
+    return notices

@@ -1,0 +1,264 @@
+"""Bytes to tables: CSV, TSV (optionally gzipped) and Parquet, from a path or standard input.
+
+Readers know formats, not meaning: the caller names the columns it wants and their types.
+A value that does not convert is reported with the file, the column and example rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from .errors import InputError, OptionError
+
+STDIN = "-"
+FORMATS = ("csv", "tsv", "parquet")
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_DELIMITERS = {"csv": ",", "tsv": "\t"}
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a table came from, for messages and reports."""
+
+    path: str  # as given; "-" for standard input
+    format: str
+    rows: int
+
+    @property
+    def label(self) -> str:
+        return "<stdin>" if self.path == STDIN else self.path
+
+
+def detect_format(path: str, explicit: str | None, flag: str) -> str:
+    """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv)."""
+    if explicit:
+        fmt = explicit.lower()
+        if fmt not in FORMATS:
+            raise OptionError(
+                f"{flag}: unknown format {explicit!r} (choose from {', '.join(FORMATS)})"
+            )
+        return fmt
+    if path == STDIN:
+        raise OptionError(f"{flag} is required when reading from '-' (standard input)")
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    fmt = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        known = ", ".join(sorted(_EXTENSIONS))
+        raise OptionError(
+            f"{path}: cannot tell the format from the name (known: {known}, optionally .gz); "
+            f"use {flag}"
+        )
+    return fmt
+
+
+class Table:
+    """An opened input: its column names, and a way to read chosen columns with chosen types."""
+
+    def __init__(self, path: str, fmt: str, stdin: BinaryIO | None = None):
+        self.path = path
+        self.format = fmt
+        self.label = "<stdin>" if path == STDIN else path
+        self._buffer: bytes | None = None
+        if path == STDIN:
+            data = (stdin or sys.stdin.buffer).read()
+            if data[:2] == _GZIP_MAGIC:
+                data = self._gunzip(data)
+            self._buffer = data
+        else:
+            self._check_path()
+        self.columns = self._read_columns()
+
+    def _gunzip(self, data: bytes) -> bytes:
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(self.label, f"cannot decompress gzip data: {exc}") from None
+
+    def _check_path(self) -> None:
+        p = Path(self.path)
+        if not p.exists():
+            raise InputError(self.label, "no such file")
+        if p.is_dir():
+            raise InputError(self.label, "is a directory, not a file")
+        if not os.access(p, os.R_OK):
+            raise InputError(self.label, "permission denied")
+        if p.stat().st_size == 0:
+            raise InputError(self.label, "file is empty")
+
+    def _open(self) -> BinaryIO:
+        if self._buffer is not None:
+            return io.BytesIO(self._buffer)
+        if self.path.lower().endswith(".gz"):
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return open(self.path, "rb")
+
+    def _read_columns(self) -> list[str]:
+        if self.format == "parquet":
+            try:
+                return list(pq.read_schema(self._source()).names)
+            except (pa.ArrowException, OSError) as exc:
+                raise InputError(
+                    self.label, f"not a readable Parquet file ({_one_line(exc)})"
+                ) from None
+        try:
+            with self._open() as fh:
+                first = fh.readline(1 << 20)
+        except (OSError, EOFError) as exc:
+            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+        text = first.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+        if not text.strip():
+            raise InputError(
+                self.label, "file is empty" if not first else "the header line is empty"
+            )
+        return next(csv.reader([text], delimiter=_DELIMITERS[self.format]))
+
+    def _source(self) -> str | pa.BufferReader:
+        return pa.BufferReader(self._buffer) if self._buffer is not None else self.path
+
+    def read(self, types: dict[str, pa.DataType]) -> pa.Table:
+        """Read just the columns in ``types`` (which must exist), converted to those types."""
+        if self.format == "parquet":
+            return self._read_parquet(types)
+        return self._read_csv(types)
+
+    def _csv_options(self, types: dict[str, pa.DataType]):
+        return dict(
+            read_options=pa_csv.ReadOptions(use_threads=True, block_size=1 << 24),
+            parse_options=pa_csv.ParseOptions(delimiter=_DELIMITERS[self.format]),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types,
+                include_columns=list(types),
+                null_values=[""],
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+
+    def _read_csv(self, types: dict[str, pa.DataType]) -> pa.Table:
+        try:
+            return pa_csv.read_csv(self._source(), **self._csv_options(types))
+        except pa.ArrowInvalid as exc:
+            message = _one_line(exc)
+            if "conversion error" not in message:
+                raise InputError(self.label, f"cannot parse: {message}") from None
+        except (pa.ArrowException, OSError, EOFError) as exc:
+            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+        # A value did not convert: read the numeric columns as text to say which rows and why.
+        as_text = {name: pa.string() for name in types}
+        table = pa_csv.read_csv(self._source(), **self._csv_options(as_text))
+        for name, typ in types.items():
+            if pa.types.is_floating(typ):
+                _raise_non_numeric(self.label, name, table.column(name))
+        raise InputError(self.label, "cannot convert the data")  # not reached: one column failed
+
+    def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
+        try:
+            table = pq.read_table(self._source(), columns=list(types))
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(
+                self.label, f"not a readable Parquet file ({_one_line(exc)})"
+            ) from None
+        return cast_columns(table, types, self.label)
+
+
+class MemoryTable:
+    """An in-memory table (a pandas DataFrame or an Arrow table) behind the same interface."""
+
+    format = "dataframe"
+
+    def __init__(self, data, label: str):
+        if isinstance(data, pa.Table):
+            self._table = data
+        else:
+            try:
+                self._table = pa.Table.from_pandas(data, preserve_index=False)
+            except (pa.ArrowException, TypeError, ValueError) as exc:
+                raise InputError(label, f"cannot convert to a table: {_one_line(exc)}") from None
+        self.path = self.label = label
+        self.columns = [str(c) for c in self._table.column_names]
+
+    def read(self, types: dict[str, pa.DataType]) -> pa.Table:
+        return cast_columns(self._table.select(list(types)), types, self.label)
+
+
+def cast_columns(table: pa.Table, types: dict[str, pa.DataType], label: str) -> pa.Table:
+    """Cast each column to its type; text that is not a number is an error naming its rows."""
+    columns = []
+    for name, typ in types.items():
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        if col.type != typ:
+            try:
+                col = col.cast(typ)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                if pa.types.is_floating(typ) and (
+                    pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+                ):
+                    _raise_non_numeric(label, name, col)
+                raise InputError(
+                    label, f"values of type {col.type} cannot be read as {typ}", column=name
+                ) from None
+        columns.append(col)
+    return pa.table(columns, names=list(types))
+
+
+def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray) -> None:
+    text = column.to_numpy(zero_copy_only=False).astype(object)
+    bad = np.flatnonzero(_unparseable(text))
+    if len(bad):
+        examples = [(int(i) + 1, text[i]) for i in bad[:5]]
+        raise InputError(
+            label, "non-numeric values", column=name, count=len(bad), examples=examples
+        )
+
+
+def _unparseable(values: np.ndarray) -> np.ndarray:
+    """True where a text value is not a number (empty cells count as missing, not bad)."""
+    bad = np.zeros(len(values), dtype=bool)
+    for i, v in enumerate(values):  # only on the error path, never on valid data
+        if v == "":
+            continue
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            bad[i] = True
+        else:
+            bad[i] = v != v.strip()  # the CSV reader, unlike float(), refuses padded numbers
+    return bad
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def open_table(
+    path: str | os.PathLike,
+    fmt: str | None = None,
+    flag: str = "--format",
+    stdin: BinaryIO | None = None,
+) -> Table:
+    """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension)."""
+    path = os.fspath(path)
+    return Table(path, detect_format(path, fmt, flag), stdin=stdin)

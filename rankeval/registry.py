@@ -1,0 +1,99 @@
+"""The metric registry: every metric's canonical name, aliases and definition.
+
+Every list of metric names (``--help``, ``rankeval metrics``, error messages, the README table,
+report labels) derives from ``REGISTRY``. This module is pure data so that ``rankeval --help``
+stays fast; the numpy kernels live in ``metrics.py`` under the same names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    aliases: tuple[str, ...]
+    summary: str
+    formula: str
+    bounded: bool = True  # value always in [0, 1]
+
+
+REGISTRY: dict[str, Metric] = {
+    m.name: m
+    for m in (
+        Metric(
+            "precision",
+            ("p", "prec", "precision_at_k"),
+            "share of the top K that is relevant; divides by K even when the list is shorter",
+            "sum_j hit_j / K",
+        ),
+        Metric(
+            "recall",
+            ("r", "rec", "recall_at_k"),
+            "share of the user's relevant items found in the top K",
+            "sum_j hit_j / R",
+        ),
+        Metric(
+            "f1",
+            ("f", "f1_score", "fscore"),
+            "harmonic mean of precision@K and recall@K (0 when both are 0)",
+            "2 P R / (P + R)",
+        ),
+        Metric(
+            "hit_rate",
+            ("hr", "hit", "hitrate", "success"),
+            "1 if any of the top K is relevant; its mean is the share of users with a hit",
+            "max_j hit_j",
+        ),
+        Metric(
+            "mrr",
+            ("rr", "recip_rank", "reciprocal_rank"),
+            "1 / rank of the first relevant item in the top K (see --rr-target), else 0",
+            "1 / min{j : hit_j = 1}",
+        ),
+        Metric(
+            "map",
+            ("ap", "average_precision", "mean_average_precision"),
+            "average precision at each relevant item of the top K (see --ap-denominator)",
+            "sum_j hit_j * precision@j / min(R, K)",
+        ),
+        Metric(
+            "cg",
+            ("cumulative_gain",),
+            "sum of the gains of the top K (see --gain)",
+            "sum_j gain(rel_j)",
+            bounded=False,
+        ),
+        Metric(
+            "dcg",
+            ("discounted_cumulative_gain",),
+            "gains of the top K discounted by log2(rank + 1)",
+            "sum_j gain(rel_j) / log2(j + 1)",
+            bounded=False,
+        ),
+        Metric(
+            "idcg",
+            ("ideal_dcg",),
+            "DCG of the ideal list: the user's truth relevances sorted descending, cut at K",
+            "dcg@K of sorted truth",
+            bounded=False,
+        ),
+        Metric(
+            "ndcg",
+            ("ndcg_cut", "normalized_dcg"),
+            "DCG divided by the ideal DCG (0 when the ideal DCG is 0)",
+            "dcg@K / idcg@K",
+        ),
+    )
+}
+
+DEFAULT_METRICS: tuple[str, ...] = ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
+DEFAULT_K: tuple[int, ...] = (10,)
+
+# Lower-cased canonical names and aliases -> canonical name.
+LOOKUP: dict[str, str] = {}
+for _metric in REGISTRY.values():
+    for _word in (_metric.name, *_metric.aliases):
+        assert _word.lower() not in LOOKUP, f"alias {_word} registered twice"
+        LOOKUP[_word.lower()] = _metric.name

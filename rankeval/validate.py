@@ -1,0 +1,239 @@
+"""Raw tables to typed inputs: columns resolved by name or alias, every value checked.
+
+Checks that need only one row at a time live here; checks across rows (duplicate pairs, repeated
+ranks) need the ids factorized and live in ``ranking.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import InputError, OptionError
+from .readers import MemoryTable, Source, Table
+
+# role -> (default name, aliases); every name is matched case-insensitively.
+COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "user": ("user_id", ("user", "userId", "qid", "query_id", "query")),
+    "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc")),
+    "rank": ("rank", ()),
+    "score": ("score", ("prediction", "pred")),
+    "relevance": ("relevance", ("rel", "rating", "label", "grade")),
+}
+_ROLE_FLAG = {role: f"--{role}-col" for role in COLUMNS}
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A run: one row per (user, item), with the order given by rank, score or the file."""
+
+    user: pa.ChunkedArray
+    item: pa.ChunkedArray
+    rank: np.ndarray | None
+    score: np.ndarray | None
+    source: Source
+    columns: dict[str, str]  # role -> column name in the file
+
+    @property
+    def order(self) -> str:
+        return "rank" if self.rank is not None else "score" if self.score is not None else "input"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Ground truth: one row per judged (user, item) with its relevance (1 when not given)."""
+
+    user: pa.ChunkedArray
+    item: pa.ChunkedArray
+    relevance: np.ndarray
+    source: Source
+    columns: dict[str, str]
+
+
+def resolve_column(
+    columns: list[str], role: str, override: str | None, label: str, required: bool
+) -> str | None:
+    """The column playing ``role``: the override, else the default name, else an alias."""
+    if override:
+        if override in columns:
+            return override
+        folded = [c for c in columns if c.lower() == override.lower()]
+        if len(folded) == 1:
+            return folded[0]
+        raise InputError(
+            label,
+            f"no column {override!r} (from {_ROLE_FLAG[role]}); columns found: {_list(columns)}",
+        )
+    default, aliases = COLUMNS[role]
+    lowered = {c.lower(): c for c in columns}
+    if default in columns:
+        return default
+    if default.lower() in lowered:
+        return lowered[default.lower()]
+    found = [lowered[a.lower()] for a in aliases if a.lower() in lowered]
+    if len(found) > 1:
+        raise InputError(
+            label,
+            f"columns {_list(found)} could each be the {role} column; choose one with "
+            f"{_ROLE_FLAG[role]}",
+        )
+    if found:
+        return found[0]
+    if not required:
+        return None
+    names = ", ".join((default, *aliases))
+    hint = _delimiter_hint(columns)
+    raise InputError(
+        label,
+        f"no {role} column (looked for {names}); columns found: {_list(columns)}; "
+        f"name it with {_ROLE_FLAG[role]}" + (f" ({hint})" if hint else ""),
+    )
+
+
+def _list(columns: list[str]) -> str:
+    shown = ", ".join(repr(c) for c in columns[:10])
+    return shown + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+
+
+def _delimiter_hint(columns: list[str]) -> str | None:
+    if len(columns) != 1:
+        return None
+    for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma")):
+        if sep in columns[0]:
+            return (
+                f"the whole header is one column: is the file {name}-separated? "
+                "Use --preds-format/--truth-format or rename the file"
+            )
+    return None
+
+
+def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
+    col = table.column(name)
+    bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
+    bad = pc.fill_null(bad, True)
+    if pc.any(bad).as_py():
+        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        raise InputError(
+            label,
+            "empty ids",
+            column=name,
+            count=len(idx),
+            examples=[(int(i) + 1, "") for i in idx[:5]],
+        )
+    return col
+
+
+def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
+    """A numeric column as float64, refusing empty, NaN and infinite values."""
+    col = table.column(name)
+    values = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else None
+    if values is None:
+        missing = col.is_null().to_numpy(zero_copy_only=False)
+        idx = np.flatnonzero(missing)
+        raise InputError(
+            label,
+            "empty values",
+            column=name,
+            count=len(idx),
+            examples=[(int(i) + 1, "") for i in idx[:5]],
+        )
+    if not np.isfinite(values).all():
+        for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
+            idx = np.flatnonzero(test(values))
+            if len(idx):
+                raise InputError(
+                    label,
+                    problem,
+                    column=name,
+                    count=len(idx),
+                    examples=[(int(i) + 1, float(values[i])) for i in idx[:5]],
+                )
+    return values
+
+
+def load_predictions(
+    table: Table | MemoryTable,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    rank_col: str | None = None,
+    score_col: str | None = None,
+) -> Predictions:
+    """Resolve and check a run's columns."""
+    label, cols = table.label, table.columns
+    user = resolve_column(cols, "user", user_col, label, required=True)
+    item = resolve_column(cols, "item", item_col, label, required=True)
+    rank = resolve_column(cols, "rank", rank_col, label, required=False)
+    score = resolve_column(cols, "score", score_col, label, required=False)
+    if user == item:
+        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    types = {user: pa.string(), item: pa.string()}
+    for name in (rank, score):
+        if name is not None:
+            types[name] = pa.float64()
+    data = table.read(types)
+    ranks = None
+    if rank is not None:
+        ranks = _finite(data, rank, label)
+        for bad, problem in (
+            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
+            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
+        ):
+            idx = np.flatnonzero(bad)
+            if len(idx):
+                raise InputError(
+                    label,
+                    problem,
+                    column=rank,
+                    count=len(idx),
+                    examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
+                )
+    return Predictions(
+        user=_ids(data, user, label),
+        item=_ids(data, item, label),
+        rank=ranks,
+        score=_finite(data, score, label) if score is not None else None,
+        source=Source(table.path, table.format, data.num_rows),
+        columns=_roles(user=user, item=item, rank=rank, score=score),
+    )
+
+
+def load_truth(
+    table: Table | MemoryTable,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    relevance_col: str | None = None,
+) -> Truth:
+    """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
+    label, cols = table.label, table.columns
+    user = resolve_column(cols, "user", user_col, label, required=True)
+    item = resolve_column(cols, "item", item_col, label, required=True)
+    relevance = resolve_column(cols, "relevance", relevance_col, label, required=False)
+    if user == item:
+        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    types = {user: pa.string(), item: pa.string()}
+    if relevance is not None:
+        types[relevance] = pa.float64()
+    data = table.read(types)
+    rel = (
+        _finite(data, relevance, label)
+        if relevance is not None
+        else np.ones(data.num_rows, dtype=np.float64)
+    )
+    return Truth(
+        user=_ids(data, user, label),
+        item=_ids(data, item, label),
+        relevance=rel,
+        source=Source(table.path, table.format, data.num_rows),
+        columns=_roles(user=user, item=item, relevance=relevance),
+    )
+
+
+def _roles(**names: str | None) -> dict[str, str]:
+    return {role: name for role, name in names.items() if name is not None}
+
+
+def _num(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else float(x)

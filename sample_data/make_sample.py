@@ -1,0 +1,48 @@
+"""Regenerate the sample data (deterministic): `python sample_data/make_sample.py`.
+
+A small catalogue recommender: 300 users, 400 items with a popularity skew, graded relevance 0..4
+(0 = judged not relevant), and a model whose scores are the true affinity plus noise. Two users
+have only non-relevant judgements and three have no predictions, so the report shows how such
+users are counted.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).parent
+
+
+def main(seed: int = 20261122) -> None:
+    rng = np.random.default_rng(seed)
+    n_users, n_items, top = 300, 400, 20
+    users = [f"u{u:03d}" for u in range(1, n_users + 1)]
+    items = np.array([f"i{i:04d}" for i in range(1, n_items + 1)])
+    popularity = 1.0 / np.arange(1, n_items + 1) ** 0.8
+    popularity /= popularity.sum()
+    preds, truth = [], []
+    for u, user in enumerate(users):
+        n_judged = int(rng.integers(3, 16))
+        judged = rng.choice(n_items, size=n_judged, replace=False, p=popularity)
+        grades = rng.choice([0, 1, 2, 3, 4], size=n_judged, p=[0.25, 0.3, 0.2, 0.15, 0.1])
+        if u in (41, 207):
+            grades[:] = 0
+        truth += [(user, items[i], int(g)) for i, g in zip(judged, grades, strict=True)]
+        if u in (17, 123, 288):
+            continue
+        affinity = np.zeros(n_items)
+        affinity[judged] = grades
+        score = 0.6 * affinity + np.log(popularity) * 0.4 + rng.normal(0, 1.2, n_items)
+        best = np.argsort(-score)[:top]
+        preds += [(user, items[i], r + 1, round(float(score[i]), 4)) for r, i in enumerate(best)]
+    p = pd.DataFrame(preds, columns=["user_id", "item_id", "rank", "score"])
+    t = pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"])
+    p.to_csv(HERE / "preds.csv", index=False)
+    t.to_csv(HERE / "truth.csv", index=False)
+    p.to_parquet(HERE / "preds.parquet", index=False)
+    t.to_parquet(HERE / "truth.parquet", index=False)
+
+
+if __name__ == "__main__":
+    main()
