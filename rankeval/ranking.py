@@ -224,7 +224,8 @@ def build(
                 Notice(
                     "ties_at_cutoff",
                     f"{n_tied:,} users have tied scores across a cut-off K, so their values "
-                    "depend on the tie-break (ties are ordered by item id, descending, as trec_eval does)",
+                    "depend on the tie-break (tied items are ordered by id, descending, as "
+                    "trec_eval does)",
                     n_tied,
                 )
             )

@@ -1,0 +1,73 @@
+"""Shared helpers: tiny frame builders, a CLI runner that keeps stdout and stderr apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import settings
+
+from rankeval.cli import cli
+
+settings.register_profile("ci", deadline=None, max_examples=60, derandomize=True)
+settings.load_profile("ci")
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_data"
+
+
+def ranked(lists: dict[str, list[str]]) -> pd.DataFrame:
+    """Predictions from {user: [best item, next, ...]} with explicit ranks."""
+    rows = [(u, item, r) for u, items in lists.items() for r, item in enumerate(items, 1)]
+    return pd.DataFrame(rows, columns=["user_id", "item_id", "rank"])
+
+
+def judged(truth: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Ground truth from {user: {item: relevance}}."""
+    rows = [(u, item, rel) for u, items in truth.items() for item, rel in items.items()]
+    return pd.DataFrame(rows, columns=["user_id", "item_id", "relevance"])
+
+
+class Run:
+    def __init__(self, result):
+        self.exit_code = result.exit_code
+        self.stdout = result.stdout
+        self.stderr = result.stderr
+
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def run_cli():
+    """Invoke the CLI in-process: run_cli("score", a, b, input=...) -> Run."""
+
+    def invoke(*args: str, input: str | bytes | None = None) -> Run:
+        runner = CliRunner()
+        return Run(runner.invoke(cli, [str(a) for a in args], input=input))
+
+    return invoke
+
+
+@pytest.fixture
+def write(tmp_path):
+    """write("name.csv", frame_or_text) -> path of a file in a temporary folder."""
+
+    def _write(name: str, content) -> Path:
+        path = tmp_path / name
+        if isinstance(content, pd.DataFrame):
+            if name.endswith(".parquet"):
+                content.to_parquet(path, index=False)
+            else:
+                sep = "\t" if ".tsv" in name else ","
+                content.to_csv(path, index=False, sep=sep)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        return path
+
+    return _write
