@@ -26,12 +26,23 @@ def _error(message: str) -> None:
     click.echo(f"rankeval: error: {message}", err=True)
 
 
+class _PipeClosed(Exception):
+    """stdout was closed by the reader (``| head``); not an OSError, so click leaves it to us."""
+
+
 class RankevalGroup(click.Group):
     """The error boundary: every failure becomes one line on stderr and an exit code.
 
     Exit 1 is reserved for quality gates, so click's own exceptions (whose default is 1) are
     mapped to 2 here, and so is any unexpected crash.
     """
+
+    def invoke(self, ctx):
+        # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _PipeClosed from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
@@ -52,7 +63,7 @@ class RankevalGroup(click.Group):
         except KeyboardInterrupt:
             _error("interrupted")
             code = INTERRUPTED
-        except BrokenPipeError:
+        except (BrokenPipeError, _PipeClosed):
             # `rankeval ... | head` closed our stdout: stop quietly. Point stdout at devnull so
             # the interpreter's final flush does not raise again.
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -69,6 +80,14 @@ class RankevalGroup(click.Group):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def console(file, width: int | None = None, plain: bool = False):
+    """A rich console on ``file``. ``NO_COLOR`` (any value) means no escape codes at all."""
+    from rich.console import Console
+
+    plain = plain or bool(os.environ.get("NO_COLOR"))
+    return Console(file=file, width=width, color_system=None if plain else "auto")
 
 
 def _metric_help() -> str:
@@ -281,19 +300,17 @@ def score(
         write_per_user(result.per_user, per_user)
     fmt = fmt.lower()
     if fmt == "table":
-        from rich.console import Console
-
         from .report import render_table
 
         # With --per-user - the data owns stdout, so the human summary goes to stderr.
         to_stderr = output == STDOUT and per_user == STDOUT
         if output == STDOUT:
-            render_table(result, Console(file=sys.stderr if to_stderr else sys.stdout))
+            render_table(result, console(sys.stderr if to_stderr else sys.stdout))
         else:
             import io
 
             buffer = io.StringIO()
-            render_table(result, Console(file=buffer, width=100, no_color=True))
+            render_table(result, console(buffer, width=100, plain=True))
             write_text(output, buffer.getvalue())
     else:
         from .report import render_text
@@ -339,7 +356,6 @@ def metrics_command(fmt: str) -> int:
     elif fmt == "markdown":
         click.echo(metrics_markdown(), nl=False)
     else:
-        from rich.console import Console
         from rich.table import Table
 
         table = Table(box=None, header_style="bold", pad_edge=False)
@@ -347,7 +363,7 @@ def metrics_command(fmt: str) -> int:
             table.add_column(column)
         for m in REGISTRY.values():
             table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula)
-        Console(file=sys.stdout).print(table)
+        console(sys.stdout).print(table)
     return 0
 
 

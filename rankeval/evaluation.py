@@ -229,7 +229,8 @@ Data = pd.DataFrame | pa.Table | str | os.PathLike
 def _open(data: Data, label: str, fmt: str | None):
     if isinstance(data, pd.DataFrame | pa.Table):
         return MemoryTable(data, label)
-    return open_table(data, fmt)
+    flag = "--preds-format" if label == "predictions" else "--truth-format"
+    return open_table(data, fmt, flag)
 
 
 def evaluate(

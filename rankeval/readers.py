@@ -80,6 +80,7 @@ class Table:
         self.format = fmt
         self.label = "<stdin>" if path == STDIN else path
         self._buffer: bytes | None = None
+        self._gzip = False
         if path == STDIN:
             data = (stdin or sys.stdin.buffer).read()
             if data[:2] == _GZIP_MAGIC:
@@ -105,11 +106,14 @@ class Table:
             raise InputError(self.label, "permission denied")
         if p.stat().st_size == 0:
             raise InputError(self.label, "file is empty")
+        # Trust the bytes, not the name: `run.txt` may be gzip and `run.csv.gz` may be plain.
+        with open(p, "rb") as fh:
+            self._gzip = fh.read(2) == _GZIP_MAGIC
 
     def _open(self) -> BinaryIO:
         if self._buffer is not None:
             return io.BytesIO(self._buffer)
-        if self.path.lower().endswith(".gz"):
+        if self._gzip:
             return gzip.open(self.path, "rb")  # type: ignore[return-value]
         return open(self.path, "rb")
 
@@ -133,8 +137,13 @@ class Table:
             )
         return next(csv.reader([text], delimiter=_DELIMITERS[self.format]))
 
-    def _source(self) -> str | pa.BufferReader:
-        return pa.BufferReader(self._buffer) if self._buffer is not None else self.path
+    def _source(self):
+        if self._buffer is not None:
+            return pa.BufferReader(self._buffer)
+        if self.format != "parquet":
+            # Explicit compression: Arrow would otherwise guess it from the extension.
+            return pa.input_stream(self.path, compression="gzip" if self._gzip else None)
+        return self.path
 
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         """Read just the columns in ``types`` (which must exist), converted to those types."""

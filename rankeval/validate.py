@@ -173,7 +173,7 @@ def load_predictions(
     for name in (rank, score):
         if name is not None:
             types[name] = pa.float64()
-    data = table.read(types)
+    data = _read(table, types)
     ranks = None
     if rank is not None:
         ranks = _finite(data, rank, label)
@@ -216,7 +216,7 @@ def load_truth(
     types = {user: pa.string(), item: pa.string()}
     if relevance is not None:
         types[relevance] = pa.float64()
-    data = table.read(types)
+    data = _read(table, types)
     rel = (
         _finite(data, relevance, label)
         if relevance is not None
@@ -229,6 +229,13 @@ def load_truth(
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, relevance=relevance),
     )
+
+
+def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
+    data = table.read(types)
+    if data.num_rows == 0:
+        raise InputError(table.label, "no data rows (only a header)")
+    return data
 
 
 def _roles(**names: str | None) -> dict[str, str]:

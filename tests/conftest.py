@@ -59,10 +59,10 @@ def write(tmp_path):
     def _write(name: str, content) -> Path:
         path = tmp_path / name
         if isinstance(content, pd.DataFrame):
-            if name.endswith(".parquet"):
+            if name.endswith((".parquet", ".pq")):
                 content.to_parquet(path, index=False)
             else:
-                sep = "\t" if ".tsv" in name else ","
+                sep = "\t" if name.endswith((".tsv", ".tab", ".tsv.gz")) else ","
                 content.to_csv(path, index=False, sep=sep)
         elif isinstance(content, bytes):
             path.write_bytes(content)

@@ -1,0 +1,195 @@
+"""Readers and validation: every format reads the same; every bad input is one clear error."""
+
+from __future__ import annotations
+
+import gzip
+
+import pandas as pd
+import pytest
+
+from rankeval import evaluate
+from rankeval.errors import InputError, OptionError
+
+from .conftest import SAMPLE
+
+PREDS = pd.DataFrame(
+    {"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["A", "B", "C", "A"], "rank": [1, 2, 1, 2]}
+)
+TRUTH = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["B", "A"], "relevance": [1, 2]})
+
+
+def test_sample_data_csv_and_parquet_twins_agree():
+    csv = evaluate(str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv"), None, [5, 10])
+    pq = evaluate(str(SAMPLE / "preds.parquet"), str(SAMPLE / "truth.parquet"), None, [5, 10])
+    assert csv.metrics == pq.metrics
+    assert csv.to_dict()["users"] == pq.to_dict()["users"]
+
+
+@pytest.mark.parametrize("name", ["p.csv", "p.tsv", "p.tab", "p.parquet", "p.pq", "p.csv.gz"])
+def test_every_format_reads_the_same(write, name):
+    if name.endswith(".gz"):
+        path = write(name, gzip.compress(PREDS.to_csv(index=False).encode()))
+    else:
+        path = write(name, PREDS)
+    r = evaluate(str(path), TRUTH, ["mrr"], 2)
+    assert r.metrics["mrr@2"] == pytest.approx(0.5)
+
+
+def test_gzip_is_detected_by_content_with_an_explicit_format(write):
+    path = write("run.data", gzip.compress(PREDS.to_csv(index=False).encode()))
+    r = evaluate(str(path), TRUTH, ["mrr"], 2, preds_format="csv")
+    assert r.metrics["mrr@2"] == pytest.approx(0.5)
+
+
+def test_unknown_extension_asks_for_the_format(write):
+    path = write("run.data", PREDS.to_csv(index=False))
+    with pytest.raises(OptionError, match="--preds-format"):
+        evaluate(str(path), TRUTH, ["mrr"], 2)
+
+
+@pytest.mark.parametrize(
+    ("columns", "kind"),
+    [
+        ({"user_id": "qid", "item_id": "docno"}, "preds"),
+        ({"user_id": "UserId", "item_id": "ITEM"}, "preds"),
+        ({"score": "prediction"}, "preds"),
+        ({"user_id": "query", "item_id": "doc", "relevance": "rating"}, "truth"),
+        ({"relevance": "Grade"}, "truth"),
+    ],
+)
+def test_column_aliases(columns, kind):
+    preds = PREDS.assign(score=[0.9, 0.8, 0.9, 0.8]).drop(columns="rank")
+    truth = TRUTH
+    if kind == "preds":
+        preds = preds.rename(columns=columns)
+    else:
+        truth = truth.rename(columns=columns)
+    r = evaluate(preds, truth, ["mrr", "ndcg"], 2)
+    assert r.metrics["mrr@2"] == pytest.approx(0.5)
+
+
+def test_column_overrides_and_a_missing_override_lists_the_columns():
+    preds = PREDS.rename(columns={"user_id": "session", "item_id": "sku", "rank": "pos"})
+    truth = TRUTH.rename(columns={"user_id": "session", "item_id": "sku", "relevance": "clicks"})
+    r = evaluate(
+        preds, truth, ["mrr"], 2,
+        user_col="session", item_col="sku", rank_col="pos", relevance_col="clicks",
+    )
+    assert r.metrics["mrr@2"] == pytest.approx(0.5)
+    with pytest.raises(InputError, match=r"no column 'nope' \(from --rank-col\); columns found"):
+        evaluate(preds, truth, ["mrr"], 2, user_col="session", item_col="sku", rank_col="nope")
+
+
+def test_ambiguous_aliases_are_an_error():
+    preds = PREDS.rename(columns={"user_id": "qid"}).assign(user=PREDS.user_id)
+    with pytest.raises(InputError, match="could each be the user column"):
+        evaluate(preds, TRUTH, ["mrr"], 2)
+
+
+def test_missing_user_column_hints_at_the_delimiter(write):
+    path = write("p.csv", "user_id;item_id;rank\nu1;A;1\n")
+    with pytest.raises(InputError, match="semicolon-separated"):
+        evaluate(str(path), TRUTH, ["mrr"], 2)
+
+
+def test_without_relevance_column_every_pair_is_relevant():
+    r = evaluate(PREDS, TRUTH.drop(columns="relevance"), ["ndcg"], 2)
+    assert r.per_user.set_index("user_id")["ndcg@2"].to_dict() == pytest.approx(
+        {"u1": 0.6309297535714575, "u2": 0.6309297535714575}
+    )
+
+
+def test_ids_are_compared_as_text_across_files(write):
+    preds = pd.DataFrame({"user_id": [7, 7], "item_id": [1, 2], "rank": [1, 2]})
+    write("p.parquet", preds)
+    truth = write("t.csv", "user_id,item_id,relevance\n7,2,1\n")
+    r = evaluate(str(truth.parent / "p.parquet"), str(truth), ["mrr"], 2)
+    assert r.metrics["mrr@2"] == pytest.approx(0.5)
+    assert r.to_dict()["users"]["evaluated"] == 1
+
+
+def test_leading_zeros_are_kept_in_ids(write):
+    preds = write("p.csv", "user_id,item_id,rank\n007,01,1\n")
+    truth = write("t.csv", "user_id,item_id\n007,1\n007,01\n")
+    r = evaluate(str(preds), str(truth), ["recall"], 1)
+    assert r.metrics["recall@1"] == pytest.approx(0.5)
+
+
+BAD = [
+    # (file, text, column, problem, count, first example)
+    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,2\nu1,A,3\n", None, "more than once", 1, 3),
+    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,1\n", "rank", "repeated", 1, 2),
+    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,2.5\n", "rank", "whole numbers", 1, 2),
+    ("p", "user_id,item_id,rank\nu1,A,0\nu1,B,-1\n", "rank", "below 1", 2, 1),
+    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,\n", "rank", "empty values", 1, 2),
+    ("p", "user_id,item_id,rank\nu1,A,one\n", "rank", "non-numeric", 1, 1),
+    ("p", "user_id,item_id,score\nu1,A,nan\nu1,B,1\n", "score", "NaN", 1, 1),
+    ("p", "user_id,item_id,score\nu1,A,1\nu1,B,inf\nu1,C,-inf\n", "score", "infinite", 2, 2),
+    ("p", "user_id,item_id,rank\n,A,1\n", "user_id", "empty ids", 1, 1),
+    ("t", "user_id,item_id,relevance\nu1,A,1\nu1,A,2\n", None, "more than once", 1, 2),
+    ("t", "user_id,item_id,relevance\nu1,A,x\nu1,B,y\nu1,C,1\n", "relevance", "non-numeric", 2, 1),
+    ("t", "user_id,item_id,relevance\nu1,A,NaN\n", "relevance", "NaN", 1, 1),
+    ("t", "user_id,item_id,relevance\nu1,,1\n", "item_id", "empty ids", 1, 1),
+]
+
+
+@pytest.mark.parametrize(("which", "text", "column", "problem", "count", "row"), BAD)
+def test_bad_input_is_one_error_with_file_column_count_and_rows(
+    write, which, text, column, problem, count, row
+):
+    path = str(write(f"{which}.csv", text))
+    good_preds = str(write("good_p.csv", "user_id,item_id,rank\nu1,A,1\n"))
+    good_truth = str(write("good_t.csv", "user_id,item_id,relevance\nu1,A,1\n"))
+    preds, truth = (path, good_truth) if which == "p" else (good_preds, path)
+    with pytest.raises(InputError) as info:
+        evaluate(preds, truth, ["ndcg"], 5)
+    err = info.value
+    assert err.path == path
+    assert err.column == column
+    assert problem in err.problem
+    assert err.count == count
+    assert err.examples[0][0] == row
+    assert str(err).startswith(path + ": ")
+    assert "\n" not in str(err)
+
+
+def test_examples_are_capped_at_five(write):
+    rows = "".join(f"u1,I{i},nan\n" for i in range(20))
+    path = write("p.csv", "user_id,item_id,score\n" + rows)
+    with pytest.raises(InputError) as info:
+        evaluate(str(path), TRUTH, ["ndcg"], 5)
+    assert info.value.count == 20
+    assert len(info.value.examples) == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty"),
+        ("user_id,item_id,rank\n", "no data rows"),
+        ("user_id,item_id,rank\nu1,A,1,extra\n", "cannot parse"),
+    ],
+)
+def test_empty_and_malformed_files(write, text, message):
+    path = write("p.csv", text)
+    with pytest.raises(InputError, match=message):
+        evaluate(str(path), TRUTH, ["ndcg"], 5)
+
+
+def test_no_evaluated_user_is_an_error():
+    truth = TRUTH.assign(relevance=0)
+    with pytest.raises(InputError, match="no user"):
+        evaluate(PREDS, truth, ["ndcg"], 5)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        evaluate(str(tmp_path / "nope.csv"), TRUTH, ["ndcg"], 5)
+    with pytest.raises(InputError):
+        evaluate(str(tmp_path), TRUTH, ["ndcg"], 5, preds_format="csv")
+
+
+def test_corrupt_parquet(write):
+    path = write("p.parquet", b"PAR1 this is not parquet")
+    with pytest.raises(InputError, match=r"p\.parquet: not a readable Parquet"):
+        evaluate(str(path), TRUTH, ["ndcg"], 5)

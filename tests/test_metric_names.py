@@ -1,0 +1,79 @@
+"""The metric-name grammar: ``name[@K]``, aliases, comma lists, did-you-mean."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankeval.errors import OptionError
+from rankeval.metric_names import MetricSpec, expand, parse, parse_ks
+from rankeval.registry import LOOKUP, REGISTRY
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ndcg", ("ndcg", None)),
+        ("nDCG@10", ("ndcg", 10)),
+        ("p@5", ("precision", 5)),
+        ("hr", ("hit_rate", None)),
+        ("rr@3", ("mrr", 3)),
+        ("ap", ("map", None)),
+        (" recall @ 20 ", ("recall", 20)),
+    ],
+)
+def test_parse(text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_canonical_names_round_trip(name):
+    spec = MetricSpec(name, 7)
+    assert parse(str(spec)) == (name, 7)
+
+
+def test_every_alias_maps_to_a_registered_metric():
+    assert set(LOOKUP.values()) == set(REGISTRY)
+    for metric in REGISTRY.values():
+        for alias in metric.aliases:
+            assert LOOKUP[alias.lower()] == metric.name
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ndgc", "did you mean 'ndcg'"),
+        ("precison@5", "did you mean 'precision'"),
+        ("zzz", "known metrics: precision"),
+        ("ndcg@0", "positive integer"),
+        ("ndcg@x", "positive integer"),
+        ("ndcg@", "positive integer"),
+        ("@5", "cannot read metric"),
+    ],
+)
+def test_bad_names(text, message):
+    with pytest.raises(OptionError, match=message):
+        parse(text)
+
+
+def test_expand_takes_every_k_for_bare_names_and_keeps_first_mention_order():
+    specs = expand(["ndcg,p@3", "ndcg@10", "mrr"], [10, 5])
+    assert [str(s) for s in specs] == ["ndcg@5", "ndcg@10", "precision@3", "mrr@5", "mrr@10"]
+
+
+def test_expand_needs_a_metric():
+    with pytest.raises(OptionError, match="no metrics"):
+        expand([" , "], [10])
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [(["10"], [10]), (["5,10,20"], [5, 10, 20]), (["20", "5", "5"], [5, 20]), ([" 3 , 1"], [1, 3])],
+)
+def test_parse_ks(values, expected):
+    assert parse_ks(values) == expected
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1.5", "ten", "1e3"])
+def test_parse_ks_rejects(bad):
+    with pytest.raises(OptionError, match="positive integer"):
+        parse_ks([bad])

@@ -1,0 +1,75 @@
+"""The installed command as a real process: pipes, environment, closed stdout, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from .conftest import SAMPLE
+from .datagen import generate
+
+COMMAND = [sys.executable, "-m", "rankeval"]
+PREDS = str(SAMPLE / "preds.csv")
+TRUTH = str(SAMPLE / "truth.csv")
+
+
+def run(*args: str, stdin: bytes | None = None, env: dict | None = None):
+    return subprocess.run(
+        [*COMMAND, *args],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_stdin_pipe_to_json_on_stdout():
+    data = (SAMPLE / "preds.csv").read_bytes()
+    r = run("score", "-", TRUTH, "--preds-format", "csv", "-f", "json", stdin=data)
+    assert r.returncode == 0
+    report = json.loads(r.stdout)
+    assert report["users"]["evaluated"] == 298
+    assert b"warning" in r.stderr
+
+
+def test_no_color_means_no_escape_codes():
+    colored = run("score", PREDS, TRUTH, "-q", env={"FORCE_COLOR": "1"})
+    assert b"\x1b[" in colored.stdout  # the check below can fail
+    plain = run("score", PREDS, TRUTH, "-q", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert plain.returncode == 0
+    assert b"\x1b[" not in plain.stdout
+    assert b"ndcg" in plain.stdout
+
+
+def test_input_errors_reach_the_user_as_one_line(tmp_path):
+    bad = tmp_path / "t.csv"
+    bad.write_text("user_id,item_id,relevance\nu1,A,lots\n")
+    r = run("score", PREDS, str(bad))
+    assert r.returncode == 2
+    assert r.stdout == b""
+    assert r.stderr.decode().count("\n") == 1
+    assert b"Traceback" not in r.stderr
+    assert b"column 'relevance'" in r.stderr
+
+
+def test_closed_stdout_is_not_an_error(tmp_path):
+    preds, truth = generate(seed=7, n_users=6000, n_items=500, list_len=10, judged=5)
+    preds.to_csv(tmp_path / "p.csv", index=False)
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    proc = subprocess.Popen(
+        [*COMMAND, "score", str(tmp_path / "p.csv"), str(tmp_path / "t.csv"), "--per-user", "-",
+         "-q", "-m", "ndcg,map,mrr,recall,precision", "--k", "1,3,5,10"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read()
+    proc.wait(timeout=120)
+    assert first.startswith(b"user_id,")
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
+    assert b"error" not in err
