@@ -80,25 +80,50 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its run of equal user codes."""
+    """1-based position of each row within its run of equal user codes (codes sorted, >= 0)."""
     n = len(sorted_user)
-    idx = np.arange(n, dtype=np.int64)
     if n == 0:
-        return idx
-    first = np.empty(n, dtype=bool)
-    first[0] = True
-    np.not_equal(sorted_user[1:], sorted_user[:-1], out=first[1:])
-    start = np.maximum.accumulate(np.where(first, idx, 0))
-    return idx - start + 1
+        return np.zeros(0, dtype=np.int64)
+    counts = np.bincount(sorted_user)
+    starts = np.cumsum(counts) - counts
+    return np.arange(1, n + 1, dtype=np.int64) - starts[sorted_user]
 
 
-def _duplicates(keys: np.ndarray) -> np.ndarray:
+def _duplicates(keys: np.ndarray, sorted_keys: np.ndarray | None = None) -> np.ndarray:
     """Row indices (file order) of every repeat of an earlier key; empty when all keys differ."""
-    if len(pc.unique(pa.array(keys))) == len(keys):  # hash pass: the common, clean case
+    sk = np.sort(keys) if sorted_keys is None else sorted_keys
+    if not (sk[1:] == sk[:-1]).any():  # the common, clean case: one fast sort, no argsort
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     sk = keys[order]
     return np.sort(order[1:][sk[1:] == sk[:-1]])
+
+
+def _in_order(keys: list[tuple[np.ndarray, bool]]) -> bool:
+    """Whether rows already follow ``keys`` (primary first; ``True`` means descending)."""
+    undecided = np.ones(max(len(keys[0][0]) - 1, 0), dtype=bool)
+    for values, descending in keys:
+        a, b = (values[1:], values[:-1]) if descending else (values[:-1], values[1:])
+        if (undecided & (a > b)).any():
+            return False
+        undecided &= a == b
+        if not undecided.any():
+            break
+    return True
+
+
+def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray:
+    """A stable sort permutation by several keys, primary first; ``(values, descending)``.
+
+    Files usually arrive grouped and ordered already, so that case costs one linear check;
+    otherwise Arrow's multi-key sort, which is much faster than ``np.lexsort``.
+    """
+    n = len(keys[0][0])
+    if _in_order(keys):
+        return np.arange(n, dtype=np.int64)
+    table = pa.table({f"k{j}": values for j, (values, _) in enumerate(keys)})
+    sort_keys = [(f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
+    return pc.sort_indices(table, sort_keys=sort_keys).to_numpy()
 
 
 def _pair_examples(rows: np.ndarray, user: pa.ChunkedArray, item: pa.ChunkedArray):
@@ -129,7 +154,9 @@ def build(
     t_key = t_user * n_items + t_item
     p_key = p_user * n_items + p_item
 
-    dup = _duplicates(t_key)
+    t_sort = np.argsort(t_key)  # shared by the duplicate check and the relevance lookup
+    t_sorted_keys = t_key[t_sort]
+    dup = _duplicates(t_key, t_sorted_keys)
     if len(dup):
         raise InputError(
             truth.source.label,
@@ -168,11 +195,14 @@ def build(
         )
 
     # Order the run, only for the users being evaluated.
-    keep = np.flatnonzero(compact[p_user] >= 0)
-    u = compact[p_user[keep]]
+    u = compact[p_user]
+    keep = np.flatnonzero(u >= 0)
+    if len(keep) < len(u):
+        u = u[keep]
     order = _order(preds, keep, u, p_item)
-    rows = keep[order]
-    su = u[order]
+    in_order = bool((order[1:] > order[:-1]).all())  # sorted files skip two gathers
+    rows = keep if in_order else keep[order]
+    su = u if in_order else u[order]
     pos = segment_positions(su)
 
     if len(p_dup):
@@ -231,15 +261,20 @@ def build(
             )
 
     cut = pos <= kmax
-    beyond = int(len(cut) - cut.sum())
-    rows, su, pos = rows[cut], su[cut], pos[cut]
-    rel = _lookup(t_key, truth.relevance, p_key[rows])
+    beyond = int(len(cut) - np.count_nonzero(cut))
+    if beyond:
+        rows, su, pos = rows[cut], su[cut], pos[cut]
+    # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
+    # so the lookup searches the smaller set of positive truth rows.
+    t_sorted_rel = truth.relevance[t_sort]
+    positive = t_sorted_rel > 0
+    rel = _lookup(t_sorted_keys[positive], t_sorted_rel[positive], p_key[rows])
 
     # The ideal list: truth relevances sorted descending within each evaluated user, cut at K.
     t_keep = np.flatnonzero(compact[t_user] >= 0)
     tu = compact[t_user[t_keep]]
     trel = truth.relevance[t_keep]
-    t_order = np.lexsort((-trel, tu))
+    t_order = sort_order([(tu, False), (trel, True)])
     iu, irel = tu[t_order], trel[t_order]
     ipos = segment_positions(iu)
     max_relevance = np.full(counts.evaluated, -np.inf)
@@ -274,22 +309,21 @@ def _relevant(relevance: np.ndarray, threshold: float | None) -> np.ndarray:
 def _order(preds: Predictions, keep: np.ndarray, u: np.ndarray, item: np.ndarray) -> np.ndarray:
     """Permutation of ``keep`` that sorts rows by user, then by the run's own order."""
     if preds.rank is not None:
-        return np.lexsort((preds.rank[keep], u))
+        return sort_order([(u, False), (preds.rank[keep], False)])
     if preds.score is not None:
         # trec_eval: score descending, then item id descending (codes follow byte order).
-        return np.lexsort((-item[keep], -preds.score[keep], u))
-    return np.argsort(u, kind="stable")  # the file order within each user
+        return sort_order([(u, False), (preds.score[keep], True), (item[keep], True)])
+    return sort_order([(u, False)])  # stable: the file order within each user
 
 
-def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """values[keys == q] for each q, 0 where q is not a key (keys are unique)."""
-    if len(keys) == 0:
+def _lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """values[sorted_keys == q] for each q, 0 where q is not a key (keys sorted and unique)."""
+    if len(sorted_keys) == 0:
         return np.zeros(len(query))
-    order = np.argsort(keys)
-    sk = keys[order]
-    idx = np.searchsorted(sk, query).clip(max=len(sk) - 1)
-    found = sk[idx] == query
-    return np.where(found, values[order][idx], 0.0)
+    idx = np.searchsorted(sorted_keys, query)
+    np.minimum(idx, len(sorted_keys) - 1, out=idx)
+    found = sorted_keys[idx] == query
+    return np.where(found, values[idx], 0.0)
 
 
 def _user_notices(
