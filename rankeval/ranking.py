@@ -35,6 +35,22 @@ class Chunk:
     n_relevant: np.ndarray  # R: relevant truth items per user
     max_relevance: np.ndarray  # highest truth relevance per user
 
+    def users(self, start: int, stop: int) -> Chunk:
+        """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
+        a, b = np.searchsorted(self.user, [start, stop])
+        c, d = np.searchsorted(self.ideal_user, [start, stop])
+        return Chunk(
+            n_users=stop - start,
+            user=self.user[a:b] - start,
+            pos=self.pos[a:b],
+            rel=self.rel[a:b],
+            ideal_user=self.ideal_user[c:d] - start,
+            ideal_pos=self.ideal_pos[c:d],
+            ideal_rel=self.ideal_rel[c:d],
+            n_relevant=self.n_relevant[start:stop],
+            max_relevance=self.max_relevance[start:stop],
+        )
+
 
 @dataclass(frozen=True)
 class UserCounts:
