@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint fmt smoke bench clean
+.PHONY: help install run test lint fmt docs smoke bench clean
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -37,6 +37,12 @@ lint: $(VENV)/.test ## Lint only
 
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
+
+docs: $(VENV)/.runtime ## Regenerate the README's metric table from the registry
+	$(BIN)/python -c "import re, pathlib; from rankeval.cli import metrics_markdown; \
+	p = pathlib.Path('README.md'); s = p.read_text(); \
+	a, b = s.index('<!-- metrics:start'), s.index('<!-- metrics:end -->'); \
+	a = s.index('\n', a) + 1; p.write_text(s[:a] + metrics_markdown() + s[b:])"
 
 smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	cat sample_data/preds.csv | $(BIN)/rankeval score - sample_data/truth.csv --preds-format csv -f json > /dev/null

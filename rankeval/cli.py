@@ -116,6 +116,9 @@ def _debug_option(f):
     )(f)
 
 
+# Kept here (not imported from readers) so that --help does not import pyarrow.
+PREDS_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "json", "jsonl"]
+TRUTH_FORMATS = ["csv", "tsv", "parquet", "trec", "qrels", "json", "jsonl"]
 COLUMN_HELP = "Column name, when the default and its aliases are not in the file."
 
 
@@ -140,25 +143,32 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
     f"Known: {_metric_help()}. Default: {', '.join(DEFAULT_METRICS)}.",
 )
 @click.option(
+    "--compat",
+    type=click.Choice(["trec_eval"], case_sensitive=False),
+    help="Every convention as trec_eval's (AP over R, relevance >= 1, users without relevant "
+    "items scored 0, trec ties, missing users 0 as with -c), and trec_eval measure names in "
+    "-m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10).",
+)
+@click.option(
     "--gain",
     type=click.Choice(["linear", "exponential"], case_sensitive=False),
-    default="linear",
-    show_default=True,
-    help="Gain of a relevance r in CG/DCG/NDCG: linear r, or exponential 2^r - 1.",
+    help="Gain of a relevance r in CG/DCG/NDCG: linear r (default), or exponential 2^r - 1.",
 )
 @click.option(
     "--ap-denominator",
     type=click.Choice(["min", "relevant"], case_sensitive=False),
-    default="min",
-    show_default=True,
-    help="Divide AP@K by min(R, K), or by R, all relevant items (trec_eval's map_cut).",
+    help="Divide AP@K by min(R, K) (default), or by R, all relevant items (trec_eval).",
 )
 @click.option(
     "--rr-target",
     type=click.Choice(["first-relevant", "most-relevant"], case_sensitive=False),
-    default="first-relevant",
-    show_default=True,
-    help="MRR uses the rank of the first relevant item, or of the most relevant one.",
+    help="MRR uses the rank of the first relevant item (default), or of the most relevant one.",
+)
+@click.option(
+    "--ties",
+    type=click.Choice(["trec", "item-asc", "input"], case_sensitive=False),
+    help="Order of tied scores: item id descending as trec_eval (default), item id ascending, "
+    "or the order of the rows in the file.",
 )
 @click.option(
     "--relevance-threshold",
@@ -174,9 +184,8 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
 @click.option(
     "--zero-relevant-users",
     type=click.Choice(["skip", "zero"], case_sensitive=False),
-    default="skip",
-    show_default=True,
-    help="Users with no relevant item: leave out, or score 0 and average in (trec_eval).",
+    help="Users with no relevant item: leave out (default), or score 0 and average in "
+    "(trec_eval).",
 )
 @click.option(
     "--dedupe",
@@ -190,22 +199,22 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
 @click.option("--relevance-col", help=COLUMN_HELP + " Default relevance.")
 @click.option(
     "--preds-format",
-    type=click.Choice(["csv", "tsv", "parquet"], case_sensitive=False),
+    type=click.Choice(PREDS_FORMATS, case_sensitive=False),
     help="Format of PREDS (default: from the extension; required for -).",
 )
 @click.option(
     "--truth-format",
-    type=click.Choice(["csv", "tsv", "parquet"], case_sensitive=False),
+    type=click.Choice(TRUTH_FORMATS, case_sensitive=False),
     help="Format of TRUTH (default: from the extension; required for -).",
 )
 @click.option(
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "csv", "markdown"], case_sensitive=False),
+    type=click.Choice(["table", "json", "csv", "markdown", "trec"], case_sensitive=False),
     default="table",
     show_default=True,
-    help="Report format.",
+    help="Report format; trec is trec_eval's 'measure user value' lines.",
 )
 @click.option(
     "-o",
@@ -220,16 +229,25 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
     metavar="FILE",
     help="Also write one row per evaluated user: .csv, .parquet, or - for stdout.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Do not print warnings.")
+@click.option(
+    "-q",
+    "--per-query",
+    is_flag=True,
+    help="With --format trec: a line per user and measure before the 'all' lines "
+    "(trec_eval's -q).",
+)
+@click.option("--quiet", is_flag=True, help="Do not print warnings.")
 @_debug_option
 def score(
     predictions,
     truth,
     ks,
     metrics,
+    compat,
     gain,
     ap_denominator,
     rr_target,
+    ties,
     relevance_threshold,
     skip_missing_users,
     zero_relevant_users,
@@ -244,6 +262,7 @@ def score(
     fmt,
     output,
     per_user,
+    per_query,
     quiet,
     debug,
 ) -> int:
@@ -267,15 +286,24 @@ def score(
     from .validate import load_predictions, load_truth
     from .writers import STDOUT, check_writable, per_user_format, write_per_user, write_text
 
+    def lower(value: str | None) -> str | None:
+        return value.lower() if value else None
+
+    fmt = fmt.lower()
+    if per_query and fmt != "trec":
+        raise OptionError("-q/--per-query adds per-user lines to --format trec; "
+                          "for other formats use --per-user FILE")
     settings = make_settings(
         list(metrics) or None,
         list(ks) or None,
-        gain=gain.lower(),
-        ap_denominator=ap_denominator.lower(),
-        rr_target=rr_target.lower(),
+        compat=lower(compat),
+        gain=lower(gain),
+        ap_denominator=lower(ap_denominator),
+        rr_target=lower(rr_target),
+        ties=lower(ties),
         relevance_threshold=relevance_threshold,
-        skip_missing_users=skip_missing_users,
-        zero_relevant_users=zero_relevant_users.lower(),
+        skip_missing_users=skip_missing_users or None,  # an unset flag leaves the default
+        zero_relevant_users=lower(zero_relevant_users),
         dedupe=dedupe,
     )
     if predictions == STDIN and truth == STDIN:
@@ -287,8 +315,8 @@ def score(
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
 
-    preds_table = open_table(predictions, preds_format, "--preds-format")
-    truth_table = open_table(truth, truth_format, "--truth-format")
+    preds_table = open_table(predictions, preds_format, "--preds-format", role="predictions")
+    truth_table = open_table(truth, truth_format, "--truth-format", role="truth")
     preds = load_predictions(preds_table, user_col, item_col, rank_col, score_col)
     gold = load_truth(truth_table, user_col, item_col, relevance_col)
     result = evaluate_inputs(preds, gold, settings)
@@ -298,7 +326,6 @@ def score(
             click.echo(f"rankeval: warning: {notice.message}", err=True)
     if per_user is not None:
         write_per_user(result.per_user, per_user)
-    fmt = fmt.lower()
     if fmt == "table":
         from .report import render_table
 
@@ -315,7 +342,7 @@ def score(
     else:
         from .report import render_text
 
-        write_text(output, render_text(result, fmt))
+        write_text(output, render_text(result, fmt, per_user=per_query))
     return 0
 
 

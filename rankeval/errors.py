@@ -37,8 +37,9 @@ class InputError(RankevalError):
         problem: str,
         column: str | None = None,
         count: int | None = None,
-        examples: Sequence[tuple[int, object]] = (),
+        examples: Sequence[tuple[object, object]] = (),
         hint: str | None = None,
+        unit: str = "row",
     ):
         self.path = path
         self.column = column
@@ -46,6 +47,7 @@ class InputError(RankevalError):
         self.count = count
         self.examples = list(examples)[:5]
         self.hint = hint
+        self.unit = unit  # "row" (data rows, after the header), "line", "user", ...
         super().__init__(self._format())
 
     def _format(self) -> str:
@@ -54,7 +56,9 @@ class InputError(RankevalError):
             f"{self.count:,} {self.problem}" if self.count is not None else self.problem
         )
         if self.examples:
-            shown = ", ".join(f"row {row} ({_show(value)})" for row, value in self.examples)
+            shown = ", ".join(
+                f"{self.unit} {row} ({_show(value)})" for row, value in self.examples
+            )
             text += f", e.g. {shown}"
         if self.hint:
             text += f" ({self.hint})"

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import __version__
+from . import __version__, trec
 from .errors import InputError, Notice, OptionError
-from .metric_names import MetricSpec, expand, parse_ks
+from .metric_names import ALL, MetricSpec, expand, from_name, parse_ks
 from .metrics import AP_DENOMINATORS, GAINS, RR_TARGETS, Conventions, compute
-from .ranking import UserCounts, build
+from .ranking import TIES, UserCounts, build
 from .readers import MemoryTable, Source, open_table
 from .registry import DEFAULT_K, DEFAULT_METRICS
 from .validate import Predictions, Truth, load_predictions, load_truth
@@ -44,7 +44,9 @@ class Settings:
     relevance_threshold: float | None = None
     skip_missing_users: bool = False
     zero_relevant_users: str = "skip"
+    ties: str = "trec"
     dedupe: bool = False
+    compat: str | None = None
 
     @property
     def specs(self) -> list[MetricSpec]:
@@ -61,44 +63,79 @@ def _choice(name: str, value: str, choices: Sequence[str]) -> str:
     return value
 
 
+# Every convention and its default (SPEC); ``--compat trec_eval`` swaps in trec.CONVENTIONS.
+DEFAULTS: dict[str, Any] = {
+    "gain": "linear",
+    "ap_denominator": "min",
+    "rr_target": "first-relevant",
+    "relevance_threshold": None,
+    "skip_missing_users": False,
+    "zero_relevant_users": "skip",
+    "ties": "trec",
+}
+
+
 def make_settings(
     metrics: str | Iterable[str] | None = None,
     k: int | str | Iterable[int | str] | None = None,
     *,
-    gain: str = "linear",
-    ap_denominator: str = "min",
-    rr_target: str = "first-relevant",
-    relevance_threshold: float | None = None,
-    skip_missing_users: bool = False,
-    zero_relevant_users: str = "skip",
+    compat: str | None = None,
     dedupe: bool = False,
+    **conventions: Any,
 ) -> Settings:
-    """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...)."""
+    """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
+
+    ``conventions`` are the keys of ``DEFAULTS``; None means "the default". With
+    ``compat="trec_eval"`` the defaults are trec_eval's, metric names are read as trec_eval
+    measures, and an explicit option that contradicts trec_eval is an error.
+    """
+    unknown = set(conventions) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    chosen = dict(DEFAULTS)
+    if compat is not None:
+        chosen.update(trec.CONVENTIONS)
+        _choice("compat", compat, trec.COMPAT)
+    for name, value in conventions.items():
+        if value is None:
+            continue
+        if compat is not None and value != chosen[name]:
+            raise OptionError(
+                f"--compat {compat} sets --{name.replace('_', '-')} to {chosen[name]!r}; "
+                f"{value!r} contradicts it (drop one of the two)"
+            )
+        chosen[name] = value
     if isinstance(k, int | str):
         k = [k]
     ks = parse_ks(str(x) for x in k) if k else list(DEFAULT_K)
     if isinstance(metrics, str):
         metrics = [metrics]
-    specs = expand(list(metrics) if metrics else DEFAULT_METRICS, ks)
-    if relevance_threshold is not None:
-        relevance_threshold = float(relevance_threshold)
-        if not np.isfinite(relevance_threshold) or relevance_threshold <= 0:
+    words = list(metrics) if metrics else list(DEFAULT_METRICS)
+    if compat is not None:
+        words = trec.translate(words)
+    specs = expand(words, ks)
+    threshold = chosen["relevance_threshold"]
+    if threshold is not None:
+        threshold = float(threshold)
+        if not np.isfinite(threshold) or threshold <= 0:
             raise OptionError(
                 "--relevance-threshold must be a number > 0 (items missing from the truth have "
-                f"relevance 0 and must not count as relevant), got {relevance_threshold}"
+                f"relevance 0 and must not count as relevant), got {threshold}"
             )
     return Settings(
         metrics=tuple(str(s) for s in specs),
-        k=tuple(sorted({s.k for s in specs})),
-        gain=_choice("gain", gain, GAINS),
-        ap_denominator=_choice("ap_denominator", ap_denominator, AP_DENOMINATORS),
-        rr_target=_choice("rr_target", rr_target, RR_TARGETS),
-        relevance_threshold=relevance_threshold,
-        skip_missing_users=bool(skip_missing_users),
+        k=tuple(sorted({s.k for s in specs if s.k is not None})),
+        gain=_choice("gain", chosen["gain"], GAINS),
+        ap_denominator=_choice("ap_denominator", chosen["ap_denominator"], AP_DENOMINATORS),
+        rr_target=_choice("rr_target", chosen["rr_target"], RR_TARGETS),
+        relevance_threshold=threshold,
+        skip_missing_users=bool(chosen["skip_missing_users"]),
         zero_relevant_users=_choice(
-            "zero_relevant_users", zero_relevant_users, ZERO_RELEVANT_POLICIES
+            "zero_relevant_users", chosen["zero_relevant_users"], ZERO_RELEVANT_POLICIES
         ),
+        ties=_choice("ties", chosen["ties"], TIES),
         dedupe=bool(dedupe),
+        compat=compat,
     )
 
 
@@ -155,11 +192,11 @@ class Evaluation:
         names = list(dict.fromkeys(s.name for s in self.specs))
         table = pd.DataFrame(
             index=pd.Index(names, name="metric"),
-            columns=pd.Index(list(self.settings.k), name="k"),
+            columns=pd.Index(_columns(self.specs), name="k"),
             dtype=float,
         )
         for spec in self.specs:
-            table.loc[spec.name, spec.k] = self.metrics[str(spec)]
+            table.loc[spec.name, spec.column] = self.metrics[str(spec)]
         return table
 
     def to_dict(self) -> dict[str, Any]:
@@ -186,8 +223,13 @@ class Evaluation:
 
 
 def _spec(name: str) -> MetricSpec:
-    metric, _, k = name.partition("@")
-    return MetricSpec(metric, int(k))
+    return from_name(name)
+
+
+def _columns(specs: list[MetricSpec]) -> list[int | str]:
+    """Summary columns: the Ks ascending, then ``all``, then ``R``."""
+    cols = {s.column for s in specs}
+    return sorted(c for c in cols if isinstance(c, int)) + [c for c in (ALL, "R") if c in cols]
 
 
 def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Evaluation:
@@ -195,7 +237,9 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Eva
     built = build(
         preds,
         truth,
-        list(settings.k),
+        [s.k for s in settings.specs if s.k is not None],
+        cut=None if any(s.k is None for s in settings.specs) else max(settings.k),
+        ties=settings.ties,
         relevance_threshold=settings.relevance_threshold,
         dedupe=settings.dedupe,
         skip_missing_users=settings.skip_missing_users,
@@ -230,7 +274,7 @@ def _open(data: Data, label: str, fmt: str | None):
     if isinstance(data, pd.DataFrame | pa.Table):
         return MemoryTable(data, label)
     flag = "--preds-format" if label == "predictions" else "--truth-format"
-    return open_table(data, fmt, flag)
+    return open_table(data, fmt, flag, role=label)
 
 
 def evaluate(
@@ -239,12 +283,14 @@ def evaluate(
     metrics: str | Iterable[str] | None = None,
     k: int | str | Iterable[int | str] | None = None,
     *,
-    gain: str = "linear",
-    ap_denominator: str = "min",
-    rr_target: str = "first-relevant",
+    gain: str | None = None,
+    ap_denominator: str | None = None,
+    rr_target: str | None = None,
     relevance_threshold: float | None = None,
-    skip_missing_users: bool = False,
-    zero_relevant_users: str = "skip",
+    skip_missing_users: bool | None = None,
+    zero_relevant_users: str | None = None,
+    ties: str | None = None,
+    compat: str | None = None,
     dedupe: bool = False,
     user_col: str | None = None,
     item_col: str | None = None,
@@ -272,6 +318,8 @@ def evaluate(
         relevance_threshold=relevance_threshold,
         skip_missing_users=skip_missing_users,
         zero_relevant_users=zero_relevant_users,
+        ties=ties,
+        compat=compat,
         dedupe=dedupe,
     )
     preds = load_predictions(

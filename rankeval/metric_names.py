@@ -13,15 +13,31 @@ from .registry import LOOKUP, REGISTRY
 _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*([^\s]*))?\s*$")
 
 
-@dataclass(frozen=True, order=True)
+ALL = "all"
+
+
+@dataclass(frozen=True)
 class MetricSpec:
-    """One metric at one cut-off; ``str(spec)`` is the canonical name, e.g. ``ndcg@10``."""
+    """One metric at one cut-off; ``str(spec)`` is the canonical name, e.g. ``ndcg@10``.
+
+    ``k`` is None for the whole list (``ndcg@all``) and for metrics without a cut-off
+    (``r_precision``, which cuts each list at the user's R).
+    """
 
     name: str
-    k: int
+    k: int | None
 
     def __str__(self) -> str:
-        return f"{self.name}@{self.k}"
+        if not REGISTRY[self.name].cutoff:
+            return self.name
+        return f"{self.name}@{ALL if self.k is None else self.k}"
+
+    @property
+    def column(self) -> int | str:
+        """Where the value goes in a metric x K table: K, ``all``, or ``R``."""
+        if self.k is not None:
+            return self.k
+        return ALL if REGISTRY[self.name].cutoff else "R"
 
 
 def parse_k(text: str) -> int:
@@ -30,6 +46,14 @@ def parse_k(text: str) -> int:
     if not re.fullmatch(r"[0-9]+", word) or int(word) < 1:
         raise OptionError(f"K must be a positive integer, got {text!r}")
     return int(word)
+
+
+def from_name(text: str) -> MetricSpec:
+    """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``)."""
+    name, k = parse(text)
+    if k is None and REGISTRY[name].cutoff:
+        raise OptionError(f"metric {text!r} needs a cut-off, e.g. {name}@10")
+    return MetricSpec(name, None if k in (None, ALL) else int(k))
 
 
 def parse_ks(values: Iterable[str]) -> list[int]:
@@ -49,8 +73,9 @@ def suggest(word: str) -> str:
     return "known metrics: " + ", ".join(REGISTRY) + " (see 'rankeval metrics')"
 
 
-def parse(text: str) -> tuple[str, int | None]:
-    """``'nDCG@10'`` -> ``('ndcg', 10)``; ``'p'`` -> ``('precision', None)``."""
+def parse(text: str) -> tuple[str, int | str | None]:
+    """``'nDCG@10'`` -> ``('ndcg', 10)``; ``'map@all'`` -> ``('map', 'all')``;
+    ``'p'`` -> ``('precision', None)``."""
     match = _NAME_RE.match(text)
     if not match:
         raise OptionError(f"cannot read metric {text!r}: expected a name such as ndcg or ndcg@10")
@@ -60,16 +85,23 @@ def parse(text: str) -> tuple[str, int | None]:
         raise OptionError(f"unknown metric {word!r}: {suggest(word)}")
     if k is None:
         return name, None
+    if not REGISTRY[name].cutoff:
+        raise OptionError(f"metric {text.strip()!r}: {name} takes no cut-off (it cuts at R)")
+    if k.lower() == ALL:
+        return name, ALL
     try:
         return name, parse_k(k)
     except OptionError:
-        raise OptionError(f"metric {text.strip()!r}: K must be a positive integer") from None
+        raise OptionError(
+            f"metric {text.strip()!r}: K must be a positive integer or 'all'"
+        ) from None
 
 
 def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
     """Metric words (each may be a comma list) -> specs; a name without ``@K`` takes every K.
 
-    Order follows first mention, then K ascending; repeats are dropped.
+    Order follows first mention, then K ascending; repeats are dropped. ``name@all`` and
+    metrics without a cut-off give one spec with ``k=None``.
     """
     ks = sorted(set(ks))
     specs: dict[MetricSpec, None] = {}
@@ -78,6 +110,9 @@ def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
             if not part.strip():
                 continue
             name, k = parse(part)
+            if not REGISTRY[name].cutoff or k == ALL:
+                specs[MetricSpec(name, None)] = None
+                continue
             for kk in [k] if k is not None else ks:
                 specs[MetricSpec(name, kk)] = None
     if not specs:

@@ -1,6 +1,7 @@
 """Metric kernels: vectorized numpy over a ``Chunk``, one value per user, no loop over users.
 
-Each kernel takes the per-chunk ``Sums`` and a cut-off K and returns an array of n_users values.
+Each kernel takes the per-chunk ``Sums`` and a cut-off K (``inf`` for ``@all``) and returns an
+array of n_users values.
 Per-user sums are ``np.bincount`` over the user codes of the rows with pos <= K; within-user
 running counts are a global cumsum minus its value at each user's first row.
 """
@@ -54,7 +55,7 @@ class Sums:
         self._cache: dict[tuple[str, int], np.ndarray] = {}
 
     def _per_user(
-        self, what: str, k: int, user: np.ndarray, pos: np.ndarray, weights: np.ndarray
+        self, what: str, k: float, user: np.ndarray, pos: np.ndarray, weights: np.ndarray
     ) -> np.ndarray:
         key = (what, k)
         if key not in self._cache:
@@ -97,55 +98,70 @@ class Sums:
             hit &= self.c.rel == self.c.max_relevance[self.c.user]
         return self._first_pos(hit)
 
-    def hits(self, k: int) -> np.ndarray:
+    def hits(self, k: float) -> np.ndarray:
         return self._per_user("hits", k, self.c.user, self.c.pos, self.hit)
 
-    def ap_sum(self, k: int) -> np.ndarray:
+    @cached_property
+    def list_length(self) -> np.ndarray:
+        return np.bincount(self.c.user, minlength=self.c.n_users).astype(np.float64)
+
+    @cached_property
+    def hits_at_r(self) -> np.ndarray:
+        m = self.c.pos <= self.c.n_relevant[self.c.user]
+        return np.bincount(self.c.user[m], weights=self.hit[m], minlength=self.c.n_users)
+
+    def ap_sum(self, k: float) -> np.ndarray:
         weights = self.hit * self.running_hits / self.c.pos
         return self._per_user("ap", k, self.c.user, self.c.pos, weights)
 
-    def cg(self, k: int) -> np.ndarray:
+    def cg(self, k: float) -> np.ndarray:
         return self._per_user("cg", k, self.c.user, self.c.pos, gain(self.c.rel, self.conv.gain))
 
-    def dcg(self, k: int) -> np.ndarray:
+    def dcg(self, k: float) -> np.ndarray:
         weights = gain(self.c.rel, self.conv.gain) * self.discount
         return self._per_user("dcg", k, self.c.user, self.c.pos, weights)
 
-    def idcg(self, k: int) -> np.ndarray:
+    def idcg(self, k: float) -> np.ndarray:
         c = self.c
         weights = gain(c.ideal_rel, self.conv.gain) / np.log2(c.ideal_pos + 1.0)
         return self._per_user("idcg", k, c.ideal_user, c.ideal_pos, weights)
 
 
-def _precision(s: Sums, k: int) -> np.ndarray:
+def _precision(s: Sums, k: float) -> np.ndarray:
+    if k == np.inf:  # precision@all: over the whole list of each user
+        return _safe_div(s.hits(k), s.list_length)
     return s.hits(k) / k
 
 
-def _recall(s: Sums, k: int) -> np.ndarray:
+def _r_precision(s: Sums, k: float) -> np.ndarray:
+    return _safe_div(s.hits_at_r, s.c.n_relevant)
+
+
+def _recall(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.hits(k), s.c.n_relevant)
 
 
-def _f1(s: Sums, k: int) -> np.ndarray:
+def _f1(s: Sums, k: float) -> np.ndarray:
     p, r = _precision(s, k), _recall(s, k)
     return _safe_div(2 * p * r, p + r)
 
 
-def _hit_rate(s: Sums, k: int) -> np.ndarray:
+def _hit_rate(s: Sums, k: float) -> np.ndarray:
     return (s.hits(k) > 0).astype(np.float64)
 
 
-def _mrr(s: Sums, k: int) -> np.ndarray:
+def _mrr(s: Sums, k: float) -> np.ndarray:
     rank = s.rr_rank
     return np.where(rank <= k, 1.0 / rank, 0.0)
 
 
-def _map(s: Sums, k: int) -> np.ndarray:
+def _map(s: Sums, k: float) -> np.ndarray:
     r = s.c.n_relevant
     den = np.minimum(r, k) if s.conv.ap_denominator == "min" else r
     return _safe_div(s.ap_sum(k), den)
 
 
-def _ndcg(s: Sums, k: int) -> np.ndarray:
+def _ndcg(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.dcg(k), s.idcg(k))
 
 
@@ -156,6 +172,7 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "hit_rate": _hit_rate,
     "mrr": _mrr,
     "map": _map,
+    "r_precision": _r_precision,
     "cg": Sums.cg,
     "dcg": Sums.dcg,
     "idcg": Sums.idcg,
@@ -169,4 +186,7 @@ def compute(
 ) -> dict[MetricSpec, np.ndarray]:
     """One array of per-user values for each spec."""
     sums = Sums(chunk, conv)
-    return {spec: KERNELS[spec.name](sums, spec.k) for spec in specs}
+    # K = infinity is the whole list: every `pos <= K` holds and min(R, K) is R.
+    return {
+        spec: KERNELS[spec.name](sums, np.inf if spec.k is None else spec.k) for spec in specs
+    }

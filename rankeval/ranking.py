@@ -15,6 +15,13 @@ import pyarrow.compute as pc
 from .errors import InputError, Notice
 from .validate import Predictions, Truth
 
+TIES = ("trec", "item-asc", "input")
+TIE_WORDS = {
+    "trec": "item id descending, as trec_eval",
+    "item-asc": "item id ascending",
+    "input": "the order of the rows in the file",
+}
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -153,13 +160,19 @@ def build(
     truth: Truth,
     ks: list[int],
     *,
+    cut: int | None,
+    ties: str = "trec",
     relevance_threshold: float | None,
     dedupe: bool,
     skip_missing_users: bool,
     zero_relevant_users: str,
 ) -> Built:
-    """Join, order and cut the predictions; count every user case of SPEC section 2."""
-    kmax = max(ks)
+    """Join, order and cut the predictions; count every user case of SPEC section 2.
+
+    ``ks`` are the cut-offs checked for ties; lists are cut at ``cut`` (None: never).
+    ``ties`` orders tied scores: ``trec`` (item id descending), ``item-asc``, ``input``.
+    """
+    kmax = cut if cut is not None else np.iinfo(np.int64).max
     notices: list[Notice] = []
     (t_user, p_user), user_ids = factorize(truth.user, preds.user)
     (t_item, p_item), _ = factorize(truth.item, preds.item)
@@ -215,7 +228,7 @@ def build(
     keep = np.flatnonzero(u >= 0)
     if len(keep) < len(u):
         u = u[keep]
-    order = _order(preds, keep, u, p_item)
+    order = _order(preds, keep, u, p_item, ties)
     in_order = bool((order[1:] > order[:-1]).all())  # sorted files skip two gathers
     rows = keep if in_order else keep[order]
     su = u if in_order else u[order]
@@ -270,8 +283,7 @@ def build(
                 Notice(
                     "ties_at_cutoff",
                     f"{n_tied:,} users have tied scores across a cut-off K, so their values "
-                    "depend on the tie-break (tied items are ordered by id, descending, as "
-                    "trec_eval does)",
+                    f"depend on the tie-break (--ties {ties}: {TIE_WORDS[ties]})",
                     n_tied,
                 )
             )
@@ -322,13 +334,18 @@ def _relevant(relevance: np.ndarray, threshold: float | None) -> np.ndarray:
     return relevance > 0 if threshold is None else relevance >= threshold
 
 
-def _order(preds: Predictions, keep: np.ndarray, u: np.ndarray, item: np.ndarray) -> np.ndarray:
+def _order(
+    preds: Predictions, keep: np.ndarray, u: np.ndarray, item: np.ndarray, ties: str
+) -> np.ndarray:
     """Permutation of ``keep`` that sorts rows by user, then by the run's own order."""
     if preds.rank is not None:
         return sort_order([(u, False), (preds.rank[keep], False)])
     if preds.score is not None:
-        # trec_eval: score descending, then item id descending (codes follow byte order).
-        return sort_order([(u, False), (preds.score[keep], True), (item[keep], True)])
+        by_score = [(u, False), (preds.score[keep], True)]
+        if ties == "input":
+            return sort_order(by_score)  # stable: tied rows keep the file order
+        # trec_eval: item id descending; codes follow the byte order of the ids.
+        return sort_order([*by_score, (item[keep], ties == "trec")])
     return sort_order([(u, False)])  # stable: the file order within each user
 
 

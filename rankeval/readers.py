@@ -1,4 +1,5 @@
-"""Bytes to tables: CSV, TSV (optionally gzipped) and Parquet, from a path or standard input.
+"""Bytes to tables: CSV, TSV, TREC run/qrels, JSON, JSON Lines (any of them gzipped) and Parquet,
+from a path or standard input.
 
 Readers know formats, not meaning: the caller names the columns it wants and their types.
 A value that does not convert is reported with the file, the column and example rows.
@@ -9,7 +10,9 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,19 +21,36 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from .errors import InputError, OptionError
 
 STDIN = "-"
-FORMATS = ("csv", "tsv", "parquet")
+FORMATS = ("csv", "tsv", "parquet", "trec", "json", "jsonl")
+# "trec" is a run (qid Q0 docno rank score tag) for predictions and qrels (qid iter docno rel)
+# for the truth; "run" and "qrels" name the same format.
+_ALIASES = {"qrels": "trec", "run": "trec", "ndjson": "jsonl"}
 _EXTENSIONS = {
     ".csv": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
     ".parquet": "parquet",
     ".pq": "parquet",
+    ".run": "trec",
+    ".trec": "trec",
+    ".qrels": "trec",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
 }
+ROLES = ("predictions", "truth")
+# TREC layouts: the columns kept (by position) and their names.
+_TREC = {
+    "predictions": (6, "qid Q0 docno rank score tag", {0: "user_id", 2: "item_id", 4: "score"}),
+    "truth": (4, "qid iter docno rel", {0: "user_id", 2: "item_id", 3: "relevance"}),
+}
+_VALUE = {"predictions": "score", "truth": "relevance"}
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -51,7 +71,7 @@ class Source:
 def detect_format(path: str, explicit: str | None, flag: str) -> str:
     """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv)."""
     if explicit:
-        fmt = explicit.lower()
+        fmt = _ALIASES.get(explicit.lower(), explicit.lower())
         if fmt not in FORMATS:
             raise OptionError(
                 f"{flag}: unknown format {explicit!r} (choose from {', '.join(FORMATS)})"
@@ -75,20 +95,48 @@ def detect_format(path: str, explicit: str | None, flag: str) -> str:
 class Table:
     """An opened input: its column names, and a way to read chosen columns with chosen types."""
 
-    def __init__(self, path: str, fmt: str, stdin: BinaryIO | None = None):
+    def __init__(
+        self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions"
+    ):
         self.path = path
         self.format = fmt
+        self.role = role
         self.label = "<stdin>" if path == STDIN else path
+        self.unit = "line" if fmt in ("trec", "jsonl") else "row"  # how errors count rows
         self._buffer: bytes | None = None
         self._gzip = False
+        self._parsed: pa.Table | None = None  # formats parsed whole on opening
         if path == STDIN:
             data = (stdin or sys.stdin.buffer).read()
             if data[:2] == _GZIP_MAGIC:
                 data = self._gunzip(data)
+            if not data:
+                raise InputError(self.label, "standard input is empty")
             self._buffer = data
         else:
             self._check_path()
-        self.columns = self._read_columns()
+        if fmt in ("trec", "json", "jsonl"):
+            self._parsed = self._parse()
+            self.columns = list(self._parsed.column_names)
+        else:
+            self.columns = self._read_columns()
+
+    def _bytes(self) -> bytes:
+        try:
+            with self._open() as fh:
+                return fh.read()
+        except (OSError, EOFError) as exc:
+            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+
+    def _parse(self) -> pa.Table:
+        if self.format == "trec":
+            return parse_trec(self._bytes(), self.role, self.label)
+        if self.format == "json":
+            return parse_json(self._bytes(), self.role, self.label)
+        try:
+            return pa_json.read_json(pa.BufferReader(self._bytes()))
+        except pa.ArrowException as exc:
+            raise InputError(self.label, f"not valid JSON Lines: {_one_line(exc)}") from None
 
     def _gunzip(self, data: bytes) -> bytes:
         try:
@@ -147,6 +195,8 @@ class Table:
 
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         """Read just the columns in ``types`` (which must exist), converted to those types."""
+        if self._parsed is not None:
+            return cast_columns(self._parsed.select(list(types)), types, self.label, self.unit)
         if self.format == "parquet":
             return self._read_parquet(types)
         return self._read_csv(types)
@@ -211,7 +261,9 @@ class MemoryTable:
         return cast_columns(self._table.select(list(types)), types, self.label)
 
 
-def cast_columns(table: pa.Table, types: dict[str, pa.DataType], label: str) -> pa.Table:
+def cast_columns(
+    table: pa.Table, types: dict[str, pa.DataType], label: str, unit: str = "row"
+) -> pa.Table:
     """Cast each column to its type; text that is not a number is an error naming its rows."""
     columns = []
     for name, typ in types.items():
@@ -225,7 +277,7 @@ def cast_columns(table: pa.Table, types: dict[str, pa.DataType], label: str) -> 
                 if pa.types.is_floating(typ) and (
                     pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
                 ):
-                    _raise_non_numeric(label, name, col)
+                    _raise_non_numeric(label, name, col, unit)
                 raise InputError(
                     label, f"values of type {col.type} cannot be read as {typ}", column=name
                 ) from None
@@ -233,13 +285,14 @@ def cast_columns(table: pa.Table, types: dict[str, pa.DataType], label: str) -> 
     return pa.table(columns, names=list(types))
 
 
-def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray) -> None:
+def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row") -> None:
     text = column.to_numpy(zero_copy_only=False).astype(object)
     bad = np.flatnonzero(_unparseable(text))
     if len(bad):
         examples = [(int(i) + 1, text[i]) for i in bad[:5]]
         raise InputError(
-            label, "non-numeric values", column=name, count=len(bad), examples=examples
+            label, "non-numeric values", column=name, count=len(bad), examples=examples,
+            unit=unit,
         )
 
 
@@ -267,7 +320,99 @@ def open_table(
     fmt: str | None = None,
     flag: str = "--format",
     stdin: BinaryIO | None = None,
+    role: str = "predictions",
 ) -> Table:
-    """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension)."""
+    """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension).
+
+    ``role`` picks the layout of formats that differ for a run and the truth (TREC, JSON).
+    """
     path = os.fspath(path)
-    return Table(path, detect_format(path, fmt, flag), stdin=stdin)
+    return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role)
+
+
+_SPACES = re.compile(rb"[ \t\r\f\v]+")
+
+
+def parse_trec(data: bytes, role: str, label: str) -> pa.Table:
+    """A TREC run (``qid Q0 docno rank score tag``) or qrels (``qid iter docno rel``) file.
+
+    Fields are separated by any whitespace. As in trec_eval, a run's rank column is not used:
+    the score orders the list. A line with the wrong number of fields is an error naming it.
+    """
+    n_fields, layout, keep = _TREC[role]
+    text = _SPACES.sub(b" ", data)  # one space between fields, as the CSV parser needs
+    text = re.sub(rb"(?m)^ | $", b"", text).rstrip(b"\n")
+    blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
+    if not text:
+        raise InputError(label, "no data lines")
+    if blank:
+        lines = [text.count(b"\n", 0, at) + 1 for at in blank]
+        raise InputError(
+            label, "blank lines", count=len(lines), examples=[(n, "") for n in lines],
+            unit="line",
+        )
+    names = [f"f{i}" for i in range(n_fields)]
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(text),
+            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                include_columns=[names[i] for i in keep],
+                strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid:
+        _raise_field_count(text, n_fields, layout, label)
+        raise
+    return pa.table([table.column(names[i]) for i in keep], names=list(keep.values()))
+
+
+def _raise_field_count(text: bytes, n_fields: int, layout: str, label: str) -> None:
+    bad = [
+        (n, line.decode("utf-8", "replace"))
+        for n, line in enumerate(text.split(b"\n"), 1)
+        if len(line.split(b" ")) != n_fields
+    ]  # only on the error path
+    if bad:
+        raise InputError(
+            label, f"lines without the {n_fields} fields '{layout}'", count=len(bad),
+            examples=bad[:5], unit="line",
+        )
+
+
+def parse_json(data: bytes, role: str, label: str) -> pa.Table:
+    """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``."""
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(label, f"not valid JSON: {_one_line(exc)}") from None
+    if not isinstance(doc, dict):
+        raise InputError(
+            label, f'expected an object {{"user": {{"item": {_VALUE[role]}}}}}, '
+            f"got a JSON {type(doc).__name__} (JSON Lines files end in .jsonl)"
+        )
+    bad = [(u, v) for u, v in doc.items() if not isinstance(v, dict)]
+    if bad:
+        raise InputError(
+            label, "users whose value is not an object of items", count=len(bad),
+            examples=[(u, v) for u, v in bad[:5]], unit="user",
+        )
+    users = [u for u, items in doc.items() for _ in range(len(items))]
+    items = [i for per_user in doc.values() for i in per_user]
+    values = [v for per_user in doc.values() for v in per_user.values()]
+    odd = [(f"{u}/{i}", v) for u, i, v in zip(users, items, values, strict=True)
+           if isinstance(v, bool) or not isinstance(v, int | float)]
+    if odd:
+        raise InputError(
+            label, "values that are not numbers", column=_VALUE[role], count=len(odd),
+            examples=odd[:5], unit="entry",
+        )
+    return pa.table(
+        {
+            "user_id": pa.array(users, pa.string()),
+            "item_id": pa.array(items, pa.string()),
+            _VALUE[role]: pa.array(values, pa.float64()),
+        }
+    )

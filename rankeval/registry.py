@@ -17,6 +17,7 @@ class Metric:
     summary: str
     formula: str
     bounded: bool = True  # value always in [0, 1]
+    cutoff: bool = True  # takes a K (``ndcg@10``, ``ndcg@all``); r_precision cuts at R instead
 
 
 REGISTRY: dict[str, Metric] = {
@@ -57,6 +58,13 @@ REGISTRY: dict[str, Metric] = {
             ("ap", "average_precision", "mean_average_precision"),
             "average precision at each relevant item of the top K (see --ap-denominator)",
             "sum_j hit_j * precision@j / min(R, K)",
+        ),
+        Metric(
+            "r_precision",
+            ("rprec", "r_prec", "rprecision"),
+            "precision at R, the user's number of relevant items (equals recall at R)",
+            "sum_{j <= R} hit_j / R",
+            cutoff=False,
         ),
         Metric(
             "cg",

@@ -9,7 +9,7 @@ import math
 
 from .evaluation import Evaluation
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "csv", "markdown", "trec")
 
 
 def _fmt(value: float) -> str:
@@ -44,7 +44,15 @@ def settings_line(ev: Evaluation) -> str:
         else f"relevance >= {s.relevance_threshold:g}"
     )
     ap = "min(R, K)" if s.ap_denominator == "min" else "R"
-    parts = [f"gain {s.gain}", f"AP / {ap}", f"RR target {s.rr_target}", f"relevant: {relevant}"]
+    parts = [
+        f"gain {s.gain}",
+        f"AP / {ap}",
+        f"RR target {s.rr_target}",
+        f"relevant: {relevant}",
+        f"ties {s.ties}",
+    ]
+    if s.compat:
+        parts.insert(0, f"compat {s.compat}")
     return "settings: " + " · ".join(parts)
 
 
@@ -74,7 +82,7 @@ def render_csv(ev: Evaluation) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["metric", "name", "k", "value"])
     for spec in ev.specs:
-        writer.writerow([str(spec), spec.name, spec.k, repr(ev.metrics[str(spec)])])
+        writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)])])
     return out.getvalue()
 
 
@@ -90,6 +98,32 @@ def render_markdown(ev: Evaluation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_text(ev: Evaluation, fmt: str) -> str:
-    """JSON, CSV or Markdown as one string (the table is printed by ``render_table``)."""
+def render_trec(ev: Evaluation, per_user: bool = False) -> str:
+    """trec_eval's output: ``measure<TAB>user<TAB>value``, users first (``-q``), then ``all``.
+
+    Names are trec_eval's (``P_5``, ``ndcg_cut_10``) under ``--compat trec_eval``, whose
+    conventions they imply; otherwise rankeval's own (``ndcg@10``).
+    """
+    from .trec import measure_name
+
+    names = [measure_name(s) if ev.settings.compat else str(s) for s in ev.specs]
+    lines = []
+    if per_user:
+        columns = [ev.values(spec).tolist() for spec in ev.specs]
+        padded = [f"{name:<22}\t" for name in names]
+        for user, *values in zip(ev.per_user["user_id"], *columns, strict=True):
+            lines += [f"{p}{user}\t{v:.4f}\n" for p, v in zip(padded, values, strict=True)]
+    for spec, name in zip(ev.specs, names, strict=True):
+        lines.append(_trec_line(name, "all", ev.metrics[str(spec)]))
+    return "".join(lines)
+
+
+def _trec_line(name: str, user: str, value: float) -> str:
+    return f"{name:<22}\t{user}\t{value:.4f}\n"
+
+
+def render_text(ev: Evaluation, fmt: str, per_user: bool = False) -> str:
+    """JSON, CSV, Markdown or trec as one string (the table is printed by ``render_table``)."""
+    if fmt == "trec":
+        return render_trec(ev, per_user)
     return {"json": render_json, "csv": render_csv, "markdown": render_markdown}[fmt](ev)

@@ -76,7 +76,7 @@ def test_csv_and_markdown_reports(run_cli):
 
 def test_output_file_and_quiet(run_cli, tmp_path):
     out = tmp_path / "report.json"
-    r = run_cli("score", PREDS, TRUTH, "-f", "json", "-o", out, "-q")
+    r = run_cli("score", PREDS, TRUTH, "-f", "json", "-o", out, "--quiet")
     assert r.exit_code == 0
     assert r.stdout == ""
     assert r.stderr == ""
@@ -84,15 +84,15 @@ def test_output_file_and_quiet(run_cli, tmp_path):
 
 
 def test_per_user_csv_parquet_and_stdout(run_cli, tmp_path):
-    r = run_cli("score", PREDS, TRUTH, "--per-user", tmp_path / "u.csv", "-q")
+    r = run_cli("score", PREDS, TRUTH, "--per-user", tmp_path / "u.csv", "--quiet")
     assert r.exit_code == 0
     frame = pd.read_csv(tmp_path / "u.csv", dtype={"user_id": str})
     assert len(frame) == 298
     assert frame.columns[0] == "user_id"
-    run_cli("score", PREDS, TRUTH, "--per-user", tmp_path / "u.parquet", "-q")
+    run_cli("score", PREDS, TRUTH, "--per-user", tmp_path / "u.parquet", "--quiet")
     pd.testing.assert_frame_equal(frame, pd.read_parquet(tmp_path / "u.parquet"))
 
-    piped = run_cli("score", PREDS, TRUTH, "--per-user", "-", "-q")
+    piped = run_cli("score", PREDS, TRUTH, "--per-user", "-", "--quiet")
     assert piped.exit_code == 0
     assert pd.read_csv(io.StringIO(piped.stdout), dtype={"user_id": str}).equals(frame)
     assert "metric" in piped.stderr  # the human table moved to stderr
@@ -106,11 +106,11 @@ def test_stdin_needs_a_format_and_then_works(run_cli):
     missing = run_cli("score", "-", TRUTH, input=text)
     assert missing.exit_code == 2
     assert "--preds-format is required" in missing.stderr
-    ok = run_cli("score", "-", TRUTH, "--preds-format", "csv", "-f", "json", "-q", input=text)
+    ok = run_cli("score", "-", TRUTH, "--preds-format", "csv", "-f", "json", "--quiet", input=text)
     assert ok.exit_code == 0
     assert ok.json()["inputs"]["predictions"]["path"] == "-"
     truth_text = (SAMPLE / "truth.csv").read_text()
-    ok2 = run_cli("score", PREDS, "-", "--truth-format", "csv", "-q", input=truth_text)
+    ok2 = run_cli("score", PREDS, "-", "--truth-format", "csv", "--quiet", input=truth_text)
     assert ok2.exit_code == 0
     both = run_cli("score", "-", "-", "--preds-format", "csv", "--truth-format", "csv", input="")
     assert both.exit_code == 2
@@ -174,7 +174,7 @@ def test_dedupe_turns_the_duplicate_error_into_a_counted_warning(run_cli, write)
 
 
 def test_options_change_the_numbers_and_are_recorded(run_cli):
-    args = ["score", PREDS, TRUTH, "-m", "ndcg,map,mrr", "-f", "json", "-q"]
+    args = ["score", PREDS, TRUTH, "-m", "ndcg,map,mrr", "-f", "json", "--quiet"]
     base = run_cli(*args).json()
     other = run_cli(
         *args, "--gain", "exponential", "--ap-denominator", "relevant",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rankeval.errors import OptionError
-from rankeval.metric_names import MetricSpec, expand, parse, parse_ks
+from rankeval.metric_names import MetricSpec, expand, from_name, parse, parse_ks
 from rankeval.registry import LOOKUP, REGISTRY
 
 
@@ -26,9 +26,23 @@ def test_parse(text, expected):
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
-def test_canonical_names_round_trip(name):
-    spec = MetricSpec(name, 7)
-    assert parse(str(spec)) == (name, 7)
+@pytest.mark.parametrize("k", [7, None])
+def test_canonical_names_round_trip(name, k):
+    spec = MetricSpec(name, k if REGISTRY[name].cutoff else None)
+    assert from_name(str(spec)) == spec
+
+
+def test_all_and_metrics_without_cut_off():
+    assert parse("nDCG@ALL") == ("ndcg", "all")
+    assert str(MetricSpec("map", None)) == "map@all"
+    assert str(MetricSpec("r_precision", None)) == "r_precision"
+    specs = expand(["ndcg@all", "rprec", "p"], [5, 10])
+    assert [str(s) for s in specs] == ["ndcg@all", "r_precision", "precision@5", "precision@10"]
+    assert [s.column for s in specs] == ["all", "R", 5, 10]
+    with pytest.raises(OptionError, match="takes no cut-off"):
+        parse("r_precision@10")
+    with pytest.raises(OptionError, match="needs a cut-off"):
+        from_name("ndcg")
 
 
 def test_every_alias_maps_to_a_registered_metric():

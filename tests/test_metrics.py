@@ -236,12 +236,13 @@ def test_kernels_give_the_same_values_partition_by_partition():
         load_predictions(MemoryTable(preds, "p")),
         load_truth(MemoryTable(truth, "t")),
         ks,
+        cut=None,
         relevance_threshold=None,
         dedupe=False,
         skip_missing_users=False,
         zero_relevant_users="skip",
     )
-    specs = expand(list(REGISTRY_NAMES), ks)
+    specs = expand([*REGISTRY_NAMES, "ndcg@all", "map@all"], ks)
     conv = Conventions(gain="exponential", ap_denominator="min", rr_target="most-relevant")
     whole = compute(built.chunk, specs, conv)
     n = built.chunk.n_users
@@ -250,3 +251,35 @@ def test_kernels_give_the_same_values_partition_by_partition():
     for spec in specs:
         joined = np.concatenate([p[spec] for p in parts])
         np.testing.assert_array_equal(joined, whole[spec])
+
+
+def test_at_all_uses_the_whole_list():
+    truth = {"u": {"A": 1, "B": 1, "C": 1}}
+    preds = {"u": ["X", "A", "Y", "Z", "B"]}
+    r = one(preds, truth, ["precision@all", "recall@all", "mrr@all", "map@all", "ndcg@all"], 2)
+    assert r.metrics["precision@all"] == pytest.approx(2 / 5)
+    assert r.metrics["recall@all"] == pytest.approx(2 / 3)
+    assert r.metrics["mrr@all"] == pytest.approx(1 / 2)
+    assert r.metrics["map@all"] == pytest.approx((1 / 2 + 2 / 5) / 3)  # over R, like trec_eval
+    idcg = 1 + 1 / math.log2(3) + 1 / math.log2(4)  # the whole truth, not cut
+    assert r.metrics["ndcg@all"] == pytest.approx((1 / math.log2(3) + 1 / math.log2(6)) / idcg)
+    assert r.to_dict()["inputs"]["predictions"]["rows_beyond_k"] == 0  # nothing is cut
+    assert list(r.summary.columns) == ["all"]
+
+
+def test_r_precision_cuts_each_list_at_its_own_r():
+    truth = {"u1": {"A": 1, "B": 1}, "u2": {"C": 1, "D": 0}}
+    preds = {"u1": ["A", "X", "B"], "u2": ["X", "C"]}
+    r = one(preds, truth, ["r_precision", "precision"], 3)
+    assert r.per_user.set_index("user_id")["r_precision"].to_dict() == {"u1": 0.5, "u2": 0.0}
+    assert list(r.summary.columns) == [3, "R"]
+
+
+@pytest.mark.parametrize(
+    ("ties", "first"), [("trec", "B"), ("item-asc", "A"), ("input", "A")]
+)
+def test_ties_option_orders_tied_scores(ties, first):
+    frame = _scored([("u", "A", 1.0), ("u", "B", 1.0), ("u", "C", 2.0)])
+    r = evaluate(frame, judged({"u": {first: 1}}), ["mrr"], 3, ties=ties)
+    assert r.metrics["mrr@3"] == pytest.approx(1 / 2)
+    assert r.to_dict()["settings"]["ties"] == ties

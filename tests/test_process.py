@@ -36,9 +36,9 @@ def test_stdin_pipe_to_json_on_stdout():
 
 
 def test_no_color_means_no_escape_codes():
-    colored = run("score", PREDS, TRUTH, "-q", env={"FORCE_COLOR": "1"})
+    colored = run("score", PREDS, TRUTH, "--quiet", env={"FORCE_COLOR": "1"})
     assert b"\x1b[" in colored.stdout  # the check below can fail
-    plain = run("score", PREDS, TRUTH, "-q", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    plain = run("score", PREDS, TRUTH, "--quiet", env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert plain.returncode == 0
     assert b"\x1b[" not in plain.stdout
     assert b"ndcg" in plain.stdout
@@ -61,7 +61,7 @@ def test_closed_stdout_is_not_an_error(tmp_path):
     truth.to_csv(tmp_path / "t.csv", index=False)
     proc = subprocess.Popen(
         [*COMMAND, "score", str(tmp_path / "p.csv"), str(tmp_path / "t.csv"), "--per-user", "-",
-         "-q", "-m", "ndcg,map,mrr,recall,precision", "--k", "1,3,5,10"],
+         "--quiet", "-m", "ndcg,map,mrr,recall,precision", "--k", "1,3,5,10"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

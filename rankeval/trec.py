@@ -1,0 +1,82 @@
+"""trec_eval compatibility: its conventions, its measure names and its text output.
+
+``--compat trec_eval`` sets every convention to trec_eval's and reads metric names the way
+trec_eval does (``-m P.5,10 -m map -m ndcg_cut.10 -m recip_rank``); ``--format trec`` prints
+trec_eval's ``measure<TAB>user<TAB>value`` lines so that the two tools' outputs can be diffed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .metric_names import MetricSpec
+
+COMPAT = ("trec_eval",)
+
+# What trec_eval does, as rankeval options (trec_eval -c: users missing from the run score 0).
+CONVENTIONS: dict[str, object] = {
+    "gain": "linear",
+    "ap_denominator": "relevant",
+    "rr_target": "first-relevant",
+    "relevance_threshold": 1.0,
+    "skip_missing_users": False,
+    "zero_relevant_users": "zero",
+    "ties": "trec",
+}
+
+# trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000).
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# Measures that take cut-offs: trec_eval name -> rankeval name.
+CUT = {
+    "P": "precision",
+    "recall": "recall",
+    "map_cut": "map",
+    "ndcg_cut": "ndcg",
+    "success": "hit_rate",
+}
+# Measures over the whole list.
+UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision"}
+
+_MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
+
+
+def translate(words: Iterable[str]) -> list[str]:
+    """trec_eval measure names -> rankeval metric names; other names pass through unchanged.
+
+    ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes trec_eval's default cut-offs.
+    """
+    out: list[str] = []
+    for word in words:
+        previous: str | None = None
+        for part in (p.strip() for p in str(word).split(",")):
+            if not part:
+                continue
+            if part.isdigit() and previous is not None:  # the ",10" of "P.5,10"
+                out.append(f"{CUT[previous]}@{part}")
+                continue
+            match = _MEASURE.match(part)
+            name, k = (match.group(1), match.group(2)) if match else (part, None)
+            previous = name if name in CUT else None
+            if name in CUT:
+                ks = [k] if k else DEFAULT_CUTOFFS
+                out += [f"{CUT[name]}@{kk}" for kk in ks]
+            elif name in UNCUT and k is None:
+                out.append(UNCUT[name])
+            else:
+                out.append(part)
+    return out
+
+
+_NAMES = {v: k for k, v in CUT.items()}
+
+
+def measure_name(spec: MetricSpec) -> str:
+    """trec_eval's output name of a metric (``P_5``, ``map``, ``ndcg_cut_10``), else our own."""
+    uncut = {v: k for k, v in UNCUT.items()}
+    if str(spec) in uncut:
+        return uncut[str(spec)]
+    if spec.k is not None and spec.name in _NAMES:
+        return f"{_NAMES[spec.name]}_{spec.k}"
+    return str(spec)
