@@ -272,7 +272,7 @@ def build(
             )
     elif preds.score is not None:
         s = preds.score[rows]
-        tied_users = []
+        tied_users = [np.zeros(0, dtype=np.int64)]
         for k in ks:
             at_k = np.flatnonzero(pos[:-1] == k)
             straddle = (su[at_k + 1] == su[at_k]) & (s[at_k + 1] == s[at_k])

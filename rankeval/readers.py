@@ -370,15 +370,18 @@ def parse_trec(data: bytes, role: str, label: str) -> pa.Table:
 
 
 def _raise_field_count(text: bytes, n_fields: int, layout: str, label: str) -> None:
-    bad = [
-        (n, line.decode("utf-8", "replace"))
-        for n, line in enumerate(text.split(b"\n"), 1)
-        if len(line.split(b" ")) != n_fields
-    ]  # only on the error path
+    counts = [len(line.split(b" ")) for line in text.split(b"\n")]  # only on the error path
+    bad = [n for n, c in enumerate(counts, 1) if c != n_fields]
     if bad:
+        lines = text.split(b"\n")
+        other = {6: (4, "a qrels file: give it as TRUTH"), 4: (6, "a run: give it as PREDS")}
+        fields, what = other[n_fields]
+        hint = f"{len(bad)} of them have {fields} fields, as in {what}" if all(
+            counts[n - 1] == fields for n in bad) else None
         raise InputError(
             label, f"lines without the {n_fields} fields '{layout}'", count=len(bad),
-            examples=bad[:5], unit="line",
+            examples=[(n, lines[n - 1].decode("utf-8", "replace")) for n in bad[:5]],
+            unit="line", hint=hint,
         )
 
 

@@ -1,0 +1,198 @@
+"""trec_eval compatibility: TREC files in, trec_eval's conventions, names and output, checked
+against pytrec_eval (trec_eval's own code) on generated data, ties included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankeval import evaluate
+from rankeval.errors import InputError, OptionError
+from rankeval.trec import translate
+
+from .datagen import as_dicts, generate
+
+pytrec_eval = pytest.importorskip("pytrec_eval", reason="oracle missing: install '.[test]'")
+
+MEASURES = ["P.5,10", "recall.10", "map", "map_cut.10", "ndcg", "ndcg_cut.10", "recip_rank",
+            "Rprec", "success.10"]
+TREC_NAMES = ["P_5", "P_10", "recall_10", "map", "map_cut_10", "ndcg", "ndcg_cut_10",
+              "recip_rank", "Rprec", "success_10"]
+
+
+def write_run(preds: pd.DataFrame, path) -> None:
+    """A TREC run with ranks in score order and a deliberately misleading rank column order."""
+    frame = preds.sort_values(["user_id", "score"], ascending=[True, False])
+    rank = frame.groupby("user_id").cumcount() + 1
+    lines = [f"{u} Q0 {i} {r} {s!r} tag\n" for u, i, r, s in
+             zip(frame.user_id, frame.item_id, rank[::-1], frame.score, strict=True)]
+    path.write_text("".join(lines))
+
+
+def write_qrels(truth: pd.DataFrame, path) -> None:
+    rows = truth.itertuples(index=False)
+    path.write_text("".join(f"{u}\t0\t{i}\t{int(r)}\n" for u, i, r in rows))
+
+
+def trec_lines(text: str) -> dict[tuple[str, str], str]:
+    out = {}
+    for line in text.splitlines():
+        name, user, value = line.split("\t")
+        out[(name.strip(), user)] = value
+    return out
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+@pytest.mark.parametrize("ties", [False, True], ids=["tie-free", "tied-scores"])
+def test_compat_trec_eval_matches_pytrec_eval(tmp_path, run_cli, seed, ties):
+    preds, truth = generate(seed, 120, 150, 25, 15)
+    if ties:  # few distinct scores: the tie order decides most lists
+        preds = preds.assign(score=np.round(preds.score, 0))
+    qrels, run = as_dicts(preds, truth)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_NAMES) - {"P_5", "P_10"}
+                                            | {"P.5", "P.10"}).evaluate(run)
+    run_path, qrels_path = tmp_path / "a.run", tmp_path / "a.qrels"
+    write_run(preds, run_path)
+    write_qrels(truth, qrels_path)
+
+    ours = evaluate(str(run_path), str(qrels_path), MEASURES, compat="trec_eval")
+    assert [str(s) for s in ours.specs] == [
+        "precision@5", "precision@10", "recall@10", "map@all", "map@10", "ndcg@all", "ndcg@10",
+        "mrr@all", "r_precision", "hit_rate@10"]
+    n_truth_users = truth.user_id.nunique()
+    assert ours.users.evaluated == n_truth_users  # trec_eval -c: every qrels user counts
+    table = ours.per_user.set_index("user_id")
+    assert set(theirs) <= set(table.index)
+    for spec, name in zip(ours.specs, TREC_NAMES, strict=True):
+        for user, values in theirs.items():
+            assert table.loc[user, str(spec)] == pytest.approx(values[name], abs=1e-9), (
+                name, user)
+        # Users pytrec_eval does not see (no predictions) count as 0, as with trec_eval -c.
+        missing = set(table.index) - set(theirs)
+        assert (table.loc[sorted(missing), str(spec)] == 0).all()
+        expected = sum(v[name] for v in theirs.values()) / n_truth_users
+        assert ours.metrics[str(spec)] == pytest.approx(expected, abs=1e-9)
+
+    # The command prints the same numbers in trec_eval's own layout and names.
+    args = ["score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec", "-q"]
+    for m in MEASURES:
+        args += ["-m", m]
+    r = run_cli(*args)
+    assert r.exit_code == 0, r.stderr
+    printed = trec_lines(r.stdout)
+    for name in TREC_NAMES:
+        for user, values in theirs.items():
+            assert printed[(name, user)] == f"{values[name]:.4f}", (name, user)
+        assert (name, "all") in printed
+    assert r.stdout.splitlines()[0].startswith(f"{'P_5':<22}\t")
+
+
+def test_tied_scores_are_reported(tmp_path, run_cli):
+    preds, truth = generate(5, 50, 60, 20, 10)
+    preds = preds.assign(score=np.round(preds.score, 0))
+    r = evaluate(preds, truth, ["ndcg_cut.5,10"], compat="trec_eval")
+    assert any(n.code == "ties_at_cutoff" for n in r.notices)
+
+
+def test_translate_trec_eval_measure_names():
+    assert translate(["P.5,10", "map", "ndcg_cut_20", "recip_rank", "Rprec", "success.1"]) == [
+        "precision@5", "precision@10", "map@all", "ndcg@20", "mrr@all", "r_precision",
+        "hit_rate@1"]
+    assert translate(["P"])[:3] == ["precision@5", "precision@10", "precision@15"]
+    assert translate(["ndcg@10", "f1"]) == ["ndcg@10", "f1"]  # rankeval names pass through
+
+
+def test_compat_refuses_contradicting_options():
+    with pytest.raises(OptionError, match="--compat trec_eval sets --ap-denominator"):
+        evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval", ap_denominator="min")
+    with pytest.raises(OptionError, match="--compat trec_eval sets --skip-missing-users"):
+        evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval",
+                 skip_missing_users=True)
+
+
+def test_compat_settings_are_recorded(run_cli, write):
+    run = write("a.run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+    qrels = write("a.qrels", "q1 0 d2 1\nq2 0 d9 0\n")
+    r = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    report = r.json()
+    assert report["settings"]["compat"] == "trec_eval"
+    assert report["settings"]["ap_denominator"] == "relevant"
+    assert report["settings"]["zero_relevant_users"] == "zero"
+    assert report["settings"]["relevance_threshold"] == 1.0
+    assert report["metrics"] == {"map@all": 0.25}  # q1: 1/2, q2 (nothing relevant): 0
+    table = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map")
+    assert "compat trec_eval" in table.stdout
+    assert "@all" in table.stdout
+
+
+def test_rank_column_of_a_run_is_ignored(write):
+    run = write("a.run", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 5.0 t\n")  # d2 scores higher
+    qrels = write("a.qrels", "q1 0 d2 1\n")
+    assert evaluate(str(run), str(qrels), ["mrr@1"]).metrics["mrr@1"] == 1.0
+
+
+def test_trec_whitespace_gzip_and_stdin(write, run_cli):
+    import gzip
+
+    text = "q1  Q0\td1 1 1.0 t\r\n  q1 Q0 d2 2 0.5 t  \n"
+    run = write("a.run.gz", gzip.compress(text.encode()))
+    qrels = write("q.txt", "q1 0 d2 1\n")
+    r = evaluate(str(run), str(qrels), ["mrr@2"], truth_format="qrels")
+    assert r.metrics["mrr@2"] == 0.5
+    piped = run_cli("score", "-", qrels, "--preds-format", "trec", "--truth-format", "qrels",
+                    "-m", "mrr@2", "-f", "json", input=text)
+    assert piped.json()["metrics"]["mrr@2"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("a.run", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5\n", "line 2 ('q1 Q0 d2 2 0.5')"),
+        ("a.run", "q1 0 d1 1\n", "1 of them have 4 fields, as in a qrels file"),
+        ("a.run", "q1 Q0 d1 1 high t\n", "column 'score': 1 non-numeric values, e.g. line 1"),
+        ("a.run", "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 0.5 t\n", "1 blank lines, e.g. line 2"),
+        ("a.run", "q1 Q0 d1 1 nan t\n", "NaN"),
+        ("a.json", '{"q1": {"d1": "x"}}', "values that are not numbers, e.g. entry q1/d1"),
+        ("a.json", '{"q1": [1, 2]}', "not an object of items"),
+        ("a.json", '[{"q1": 1}]', "expected an object"),
+        ("a.json", '{"q1": {"d1": 1}', "not valid JSON"),
+        ("a.jsonl", '{"user_id": "q1", "item_id": "d1", "score": 1}\n{"user_id": \n', "JSON Lines"),
+    ],
+)
+def test_malformed_lines_are_exit_2_naming_the_line(write, run_cli, name, text, message):
+    preds = write(name, text)
+    truth = write("t.csv", "user_id,item_id,relevance\nq1,d1,1\n")
+    r = run_cli("score", preds, truth)
+    assert r.exit_code == 2
+    assert message in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    with pytest.raises(InputError):
+        evaluate(str(preds), str(truth))
+
+
+def test_qrels_in_every_layout_give_the_same_numbers(write):
+    preds, truth = generate(21, 60, 80, 15, 10)
+    qrels, run = as_dicts(preds, truth)
+    import json
+
+    files = {
+        "csv": (write("p.csv", preds), write("t.csv", truth)),
+        "parquet": (write("p.parquet", preds), write("t.parquet", truth)),
+        "json": (write("p.json", json.dumps(run)), write("t.json", json.dumps(qrels))),
+        "jsonl": (
+            write("p.jsonl", preds.to_json(orient="records", lines=True)),
+            write("t.jsonl", truth.to_json(orient="records", lines=True)),
+        ),
+    }
+    run_path, qrels_path = write("p.run", ""), write("t.qrels", "")
+    write_run(preds, run_path)
+    write_qrels(truth, qrels_path)
+    files["trec"] = (run_path, qrels_path)
+    results = {
+        fmt: evaluate(str(p), str(t), ["ndcg", "map", "r_precision", "mrr@all"], [5, 10]).metrics
+        for fmt, (p, t) in files.items()
+    }
+    for fmt, metrics in results.items():
+        assert metrics == results["csv"], fmt
