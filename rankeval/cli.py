@@ -101,6 +101,7 @@ def cli() -> None:
 
     \b
     rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
+    rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
     rankeval metrics                                # what every metric means
 
     Exit codes: 0 success, 1 a quality gate failed, 2 usage or input error.
@@ -343,6 +344,76 @@ def score(
         from .report import render_text
 
         write_text(output, render_text(result, fmt, per_user=per_query))
+    return 0
+
+
+ALL_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl"]
+
+
+@cli.command()
+@click.argument("source", metavar="IN")
+@click.argument("target", metavar="OUT")
+@click.option(
+    "--kind",
+    type=click.Choice(["predictions", "truth"], case_sensitive=False),
+    help="What IN holds (default: from the name, .run/.qrels, or the columns: a relevance "
+    "column means truth).",
+)
+@click.option("--from", "from_format", type=click.Choice(ALL_FORMATS, case_sensitive=False),
+              help="Format of IN (default: from the extension; required for -).")
+@click.option("--to", "to_format", type=click.Choice(ALL_FORMATS, case_sensitive=False),
+              help="Format of OUT (default: from the extension; required for -).")
+@click.option("--tag", default="rankeval", show_default=True,
+              help="Run tag, the last field of each line of a TREC run.")
+@click.option(
+    "--ties",
+    type=click.Choice(["trec", "item-asc", "input"], case_sensitive=False),
+    default="trec",
+    show_default=True,
+    help="Order of tied scores when writing a TREC run or JSON in ranking order.",
+)
+@click.option("--user-col", help=COLUMN_HELP)
+@click.option("--item-col", help=COLUMN_HELP)
+@click.option("--rank-col", help=COLUMN_HELP)
+@click.option("--score-col", help=COLUMN_HELP)
+@click.option("--relevance-col", help=COLUMN_HELP)
+@click.option("--quiet", is_flag=True, help="Do not print the summary line.")
+@_debug_option
+def convert(source, target, kind, from_format, to_format, tag, ties, quiet, debug, **cols) -> int:
+    """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
+
+    Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
+    .json .jsonl, optionally .gz). A TREC run is written in ranking order; when the input has
+    no scores, each row gets score = 1/rank so that the order survives.
+
+    \b
+    Examples:
+      rankeval convert preds.csv preds.run
+      rankeval convert truth.csv truth.qrels
+      rankeval convert run.trec run.parquet --kind predictions
+      rankeval convert qrels.json qrels.csv --kind truth
+      cat preds.tsv | rankeval convert - - --from tsv --to trec --kind predictions > preds.run
+    """
+    from .convert import convert as run_convert
+
+    done = run_convert(
+        source,
+        target,
+        kind=kind.lower() if kind else None,
+        from_format=from_format,
+        to_format=to_format,
+        tag=tag,
+        ties=ties.lower(),
+        **cols,
+    )
+    if not quiet:
+        for notice in done.notices:
+            click.echo(f"rankeval: warning: {notice.message}", err=True)
+        click.echo(
+            f"rankeval: wrote {done.rows:,} rows of {done.kind} ({done.source_format} -> "
+            f"{done.target_format}) to {'standard output' if target == '-' else target}",
+            err=True,
+        )
     return 0
 
 

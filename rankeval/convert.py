@@ -1,0 +1,223 @@
+"""``rankeval convert``: predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
+
+Every row is kept. Tabular outputs keep the input's row order and columns; a TREC run and the
+dict-of-dicts JSON need a score per row, so they are written in ranking order with
+``score = 1 / rank`` when the input has ranks (or only a file order) and no scores.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from .errors import InputError, Notice, OptionError
+from .ranking import TIES, factorize, segment_positions, sort_order
+from .readers import STDIN, Table, detect_format, open_table
+from .validate import COLUMNS, Predictions, load_predictions, load_truth
+from .writers import STDOUT, check_writable, write_atomic
+
+KINDS = ("predictions", "truth")
+_KIND_BY_SUFFIX = {".qrels": "truth", ".run": "predictions"}
+
+
+@dataclass(frozen=True)
+class Converted:
+    kind: str
+    rows: int
+    source_format: str
+    target_format: str
+    notices: list[Notice] = field(default_factory=list)
+
+
+def convert(
+    source: str,
+    target: str,
+    *,
+    kind: str | None = None,
+    from_format: str | None = None,
+    to_format: str | None = None,
+    tag: str = "rankeval",
+    ties: str = "trec",
+    user_col: str | None = None,
+    item_col: str | None = None,
+    rank_col: str | None = None,
+    score_col: str | None = None,
+    relevance_col: str | None = None,
+) -> Converted:
+    """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
+    if kind is not None and kind not in KINDS:
+        raise OptionError(f"--kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if ties not in TIES:
+        raise OptionError(f"--ties must be one of {', '.join(TIES)}, got {ties!r}")
+    in_fmt = detect_format(source, from_format, "--from")
+    out_fmt = detect_format(target, to_format, "--to") if target != STDOUT or to_format else None
+    if out_fmt is None:
+        raise OptionError("--to is required when writing to '-' (standard output)")
+    check_writable(target, "OUT")
+    kind = kind or _kind_from_name(source) or _kind_from_name(target)
+    if kind is None and (in_fmt == "json" or (in_fmt == "trec" and source == STDIN)):
+        raise OptionError(f"{source}: cannot tell a run from qrels here: say which with --kind")
+    if kind is None and in_fmt == "trec":
+        table, kind = _open_trec_either(source)
+    else:
+        table = open_table(source, in_fmt, "--from", role=kind or "predictions")
+        kind = kind or _kind_from_columns(table, relevance_col)
+
+    notices: list[Notice] = []
+    if kind == "predictions":
+        preds = load_predictions(table, user_col, item_col, rank_col, score_col)
+        out = _predictions_table(preds, out_fmt, ties, notices)
+    else:
+        truth = load_truth(table, user_col, item_col, relevance_col)
+        out = pa.table(
+            {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
+        )
+    data = _encode(out, out_fmt, kind, tag)
+    _write(target, data, out_fmt, out)
+    return Converted(kind, out.num_rows, in_fmt, out_fmt, notices)
+
+
+def _kind_from_name(path: str) -> str | None:
+    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
+    return _KIND_BY_SUFFIX.get(suffixes[-1]) if suffixes else None
+
+
+def _open_trec_either(source: str) -> tuple[Table, str]:
+    """A TREC file of unknown kind: a run if it has a run's 6 fields, else qrels (4 fields)."""
+    try:
+        return open_table(source, "trec", "--from", role="predictions"), "predictions"
+    except InputError as as_run:
+        try:
+            return open_table(source, "trec", "--from", role="truth"), "truth"
+        except InputError:
+            raise as_run from None
+
+
+def _kind_from_columns(table: Table, relevance_col: str | None) -> str:
+    names = {c.lower() for c in table.columns}
+    default, aliases = COLUMNS["relevance"]
+    wanted = {relevance_col.lower()} if relevance_col else {default, *map(str.lower, aliases)}
+    return "truth" if names & wanted else "predictions"
+
+
+def _predictions_table(
+    preds: Predictions, out_fmt: str, ties: str, notices: list[Notice]
+) -> pa.Table:
+    columns: dict[str, object] = {"user_id": preds.user, "item_id": preds.item}
+    if out_fmt not in ("trec", "json"):
+        if preds.rank is not None:
+            columns["rank"] = pa.array(preds.rank.astype(np.int64))
+        if preds.score is not None:
+            columns["score"] = pa.array(preds.score)
+        return pa.table(columns)
+    # TREC and JSON need every list in ranking order, with a score that keeps that order.
+    (user, item), _ = factorize(preds.user, preds.item)
+    if preds.rank is not None:
+        order = sort_order([(user, False), (preds.rank, False)])
+    elif preds.score is not None:
+        keys = [(user, False), (preds.score, True)]
+        order = sort_order(keys if ties == "input" else [*keys, (item, ties == "trec")])
+    else:
+        order = sort_order([(user, False)])
+    rank = segment_positions(user[order])
+    score = preds.score[order] if preds.score is not None else 1.0 / rank
+    if preds.rank is not None and preds.score is not None:
+        su = user[order]
+        disorder = (su[1:] == su[:-1]) & (score[1:] >= score[:-1])
+        if disorder.any():
+            n = np.unique(su[1:][disorder]).size
+            notices.append(Notice(
+                "scores_disagree_with_ranks",
+                f"{n:,} users have scores that tie or do not fall with their ranks; the file is "
+                f"written in rank order, but trec_eval and ranx will order by score",
+                n,
+            ))
+    take = pa.array(order)
+    return pa.table(
+        {
+            "user_id": preds.user.take(take),
+            "item_id": preds.item.take(take),
+            "rank": pa.array(rank),
+            "score": pa.array(score),
+        }
+    )
+
+
+def _encode(table: pa.Table, fmt: str, kind: str, tag: str) -> bytes | None:
+    """Text formats as bytes; None for Parquet, which is written by pyarrow directly."""
+    if fmt == "parquet":
+        return None
+    if fmt in ("csv", "tsv"):
+        delimiter = "," if fmt == "csv" else "\t"
+        special = f'[{delimiter}"\\r\\n]'
+        quote = any(
+            pc.any(pc.match_substring_regex(table.column(name), special)).as_py()
+            for name in table.column_names
+            if pa.types.is_string(table.column(name).type)
+        )  # Arrow would quote every string; plain ids read better and diff better
+        sink = pa.BufferOutputStream()
+        options = pa_csv.WriteOptions(
+            include_header=False, delimiter=delimiter, quoting_style="needed" if quote else "none"
+        )
+        pa_csv.write_csv(table, sink, options)
+        header = delimiter.join(table.column_names) + "\n"  # our own names: never need quotes
+        return header.encode() + sink.getvalue().to_pybytes()
+    cols = {name: table.column(name).to_pylist() for name in table.column_names}
+    value = "score" if kind == "predictions" else "relevance"
+    if fmt == "jsonl":
+        rows = zip(*cols.values(), strict=True)
+        return "".join(json.dumps(dict(zip(cols, r, strict=True))) + "\n" for r in rows).encode()
+    if fmt == "json":
+        doc: dict[str, dict[str, float]] = {}
+        for u, i, v in zip(cols["user_id"], cols["item_id"], cols[value], strict=True):
+            doc.setdefault(u, {})[i] = _number(v)
+        return json.dumps(doc).encode()
+    if kind == "predictions":  # a TREC run
+        return "".join(
+            f"{u} Q0 {i} {r} {s!r} {tag}\n"
+            for u, i, r, s in zip(
+                cols["user_id"], cols["item_id"], cols["rank"], cols["score"], strict=True
+            )
+        ).encode()
+    return "".join(
+        f"{u} 0 {i} {_number(r)}\n"
+        for u, i, r in zip(cols["user_id"], cols["item_id"], cols["relevance"], strict=True)
+    ).encode()
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
+
+
+def _write(target: str, data: bytes | None, fmt: str, table: pa.Table) -> None:
+    import sys
+
+    if data is None:
+        if target == STDOUT:
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink)
+            sys.stdout.buffer.write(sink.getvalue().to_pybytes())
+        else:
+            write_atomic(target, lambda tmp: pq.write_table(table, tmp))
+        return
+    if target == STDOUT:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    if target.lower().endswith(".gz"):
+        data = gzip.compress(data)
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+
+    write_atomic(target, write)
+
