@@ -196,3 +196,13 @@ def test_qrels_in_every_layout_give_the_same_numbers(write):
     }
     for fmt, metrics in results.items():
         assert metrics == results["csv"], fmt
+
+
+def test_per_query_needs_the_trec_format(run_cli, write):
+    run = write("a.run", "q1 Q0 d1 1 2.0 t\n")
+    qrels = write("a.qrels", "q1 0 d1 1\n")
+    r = run_cli("score", run, qrels, "-q")
+    assert r.exit_code == 2
+    assert "--per-user FILE" in r.stderr
+    plain = run_cli("score", run, qrels, "-f", "trec", "-m", "ndcg@5")
+    assert plain.stdout == f"{'ndcg@5':<22}\tall\t1.0000\n"  # rankeval names without --compat
