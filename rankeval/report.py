@@ -50,6 +50,8 @@ def settings_line(ev: Evaluation) -> str:
         f"RR target {s.rr_target}",
         f"relevant: {relevant}",
         f"ties {s.ties}",
+        f"users without relevant items: {s.zero_relevant_users}",
+        f"users without predictions: {'skip' if s.skip_missing_users else 'zero'}",
     ]
     if s.compat:
         parts.insert(0, f"compat {s.compat}")
