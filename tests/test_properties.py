@@ -58,7 +58,8 @@ OPTIONS = st.fixed_dictionaries(
 def test_bounded_metrics_lie_in_unit_interval(data, options):
     preds, truth = data
     assume(_usable(preds, truth))
-    r = evaluate(preds, truth, list(REGISTRY), KS, **options)
+    whole = [f"{name}@all" for name, m in REGISTRY.items() if m.cutoff]
+    r = evaluate(preds, truth, [*REGISTRY, *whole], KS, **options)
     frame = r.per_user
     for spec in r.settings.specs:
         values = frame[str(spec)].to_numpy()
@@ -76,10 +77,14 @@ def test_a_perfect_ranking_scores_one(data, gain):
     ideal = relevant.sort_values(["user_id", "relevance", "item_id"], ascending=[True, False, True])
     ideal = ideal.assign(rank=ideal.groupby("user_id").cumcount() + 1)
     ideal = ideal[["user_id", "item_id", "rank"]]
-    r = evaluate(ideal, truth, ["ndcg", "map", "mrr", "hit_rate", "recall"], KS, gain=gain)
+    names = ["ndcg", "map", "mrr", "hit_rate", "recall"]
+    r = evaluate(ideal, truth, [*names, "ndcg@all", "map@all", "recall@all", "r_precision"], KS,
+                 gain=gain)
     for name in ("ndcg", "map", "mrr", "hit_rate"):
         for k in KS:
             assert r.metrics[f"{name}@{k}"] == pytest.approx(1.0), (name, k)
+    for name in ("ndcg@all", "map@all", "recall@all", "r_precision"):
+        assert r.metrics[name] == pytest.approx(1.0), name
     n_rel = relevant.groupby("user_id").size()
     if (n_rel <= 1).all():
         assert r.metrics["recall@1"] == pytest.approx(1.0)
