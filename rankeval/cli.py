@@ -108,6 +108,25 @@ def cli() -> None:
     """
 
 
+def _load_config(ctx: click.Context, param, value: str | None) -> None:
+    """Eager --config: the file's settings become the defaults of the other options."""
+    from .config import default_map, find_config
+
+    found = find_config(value)
+    if found is None:
+        return
+    path, table = found
+    # Keys are the long flags without dashes (k, metrics, fail_under, format, ...).
+    params = {
+        opt.lstrip("-").replace("-", "_"): p
+        for p in ctx.command.params
+        if isinstance(p, click.Option) and p.name not in ("config", "debug", "help")
+        for opt in p.opts
+        if opt.startswith("--")
+    }
+    ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params)}
+
+
 def _debug_option(f):
     return click.option(
         "--debug",
@@ -237,6 +256,45 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
     help="With --format trec: a line per user and measure before the 'all' lines "
     "(trec_eval's -q).",
 )
+@click.option(
+    "--fail-under",
+    multiple=True,
+    metavar="METRIC=VALUE",
+    help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also 'ndcg@10>=0.35').",
+)
+@click.option(
+    "--fail-over",
+    multiple=True,
+    metavar="METRIC=VALUE",
+    help="Gate: exit 1 when METRIC's mean is above VALUE (repeatable).",
+)
+@click.option(
+    "--baseline",
+    metavar="REPORT.json",
+    help="A JSON report of an earlier run (-f json -o FILE) to compare with.",
+)
+@click.option(
+    "--max-drop",
+    multiple=True,
+    metavar="[METRIC=]DROP[%]",
+    help="Gate against --baseline: exit 1 when METRIC falls more than DROP (absolute, or "
+    "relative with %); without METRIC, for every metric in both reports.",
+)
+@click.option(
+    "--allow-settings-change",
+    is_flag=True,
+    help="Compare with a --baseline computed with other settings.",
+)
+@click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@click.option(
+    "--config",
+    metavar="FILE",
+    is_eager=True,
+    expose_value=False,
+    callback=_load_config,
+    help="Read options from FILE ([tool.rankeval] in pyproject.toml, or rankeval.toml); by "
+    "default ./rankeval.toml or ./pyproject.toml when they have the section. Flags override it.",
+)
 @click.option("--quiet", is_flag=True, help="Do not print warnings.")
 @_debug_option
 def score(
@@ -264,6 +322,12 @@ def score(
     output,
     per_user,
     per_query,
+    fail_under,
+    fail_over,
+    baseline,
+    max_drop,
+    allow_settings_change,
+    junit,
     quiet,
     debug,
 ) -> int:
@@ -281,8 +345,13 @@ def score(
       rankeval score preds.csv truth.csv -m ndcg@10 -f json -o report.json
       cat preds.tsv | rankeval score - truth.csv --preds-format tsv --per-user users.csv
       rankeval score preds.csv truth.csv --gain exponential --ap-denominator relevant
+      rankeval score preds.csv truth.csv --fail-under ndcg@10=0.35 --baseline main.json \\
+          --max-drop 1% --junit gates.xml
+
+    Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
     from .evaluation import evaluate_inputs, make_settings
+    from .gates import plan_gates
     from .readers import STDIN, open_table
     from .validate import load_predictions, load_truth
     from .writers import STDOUT, check_writable, per_user_format, write_per_user, write_text
@@ -307,6 +376,9 @@ def score(
         zero_relevant_users=lower(zero_relevant_users),
         dedupe=dedupe,
     )
+    plan = plan_gates(settings, fail_under, fail_over, max_drop, baseline, allow_settings_change)
+    if junit is not None:
+        check_writable(junit, "--junit")
     if predictions == STDIN and truth == STDIN:
         raise OptionError("PREDS and TRUTH cannot both be read from standard input")
     if per_user is not None:
@@ -321,6 +393,7 @@ def score(
     preds = load_predictions(preds_table, user_col, item_col, rank_col, score_col)
     gold = load_truth(truth_table, user_col, item_col, relevance_col)
     result = evaluate_inputs(preds, gold, settings)
+    result.apply_gates(plan)
 
     if not quiet:
         for notice in result.notices:
@@ -344,7 +417,22 @@ def score(
         from .report import render_text
 
         write_text(output, render_text(result, fmt, per_user=per_query))
-    return 0
+    return _finish_gates(result, junit, quiet)
+
+
+def _finish_gates(result, junit: str | None, quiet: bool) -> int:
+    """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
+    from .ci import append_step_summary, render_junit
+    from .errors import EXIT_GATE_FAILED
+    from .writers import write_text
+
+    if junit is not None:
+        write_text(junit, render_junit(result))
+    append_step_summary(result)
+    for verdict in result.verdicts:
+        if not verdict.passed or not quiet:
+            click.echo(f"rankeval: {verdict.message()}", err=True)
+    return 0 if result.passed else EXIT_GATE_FAILED
 
 
 ALL_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl"]

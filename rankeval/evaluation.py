@@ -27,7 +27,8 @@ from .registry import DEFAULT_K, DEFAULT_METRICS
 from .validate import Predictions, Truth, load_predictions, load_truth
 
 # Version of the JSON report's layout; bump it when a key changes meaning or disappears.
-#   1: rankeval, schema, k, metrics, settings, inputs, users, warnings, notices.
+#   1: rankeval, schema, k, metrics, settings, inputs, users, gates, passed, baseline,
+#      warnings, notices.
 SCHEMA_VERSION = 1
 ZERO_RELEVANT_POLICIES = ("skip", "zero")
 
@@ -169,6 +170,25 @@ class Evaluation:
         self._values = values
         self._user_ids = user_ids
         self.metrics: dict[str, float] = {str(s): float(v.mean()) for s, v in values.items()}
+        self.verdicts: list = []  # gates.Verdict, set by apply_gates
+        self.baseline: dict[str, Any] | None = None
+
+    def apply_gates(self, plan) -> list:
+        """Judge ``plan`` (a ``gates.GatePlan``) on these results; the verdicts join the report."""
+        self.verdicts = plan.check(self.metrics)
+        if plan.baseline is not None:
+            rows = plan.comparison(self.metrics)
+            self.baseline = {
+                "path": plan.baseline.path,
+                "metrics": {m: b for m, b, _, _ in rows},
+                "delta": {m: d for m, _, _, d in rows},
+            }
+        return self.verdicts
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed (True when there are none)."""
+        return all(v.passed for v in self.verdicts)
 
     @property
     def warnings(self) -> list[str]:
@@ -217,6 +237,9 @@ class Evaluation:
                 for role, summary in self.inputs.items()
             },
             "users": dataclasses.asdict(self.users),
+            "gates": [v.to_dict() for v in self.verdicts],
+            "passed": self.passed,
+            "baseline": self.baseline,
             "warnings": self.warnings,
             "notices": [dataclasses.asdict(n) for n in self.notices],
         }

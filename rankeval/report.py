@@ -8,6 +8,7 @@ import json
 import math
 
 from .evaluation import Evaluation
+from .gates import show_pair
 
 FORMATS = ("table", "json", "csv", "markdown", "trec")
 
@@ -72,6 +73,26 @@ def render_table(ev: Evaluation, console) -> None:
     console.print(table)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(settings_line(ev), style="dim", highlight=False, soft_wrap=True)
+    if ev.baseline is not None:
+        console.print()
+        base = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("metric", "baseline", "current", "delta"):
+            base.add_column(column, justify="left" if column == "metric" else "right")
+        for name, b, current, delta in _comparison(ev):
+            style = "red" if delta < 0 else "green" if delta > 0 else None
+            base.add_row(name, f"{b:.4f}", f"{current:.4f}", f"{delta:+.4f}", style=style)
+        console.print(base)
+        console.print(f"baseline: {ev.baseline['path']}", style="dim", highlight=False)
+    if ev.verdicts:
+        console.print()
+        gates = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("gate", "value", "condition", "verdict"):
+            gates.add_column(column, justify="right" if column == "value" else "left")
+        for v in ev.verdicts:
+            verdict = "[green]passed[/]" if v.passed else "[bold red]FAILED[/]"
+            value, _ = show_pair(v.value, v.limit)
+            gates.add_row(v.metric, value, v.condition(), verdict)
+        console.print(gates)
 
 
 def render_json(ev: Evaluation) -> str:
@@ -88,14 +109,41 @@ def render_csv(ev: Evaluation) -> str:
     return out.getvalue()
 
 
+def _comparison(ev: Evaluation) -> list[tuple[str, float, float, float]]:
+    base = ev.baseline or {"metrics": {}}
+    return [(m, b, ev.metrics[m], ev.metrics[m] - b) for m, b in base["metrics"].items()]
+
+
 def render_markdown(ev: Evaluation) -> str:
+    """A compact summary for pull requests and GITHUB_STEP_SUMMARY: verdict first."""
+    lines = []
+    if ev.verdicts:
+        failed = sum(not v.passed for v in ev.verdicts)
+        lines += [
+            f"**rankeval: {failed} of {len(ev.verdicts)} gates failed** ❌"
+            if failed
+            else f"**rankeval: all {len(ev.verdicts)} gates passed** ✅",
+            "",
+            "| | gate | value | condition |",
+            "|---|---|---:|---|",
+        ]
+        for v in ev.verdicts:
+            mark = "✅" if v.passed else "❌"
+            lines.append(f"| {mark} | {v.metric} | {show_pair(v.value, v.limit)[0]} | "
+                         f"{v.condition()} |")
+        lines.append("")
     summary = ev.summary
-    lines = [
+    lines += [
         "| metric | " + " | ".join(f"@{k}" for k in summary.columns) + " |",
         "|---|" + "---:|" * len(summary.columns),
     ]
     for name, row in summary.iterrows():
         lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in row) + " |")
+    if ev.baseline is not None:
+        lines += ["", f"Against `{ev.baseline['path']}`:", "",
+                  "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
+        for name, b, current, delta in _comparison(ev):
+            lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
     lines += ["", users_line(ev), "", settings_line(ev)]
     return "\n".join(lines) + "\n"
 

@@ -41,6 +41,12 @@ class Run:
         return json.loads(self.stdout)
 
 
+@pytest.fixture(autouse=True)
+def _no_ci_environment(monkeypatch):
+    """Tests must not append to a real GitHub step summary when the suite itself runs in CI."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 @pytest.fixture
 def run_cli():
     """Invoke the CLI in-process: run_cli("score", a, b, input=...) -> Run."""

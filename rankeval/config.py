@@ -1,0 +1,79 @@
+"""Options from a config file: ``[tool.rankeval]`` in pyproject.toml, or a rankeval.toml.
+
+The file gives defaults for the ``score`` options (so a repository keeps its quality bar in
+version control); flags on the command line override it. Unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .errors import OptionError
+
+CANDIDATES = ("rankeval.toml", "pyproject.toml")
+# Keys whose values are paths, resolved against the config file's folder.
+PATH_KEYS = ("baseline", "junit")
+
+
+def find_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path, dict] | None:
+    """The config to use: ``explicit``, else rankeval.toml, else pyproject.toml's section."""
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise OptionError(f"--config {explicit}: no such file")
+        table = _section(path, required=True)
+        return path, table
+    here = cwd or Path.cwd()
+    for name in CANDIDATES:
+        path = here / name
+        if path.is_file():
+            table = _section(path, required=False)
+            if table is not None:
+                return path, table
+    return None
+
+
+def _section(path: Path, required: bool) -> dict | None:
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise OptionError(f"{path}: not valid TOML ({exc})") from None
+    if path.name == "pyproject.toml" or "tool" in doc:
+        table = doc.get("tool", {}).get("rankeval")
+    else:
+        table = doc.get("rankeval", doc)  # rankeval.toml: top-level keys or a [rankeval] table
+    if table is None and required:
+        raise OptionError(f"{path}: no [tool.rankeval] section")
+    if table is not None and not isinstance(table, dict):
+        raise OptionError(f"{path}: [tool.rankeval] must be a table")
+    return table
+
+
+def default_map(path: Path, table: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """Config keys -> click defaults; ``params`` maps each key (a long flag without its dashes,
+    ``fail_under``) to its click Option.
+
+    ``fail_under = {"ndcg@10" = 0.35}`` becomes ``["ndcg@10=0.35"]``; lists stay lists; paths
+    are taken relative to the config file.
+    """
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in params:
+            close = difflib.get_close_matches(name, list(params), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise OptionError(f"{path}: unknown key {key!r} in the rankeval settings{hint}")
+        param = params[name]
+        if isinstance(value, dict):
+            value = [f"{m}={v}" for m, v in value.items()]
+        if name in PATH_KEYS and isinstance(value, str):
+            value = str(path.parent / value) if not Path(value).is_absolute() else value
+        if getattr(param, "multiple", False):
+            value = [str(v) for v in (value if isinstance(value, list) else [value])]
+        elif isinstance(value, list):
+            raise OptionError(f"{path}: {key} takes one value, not a list")
+        out[param.name] = value
+    return out

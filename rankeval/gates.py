@@ -1,0 +1,281 @@
+"""Quality gates: absolute thresholds and allowed drops against a baseline report.
+
+Everything that can be wrong with a gate (an unknown metric, a threshold outside [0, 1], an
+unreadable or incomparable baseline) is found by ``plan_gates`` before any data is read; a
+failing gate is a verdict, not an error: the report is complete and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import OptionError
+from .metric_names import MetricSpec, from_name
+from .registry import REGISTRY
+
+# Settings whose difference makes two reports' numbers incomparable.
+COMPARABLE_SETTINGS = (
+    "gain",
+    "ap_denominator",
+    "rr_target",
+    "relevance_threshold",
+    "skip_missing_users",
+    "zero_relevant_users",
+    "ties",
+)
+_DEFAULTS = {"ties": "trec"}  # for baselines written before a setting existed
+
+_THRESHOLD = re.compile(r"^\s*([^<>=\s]+)\s*(>=|<=|=)\s*(\S+)\s*$")
+_DROP = re.compile(r"^\s*(?:([^<>=\s]+)\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One condition on one metric (``metric`` None: every metric of the baseline, max_drop)."""
+
+    kind: str  # "fail_under" | "fail_over" | "max_drop"
+    metric: str | None
+    threshold: float = math.nan  # fail_under / fail_over
+    drop: float = math.nan  # max_drop: absolute, or a fraction when relative
+    relative: bool = False
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gate: Gate
+    metric: str
+    value: float
+    limit: float  # the value must be >= limit (or <= for fail_over)
+    passed: bool
+    baseline: float | None = None
+
+    @property
+    def op(self) -> str:
+        return "<=" if self.gate.kind == "fail_over" else ">="
+
+    def condition(self) -> str:
+        """``>= 0.35``, or ``>= 0.3411 (baseline 0.3446 - 1%)``, digits enough to agree."""
+        _, limit = show_pair(self.value, self.limit)
+        text = f"{self.op} {limit}"
+        if self.baseline is not None:
+            drop = f"{self.gate.drop * 100:g}%" if self.gate.relative else f"{self.gate.drop:g}"
+            text += f" (baseline {show_pair(self.baseline, self.limit)[0]} - {drop})"
+        return text
+
+    def message(self) -> str:
+        value, limit = show_pair(self.value, self.limit)
+        if self.passed:
+            return f"passed {self.metric} = {value} {self.op} {limit}"
+        broken = "<" if self.op == ">=" else ">"
+        text = f"FAILED {self.metric} = {value} {broken} {limit}"
+        if self.baseline is not None:
+            text += f" (baseline {show_pair(self.baseline, self.limit)[0]}, max drop "
+            text += f"{self.gate.drop * 100:g}%)" if self.gate.relative else f"{self.gate.drop:g})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "kind": self.gate.kind,
+            "op": self.op,
+            "threshold": self.limit,
+            "value": self.value,
+            "passed": self.passed,
+        }
+        if self.baseline is not None:
+            out["baseline"] = self.baseline
+            out["max_drop"] = self.gate.drop
+            out["relative"] = self.gate.relative
+        return out
+
+
+def show_pair(value: float, limit: float) -> tuple[str, str]:
+    """Both numbers with the fewest decimals (at least 4) that keep different numbers apart.
+
+    ``0.34999996 < 0.35`` must not print as ``0.3500 < 0.3500``.
+    """
+    for digits in range(4, 18):
+        a, b = f"{value:.{digits}f}", f"{limit:.{digits}f}"
+        if (a != b) == (value != limit):
+            return a, b
+    return repr(value), repr(limit)
+
+
+@dataclass
+class Baseline:
+    path: str
+    metrics: dict[str, float]
+    settings: dict[str, Any]
+
+
+@dataclass
+class GatePlan:
+    gates: list[Gate] = field(default_factory=list)
+    baseline: Baseline | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.gates) or self.baseline is not None
+
+    def check(self, metrics: dict[str, float]) -> list[Verdict]:
+        """Every gate's verdict against the computed means."""
+        verdicts = []
+        explicit = {g.metric for g in self.gates if g.kind == "max_drop" and g.metric}
+        for gate in self.gates:
+            if gate.kind != "max_drop":
+                value = metrics[gate.metric]
+                passed = value >= gate.threshold if gate.kind == "fail_under" else (
+                    value <= gate.threshold)
+                verdicts.append(Verdict(gate, gate.metric, value, gate.threshold, passed))
+                continue
+            assert self.baseline is not None
+            names = [gate.metric] if gate.metric else [
+                m for m in metrics if m in self.baseline.metrics and m not in explicit]
+            for name in names:
+                base = self.baseline.metrics[name]
+                limit = base * (1 - gate.drop) if gate.relative else base - gate.drop
+                value = metrics[name]
+                verdicts.append(Verdict(gate, name, value, limit, value >= limit, base))
+        return verdicts
+
+    def comparison(self, metrics: dict[str, float]) -> list[tuple[str, float, float, float]]:
+        """(metric, baseline, current, delta) for every metric in both reports."""
+        if self.baseline is None:
+            return []
+        return [
+            (m, self.baseline.metrics[m], v, v - self.baseline.metrics[m])
+            for m, v in metrics.items()
+            if m in self.baseline.metrics
+        ]
+
+
+def plan_gates(
+    settings,
+    fail_under: Iterable[str] = (),
+    fail_over: Iterable[str] = (),
+    max_drop: Iterable[str] = (),
+    baseline: str | None = None,
+    allow_settings_change: bool = False,
+) -> GatePlan:
+    """Parse and check every gate against the metrics that will be computed."""
+    computed = set(settings.metrics)
+    plan = GatePlan()
+    for kind, texts in (("fail_under", fail_under), ("fail_over", fail_over)):
+        for text in texts:
+            plan.gates.append(_threshold(kind, text, settings, computed))
+    drops = [_drop(text, settings, computed) for text in max_drop]
+    if baseline is not None:
+        plan.baseline = load_baseline(baseline, settings, allow_settings_change)
+        for gate in drops:
+            if gate.metric and gate.metric not in plan.baseline.metrics:
+                raise OptionError(
+                    f"--max-drop {gate.text}: {gate.metric} is not in the baseline {baseline} "
+                    f"(it has {', '.join(plan.baseline.metrics) or 'no metrics'})"
+                )
+        global_drop = drops and not any(g.metric for g in drops)
+        if global_drop and not computed & set(plan.baseline.metrics):
+            raise OptionError(f"--max-drop: no metric is in both this run and {baseline}")
+    elif drops:
+        raise OptionError("--max-drop needs --baseline FILE (a JSON report of an earlier run)")
+    plan.gates += drops
+    return plan
+
+
+def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> str:
+    from .trec import translate
+
+    words = translate([word]) if settings.compat else [word]
+    if len(words) != 1:
+        raise OptionError(f"{flag} {text}: name one metric with its K, e.g. ndcg@10")
+    spec: MetricSpec = from_name(words[0])
+    name = str(spec)
+    if name not in computed:
+        raise OptionError(
+            f"{flag} {text}: {name} is not computed by this run (computed: "
+            f"{', '.join(sorted(computed))}); add it with -m {name}"
+        )
+    return name
+
+
+def _number(text: str, flag: str, whole: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise OptionError(f"{flag} {whole}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise OptionError(f"{flag} {whole}: the threshold must be finite")
+    return value
+
+
+def _threshold(kind: str, text: str, settings, computed: set[str]) -> Gate:
+    flag = "--" + kind.replace("_", "-")
+    match = _THRESHOLD.match(text)
+    if not match:
+        raise OptionError(f"{flag} {text!r}: expected METRIC=VALUE, e.g. ndcg@10=0.35")
+    word, op, number = match.groups()
+    expected = ">=" if kind == "fail_under" else "<="
+    if op not in ("=", expected):
+        raise OptionError(f"{flag} {text}: use {expected} (or =) with {flag}")
+    name = _metric(word, settings, computed, flag, text)
+    threshold = _number(number, flag, text)
+    if REGISTRY[from_name(name).name].bounded and not 0 <= threshold <= 1:
+        raise OptionError(f"{flag} {text}: {name} lies in [0, 1], so {threshold:g} cannot be met")
+    return Gate(kind, name, threshold=threshold, text=text)
+
+
+def _drop(text: str, settings, computed: set[str]) -> Gate:
+    match = _DROP.match(text)
+    if not match:
+        raise OptionError(
+            f"--max-drop {text!r}: expected METRIC=DROP or DROP, e.g. ndcg@10=0.01, "
+            "ndcg@10=2% or 1%"
+        )
+    word, number, percent = match.groups()
+    name = _metric(word, settings, computed, "--max-drop", text) if word else None
+    drop = _number(number, "--max-drop", text)
+    if drop < 0:
+        raise OptionError(f"--max-drop {text}: a drop cannot be negative")
+    if percent:
+        drop /= 100
+        if drop > 1:
+            raise OptionError(f"--max-drop {text}: a relative drop is at most 100%")
+    return Gate("max_drop", name, drop=drop, relative=bool(percent), text=text)
+
+
+def load_baseline(path: str, settings, allow_settings_change: bool) -> Baseline:
+    """A JSON report of an earlier run; its settings must match unless allowed to differ."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OptionError(f"--baseline {path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise OptionError(f"--baseline {path}: not a readable JSON report ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
+        raise OptionError(
+            f"--baseline {path}: not a rankeval JSON report (no 'metrics'); write one with "
+            "rankeval score ... -f json -o FILE"
+        )
+    metrics = doc["metrics"]
+    bad = [k for k, v in metrics.items() if not isinstance(v, int | float) or isinstance(v, bool)]
+    if bad:
+        raise OptionError(f"--baseline {path}: metric values that are not numbers: {bad[:5]}")
+    theirs = doc.get("settings", {})
+    ours = asdict(settings)
+    changed = [
+        f"{key} {theirs.get(key, _DEFAULTS.get(key))!r} -> {ours[key]!r}"
+        for key in COMPARABLE_SETTINGS
+        if theirs.get(key, _DEFAULTS.get(key)) != ours[key]
+    ]
+    if changed and not allow_settings_change:
+        raise OptionError(
+            f"--baseline {path} was computed with other settings ({'; '.join(changed)}), so its "
+            "numbers are not comparable; use the same options, or --allow-settings-change"
+        )
+    return Baseline(path, {k: float(v) for k, v in metrics.items()}, theirs)
