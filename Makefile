@@ -48,5 +48,9 @@ smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	cat sample_data/preds.csv | $(BIN)/rankeval score - sample_data/truth.csv --preds-format csv -f json > /dev/null
 	$(BIN)/rankeval score sample_data/preds.parquet sample_data/truth.parquet --per-user - | head -3
 
+BENCH ?= S
+bench: $(VENV)/.test ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W)
+	$(BIN)/python benchmarks/bench.py --shapes $(BENCH)
+
 clean: ## Remove the virtualenv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -77,6 +77,17 @@ def _prime_at_least(n: int) -> int:
     return n
 
 
+def write_files(preds: pa.Table, truth: pa.Table, out: Path, parquet: bool = False) -> None:
+    """preds.csv and truth.csv (ids never need quotes), and Parquet twins."""
+    out.mkdir(parents=True, exist_ok=True)
+    plain = pa_csv.WriteOptions(quoting_style="none")
+    pa_csv.write_csv(preds, out / "preds.csv", plain)
+    pa_csv.write_csv(truth, out / "truth.csv", plain)
+    if parquet:
+        pq.write_table(preds, out / "preds.parquet")
+        pq.write_table(truth, out / "truth.parquet")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--users", type=int, required=True)
@@ -87,14 +98,8 @@ def main() -> None:
     ap.add_argument("--parquet", action="store_true", help="also write Parquet twins")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
     preds, truth = generate(a.users, a.list, a.judged, a.items, a.seed)
-    plain = pa_csv.WriteOptions(quoting_style="none")
-    pa_csv.write_csv(preds, a.out / "preds.csv", plain)
-    pa_csv.write_csv(truth, a.out / "truth.csv", plain)
-    if a.parquet:
-        pq.write_table(preds, a.out / "preds.parquet")
-        pq.write_table(truth, a.out / "truth.parquet")
+    write_files(preds, truth, a.out, a.parquet)
     print(f"{a.out}: {preds.num_rows:,} prediction rows, {truth.num_rows:,} truth rows")
 
 

@@ -399,7 +399,7 @@ def score(
         for notice in result.notices:
             click.echo(f"rankeval: warning: {notice.message}", err=True)
     if per_user is not None:
-        write_per_user(result.per_user, per_user)
+        write_per_user(result.per_user_table(), per_user)
     if fmt == "table":
         from .report import render_table
 
@@ -563,6 +563,7 @@ def metrics_markdown() -> str:
 
 
 def main() -> None:
+    """The console entry point (``rankeval`` and ``python -m rankeval``)."""
     cli.main()
 
 

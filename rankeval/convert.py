@@ -14,15 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from .errors import InputError, Notice, OptionError
 from .ranking import TIES, factorize, segment_positions, sort_order
 from .readers import STDIN, Table, detect_format, open_table
 from .validate import COLUMNS, Predictions, load_predictions, load_truth
-from .writers import STDOUT, check_writable, write_atomic
+from .writers import STDOUT, check_writable, csv_bytes, write_atomic, write_bytes
 
 KINDS = ("predictions", "truth")
 _KIND_BY_SUFFIX = {".qrels": "truth", ".run": "predictions"}
@@ -156,20 +154,7 @@ def _encode(table: pa.Table, fmt: str, kind: str, tag: str) -> bytes | None:
     if fmt == "parquet":
         return None
     if fmt in ("csv", "tsv"):
-        delimiter = "," if fmt == "csv" else "\t"
-        special = f'[{delimiter}"\\r\\n]'
-        quote = any(
-            pc.any(pc.match_substring_regex(table.column(name), special)).as_py()
-            for name in table.column_names
-            if pa.types.is_string(table.column(name).type)
-        )  # Arrow would quote every string; plain ids read better and diff better
-        sink = pa.BufferOutputStream()
-        options = pa_csv.WriteOptions(
-            include_header=False, delimiter=delimiter, quoting_style="needed" if quote else "none"
-        )
-        pa_csv.write_csv(table, sink, options)
-        header = delimiter.join(table.column_names) + "\n"  # our own names: never need quotes
-        return header.encode() + sink.getvalue().to_pybytes()
+        return csv_bytes(table, "," if fmt == "csv" else "\t")
     cols = {name: table.column(name).to_pylist() for name in table.column_names}
     value = "score" if kind == "predictions" else "relevance"
     if fmt == "jsonl":
@@ -198,26 +183,14 @@ def _number(x: float) -> int | float:
 
 
 def _write(target: str, data: bytes | None, fmt: str, table: pa.Table) -> None:
-    import sys
-
-    if data is None:
+    if data is None:  # Parquet
         if target == STDOUT:
             sink = pa.BufferOutputStream()
             pq.write_table(table, sink)
-            sys.stdout.buffer.write(sink.getvalue().to_pybytes())
+            write_bytes(target, sink.getvalue().to_pybytes())
         else:
             write_atomic(target, lambda tmp: pq.write_table(table, tmp))
         return
-    if target == STDOUT:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    if target.lower().endswith(".gz"):
+    if target != STDOUT and target.lower().endswith(".gz"):
         data = gzip.compress(data)
-
-    def write(tmp: str) -> None:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-
-    write_atomic(target, write)
-
+    write_bytes(target, data)

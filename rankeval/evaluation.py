@@ -7,15 +7,16 @@ problems as ``RankevalError`` exceptions. The command line is a thin shell over 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from . import __version__, trec
 from .errors import InputError, Notice, OptionError
@@ -198,26 +199,48 @@ class Evaluation:
         """Per-user values of one metric, in the order of ``per_user``."""
         return self._values[metric if isinstance(metric, MetricSpec) else _spec(metric)]
 
+    @property
+    def user_ids(self) -> np.ndarray:
+        """The evaluated users' ids (sorted), in the order of every per-user array."""
+        return self._user_ids
+
     @cached_property
     def per_user(self) -> pd.DataFrame:
         """One row per evaluated user (sorted by id), one column per metric."""
+        import pandas as pd  # imported here: the command line never needs pandas
+
         frame = pd.DataFrame({"user_id": pd.array(self._user_ids, dtype=object)})
         for spec, v in self._values.items():
             frame[str(spec)] = v
         return frame
 
+    def per_user_table(self) -> pa.Table:
+        """``per_user`` as an Arrow table (what the command line writes)."""
+        columns = {"user_id": pa.array(self._user_ids, pa.string())}
+        columns.update({str(spec): pa.array(v) for spec, v in self._values.items()})
+        return pa.table(columns)
+
+    def summary_rows(self) -> tuple[list[int | str], list[tuple[str, list[float]]]]:
+        """Means as (columns, [(metric name, one value per column, NaN where not asked)])."""
+        columns = _columns(self.specs)
+        rows: dict[str, list[float]] = {}
+        for spec in self.specs:
+            row = rows.setdefault(spec.name, [float("nan")] * len(columns))
+            row[columns.index(spec.column)] = self.metrics[str(spec)]
+        return columns, list(rows.items())
+
     @property
     def summary(self) -> pd.DataFrame:
         """Means as a table: one row per metric name, one column per K (NaN where not asked)."""
-        names = list(dict.fromkeys(s.name for s in self.specs))
-        table = pd.DataFrame(
-            index=pd.Index(names, name="metric"),
-            columns=pd.Index(_columns(self.specs), name="k"),
+        import pandas as pd
+
+        columns, rows = self.summary_rows()
+        return pd.DataFrame(
+            [values for _, values in rows],
+            index=pd.Index([name for name, _ in rows], name="metric"),
+            columns=pd.Index(columns, name="k"),
             dtype=float,
         )
-        for spec in self.specs:
-            table.loc[spec.name, spec.column] = self.metrics[str(spec)]
-        return table
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (keys are stable: CI scripts read them)."""
@@ -290,11 +313,11 @@ def _summary(source: Source, users: int) -> InputSummary:
     return InputSummary(source.path, source.format, source.rows, users)
 
 
-Data = pd.DataFrame | pa.Table | str | os.PathLike
+Data = Any  # a pandas DataFrame, an Arrow table, or a path
 
 
 def _open(data: Data, label: str, fmt: str | None):
-    if isinstance(data, pd.DataFrame | pa.Table):
+    if isinstance(data, pa.Table) or type(data).__module__.startswith("pandas"):
         return MemoryTable(data, label)
     flag = "--preds-format" if label == "predictions" else "--truth-format"
     return open_table(data, fmt, flag, role=label)

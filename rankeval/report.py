@@ -63,13 +63,13 @@ def render_table(ev: Evaluation, console) -> None:
     """Print a rich table: one row per metric, one column per K, counts below."""
     from rich.table import Table
 
-    summary = ev.summary
+    columns, rows = ev.summary_rows()
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
     table.add_column("metric", style="bold")
-    for k in summary.columns:
+    for k in columns:
         table.add_column(f"@{k}", justify="right")
-    for name, row in summary.iterrows():
-        table.add_row(str(name), *(_fmt(v) for v in row))
+    for name, values in rows:
+        table.add_row(name, *(_fmt(v) for v in values))
     console.print(table)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(settings_line(ev), style="dim", highlight=False, soft_wrap=True)
@@ -132,13 +132,13 @@ def render_markdown(ev: Evaluation) -> str:
             lines.append(f"| {mark} | {v.metric} | {show_pair(v.value, v.limit)[0]} | "
                          f"{v.condition()} |")
         lines.append("")
-    summary = ev.summary
+    columns, rows = ev.summary_rows()
     lines += [
-        "| metric | " + " | ".join(f"@{k}" for k in summary.columns) + " |",
-        "|---|" + "---:|" * len(summary.columns),
+        "| metric | " + " | ".join(f"@{k}" for k in columns) + " |",
+        "|---|" + "---:|" * len(columns),
     ]
-    for name, row in summary.iterrows():
-        lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in row) + " |")
+    for name, values in rows:
+        lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in values) + " |")
     if ev.baseline is not None:
         lines += ["", f"Against `{ev.baseline['path']}`:", "",
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
@@ -161,7 +161,7 @@ def render_trec(ev: Evaluation, per_user: bool = False) -> str:
     if per_user:
         columns = [ev.values(spec).tolist() for spec in ev.specs]
         padded = [f"{name:<22}\t" for name in names]
-        for user, *values in zip(ev.per_user["user_id"], *columns, strict=True):
+        for user, *values in zip(ev.user_ids.tolist(), *columns, strict=True):
             lines += [f"{p}{user}\t{v:.4f}\n" for p, v in zip(padded, values, strict=True)]
     for spec, name in zip(ev.specs, names, strict=True):
         lines.append(_trec_line(name, "all", ev.metrics[str(spec)]))

@@ -63,13 +63,49 @@ def write_text(path: str, text: str) -> None:
     write_atomic(path, write)
 
 
-def write_per_user(frame, path: str) -> None:
-    """The per-user frame as CSV (``-`` or ``.csv``) or Parquet, full precision."""
-    fmt = per_user_format(path)
+def csv_bytes(table, delimiter: str = ",") -> bytes:
+    """A table as CSV text with shortest round-trip floats, quoting only where a value needs it.
+
+    (Arrow would quote every string; plain ids read and diff better.)
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
+
+    special = f'[{delimiter}"\\r\\n]'
+    quote = any(
+        pc.any(pc.match_substring_regex(table.column(name), special)).as_py()
+        for name in table.column_names
+        if pa.types.is_string(table.column(name).type)
+    )
+    sink = pa.BufferOutputStream()
+    options = pa_csv.WriteOptions(
+        include_header=False, delimiter=delimiter, quoting_style="needed" if quote else "none"
+    )
+    pa_csv.write_csv(table, sink, options)
+    header = delimiter.join(table.column_names) + "\n"  # our own names: never need quotes
+    return header.encode() + sink.getvalue().to_pybytes()
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Bytes to a file (atomically) or to stdout for ``-``."""
     if path == STDOUT:
-        frame.to_csv(sys.stdout, index=False)
+        sys.stdout.buffer.write(data)
         sys.stdout.flush()
-    elif fmt == "csv":
-        write_atomic(path, lambda tmp: frame.to_csv(tmp, index=False))
+        return
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+
+    write_atomic(path, write)
+
+
+def write_per_user(table, path: str) -> None:
+    """The per-user Arrow table as CSV (``-`` or ``.csv``) or Parquet, full precision."""
+    if per_user_format(path) == "csv":
+        write_bytes(path, csv_bytes(table))
     else:
-        write_atomic(path, lambda tmp: frame.to_parquet(tmp, index=False))
+        import pyarrow.parquet as pq
+
+        write_atomic(path, lambda tmp: pq.write_table(table, tmp))

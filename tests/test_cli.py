@@ -90,7 +90,7 @@ def test_per_user_csv_parquet_and_stdout(run_cli, tmp_path):
     assert len(frame) == 298
     assert frame.columns[0] == "user_id"
     run_cli("score", PREDS, TRUTH, "--per-user", tmp_path / "u.parquet", "--quiet")
-    pd.testing.assert_frame_equal(frame, pd.read_parquet(tmp_path / "u.parquet"))
+    pd.testing.assert_frame_equal(frame, pd.read_parquet(tmp_path / "u.parquet"), check_dtype=False)
 
     piped = run_cli("score", PREDS, TRUTH, "--per-user", "-", "--quiet")
     assert piped.exit_code == 0

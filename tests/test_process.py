@@ -73,3 +73,20 @@ def test_closed_stdout_is_not_an_error(tmp_path):
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
     assert b"error" not in err
+
+
+def test_every_command_runs_in_a_real_process(tmp_path):
+    """The entry point keeps pandas out of the process: every path must work without it."""
+    out = tmp_path / "p.run"
+    convert = run("convert", PREDS, str(out))
+    assert convert.returncode == 0, convert.stderr
+    assert out.read_text().startswith("u001 Q0 i0002 1 ")
+    users = tmp_path / "u.parquet"
+    scored = run("score", str(out), TRUTH, "-f", "markdown", "--per-user", str(users),
+                 "--fail-under", "ndcg@10=0.2")
+    assert scored.returncode == 0, scored.stderr
+    assert users.stat().st_size > 0
+    assert run("metrics").returncode == 0
+    table = run("score", PREDS, TRUTH, "--per-user", "-", "--quiet")
+    assert table.returncode == 0
+    assert table.stdout.startswith(b"user_id,precision@10,")

@@ -1,0 +1,178 @@
+"""rankeval against its peers, whole processes from files to final means.
+
+    python benchmarks/bench.py --shapes S,M,W --rounds 3
+
+Shapes: S = 10,000 users x 100 predictions, 20 judged (graded 0..3); M = 100,000 x 100, 20
+judged; W = 1,000,000 x 10, 5 judged. Data is generated once per shape (fixed seed) under
+--data. Every tool runs as its own process, interleaved round by round so that machine noise hits
+all alike; the table gives the median wall time, the peak RSS and each tool's time as a multiple
+of rankeval's (CSV). Every tool's means must agree with rankeval's to 1e-9, or the run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+SHAPES = {  # users, predictions per user, judged per user
+    "S": (10_000, 100, 20),
+    "M": (100_000, 100, 20),
+    "W": (1_000_000, 10, 5),
+}
+METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
+
+
+def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict[str, list[str]]:
+    py = sys.executable
+    score = [py, "-m", "rankeval", "score", "-m", METRICS, "--compat", "trec_eval", "-f", "json",
+             "--quiet", "-o"]
+    peer = HERE / "peers"
+    return {
+        "rankeval (CSV)": [*score, str(out / "rankeval_csv.json"), *map(str, csv)],
+        "rankeval (Parquet)": [*score, str(out / "rankeval_parquet.json"), *map(str, parquet)],
+        "pytrec_eval": [py, str(peer / "pytrec.py"), *map(str, csv), str(out / "pytrec.json")],
+        "ranx": [py, str(peer / "ranx_eval.py"), *map(str, csv), str(out / "ranx.json")],
+        "pandas loop": [py, str(peer / "pandas_loop.py"), *map(str, csv), str(out / "pandas.json")],
+        "floor: pyarrow read + sort (CSV)": [py, str(peer / "floor.py"), *map(str, csv),
+                                             str(out / "floor.json")],
+    }
+
+
+def run(cmd: list[str], timeout: float) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MiB, and an error text ('' when it succeeded)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return timeout, 0.0, f"timed out after {timeout:.0f} s"
+        time.sleep(0.01)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss / 1024, "" if code == 0 else f"exit {code}: {err[-300:]}"
+
+
+def agree(out: Path, names: dict[str, str]) -> dict[str, str]:
+    """Each tool's largest difference from rankeval's means ('-' for tools without means)."""
+    ours = json.loads((out / "rankeval_csv.json").read_text())["metrics"]
+    verdicts = {}
+    for tool, file in names.items():
+        path = out / file
+        if not path.exists():
+            verdicts[tool] = "no output"
+            continue
+        doc = json.loads(path.read_text())
+        means = doc.get("metrics", doc)
+        if "rows" in means:
+            verdicts[tool] = "-"
+            continue
+        worst = max(abs(means[m] - ours[m]) for m in ours)
+        verdicts[tool] = f"{worst:.1e}"
+        if worst > 1e-9:
+            raise SystemExit(f"{tool} disagrees with rankeval by {worst:g}: {means} vs {ours}")
+    return verdicts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--shapes", default="S")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--data", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) /
+                    "rankeval-bench")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds per process")
+    ap.add_argument("--skip", default="", help="comma list of tools to leave out")
+    ap.add_argument("--json", type=Path, default=HERE / "results.json")
+    a = ap.parse_args()
+    skip = {s.strip() for s in a.skip.split(",") if s.strip()}
+    results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
+    for shape in a.shapes.split(","):
+        users, per_user, judged = SHAPES[shape]
+        folder = a.data / shape
+        if not (folder / "truth.parquet").exists():
+            # In a child process: this process must stay small, since every tool it starts
+            # inherits its memory size into the peak RSS measured by wait4.
+            subprocess.run(
+                [sys.executable, str(HERE / "generate.py"), "--users", str(users), "--list",
+                 str(per_user), "--judged", str(judged), "--seed", "2026", "--parquet",
+                 "--out", str(folder)],
+                check=True,
+            )
+        csv = (folder / "preds.csv", folder / "truth.csv")
+        parquet = (folder / "preds.parquet", folder / "truth.parquet")
+        out = folder / "out"
+        out.mkdir(exist_ok=True)
+        commands = {k: v for k, v in tools(csv, parquet, out).items() if k not in skip}
+        times: dict[str, list[float]] = {k: [] for k in commands}
+        rss: dict[str, float] = dict.fromkeys(commands, 0.0)
+        errors: dict[str, str] = {}
+        for r in range(a.rounds):
+            for name, cmd in commands.items():
+                if name in errors:
+                    continue
+                wall, mib, err = run(cmd, a.timeout)
+                print(f"  {shape} round {r + 1}: {name}: {wall:.2f} s, {mib:.0f} MiB {err}",
+                      file=sys.stderr)
+                if err:
+                    errors[name] = err
+                    continue
+                times[name].append(wall)
+                rss[name] = max(rss[name], mib)
+        files = {"rankeval (Parquet)": "rankeval_parquet.json", "pytrec_eval": "pytrec.json",
+                 "ranx": "ranx.json", "pandas loop": "pandas.json",
+                 "floor: pyarrow read + sort (CSV)": "floor.json"}
+        verdicts = agree(out, {k: v for k, v in files.items() if k in commands and k not in errors})
+        base = statistics.median(times["rankeval (CSV)"])
+        rows = []
+        for name in commands:
+            if name in errors:
+                rows.append({"tool": name, "error": errors[name]})
+                continue
+            t = statistics.median(times[name])
+            rows.append({"tool": name, "seconds": t, "peak_mib": rss[name],
+                         "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0")})
+        results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
+                                    "prediction_rows": users * per_user, "tools": rows}
+        print(_markdown(shape, results["shapes"][shape], a.rounds))
+    a.json.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nwritten: {a.json}", file=sys.stderr)
+
+
+def _markdown(shape: str, r: dict, rounds: int) -> str:
+    lines = [
+        f"\n**{shape}**: {r['users']:,} users x {r['per_user']} predictions "
+        f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; median of {rounds}",
+        "",
+        "| tool | seconds | peak MiB | time / rankeval (CSV) | max diff of means |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in r["tools"]:
+        if "error" in row:
+            lines.append(f"| {row['tool']} | {row['error']} | | | |")
+        else:
+            lines.append(f"| {row['tool']} | {row['seconds']:.2f} | {row['peak_mib']:.0f} | "
+                         f"{row['vs_rankeval_csv']:.2f}x | {row['max_diff']} |")
+    return "\n".join(lines)
+
+
+def _machine() -> dict:
+    return {"python": platform.python_version(), "cpus": os.cpu_count(),
+            "platform": platform.platform(), "processor": platform.processor()}
+
+
+if __name__ == "__main__":
+    main()
