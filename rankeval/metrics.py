@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from .metric_names import MetricSpec
-from .ranking import Chunk
+from .ranking import Chunk, segment_positions
 from .registry import REGISTRY
 
 GAINS = ("linear", "exponential")
@@ -47,59 +47,57 @@ def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 class Sums:
-    """Per-user sums over one chunk, computed once and shared by every metric and K."""
+    """Per-user sums over one chunk, computed once and shared by every metric and K.
+
+    Only rows with a positive relevance can add to any metric (gain and relevance are 0 at or
+    below 0), and they are usually a small share of the rows, so the sums run over those rows
+    alone: ``g`` (positive gain) and its subset ``h`` (relevant: the hits).
+    """
 
     def __init__(self, chunk: Chunk, conv: Conventions):
         self.c = chunk
         self.conv = conv
-        self._cache: dict[tuple[str, int], np.ndarray] = {}
+        self._cache: dict[tuple[str, float], np.ndarray] = {}
+        rel = chunk.rel
+        g = np.flatnonzero(rel > 0)
+        self.g_user, self.g_pos, self.g_rel = chunk.user[g], chunk.pos[g], rel[g]
+        t = conv.relevance_threshold
+        h = slice(None) if t is None else self.g_rel >= t
+        self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
 
     def _per_user(
-        self, what: str, k: float, user: np.ndarray, pos: np.ndarray, weights: np.ndarray
+        self, what: str, k: float, user: np.ndarray, pos: np.ndarray, weights: np.ndarray | None
     ) -> np.ndarray:
         key = (what, k)
         if key not in self._cache:
-            m = pos <= k
-            self._cache[key] = np.bincount(user[m], weights=weights[m], minlength=self.c.n_users)
+            if len(pos) and pos.max() > k:
+                m = pos <= k
+                user, weights = user[m], None if weights is None else weights[m]
+            sums = np.bincount(user, weights=weights, minlength=self.c.n_users)
+            self._cache[key] = sums.astype(np.float64, copy=False)
         return self._cache[key]
 
-    @cached_property
-    def hit(self) -> np.ndarray:
-        t = self.conv.relevance_threshold
-        rel = self.c.rel
-        return (rel > 0 if t is None else rel >= t).astype(np.float64)
-
-    @cached_property
-    def discount(self) -> np.ndarray:
-        return 1.0 / np.log2(self.c.pos + 1.0)
-
-    @cached_property
-    def running_hits(self) -> np.ndarray:
-        """Hits at or above each row within its user: the numerator of precision@j."""
-        cum = np.cumsum(self.hit)
-        start = np.arange(len(cum)) - (self.c.pos - 1)
-        return cum - cum[start] + self.hit[start]
-
-    def _first_pos(self, mask: np.ndarray) -> np.ndarray:
-        """Per user, the smallest pos where mask holds; +inf where it never does."""
-        out = np.full(self.c.n_users, np.inf)
-        users, pos = self.c.user[mask], self.c.pos[mask]
+    @staticmethod
+    def _first_pos(users: np.ndarray, pos: np.ndarray, n_users: int) -> np.ndarray:
+        """Per user, the smallest pos among the given rows (sorted by user, pos); +inf if none."""
+        out = np.full(n_users, np.inf)
         if len(users):
             first = np.empty(len(users), dtype=bool)
             first[0] = True
             np.not_equal(users[1:], users[:-1], out=first[1:])
-            out[users[first]] = pos[first]  # rows are sorted by (user, pos)
+            out[users[first]] = pos[first]
         return out
 
     @cached_property
     def rr_rank(self) -> np.ndarray:
-        hit = self.hit > 0
+        users, pos = self.h_user, self.h_pos
         if self.conv.rr_target == "most-relevant":
-            hit &= self.c.rel == self.c.max_relevance[self.c.user]
-        return self._first_pos(hit)
+            top = self.h_rel == self.c.max_relevance[users]
+            users, pos = users[top], pos[top]
+        return self._first_pos(users, pos, self.c.n_users)
 
     def hits(self, k: float) -> np.ndarray:
-        return self._per_user("hits", k, self.c.user, self.c.pos, self.hit)
+        return self._per_user("hits", k, self.h_user, self.h_pos, None)
 
     @cached_property
     def list_length(self) -> np.ndarray:
@@ -107,19 +105,27 @@ class Sums:
 
     @cached_property
     def hits_at_r(self) -> np.ndarray:
-        m = self.c.pos <= self.c.n_relevant[self.c.user]
-        return np.bincount(self.c.user[m], weights=self.hit[m], minlength=self.c.n_users)
+        m = self.h_pos <= self.c.n_relevant[self.h_user]
+        return np.bincount(self.h_user[m], minlength=self.c.n_users).astype(np.float64)
+
+    @cached_property
+    def _precision_at_hits(self) -> np.ndarray:
+        """precision@j at each hit: its ordinal among the user's hits over its position."""
+        return segment_positions(self.h_user) / self.h_pos
 
     def ap_sum(self, k: float) -> np.ndarray:
-        weights = self.hit * self.running_hits / self.c.pos
-        return self._per_user("ap", k, self.c.user, self.c.pos, weights)
+        return self._per_user("ap", k, self.h_user, self.h_pos, self._precision_at_hits)
 
     def cg(self, k: float) -> np.ndarray:
-        return self._per_user("cg", k, self.c.user, self.c.pos, gain(self.c.rel, self.conv.gain))
+        weights = gain(self.g_rel, self.conv.gain)
+        return self._per_user("cg", k, self.g_user, self.g_pos, weights)
+
+    @cached_property
+    def _discounted_gain(self) -> np.ndarray:
+        return gain(self.g_rel, self.conv.gain) / np.log2(self.g_pos + 1.0)
 
     def dcg(self, k: float) -> np.ndarray:
-        weights = gain(self.c.rel, self.conv.gain) * self.discount
-        return self._per_user("dcg", k, self.c.user, self.c.pos, weights)
+        return self._per_user("dcg", k, self.g_user, self.g_pos, self._discounted_gain)
 
     def idcg(self, k: float) -> np.ndarray:
         c = self.c

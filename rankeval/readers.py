@@ -223,6 +223,11 @@ class Table:
                 raise InputError(self.label, f"cannot parse: {message}") from None
         except (pa.ArrowException, OSError, EOFError) as exc:
             raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+        if any(pa.types.is_integer(t) for t in types.values()):
+            # Integers were asked for as the fast path; "3.0" or "2.5" needs a float read, and
+            # the caller checks what it got.
+            as_float = {n: pa.float64() if pa.types.is_integer(t) else t for n, t in types.items()}
+            return self._read_csv(as_float)
         # A value did not convert: read the numeric columns as text to say which rows and why.
         as_text = {name: pa.string() for name in types}
         table = pa_csv.read_csv(self._source(), **self._csv_options(as_text))
@@ -270,6 +275,8 @@ def cast_columns(
         col = table.column(name)
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
+        if col.type != typ and pa.types.is_integer(typ) and not pa.types.is_integer(col.type):
+            typ = pa.float64()  # integers are a fast path: the caller checks floats it gets
         if col.type != typ:
             try:
                 col = col.cast(typ)

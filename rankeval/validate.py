@@ -170,26 +170,12 @@ def load_predictions(
     if user == item:
         raise OptionError(f"{label}: the user and item columns are both {user!r}")
     types = {user: pa.string(), item: pa.string()}
-    for name in (rank, score):
-        if name is not None:
-            types[name] = pa.float64()
-    data = _read(table, types)
-    ranks = None
     if rank is not None:
-        ranks = _finite(data, rank, label)
-        for bad, problem in (
-            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
-            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
-        ):
-            idx = np.flatnonzero(bad)
-            if len(idx):
-                raise InputError(
-                    label,
-                    problem,
-                    column=rank,
-                    count=len(idx),
-                    examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
-                )
+        types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
+    if score is not None:
+        types[score] = pa.float64()
+    data = _read(table, types)
+    ranks = _ranks(data, rank, label) if rank is not None else None
     return Predictions(
         user=_ids(data, user, label),
         item=_ids(data, item, label),
@@ -198,6 +184,31 @@ def load_predictions(
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score),
     )
+
+
+def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
+    """Whole numbers >= 1, as int64."""
+    col = data.column(name)
+    if pa.types.is_integer(col.type) and col.null_count == 0:
+        ranks = col.to_numpy().astype(np.int64, copy=False)
+        checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
+    else:
+        ranks = _finite(data, name, label)
+        checks = [
+            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
+            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
+        ]
+    for bad, problem in checks:
+        if bad.any():
+            idx = np.flatnonzero(bad)
+            raise InputError(
+                label,
+                problem,
+                column=name,
+                count=len(idx),
+                examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
+            )
+    return ranks.astype(np.int64, copy=False)
 
 
 def load_truth(
