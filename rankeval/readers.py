@@ -201,25 +201,30 @@ class Table:
             return self._read_parquet(types)
         return self._read_csv(types)
 
-    def _csv_options(self, types: dict[str, pa.DataType]):
+    def _csv_options(self, types: dict[str, pa.DataType], newlines_in_values: bool = False):
         return dict(
             read_options=pa_csv.ReadOptions(use_threads=True, block_size=1 << 24),
-            parse_options=pa_csv.ParseOptions(delimiter=_DELIMITERS[self.format]),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=_DELIMITERS[self.format], newlines_in_values=newlines_in_values
+            ),
             convert_options=pa_csv.ConvertOptions(
                 column_types=types,
                 include_columns=list(types),
                 null_values=[""],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
+                strings_can_be_null=False,  # an empty id is text, checked by the caller
+                quoted_strings_can_be_null=True,  # so "" in a number column is "empty"
             ),
         )
 
-    def _read_csv(self, types: dict[str, pa.DataType]) -> pa.Table:
+    def _read_csv(self, types: dict[str, pa.DataType], newlines: bool = False) -> pa.Table:
+        options = self._csv_options(types, newlines)
         try:
-            return pa_csv.read_csv(self._source(), **self._csv_options(types))
+            return pa_csv.read_csv(self._source(), **options)
         except pa.ArrowInvalid as exc:
             message = _one_line(exc)
             if "conversion error" not in message:
+                if not newlines:  # a quoted value may hold a line break: the slower parse
+                    return self._read_csv(types, newlines=True)
                 raise InputError(self.label, f"cannot parse: {message}") from None
         except (pa.ArrowException, OSError, EOFError) as exc:
             raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
@@ -227,14 +232,14 @@ class Table:
             # Integers were asked for as the fast path; "3.0" or "2.5" needs a float read, and
             # the caller checks what it got.
             as_float = {n: pa.float64() if pa.types.is_integer(t) else t for n, t in types.items()}
-            return self._read_csv(as_float)
+            return self._read_csv(as_float, newlines)
         # A value did not convert: read the numeric columns as text to say which rows and why.
         as_text = {name: pa.string() for name in types}
-        table = pa_csv.read_csv(self._source(), **self._csv_options(as_text))
+        table = pa_csv.read_csv(self._source(), **self._csv_options(as_text, newlines))
         for name, typ in types.items():
             if pa.types.is_floating(typ):
                 _raise_non_numeric(self.label, name, table.column(name))
-        raise InputError(self.label, "cannot convert the data")  # not reached: one column failed
+        raise InputError(self.label, f"cannot read: {message}")
 
     def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
         try:

@@ -197,6 +197,7 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         checks = [
             (ranks != np.floor(ranks), "ranks that are not whole numbers"),
             (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
+            (ranks > 2**53, "ranks too large to be exact"),
         ]
     for bad, problem in checks:
         if bad.any():
