@@ -63,6 +63,13 @@ class RankevalGroup(click.Group):
         except KeyboardInterrupt:
             _error("interrupted")
             code = INTERRUPTED
+        except MemoryError:  # pyarrow's ArrowMemoryError is one too
+            _error(
+                "out of memory: the inputs need more memory than this machine has (about 220 "
+                "bytes per prediction row); score the users in parts, e.g. split both files by "
+                "user id, or use a machine with more memory"
+            )
+            code = EXIT_USAGE
         except (BrokenPipeError, _PipeClosed):
             # `rankeval ... | head` closed our stdout: stop quietly. Point stdout at devnull so
             # the interpreter's final flush does not raise again.
@@ -352,6 +359,8 @@ def score(
     """
     from .evaluation import evaluate_inputs, make_settings
     from .gates import plan_gates
+    from .progress import Stages
+    from .progress import wanted as progress_wanted
     from .readers import STDIN, open_table
     from .validate import load_predictions, load_truth
     from .writers import STDOUT, check_writable, per_user_format, write_per_user, write_text
@@ -388,11 +397,15 @@ def score(
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
 
-    preds_table = open_table(predictions, preds_format, "--preds-format", role="predictions")
-    truth_table = open_table(truth, truth_format, "--truth-format", role="truth")
-    preds = load_predictions(preds_table, user_col, item_col, rank_col, score_col)
-    gold = load_truth(truth_table, user_col, item_col, relevance_col)
-    result = evaluate_inputs(preds, gold, settings)
+    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
+        progress.stage(f"reading {predictions}")
+        preds_table = open_table(predictions, preds_format, "--preds-format", role="predictions")
+        preds = load_predictions(preds_table, user_col, item_col, rank_col, score_col)
+        progress.stage(f"reading {truth}")
+        truth_table = open_table(truth, truth_format, "--truth-format", role="truth")
+        gold = load_truth(truth_table, user_col, item_col, relevance_col)
+        progress.stage(f"scoring {preds.source.rows:,} predictions")
+        result = evaluate_inputs(preds, gold, settings)
     result.apply_gates(plan)
 
     if not quiet:

@@ -274,6 +274,20 @@ def build(
                     gaps,
                 )
             )
+        if preds.score is not None:
+            sc = preds.score[rows]
+            rises = (su[1:] == su[:-1]) & (sc[1:] > sc[:-1])
+            n = np.unique(su[1:][rises]).size if rises.any() else 0
+            if n:
+                notices.append(
+                    Notice(
+                        "scores_disagree_with_ranks",
+                        f"{n:,} users have scores that rise as their ranks fall: the rank "
+                        f"column orders the lists ({preds.columns['score']!r} is not used); "
+                        "tools that order by score (trec_eval, ranx) will disagree",
+                        n,
+                    )
+                )
     elif preds.score is not None:
         s = preds.score[rows]
         tied_users = [np.zeros(0, dtype=np.int64)]
@@ -325,6 +339,7 @@ def build(
         max_relevance=max_relevance,
     )
     notices.extend(_user_notices(counts, preds, truth, skip_missing_users, zero_relevant_users))
+    notices.extend(_padding_notices(user_ids, items))
     return Built(
         chunk,
         user_ids.take(pa.array(np.flatnonzero(evaluated))).to_numpy(zero_copy_only=False),
@@ -374,6 +389,24 @@ def _lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> n
         part(half, len(query))
         first.result()
     return out
+
+
+def _padding_notices(*dictionaries: pa.Array) -> list[Notice]:
+    """Ids with leading or trailing whitespace: legal, compared exactly, and often a mistake."""
+    padded = sum(
+        int(pc.sum(pc.not_equal(d, pc.utf8_trim_whitespace(d))).as_py() or 0)
+        for d in dictionaries
+    )
+    if not padded:
+        return []
+    return [
+        Notice(
+            "padded_ids",
+            f"{padded:,} distinct ids have leading or trailing whitespace; ids are compared "
+            "exactly as written (' u1' and 'u1' are different users)",
+            padded,
+        )
+    ]
 
 
 def _user_notices(

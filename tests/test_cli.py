@@ -234,3 +234,16 @@ def test_exit_code_1_is_never_used_for_errors(run_cli, write):
     bad = write("bad.csv", "nonsense")
     for args in (["score"], ["score", bad, bad], ["nope"], ["score", PREDS, TRUTH, "--k"]):
         assert run_cli(*args).exit_code == 2, args
+
+
+def test_out_of_memory_is_a_one_line_error(run_cli, monkeypatch):
+    import rankeval.evaluation
+
+    def exhausted(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(rankeval.evaluation, "evaluate_inputs", exhausted)
+    r = run_cli("score", PREDS, TRUTH)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("rankeval: error: out of memory")
+    assert "Traceback" not in r.stderr
