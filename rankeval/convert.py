@@ -125,6 +125,8 @@ def _predictions_table(
         order = sort_order(keys if ties == "input" else [*keys, (item, ties == "trec")])
     else:
         order = sort_order([(user, False)])
+    if order is None:  # already in ranking order
+        order = np.arange(len(user))
     rank = segment_positions(user[order])
     score = preds.score[order] if preds.score is not None else 1.0 / rank
     if preds.rank is not None and preds.score is not None:

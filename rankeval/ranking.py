@@ -111,7 +111,8 @@ def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     counts = np.bincount(sorted_user)
     starts = np.cumsum(counts) - counts
-    return np.arange(1, n + 1, dtype=np.int64) - starts[sorted_user]
+    dtype = np.int32 if n < 2**31 else np.int64  # half the memory of every later pass
+    return np.arange(1, n + 1, dtype=dtype) - starts[sorted_user].astype(dtype)
 
 
 def _duplicates(keys: np.ndarray, sorted_keys: np.ndarray | None = None) -> np.ndarray:
@@ -137,15 +138,15 @@ def _in_order(keys: list[tuple[np.ndarray, bool]]) -> bool:
     return True
 
 
-def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray:
-    """A stable sort permutation by several keys, primary first; ``(values, descending)``.
+def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
+    """A stable sort permutation by several keys, primary first; ``(values, descending)``;
+    None when the rows are in that order already.
 
     Files usually arrive grouped and ordered already, so that case costs one linear check;
     otherwise Arrow's multi-key sort, which is much faster than ``np.lexsort``.
     """
-    n = len(keys[0][0])
     if _in_order(keys):
-        return np.arange(n, dtype=np.int64)
+        return None
     table = pa.table({f"k{j}": values for j, (values, _) in enumerate(keys)})
     sort_keys = [(f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
     return pc.sort_indices(table, sort_keys=sort_keys).to_numpy()
@@ -227,18 +228,22 @@ def build(
             hint="--dedupe keeps the best-ranked one",
         )
 
-    # Order the run, only for the users being evaluated.
-    u = compact[p_user]
-    keep = np.flatnonzero(u >= 0)
-    if len(keep) < len(u):
+    # Order the run, only for the users being evaluated. ``rows`` maps ordered rows to file
+    # rows; None means "the same": every user is evaluated and the file is in order already,
+    # the common case, which then costs no gathers and no index arrays.
+    if counts.evaluated == n_users:
+        keep, u = None, p_user  # compact is the identity
+    else:
+        u = compact[p_user]
+        keep = np.flatnonzero(u >= 0)
         u = u[keep]
     order = _order(preds, keep, u, p_item, ties)
-    in_order = bool((order[1:] > order[:-1]).all())  # sorted files skip two gathers
-    rows = keep if in_order else keep[order]
-    su = u if in_order else u[order]
+    rows = keep if order is None else order if keep is None else keep[order]
+    su = u if order is None else u[order]
     pos = segment_positions(su)
 
     if len(p_dup):
+        rows = np.arange(len(su)) if rows is None else rows
         first = np.zeros(len(rows), dtype=bool)
         first[np.unique(p_key[rows], return_index=True)[1]] = True  # best-ranked occurrence
         rows, su = rows[first], su[first]
@@ -253,10 +258,10 @@ def build(
         )
 
     if preds.rank is not None:
-        r = preds.rank[rows]
+        r = _take(preds.rank, rows)
         same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
         if same.any():
-            bad = np.sort(rows[1:][same])
+            bad = np.sort(_take(np.arange(len(preds.rank)), rows)[1:][same])
             raise InputError(
                 preds.source.label,
                 "ranks repeated within a user",
@@ -275,7 +280,7 @@ def build(
                 )
             )
         if preds.score is not None:
-            sc = preds.score[rows]
+            sc = _take(preds.score, rows)
             rises = (su[1:] == su[:-1]) & (sc[1:] > sc[:-1])
             n = np.unique(su[1:][rises]).size if rises.any() else 0
             if n:
@@ -289,7 +294,7 @@ def build(
                     )
                 )
     elif preds.score is not None:
-        s = preds.score[rows]
+        s = _take(preds.score, rows)
         tied_users = [np.zeros(0, dtype=np.int64)]
         for k in ks:
             at_k = np.flatnonzero(pos[:-1] == k)
@@ -309,19 +314,22 @@ def build(
     cut = pos <= kmax
     beyond = int(len(cut) - np.count_nonzero(cut))
     if beyond:
-        rows, su, pos = rows[cut], su[cut], pos[cut]
+        rows = np.flatnonzero(cut) if rows is None else rows[cut]
+        su, pos = su[cut], pos[cut]
     # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
     # so the lookup searches the smaller set of positive truth rows.
     t_sorted_rel = truth.relevance[t_sort]
     positive = t_sorted_rel > 0
-    rel = _lookup(t_sorted_keys[positive], t_sorted_rel[positive], p_key[rows])
+    rel = _lookup(t_sorted_keys[positive], t_sorted_rel[positive], _take(p_key, rows))
 
     # The ideal list: truth relevances sorted descending within each evaluated user, cut at K.
-    t_keep = np.flatnonzero(compact[t_user] >= 0)
-    tu = compact[t_user[t_keep]]
-    trel = truth.relevance[t_keep]
+    if counts.evaluated == n_users:
+        tu, trel = t_user, truth.relevance
+    else:
+        t_keep = np.flatnonzero(compact[t_user] >= 0)
+        tu, trel = compact[t_user[t_keep]], truth.relevance[t_keep]
     t_order = sort_order([(tu, False), (trel, True)])
-    iu, irel = tu[t_order], trel[t_order]
+    iu, irel = (tu, trel) if t_order is None else (tu[t_order], trel[t_order])
     ipos = segment_positions(iu)
     max_relevance = np.full(counts.evaluated, -np.inf)
     max_relevance[iu[ipos == 1]] = irel[ipos == 1]
@@ -353,18 +361,23 @@ def _relevant(relevance: np.ndarray, threshold: float | None) -> np.ndarray:
     return relevance > 0 if threshold is None else relevance >= threshold
 
 
+def _take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    return values if rows is None else values[rows]
+
+
 def _order(
-    preds: Predictions, keep: np.ndarray, u: np.ndarray, item: np.ndarray, ties: str
-) -> np.ndarray:
-    """Permutation of ``keep`` that sorts rows by user, then by the run's own order."""
+    preds: Predictions, keep: np.ndarray | None, u: np.ndarray, item: np.ndarray, ties: str
+) -> np.ndarray | None:
+    """Permutation of the kept rows that sorts them by user, then by the run's own order;
+    None when they are in that order already."""
     if preds.rank is not None:
-        return sort_order([(u, False), (preds.rank[keep], False)])
+        return sort_order([(u, False), (_take(preds.rank, keep), False)])
     if preds.score is not None:
-        by_score = [(u, False), (preds.score[keep], True)]
+        by_score = [(u, False), (_take(preds.score, keep), True)]
         if ties == "input":
             return sort_order(by_score)  # stable: tied rows keep the file order
         # trec_eval: item id descending; codes follow the byte order of the ids.
-        return sort_order([*by_score, (item[keep], ties == "trec")])
+        return sort_order([*by_score, (_take(item, keep), ties == "trec")])
     return sort_order([(u, False)])  # stable: the file order within each user
 
 
