@@ -108,6 +108,7 @@ def cli() -> None:
 
     \b
     rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
+    rankeval validate preds.csv truth.csv            # every problem, without scoring
     rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
     rankeval metrics                                # what every metric means
 
@@ -446,6 +447,96 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)
     return 0 if result.passed else EXIT_GATE_FAILED
+
+
+@cli.command()
+@click.argument("predictions", metavar="PREDS")
+@click.argument("truth", metavar="TRUTH")
+@click.option("-k", "--k", "ks", multiple=True, metavar="K[,K...]",
+              help="Cut-offs, for the ties and rows-beyond-K counts. Default 10.")
+@click.option("--relevance-threshold", type=float, metavar="T",
+              help="An item is relevant when relevance >= T (default: relevance > 0).")
+@click.option("--skip-missing-users", is_flag=True,
+              help="Count users without predictions as left out, as score would.")
+@click.option("--zero-relevant-users", type=click.Choice(["skip", "zero"]),
+              help="Count users without relevant items as left out (default) or scored 0.")
+@click.option("--ties", type=click.Choice(["trec", "item-asc", "input"]),
+              help="Order of tied scores, as for score.")
+@click.option("--dedupe", is_flag=True,
+              help="Repeated (user, item) predictions are a warning, as score --dedupe makes them.")
+@click.option("--user-col", help=COLUMN_HELP)
+@click.option("--item-col", help=COLUMN_HELP)
+@click.option("--rank-col", help=COLUMN_HELP)
+@click.option("--score-col", help=COLUMN_HELP)
+@click.option("--relevance-col", help=COLUMN_HELP)
+@click.option("--preds-format", type=click.Choice(PREDS_FORMATS, case_sensitive=False),
+              help="Format of PREDS (default: from the extension; required for -).")
+@click.option("--truth-format", type=click.Choice(TRUTH_FORMATS, case_sensitive=False),
+              help="Format of TRUTH (default: from the extension; required for -).")
+@click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="Report format.")
+@_debug_option
+def validate(predictions, truth, ks, relevance_threshold, skip_missing_users,
+             zero_relevant_users, ties, dedupe, preds_format, truth_format, strict, fmt, debug,
+             **cols) -> int:
+    """Check PREDS and TRUTH without scoring: every problem, every count, every warning.
+
+    Exit 0 when `rankeval score` can score the files (warnings allowed unless --strict),
+    2 when it cannot. The report goes to stdout; the verdict line to stderr.
+
+    \b
+    Examples:
+      rankeval validate preds.csv truth.csv
+      rankeval validate run.trec qrels.txt --truth-format qrels --strict
+      rankeval validate preds.parquet truth.parquet -f json | jq .errors
+    """
+    from .check import check_inputs
+    from .evaluation import make_settings
+
+    settings = make_settings(
+        None, list(ks) or None, relevance_threshold=relevance_threshold,
+        skip_missing_users=skip_missing_users or None, zero_relevant_users=zero_relevant_users,
+        ties=ties, dedupe=dedupe,
+    )
+    result = check_inputs(predictions, truth, settings, preds_format=preds_format,
+                          truth_format=truth_format, **cols)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps(result.to_dict(strict), indent=2))
+    else:
+        click.echo(_check_text(result, strict), nl=False)
+    ok = result.ok(strict)
+    problems = len(result.errors) + (len(result.notices) if strict else 0)
+    if ok:
+        click.echo(f"rankeval: ok: the inputs can be scored ({len(result.notices)} warnings)",
+                   err=True)
+        return 0
+    click.echo(f"rankeval: error: the inputs cannot be scored ({problems} problems)", err=True)
+    return EXIT_USAGE
+
+
+def _check_text(result, strict: bool) -> str:
+    lines = []
+    for role, info in result.inputs.items():
+        cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
+        users = f", {info['users']:,} users" if "users" in info else ""
+        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
+                     f"columns: {cols}")
+    if result.users is not None:
+        u = result.users
+        lines.append(
+            f"users: {u.evaluated:,} can be evaluated · {u.in_truth:,} in truth · "
+            f"{u.in_predictions:,} in predictions · {u.without_relevant:,} without relevant "
+            f"items · {u.without_predictions:,} without predictions · "
+            f"{u.only_in_predictions:,} only in predictions"
+        )
+        lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    label = "error" if strict else "warning"
+    lines += [f"{label}: {n.message}" for n in result.notices]
+    lines += [f"error: {e}" for e in result.errors]
+    return "\n".join(lines) + "\n"
 
 
 ALL_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl"]

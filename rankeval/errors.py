@@ -78,3 +78,20 @@ class Notice:
 
     def __str__(self) -> str:
         return self.message
+
+
+class Problems:
+    """Collects input errors where a check would raise the first one (``rankeval validate``)."""
+
+    def __init__(self) -> None:
+        self.errors: list[InputError] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+def report(error: InputError, problems: Problems | None) -> None:
+    """Raise ``error``, or record it and let the caller carry on when collecting."""
+    if problems is None:
+        raise error
+    problems.errors.append(error)

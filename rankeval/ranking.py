@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import InputError, Notice
+from .errors import InputError, Notice, Problems, report
 from .validate import Predictions, Truth
 
 TIES = ("trec", "item-asc", "input")
@@ -169,6 +169,7 @@ def build(
     dedupe: bool,
     skip_missing_users: bool,
     zero_relevant_users: str,
+    problems: Problems | None = None,
 ) -> Built:
     """Join, order and cut the predictions; count every user case of SPEC section 2.
 
@@ -192,11 +193,14 @@ def build(
     t_sorted_keys = t_key[t_sort]
     dup = _duplicates(t_key, t_sorted_keys)
     if len(dup):
-        raise InputError(
-            truth.source.label,
-            "(user, item) pairs listed more than once",
-            count=len(dup),
-            examples=_pair_examples(dup, truth.user, truth.item),
+        report(
+            InputError(
+                truth.source.label,
+                "(user, item) pairs listed more than once",
+                count=len(dup),
+                examples=_pair_examples(dup, truth.user, truth.item),
+            ),
+            problems,
         )
 
     relevant = _relevant(truth.relevance, relevance_threshold)
@@ -220,12 +224,15 @@ def build(
 
     p_dup = _duplicates(p_key)
     if len(p_dup) and not dedupe:
-        raise InputError(
-            preds.source.label,
-            "(user, item) pairs listed more than once",
-            count=len(p_dup),
-            examples=_pair_examples(p_dup, preds.user, preds.item),
-            hint="--dedupe keeps the best-ranked one",
+        report(
+            InputError(
+                preds.source.label,
+                "(user, item) pairs listed more than once",
+                count=len(p_dup),
+                examples=_pair_examples(p_dup, preds.user, preds.item),
+                hint="--dedupe keeps the best-ranked one",
+            ),
+            problems,
         )
 
     # Order the run, only for the users being evaluated. ``rows`` maps ordered rows to file
@@ -262,12 +269,15 @@ def build(
         same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
         if same.any():
             bad = np.sort(_take(np.arange(len(preds.rank)), rows)[1:][same])
-            raise InputError(
-                preds.source.label,
-                "ranks repeated within a user",
-                column=preds.columns["rank"],
-                count=len(bad),
-                examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
+            report(
+                InputError(
+                    preds.source.label,
+                    "ranks repeated within a user",
+                    column=preds.columns["rank"],
+                    count=len(bad),
+                    examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
+                ),
+                problems,
             )
         gaps = np.unique(su[r != pos]).size
         if gaps:

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, Problems, report
 from .readers import MemoryTable, Source, Table
 
 # role -> (default name, aliases); every name is matched case-insensitively.
@@ -110,47 +110,62 @@ def _delimiter_hint(columns: list[str]) -> str | None:
     return None
 
 
-def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
+def _ids(
+    table: pa.Table, name: str, label: str, problems: Problems | None = None
+) -> pa.ChunkedArray:
     col = table.column(name)
     bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
     bad = pc.fill_null(bad, True)
     if pc.any(bad).as_py():
         idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-        raise InputError(
-            label,
-            "empty ids",
-            column=name,
-            count=len(idx),
-            examples=[(int(i) + 1, "") for i in idx[:5]],
+        report(
+            InputError(
+                label,
+                "empty ids",
+                column=name,
+                count=len(idx),
+                examples=[(int(i) + 1, "") for i in idx[:5]],
+            ),
+            problems,
         )
+        col = pc.fill_null(col, "")
     return col
 
 
-def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
+def _finite(
+    table: pa.Table, name: str, label: str, problems: Problems | None = None
+) -> np.ndarray:
     """A numeric column as float64, refusing empty, NaN and infinite values."""
     col = table.column(name)
-    values = col.to_numpy().astype(np.float64, copy=False) if col.null_count == 0 else None
-    if values is None:
-        missing = col.is_null().to_numpy(zero_copy_only=False)
-        idx = np.flatnonzero(missing)
-        raise InputError(
-            label,
-            "empty values",
-            column=name,
-            count=len(idx),
-            examples=[(int(i) + 1, "") for i in idx[:5]],
+    if col.null_count:
+        idx = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+        report(
+            InputError(
+                label,
+                "empty values",
+                column=name,
+                count=len(idx),
+                examples=[(int(i) + 1, "") for i in idx[:5]],
+            ),
+            problems,
         )
+        col = pc.fill_null(col, 0)
+    values = col.to_numpy().astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
             idx = np.flatnonzero(test(values))
             if len(idx):
-                raise InputError(
-                    label,
-                    problem,
-                    column=name,
-                    count=len(idx),
-                    examples=[(int(i) + 1, float(values[i])) for i in idx[:5]],
+                report(
+                    InputError(
+                        label,
+                        problem,
+                        column=name,
+                        count=len(idx),
+                        examples=[(int(i) + 1, float(values[i])) for i in idx[:5]],
+                    ),
+                    problems,
                 )
+        values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
     return values
 
 
@@ -160,6 +175,7 @@ def load_predictions(
     item_col: str | None = None,
     rank_col: str | None = None,
     score_col: str | None = None,
+    problems: Problems | None = None,
 ) -> Predictions:
     """Resolve and check a run's columns."""
     label, cols = table.label, table.columns
@@ -175,25 +191,25 @@ def load_predictions(
     if score is not None:
         types[score] = pa.float64()
     data = _read(table, types)
-    ranks = _ranks(data, rank, label) if rank is not None else None
+    ranks = _ranks(data, rank, label, problems) if rank is not None else None
     return Predictions(
-        user=_ids(data, user, label),
-        item=_ids(data, item, label),
+        user=_ids(data, user, label, problems),
+        item=_ids(data, item, label, problems),
         rank=ranks,
-        score=_finite(data, score, label) if score is not None else None,
+        score=_finite(data, score, label, problems) if score is not None else None,
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score),
     )
 
 
-def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
+def _ranks(data: pa.Table, name: str, label: str, problems: Problems | None = None) -> np.ndarray:
     """Whole numbers >= 1, as int64."""
     col = data.column(name)
     if pa.types.is_integer(col.type) and col.null_count == 0:
         ranks = col.to_numpy().astype(np.int64, copy=False)
         checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
     else:
-        ranks = _finite(data, name, label)
+        ranks = _finite(data, name, label, problems)
         checks = [
             (ranks != np.floor(ranks), "ranks that are not whole numbers"),
             (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
@@ -202,13 +218,17 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
     for bad, problem in checks:
         if bad.any():
             idx = np.flatnonzero(bad)
-            raise InputError(
-                label,
-                problem,
-                column=name,
-                count=len(idx),
-                examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
+            report(
+                InputError(
+                    label,
+                    problem,
+                    column=name,
+                    count=len(idx),
+                    examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
+                ),
+                problems,
             )
+            ranks = np.where(bad, 1, ranks)
     return ranks.astype(np.int64, copy=False)
 
 
@@ -217,6 +237,7 @@ def load_truth(
     user_col: str | None = None,
     item_col: str | None = None,
     relevance_col: str | None = None,
+    problems: Problems | None = None,
 ) -> Truth:
     """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
     label, cols = table.label, table.columns
@@ -230,13 +251,13 @@ def load_truth(
         types[relevance] = pa.float64()
     data = _read(table, types)
     rel = (
-        _finite(data, relevance, label)
+        _finite(data, relevance, label, problems)
         if relevance is not None
         else np.ones(data.num_rows, dtype=np.float64)
     )
     return Truth(
-        user=_ids(data, user, label),
-        item=_ids(data, item, label),
+        user=_ids(data, user, label, problems),
+        item=_ids(data, item, label, problems),
         relevance=rel,
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, relevance=relevance),
