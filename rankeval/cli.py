@@ -109,6 +109,7 @@ def cli() -> None:
     \b
     rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
     rankeval validate preds.csv truth.csv            # every problem, without scoring
+    rankeval compare truth.csv a.csv b.csv           # which differences are real
     rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
     rankeval metrics                                # what every metric means
 
@@ -303,6 +304,13 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
     help="Read options from FILE ([tool.rankeval] in pyproject.toml, or rankeval.toml); by "
     "default ./rankeval.toml or ./pyproject.toml when they have the section. Flags override it.",
 )
+@click.option("--ci", is_flag=True,
+              help="Add a bootstrap confidence interval (over users) to every mean.")
+@click.option("--ci-level", type=float, default=0.95, show_default=True,
+              help="Confidence level of --ci.")
+@click.option("--ci-rounds", type=int, default=10_000, show_default=True,
+              help="Bootstrap resamples of --ci.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --ci.")
 @click.option("--quiet", is_flag=True, help="Do not print warnings.")
 @_debug_option
 def score(
@@ -336,6 +344,10 @@ def score(
     max_drop,
     allow_settings_change,
     junit,
+    ci,
+    ci_level,
+    ci_rounds,
+    seed,
     quiet,
     debug,
 ) -> int:
@@ -407,6 +419,9 @@ def score(
         gold = load_truth(truth_table, user_col, item_col, relevance_col)
         progress.stage(f"scoring {preds.source.rows:,} predictions")
         result = evaluate_inputs(preds, gold, settings)
+        if ci:
+            progress.stage("bootstrapping confidence intervals")
+            result.add_intervals(ci_level, ci_rounds, seed)
     result.apply_gates(plan)
 
     if not quiet:
@@ -537,6 +552,133 @@ def _check_text(result, strict: bool) -> str:
     lines += [f"{label}: {n.message}" for n in result.notices]
     lines += [f"error: {e}" for e in result.errors]
     return "\n".join(lines) + "\n"
+
+
+@cli.command(name="compare")
+@click.argument("truth", metavar="TRUTH")
+@click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
+@click.option("-k", "--k", "ks", multiple=True, metavar="K[,K...]",
+              help="Cut-off(s), as for score. Default 10.")
+@click.option("-m", "--metrics", multiple=True, metavar="NAME[@K]",
+              help="Metrics, as for score (default: ndcg, map, recall).")
+@click.option("--name", "names", multiple=True,
+              help="A name per run, in order (default: the file stems).")
+@click.option("--baseline", help="The run the others are compared with (default: the first).")
+@click.option("--test", type=click.Choice(["t", "randomization", "bootstrap", "wilcoxon"]),
+              default="t", show_default=True, help="Paired significance test over users.")
+@click.option("--rounds", type=int, default=10_000, show_default=True,
+              help="Resamples for the randomization and bootstrap tests and intervals.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the resampling.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level, after the correction.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
+              show_default=True, help="Multiple-comparison correction across the runs, per metric.")
+@click.option("--ci-level", type=float, default=0.95, show_default=True,
+              help="Confidence level of the interval of each difference.")
+@click.option("--top-changes", type=int, default=0, metavar="N",
+              help="List the N users most helped and most hurt, per run and metric.")
+@click.option("--fail-if-worse", is_flag=True,
+              help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@click.option("--compat", type=click.Choice(["trec_eval"]), help="As for score.")
+@click.option("--gain", type=click.Choice(["linear", "exponential"]), help="As for score.")
+@click.option("--ap-denominator", type=click.Choice(["min", "relevant"]), help="As for score.")
+@click.option("--rr-target", type=click.Choice(["first-relevant", "most-relevant"]),
+              help="As for score.")
+@click.option("--ties", type=click.Choice(["trec", "item-asc", "input"]), help="As for score.")
+@click.option("--relevance-threshold", type=float, metavar="T", help="As for score.")
+@click.option("--skip-missing-users", is_flag=True, help="As for score.")
+@click.option("--zero-relevant-users", type=click.Choice(["skip", "zero"]), help="As for score.")
+@click.option("--user-col", help=COLUMN_HELP)
+@click.option("--item-col", help=COLUMN_HELP)
+@click.option("--rank-col", help=COLUMN_HELP)
+@click.option("--score-col", help=COLUMN_HELP)
+@click.option("--relevance-col", help=COLUMN_HELP)
+@click.option("--truth-format", type=click.Choice(TRUTH_FORMATS, case_sensitive=False),
+              help="Format of TRUTH (default: from the extension).")
+@click.option("--runs-format", type=click.Choice(PREDS_FORMATS, case_sensitive=False),
+              help="Format of every run (default: each from its extension).")
+@click.option("-f", "--format", "fmt", type=click.Choice(["table", "json", "markdown", "csv"]),
+              default="table", show_default=True, help="Report format.")
+@click.option("-o", "--output", default="-", metavar="FILE", help="Write the report to FILE.")
+@click.option("--quiet", is_flag=True, help="Do not print warnings.")
+@_debug_option
+def compare_command(truth, runs, ks, metrics, names, baseline, test, rounds, seed, alpha,
+                    correction, ci_level, top_changes, fail_if_worse, compat, gain,
+                    ap_denominator, rr_target, ties, relevance_threshold, skip_missing_users,
+                    zero_relevant_users, user_col, item_col, rank_col, score_col, relevance_col,
+                    truth_format, runs_format, fmt, output, quiet, debug) -> int:
+    """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
+
+    Each metric of each run is compared with the baseline run user by user (a paired test over
+    the users both evaluate), corrected for the number of runs. A * marks a difference that is
+    significant at --alpha after the correction.
+
+    \b
+    Examples:
+      rankeval compare truth.csv a.csv b.csv c.parquet
+      rankeval compare truth.qrels bm25.run dense.run --compat trec_eval -m map -m ndcg_cut.10
+      rankeval compare truth.csv a.csv b.csv --test randomization --rounds 100000 --seed 7
+      rankeval compare truth.csv main.csv pr.csv --fail-if-worse -m ndcg@10
+    """
+    from .compare import compare_runs, run_names
+    from .errors import EXIT_GATE_FAILED
+    from .evaluation import make_settings
+    from .readers import open_table
+    from .report import render_compare_csv, render_compare_markdown, render_compare_table
+    from .validate import load_truth
+    from .writers import STDOUT, check_writable, write_text
+
+    if len(runs) < 2:
+        raise OptionError("compare needs at least two runs (the first is the baseline)")
+    settings = make_settings(
+        list(metrics) or ["ndcg", "map", "recall"], list(ks) or None, compat=compat, gain=gain,
+        ap_denominator=ap_denominator, rr_target=rr_target, ties=ties,
+        relevance_threshold=relevance_threshold, skip_missing_users=skip_missing_users or None,
+        zero_relevant_users=zero_relevant_users,
+    )
+    labels = run_names(list(runs), list(names))
+    if top_changes < 0:
+        raise OptionError("--top-changes must be 0 or more")
+    check_writable(output, "--output")
+    gold = load_truth(open_table(truth, truth_format, "--truth-format", role="truth"),
+                      user_col, item_col, relevance_col)
+    result = compare_runs(
+        gold, list(zip(labels, runs, strict=True)), settings, baseline=baseline, test=test,
+        rounds=rounds, seed=seed, alpha=alpha, correction=correction, ci_level=ci_level,
+        top_changes=top_changes, runs_format=runs_format,
+        columns={"user_col": user_col, "item_col": item_col, "rank_col": rank_col,
+                 "score_col": score_col},
+    )
+    if not quiet:
+        seen = set()
+        for r in result.runs:
+            for notice in r.evaluation.notices:
+                if notice.message not in seen:
+                    seen.add(notice.message)
+                    click.echo(f"rankeval: warning: {r.name}: {notice.message}", err=True)
+        for notice in result.notices:
+            click.echo(f"rankeval: warning: {notice.message}", err=True)
+    if fmt == "table" and output == STDOUT:
+        render_compare_table(result, console(sys.stdout))
+    elif fmt == "table":
+        import io
+
+        buffer = io.StringIO()
+        render_compare_table(result, console(buffer, width=120, plain=True))
+        write_text(output, buffer.getvalue())
+    elif fmt == "json":
+        import json
+
+        write_text(output, json.dumps(result.to_dict(), indent=2) + "\n")
+    else:
+        render = render_compare_markdown if fmt == "markdown" else render_compare_csv
+        write_text(output, render(result))
+    if fail_if_worse and result.worse:
+        for c in result.worse:
+            click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "
+                       f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
+        return EXIT_GATE_FAILED
+    return 0
 
 
 ALL_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl"]

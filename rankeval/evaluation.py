@@ -28,7 +28,7 @@ from .registry import DEFAULT_K, DEFAULT_METRICS
 from .validate import Predictions, Truth, load_predictions, load_truth
 
 # Version of the JSON report's layout; bump it when a key changes meaning or disappears.
-#   1: rankeval, schema, k, metrics, settings, inputs, users, gates, passed, baseline,
+#   1: rankeval, schema, k, metrics, settings, inputs, users, ci, gates, passed, baseline,
 #      warnings, notices.
 SCHEMA_VERSION = 1
 ZERO_RELEVANT_POLICIES = ("skip", "zero")
@@ -173,6 +173,22 @@ class Evaluation:
         self.metrics: dict[str, float] = {str(s): float(v.mean()) for s, v in values.items()}
         self.verdicts: list = []  # gates.Verdict, set by apply_gates
         self.baseline: dict[str, Any] | None = None
+        self.intervals: dict[str, tuple[float, float]] = {}  # set by add_intervals
+        self.interval_level: float | None = None
+
+    def add_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0) -> None:
+        """A percentile bootstrap confidence interval (over users) for every mean."""
+        from .stats import bootstrap_mean_ci
+
+        if not 0 < level < 1:
+            raise OptionError("--ci-level must lie strictly between 0 and 1")
+        if rounds < 100:
+            raise OptionError("--ci-rounds must be at least 100")
+        self.interval_level = level
+        self.intervals = {
+            str(spec): bootstrap_mean_ci(v, rounds, seed, level)
+            for spec, v in self._values.items()
+        }
 
     def apply_gates(self, plan) -> list:
         """Judge ``plan`` (a ``gates.GatePlan``) on these results; the verdicts join the report."""
@@ -260,6 +276,12 @@ class Evaluation:
                 for role, summary in self.inputs.items()
             },
             "users": dataclasses.asdict(self.users),
+            "ci": (
+                {"level": self.interval_level, "intervals": {k: list(v) for k, v in
+                                                             self.intervals.items()}}
+                if self.intervals
+                else None
+            ),
             "gates": [v.to_dict() for v in self.verdicts],
             "passed": self.passed,
             "baseline": self.baseline,

@@ -17,6 +17,17 @@ def _fmt(value: float) -> str:
     return "" if math.isnan(value) else f"{value:.4f}"
 
 
+def _with_ci(ev: Evaluation, name: str, column, value: float) -> str:
+    """The mean, with its interval when ``score --ci`` asked for one."""
+    from .metric_names import MetricSpec
+
+    spec = MetricSpec(name, column if isinstance(column, int) else None)
+    interval = ev.intervals.get(str(spec))
+    if interval is None or math.isnan(value):
+        return _fmt(value)
+    return f"{value:.4f} [{interval[0]:.4f}, {interval[1]:.4f}]"
+
+
 def users_line(ev: Evaluation) -> str:
     """Every user count of SPEC section 2, in words."""
     u, s = ev.users, ev.settings
@@ -69,8 +80,12 @@ def render_table(ev: Evaluation, console) -> None:
     for k in columns:
         table.add_column(f"@{k}", justify="right")
     for name, values in rows:
-        table.add_row(name, *(_fmt(v) for v in values))
+        table.add_row(name, *(_with_ci(ev, name, c, v) for c, v in zip(columns, values,
+                                                                       strict=True)))
     console.print(table)
+    if ev.intervals:
+        console.print(f"in brackets: {ev.interval_level:.0%} bootstrap confidence intervals "
+                      "over users", style="dim", highlight=False)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(settings_line(ev), style="dim", highlight=False, soft_wrap=True)
     if ev.baseline is not None:
@@ -138,7 +153,8 @@ def render_markdown(ev: Evaluation) -> str:
         "|---|" + "---:|" * len(columns),
     ]
     for name, values in rows:
-        lines.append(f"| {name} | " + " | ".join(_fmt(v) for v in values) + " |")
+        cells = (_with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if ev.baseline is not None:
         lines += ["", f"Against `{ev.baseline['path']}`:", "",
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
@@ -177,3 +193,90 @@ def render_text(ev: Evaluation, fmt: str, per_user: bool = False) -> str:
     if fmt == "trec":
         return render_trec(ev, per_user)
     return {"json": render_json, "csv": render_csv, "markdown": render_markdown}[fmt](ev)
+
+
+def _compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
+    """``0.3391 +0.0123*`` and whether it is a significant difference."""
+    mean = result.mean(run, metric)
+    cell = result.cell(run, metric)
+    if cell is None:  # the baseline itself
+        return f"{mean:.4f}", False
+    mark = "*" if cell.significant else ""
+    return f"{mean:.4f} {cell.stats.delta:+.4f}{mark}", cell.significant
+
+
+def _compare_footer(result) -> list[str]:
+    o = result.options
+    lines = [
+        f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
+        f"* significant at alpha {o['alpha']:g} · {len(result.shared_users):,} users compared",
+    ]
+    return lines
+
+
+def render_compare_table(result, console) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("run", style="bold")
+    for metric in result.metrics:
+        table.add_column(metric, justify="right")
+    for r in result.runs:
+        cells = []
+        for metric in result.metrics:
+            text, significant = _compare_cell(result, r.name, metric)
+            cell = result.cell(r.name, metric)
+            if significant:
+                text = f"[{'green' if cell.stats.delta > 0 else 'red'}]{text}[/]"
+            cells.append(text)
+        name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
+        table.add_row(name, *cells)
+    console.print(table)
+    for line in _compare_footer(result):
+        console.print(line, style="dim", highlight=False, soft_wrap=True)
+
+    console.print()
+    detail = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI", "p",
+                   "p adjusted", "effect d", "win/tie/loss"):
+        detail.add_column(column, justify="left" if column in ("run", "metric") else "right")
+    for c in result.cells:
+        s = c.stats
+        detail.add_row(c.run, c.metric, f"{s.delta:+.4f}", f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]",
+                       f"{s.p_value:.4g}", f"{c.p_adjusted:.4g}" + ("*" if c.significant else ""),
+                       f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
+    console.print(detail)
+    for run, metrics in result.top.items():
+        for metric, changes in metrics.items():
+            console.print()
+            console.print(f"{run} vs {result.baseline} on {metric}:", style="bold",
+                          highlight=False)
+            for label in ("helped", "hurt"):
+                for row in changes[label]:
+                    console.print(f"  {label:6} {row['user']}: {row['baseline']:.4f} -> "
+                                  f"{row['run']:.4f}", highlight=False)
+
+
+def render_compare_markdown(result) -> str:
+    lines = ["| run | " + " | ".join(result.metrics) + " |",
+             "|---|" + "---:|" * len(result.metrics)]
+    for r in result.runs:
+        cells = [_compare_cell(result, r.name, m)[0] for m in result.metrics]
+        name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", *_compare_footer(result)]
+    return "\n".join(lines) + "\n"
+
+
+def render_compare_csv(result) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+                     "p_value", "p_adjusted", "significant", "effect_size", "wins", "ties",
+                     "losses"])
+    for c in result.cells:
+        s = c.stats
+        writer.writerow([c.run, c.metric, repr(s.mean_b), repr(s.mean_a), repr(s.delta),
+                         repr(s.ci_low), repr(s.ci_high), repr(s.p_value), repr(c.p_adjusted),
+                         c.significant, repr(s.effect_size), s.wins, s.ties, s.losses])
+    return out.getvalue()

@@ -1,0 +1,227 @@
+"""``rankeval compare``: several runs against one truth, with paired tests per metric."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .errors import Notice, OptionError
+from .evaluation import Evaluation, Settings, evaluate_inputs
+from .readers import open_table
+from .stats import CORRECTIONS, TESTS, Comparison, compare, correct
+from .validate import Truth, load_predictions
+
+
+@dataclass
+class RunResult:
+    name: str
+    path: str
+    evaluation: Evaluation
+    dropped: int = 0  # evaluated users left out because another run does not have them
+
+
+@dataclass
+class Cell:
+    run: str
+    metric: str
+    stats: Comparison
+    p_adjusted: float
+    significant: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.stats
+        return {
+            "run": self.run,
+            "metric": self.metric,
+            "mean": s.mean_b,
+            "baseline_mean": s.mean_a,
+            "delta": s.delta,
+            "p_value": s.p_value,
+            "p_adjusted": self.p_adjusted,
+            "significant": self.significant,
+            "effect_size": s.effect_size,
+            "ci": [s.ci_low, s.ci_high],
+            "wins": s.wins,
+            "ties": s.ties,
+            "losses": s.losses,
+        }
+
+
+@dataclass
+class CompareResult:
+    settings: Settings
+    runs: list[RunResult]
+    baseline: str
+    shared_users: np.ndarray
+    values: dict[str, dict[str, np.ndarray]]  # run -> metric -> values over shared users
+    cells: list[Cell]
+    options: dict[str, Any]
+    notices: list[Notice] = field(default_factory=list)
+    top: dict[str, dict[str, dict[str, list[dict]]]] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.settings.metrics)
+
+    def mean(self, run: str, metric: str) -> float:
+        return float(self.values[run][metric].mean())
+
+    def cell(self, run: str, metric: str) -> Cell | None:
+        return next((c for c in self.cells if c.run == run and c.metric == metric), None)
+
+    @property
+    def worse(self) -> list[Cell]:
+        """Significant differences where a run is below the baseline."""
+        return [c for c in self.cells if c.significant and c.stats.delta < 0]
+
+    def to_dict(self) -> dict[str, Any]:
+        import dataclasses
+
+        return {
+            "rankeval": __version__,
+            "schema": 1,
+            "baseline": self.baseline,
+            **self.options,
+            "settings": dataclasses.asdict(self.settings),
+            "runs": [
+                {
+                    "name": r.name,
+                    "path": r.path,
+                    "evaluated_users": r.evaluation.users.evaluated,
+                    "dropped_users": r.dropped,
+                    "metrics": {m: self.mean(r.name, m) for m in self.metrics},
+                }
+                for r in self.runs
+            ],
+            "users": {"shared": len(self.shared_users)},
+            "comparisons": [c.to_dict() for c in self.cells],
+            "top_changes": self.top,
+            "warnings": [n.message for n in self.notices],
+        }
+
+
+def run_names(paths: list[str], names: list[str]) -> list[str]:
+    """``--name`` values, else file stems made unique."""
+    if names and len(names) != len(paths):
+        raise OptionError(f"--name was given {len(names)} times for {len(paths)} runs")
+    chosen = list(names) or [Path(p).name.split(".")[0] if p != "-" else "stdin" for p in paths]
+    seen: dict[str, int] = {}
+    unique = []
+    for name in chosen:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
+    if len(set(unique)) != len(unique):
+        raise OptionError("run names must differ: give each run its own --name")
+    return unique
+
+
+def compare_runs(
+    truth: Truth,
+    runs: list[tuple[str, str]],
+    settings: Settings,
+    *,
+    baseline: str | None = None,
+    test: str = "t",
+    rounds: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    ci_level: float = 0.95,
+    top_changes: int = 0,
+    runs_format: str | None = None,
+    columns: dict[str, str | None] | None = None,
+) -> CompareResult:
+    """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
+    if test not in TESTS:
+        raise OptionError(f"--test must be one of {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise OptionError(f"--correction must be one of {', '.join(CORRECTIONS)}")
+    if not 0 < alpha < 1 or not 0 < ci_level < 1:
+        raise OptionError("--alpha and --ci-level must lie strictly between 0 and 1")
+    if rounds < 100:
+        raise OptionError("--rounds must be at least 100")
+    names = [n for n, _ in runs]
+    base = baseline if baseline is not None else names[0]
+    if base not in names:
+        raise OptionError(f"--baseline {base!r} is not a run name ({', '.join(names)})")
+    cols = columns or {}
+    results = []
+    for name, path in runs:
+        table = open_table(path, runs_format, "--runs-format", role="predictions")
+        preds = load_predictions(
+            table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
+            cols.get("score_col"),
+        )
+        results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings)))
+
+    # Users every run evaluates (all of them unless --skip-missing-users drops some per run).
+    shared = results[0].evaluation.user_ids
+    for r in results[1:]:
+        shared = np.intersect1d(shared, r.evaluation.user_ids)
+    notices = []
+    values: dict[str, dict[str, np.ndarray]] = {}
+    for r in results:
+        ids = r.evaluation.user_ids
+        keep = np.isin(ids, shared)  # ids are sorted: kept values follow shared's order
+        r.dropped = int(len(ids) - keep.sum())
+        if r.dropped:
+            notices.append(Notice(
+                "users_not_shared",
+                f"{r.dropped:,} users evaluated in {r.name} are left out of the comparison "
+                "because another run does not evaluate them",
+                r.dropped,
+            ))
+        values[r.name] = {m: r.evaluation.values(m)[keep] for m in settings.metrics}
+    if len(shared) == 0:
+        raise OptionError("the runs share no evaluated user: nothing to compare")
+
+    cells: list[Cell] = []
+    for metric in settings.metrics:
+        stats = [
+            (name, compare(values[base][metric], values[name][metric], test, rounds, seed,
+                           ci_level))
+            for name in names
+            if name != base
+        ]
+        adjusted = correct([s.p_value for _, s in stats], correction)
+        cells += [
+            Cell(name, metric, s, p, p < alpha) for (name, s), p in zip(stats, adjusted,
+                                                                       strict=True)
+        ]
+    result = CompareResult(
+        settings, results, base, shared, values, cells,
+        {"test": test, "alpha": alpha, "correction": correction, "rounds": rounds,
+         "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
+        notices,
+    )
+    if top_changes:
+        result.top = _top_changes(result, top_changes)
+    return result
+
+
+def _top_changes(result: CompareResult, n: int) -> dict:
+    """Per run and metric, the users most helped and most hurt against the baseline."""
+    users = result.shared_users
+    out: dict = {}
+    for r in result.runs:
+        if r.name == result.baseline:
+            continue
+        out[r.name] = {}
+        for metric in result.metrics:
+            a, b = result.values[result.baseline][metric], result.values[r.name][metric]
+            diff = b - a
+            order = np.argsort(diff, kind="stable")
+            hurt = [i for i in order[:n] if diff[i] < 0]
+            helped = [i for i in order[::-1][:n] if diff[i] > 0]
+            out[r.name][metric] = {
+                label: [
+                    {"user": str(users[i]), "baseline": float(a[i]), "run": float(b[i])}
+                    for i in idx
+                ]
+                for label, idx in (("helped", helped), ("hurt", hurt))
+            }
+    return out

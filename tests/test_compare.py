@@ -1,0 +1,132 @@
+"""rankeval compare from the command line: runs of different formats, tests, gates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sp
+
+from rankeval import evaluate
+
+from .conftest import SAMPLE
+
+TRUTH = SAMPLE / "truth.csv"
+A = SAMPLE / "preds.csv"
+
+
+@pytest.fixture
+def runs(tmp_path):
+    """b: the sample run with each user's list shuffled (worse); c: the same run as Parquet."""
+    preds = pd.read_csv(A, dtype={"user_id": str, "item_id": str})
+    rng = np.random.default_rng(1)
+    worse = preds.assign(rank=preds.groupby("user_id")["rank"].transform(
+        lambda r: rng.permutation(r.to_numpy())))
+    worse.drop(columns="score").to_csv(tmp_path / "b.tsv", sep="\t", index=False)
+    preds.to_parquet(tmp_path / "c.parquet", index=False)
+    return tmp_path / "b.tsv", tmp_path / "c.parquet"
+
+
+def test_three_runs_of_three_formats(run_cli, runs):
+    b, c = runs
+    r = run_cli("compare", TRUTH, A, b, c, "-m", "ndcg@10,map@10", "-f", "json", "--quiet")
+    assert r.exit_code == 0, r.stderr
+    report = r.json()
+    assert report["baseline"] == "preds"
+    assert [x["name"] for x in report["runs"]] == ["preds", "b", "c"]
+    assert report["users"]["shared"] == 298
+    cells = {(x["run"], x["metric"]): x for x in report["comparisons"]}
+    worse = cells[("b", "ndcg@10")]
+    assert worse["delta"] < 0 and worse["significant"]
+    same = cells[("c", "ndcg@10")]
+    assert same["delta"] == 0 and same["p_value"] == 1.0 and not same["significant"]
+    assert same["wins"] == same["losses"] == 0
+
+    # The numbers are the score command's, and the p-value is scipy's paired t-test.
+    ours = evaluate(str(A), str(TRUTH), ["ndcg@10"]).per_user.set_index("user_id")["ndcg@10"]
+    theirs = evaluate(str(b), str(TRUTH), ["ndcg@10"]).per_user.set_index("user_id")["ndcg@10"]
+    assert report["runs"][1]["metrics"]["ndcg@10"] == pytest.approx(theirs.mean())
+    raw = sp.ttest_rel(theirs.to_numpy(), ours.loc[theirs.index].to_numpy()).pvalue
+    assert worse["p_value"] == pytest.approx(raw, rel=1e-9)
+    assert worse["p_adjusted"] == pytest.approx(min(1.0, raw * 2), rel=1e-9)  # Holm, 2 runs
+
+
+def test_table_marks_significant_differences(run_cli, runs):
+    b, _ = runs
+    r = run_cli("compare", TRUTH, A, b, "--name", "main", "--name", "shuffled", "-m", "ndcg@10")
+    assert r.exit_code == 0
+    first = r.stdout.splitlines()
+    assert first[1].startswith("main (baseline)")
+    assert "*" in first[2] and first[2].startswith("shuffled")
+    assert "test: t" in r.stdout and "correction: holm" in r.stdout
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap", "wilcoxon"])
+def test_other_tests_are_deterministic(run_cli, runs, test):
+    b, _ = runs
+    args = ["compare", TRUTH, A, b, "-m", "ndcg@10", "--test", test, "--rounds", "2000",
+            "--seed", "9", "-f", "json"]
+    one, two = run_cli(*args).json(), run_cli(*args).json()
+    assert one["comparisons"] == two["comparisons"]
+    assert one["comparisons"][0]["significant"]
+
+
+def test_fail_if_worse_and_baseline_choice(run_cli, runs):
+    b, c = runs
+    gated = run_cli("compare", TRUTH, A, b, "--fail-if-worse", "-m", "ndcg@10")
+    assert gated.exit_code == 1
+    assert "FAILED b is worse than preds on ndcg@10" in gated.stderr
+    flipped = run_cli("compare", TRUTH, A, b, "--baseline", "b", "--fail-if-worse",
+                      "-m", "ndcg@10")
+    assert flipped.exit_code == 0  # preds is better than b: not a failure
+    same = run_cli("compare", TRUTH, A, c, "--fail-if-worse", "-m", "ndcg@10")
+    assert same.exit_code == 0
+
+
+def test_top_changes(run_cli, runs):
+    b, _ = runs
+    r = run_cli("compare", TRUTH, A, b, "--top-changes", "3", "-m", "ndcg@10", "-f", "json")
+    changes = r.json()["top_changes"]["b"]["ndcg@10"]
+    assert len(changes["hurt"]) == 3
+    assert all(x["run"] < x["baseline"] for x in changes["hurt"])
+    assert all(x["run"] > x["baseline"] for x in changes["helped"])
+
+
+def test_markdown_and_csv(run_cli, runs):
+    b, _ = runs
+    md = run_cli("compare", TRUTH, A, b, "-m", "ndcg@10", "-f", "markdown")
+    assert md.stdout.startswith("| run | ndcg@10 |")
+    csv_text = run_cli("compare", TRUTH, A, b, "-m", "ndcg@10", "-f", "csv").stdout
+    assert csv_text.splitlines()[0].startswith("run,metric,mean,baseline_mean,delta")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        ([A], "at least two runs"),
+        ([A, A, "--baseline", "nope"], "is not a run name"),
+        ([A, A, "--name", "x"], "--name was given 1 times for 2 runs"),
+        ([A, A, "--alpha", "2"], "strictly between 0 and 1"),
+        ([A, A, "--rounds", "10", "--test", "bootstrap"], "at least 100"),
+    ],
+)
+def test_usage_errors(run_cli, args, needle):
+    r = run_cli("compare", TRUTH, *args)
+    assert r.exit_code == 2
+    assert needle in r.stderr
+
+
+def test_score_ci(run_cli):
+    r = run_cli("score", A, TRUTH, "-m", "ndcg@10", "--ci", "--ci-rounds", "2000", "-f", "json",
+                "--quiet")
+    assert r.exit_code == 0
+    report = r.json()
+    low, high = report["ci"]["intervals"]["ndcg@10"]
+    assert low < report["metrics"]["ndcg@10"] < high
+    assert report["ci"]["level"] == 0.95
+    again = run_cli("score", A, TRUTH, "-m", "ndcg@10", "--ci", "--ci-rounds", "2000", "-f",
+                    "json", "--quiet")
+    assert again.json()["ci"] == report["ci"]
+    table = run_cli("score", A, TRUTH, "-m", "ndcg@10", "--ci", "--quiet")
+    assert "[0." in table.stdout and "bootstrap confidence intervals" in table.stdout
+    assert run_cli("score", A, TRUTH, "--ci", "--ci-level", "1.5").exit_code == 2
