@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from . import __version__, trec
+from .arrow import from_numpy
 from .errors import InputError, Notice, OptionError
 from .metric_names import ALL, MetricSpec, expand, from_name, parse_ks
 from .metrics import AP_DENOMINATORS, GAINS, RR_TARGETS, Conventions, compute
@@ -156,7 +157,7 @@ class Evaluation:
         self,
         settings: Settings,
         values: dict[MetricSpec, np.ndarray],
-        user_ids: np.ndarray,
+        user_ids: pa.Array,
         users: UserCounts,
         inputs: dict[str, InputSummary],
         notices: list[Notice],
@@ -169,7 +170,7 @@ class Evaluation:
         self.notices = notices
         self.prediction_rows_beyond_k = prediction_rows_beyond_k
         self._values = values
-        self._user_ids = user_ids
+        self._user_array = user_ids
         self.metrics: dict[str, float] = {str(s): float(v.mean()) for s, v in values.items()}
         self.verdicts: list = []  # gates.Verdict, set by apply_gates
         self.baseline: dict[str, Any] | None = None
@@ -215,25 +216,30 @@ class Evaluation:
         """Per-user values of one metric, in the order of ``per_user``."""
         return self._values[metric if isinstance(metric, MetricSpec) else _spec(metric)]
 
-    @property
+    @cached_property
     def user_ids(self) -> np.ndarray:
         """The evaluated users' ids (sorted), in the order of every per-user array."""
-        return self._user_ids
+        return self._user_array.to_numpy(zero_copy_only=False)
+
+    @property
+    def user_id_array(self) -> pa.Array:
+        """``user_ids`` as an Arrow string array."""
+        return self._user_array
 
     @cached_property
     def per_user(self) -> pd.DataFrame:
         """One row per evaluated user (sorted by id), one column per metric."""
         import pandas as pd  # imported here: the command line never needs pandas
 
-        frame = pd.DataFrame({"user_id": pd.array(self._user_ids, dtype=object)})
+        frame = pd.DataFrame({"user_id": pd.array(self.user_ids, dtype=object)})
         for spec, v in self._values.items():
             frame[str(spec)] = v
         return frame
 
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes)."""
-        columns = {"user_id": pa.array(self._user_ids, pa.string())}
-        columns.update({str(spec): pa.array(v) for spec, v in self._values.items()})
+        columns = {"user_id": self._user_array}
+        columns.update({str(spec): from_numpy(v) for spec, v in self._values.items()})
         return pa.table(columns)
 
     def summary_rows(self) -> tuple[list[int | str], list[tuple[str, list[float]]]]:

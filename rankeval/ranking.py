@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow import from_numpy, to_numpy
 from .errors import InputError, Notice, Problems, report
 from .validate import Predictions, Truth
 
@@ -75,7 +76,7 @@ class UserCounts:
 @dataclass(frozen=True)
 class Built:
     chunk: Chunk
-    users: np.ndarray  # the evaluated users' ids, in code order (sorted as byte strings)
+    users: pa.Array  # the evaluated users' ids, in code order (sorted as byte strings)
     counts: UserCounts
     notices: list[Notice]
     prediction_rows_beyond_k: int
@@ -92,16 +93,16 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
         return [np.zeros(0, np.int32) for _ in columns], pa.array([], pa.string())
     encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode().combine_chunks()
     dictionary = encoded.dictionary
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = to_numpy(pc.sort_indices(dictionary))
     # int32 codes: half the memory traffic of int64 in every later gather and sort.
     remap = np.empty(len(order), dtype=np.int32)
     remap[order] = np.arange(len(order), dtype=np.int32)
-    codes = remap[encoded.indices.to_numpy(zero_copy_only=False)]
+    codes = remap[to_numpy(encoded.indices)]
     out, start = [], 0
     for col in columns:
         out.append(codes[start : start + len(col)])
         start += len(col)
-    return out, dictionary.take(pa.array(order))
+    return out, dictionary.take(from_numpy(order))
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
@@ -147,9 +148,9 @@ def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
     """
     if _in_order(keys):
         return None
-    table = pa.table({f"k{j}": values for j, (values, _) in enumerate(keys)})
+    table = pa.table({f"k{j}": from_numpy(values) for j, (values, _) in enumerate(keys)})
     sort_keys = [(f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
-    return pc.sort_indices(table, sort_keys=sort_keys).to_numpy()
+    return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
 
 
 def _pair_examples(rows: np.ndarray, user: pa.ChunkedArray, item: pa.ChunkedArray):
@@ -360,7 +361,7 @@ def build(
     notices.extend(_padding_notices(user_ids, items))
     return Built(
         chunk,
-        user_ids.take(pa.array(np.flatnonzero(evaluated))).to_numpy(zero_copy_only=False),
+        user_ids.take(from_numpy(np.flatnonzero(evaluated))),
         counts,
         notices,
         beyond,

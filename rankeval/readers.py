@@ -243,7 +243,8 @@ class Table:
 
     def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
         try:
-            table = pq.read_table(self._source(), columns=list(types))
+            # ParquetFile.read, unlike pq.read_table, does not import pandas (0.2 s).
+            table = pq.ParquetFile(self._source()).read(columns=list(types), use_threads=True)
         except (pa.ArrowException, OSError) as exc:
             raise InputError(
                 self.label, f"not a readable Parquet file ({_one_line(exc)})"

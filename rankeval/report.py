@@ -177,7 +177,7 @@ def render_trec(ev: Evaluation, per_user: bool = False) -> str:
     if per_user:
         columns = [ev.values(spec).tolist() for spec in ev.specs]
         padded = [f"{name:<22}\t" for name in names]
-        for user, *values in zip(ev.user_ids.tolist(), *columns, strict=True):
+        for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
             lines += [f"{p}{user}\t{v:.4f}\n" for p, v in zip(padded, values, strict=True)]
     for spec, name in zip(ev.specs, names, strict=True):
         lines.append(_trec_line(name, "all", ev.metrics[str(spec)]))

@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrow import to_numpy
 from .errors import InputError, OptionError, Problems, report
 from .readers import MemoryTable, Source, Table
 
@@ -152,7 +153,7 @@ def _finite(
             problems,
         )
         col = pc.fill_null(col, 0)
-    values = col.to_numpy().astype(np.float64, copy=False)
+    values = to_numpy(col).astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
             idx = np.flatnonzero(test(values))
@@ -208,7 +209,7 @@ def _ranks(data: pa.Table, name: str, label: str, problems: Problems | None = No
     """Whole numbers >= 1, as int64."""
     col = data.column(name)
     if pa.types.is_integer(col.type) and col.null_count == 0:
-        ranks = col.to_numpy().astype(np.int64, copy=False)
+        ranks = to_numpy(col).astype(np.int64, copy=False)
         checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
     else:
         ranks = _finite(data, name, label, problems)

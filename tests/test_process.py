@@ -90,3 +90,25 @@ def test_every_command_runs_in_a_real_process(tmp_path):
     table = run("score", PREDS, TRUTH, "--per-user", "-", "--quiet")
     assert table.returncode == 0
     assert table.stdout.startswith(b"user_id,precision@10,")
+
+
+def test_the_command_line_never_imports_pandas(tmp_path):
+    """pandas costs 0.2 s of every run; only the library's DataFrame results need it."""
+    code = (
+        "import sys\n"
+        "from rankeval.cli import cli\n"
+        "for args in ({runs}):\n"
+        "    cli.main(['score', *args, '-o', '{out}', '--quiet'], standalone_mode=False)\n"
+        "print('pandas' in sys.modules)\n"
+    ).format(
+        out=tmp_path / "r.txt",
+        runs=repr([
+            [PREDS, TRUTH, "-f", "json", "--per-user", str(tmp_path / "u.csv")],
+            [str(SAMPLE / "preds.parquet"), str(SAMPLE / "truth.parquet"), "--ci",
+             "--ci-rounds", "200", "--per-user", str(tmp_path / "u.parquet")],
+            [PREDS, TRUTH, "-f", "table", "--fail-under", "ndcg@10=0.1"],
+        ])[1:-1] + ",",
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       check=True)
+    assert r.stdout.strip() == "False", r.stderr
