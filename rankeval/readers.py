@@ -300,7 +300,7 @@ def cast_columns(
 
 def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row") -> None:
     text = column.to_numpy(zero_copy_only=False).astype(object)
-    bad = np.flatnonzero(_unparseable(text))
+    bad = np.flatnonzero(unparseable(text))
     if len(bad):
         examples = [(int(i) + 1, text[i]) for i in bad[:5]]
         raise InputError(
@@ -309,7 +309,7 @@ def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str
         )
 
 
-def _unparseable(values: np.ndarray) -> np.ndarray:
+def unparseable(values: np.ndarray) -> np.ndarray:
     """True where a text value is not a number (empty cells count as missing, not bad)."""
     bad = np.zeros(len(values), dtype=bool)
     for i, v in enumerate(values):  # only on the error path, never on valid data

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from .arrow import to_numpy
 from .errors import InputError, OptionError, Problems, report
-from .readers import MemoryTable, Source, Table
+from .readers import MemoryTable, Source, Table, unparseable
 
 # role -> (default name, aliases); every name is matched case-insensitively.
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -193,7 +193,7 @@ def load_predictions(
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
     if score is not None:
         types[score] = pa.float64()
-    data = _read(table, types)
+    data = _read(table, types, problems)
     ranks = _ranks(data, rank, label, problems) if rank is not None else None
     return Predictions(
         user=_ids(data, user, label, problems),
@@ -252,7 +252,7 @@ def load_truth(
     types = {user: pa.string(), item: pa.string()}
     if relevance is not None:
         types[relevance] = pa.float64()
-    data = _read(table, types)
+    data = _read(table, types, problems)
     rel = (
         _finite(data, relevance, label, problems)
         if relevance is not None
@@ -267,11 +267,45 @@ def load_truth(
     )
 
 
-def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
-    data = table.read(types)
+def _read(
+    table: Table | MemoryTable, types: dict[str, pa.DataType], problems: Problems | None = None
+) -> pa.Table:
+    try:
+        data = table.read(types)
+    except InputError as exc:
+        if problems is None or "non-numeric" not in exc.problem:
+            raise
+        data = _read_leniently(table, types, problems)
     if data.num_rows == 0:
         raise InputError(table.label, "no data rows (only a header)")
     return data
+
+
+def _read_leniently(
+    table: Table | MemoryTable, types: dict[str, pa.DataType], problems: Problems
+) -> pa.Table:
+    """For ``rankeval validate``: report every column's non-numeric values, then carry on with
+    them replaced by 1 so that the checks of the other columns and of the join still run."""
+    numeric = [n for n, t in types.items() if not pa.types.is_string(t)]
+    text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
+    columns = []
+    for name in text.column_names:
+        col = text.column(name)
+        if name in numeric:
+            values = col.to_numpy(zero_copy_only=False).astype(object)
+            bad = unparseable(values)
+            if bad.any():
+                idx = np.flatnonzero(bad)
+                problems.errors.append(InputError(
+                    table.label, "non-numeric values", column=name, count=len(idx),
+                    examples=[(int(i) + 1, values[i]) for i in idx[:5]],
+                    unit=getattr(table, "unit", "row"),
+                ))
+                values[bad] = "1"
+            values[values == ""] = None
+            col = pa.array(values, pa.string()).cast(pa.float64())
+        columns.append(col)
+    return pa.table(columns, names=text.column_names)
 
 
 def _roles(**names: str | None) -> dict[str, str]:

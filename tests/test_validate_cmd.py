@@ -46,3 +46,17 @@ def test_validate_agrees_with_score(run_cli, write):
     scored = run_cli("score", p, t, "--k", "1", "-f", "json")
     assert checked.exit_code == scored.exit_code == 0
     assert json.loads(checked.stdout)["warnings"] == scored.json()["warnings"]
+
+
+def test_unreadable_numbers_do_not_hide_the_other_problems(run_cli, write):
+    p = write("p.csv", "user_id,item_id,rank,score\nu1,A,1,x\nu1,A,two,0.5\n,B,3,0.1\n")
+    t = write("t.csv", "user_id,item_id,relevance\nu1,A,high\nu1,B,1\n")
+    r = run_cli("validate", p, t, "-f", "json")
+    assert r.exit_code == 2
+    joined = "\n".join(json.loads(r.stdout)["errors"])
+    for needle in ("column 'rank': 1 non-numeric values, e.g. row 2 ('two')",
+                   "column 'score': 1 non-numeric values, e.g. row 1 ('x')",
+                   "column 'user_id': 1 empty ids",
+                   "column 'relevance': 1 non-numeric values",
+                   "p.csv: 1 (user, item) pairs listed more than once"):
+        assert needle in joined, (needle, joined)
