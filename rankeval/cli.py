@@ -65,7 +65,7 @@ class RankevalGroup(click.Group):
             code = INTERRUPTED
         except MemoryError:  # pyarrow's ArrowMemoryError is one too
             _error(
-                "out of memory: the inputs need more memory than this machine has (about 220 "
+                "out of memory: the inputs need more memory than this machine has (about 200 "
                 "bytes per prediction row); score the users in parts, e.g. split both files by "
                 "user id, or use a machine with more memory"
             )
