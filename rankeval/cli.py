@@ -353,7 +353,8 @@ def score(
 ) -> int:
     """Score PREDS (ranked user-item rows) against TRUTH (user, item, relevance).
 
-    Files are CSV, TSV (optionally .gz) or Parquet, chosen by extension; - reads standard input.
+    Files are CSV, TSV, TREC run/qrels, JSON, JSON Lines (optionally .gz) or Parquet, chosen by
+    extension; - reads standard input.
     Columns are found by name: user_id/user/qid, item_id/item/docno, rank, score, relevance/rating.
     The order of each user's list comes from rank, else score (ties: item id descending, as
     trec_eval), else the file order.
