@@ -130,3 +130,17 @@ def test_score_ci(run_cli):
     table = run_cli("score", A, TRUTH, "-m", "ndcg@10", "--ci", "--quiet")
     assert "[0." in table.stdout and "bootstrap confidence intervals" in table.stdout
     assert run_cli("score", A, TRUTH, "--ci", "--ci-level", "1.5").exit_code == 2
+
+
+def test_users_one_run_does_not_evaluate_are_dropped_and_counted(run_cli, write):
+    truth = write("t.csv", "user_id,item_id\nu1,A\nu2,B\nu3,C\n")
+    a = write("a.csv", "user_id,item_id,rank\nu1,A,1\nu2,B,1\nu3,X,1\n")
+    b = write("b.csv", "user_id,item_id,rank\nu1,X,1\nu2,B,1\n")  # no list for u3
+    r = run_cli("compare", truth, a, b, "-m", "mrr@1", "--skip-missing-users", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    report = r.json()
+    assert report["users"]["shared"] == 2
+    assert [x["dropped_users"] for x in report["runs"]] == [1, 0]
+    assert "1 users evaluated in a are left out" in r.stderr
+    cell = report["comparisons"][0]
+    assert cell["baseline_mean"] == 1.0 and cell["mean"] == 0.5  # over u1 and u2 only
