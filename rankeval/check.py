@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError, Notice, Problems
-from .ranking import UserCounts, build
+from .evaluation import build_inputs
+from .ranking import UserCounts
 from .readers import open_table
 from .validate import Predictions, Truth, load_predictions, load_truth
 
@@ -75,18 +76,7 @@ def check_inputs(
             }
     if preds is not None and gold is not None:
         try:
-            built = build(
-                preds,
-                gold,
-                list(settings.k),
-                cut=None if any(s.k is None for s in settings.specs) else max(settings.k),
-                ties=settings.ties,
-                relevance_threshold=settings.relevance_threshold,
-                dedupe=settings.dedupe,
-                skip_missing_users=settings.skip_missing_users,
-                zero_relevant_users=settings.zero_relevant_users,
-                problems=problems,
-            )
+            built = build_inputs(preds, gold, settings, problems)
         except InputError as exc:
             problems.errors.append(exc)
         else:

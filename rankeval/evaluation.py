@@ -23,7 +23,7 @@ from .arrow import from_numpy
 from .errors import InputError, Notice, OptionError
 from .metric_names import ALL, MetricSpec, expand, from_name, parse_ks
 from .metrics import AP_DENOMINATORS, GAINS, RR_TARGETS, Conventions, compute
-from .ranking import TIES, UserCounts, build
+from .ranking import TIES, Built, UserCounts, build
 from .readers import MemoryTable, Source, open_table
 from .registry import DEFAULT_K, DEFAULT_METRICS
 from .validate import Predictions, Truth, load_predictions, load_truth
@@ -306,9 +306,9 @@ def _columns(specs: list[MetricSpec]) -> list[int | str]:
     return sorted(c for c in cols if isinstance(c, int)) + [c for c in (ALL, "R") if c in cols]
 
 
-def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Evaluation:
-    """Evaluate already loaded and checked inputs."""
-    built = build(
+def build_inputs(preds: Predictions, truth: Truth, settings: Settings, problems=None) -> Built:
+    """Join, order and cut as ``settings`` say (``problems`` collects errors for validate)."""
+    return build(
         preds,
         truth,
         [s.k for s in settings.specs if s.k is not None],
@@ -318,7 +318,13 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Eva
         dedupe=settings.dedupe,
         skip_missing_users=settings.skip_missing_users,
         zero_relevant_users=settings.zero_relevant_users,
+        problems=problems,
     )
+
+
+def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings) -> Evaluation:
+    """Evaluate already loaded and checked inputs."""
+    built = build_inputs(preds, truth, settings)
     c = built.counts
     if c.evaluated == 0:
         why = [f"{c.in_truth:,} users in the truth"]
