@@ -82,27 +82,35 @@ class Built:
     prediction_rows_beyond_k: int
 
 
+def _encode(col: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, index of each row's value): unify a dictionary column, else encode."""
+    if pa.types.is_dictionary(col.type):
+        unified = col.unify_dictionaries()  # every chunk now shares chunk 0's dictionary
+        if unified.num_chunks == 0:
+            return pa.array([], pa.string()), np.zeros(0, np.int32)
+        indices = [to_numpy(c.indices) for c in unified.chunks]
+        return unified.chunks[0].dictionary, np.concatenate(indices)
+    encoded = col.cast(pa.string()).dictionary_encode().combine_chunks()
+    return encoded.dictionary, to_numpy(encoded.indices)
+
+
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     """Integer codes for the ids of several columns over one shared dictionary.
 
     Codes follow the byte order of the ids, so sorting by code sorts by id (trec_eval compares
-    docnos with strcmp) and the output order never depends on row order.
+    docnos with strcmp) and the output order never depends on row order. Each column is
+    encoded on its own (read as a dictionary, that is only a unification); the small per-column
+    dictionaries are then merged.
     """
-    chunks = [chunk for col in columns for chunk in col.chunks]
-    if not chunks:
-        return [np.zeros(0, np.int32) for _ in columns], pa.array([], pa.string())
-    encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode().combine_chunks()
-    dictionary = encoded.dictionary
-    order = to_numpy(pc.sort_indices(dictionary))
+    encoded = [_encode(col) for col in columns]
+    merged = pc.unique(pa.concat_arrays([d.cast(pa.string()) for d, _ in encoded]))
+    ordered = merged.take(pc.sort_indices(merged))
     # int32 codes: half the memory traffic of int64 in every later gather and sort.
-    remap = np.empty(len(order), dtype=np.int32)
-    remap[order] = np.arange(len(order), dtype=np.int32)
-    codes = remap[to_numpy(encoded.indices)]
-    out, start = [], 0
-    for col in columns:
-        out.append(codes[start : start + len(col)])
-        start += len(col)
-    return out, dictionary.take(from_numpy(order))
+    out = [
+        to_numpy(pc.index_in(d.cast(pa.string()), value_set=ordered)).astype(np.int32)[idx]
+        for d, idx in encoded
+    ]
+    return out, ordered
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:

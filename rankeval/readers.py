@@ -27,6 +27,9 @@ import pyarrow.parquet as pq
 from .errors import InputError, OptionError
 
 STDIN = "-"
+# Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
+# is faster than reading text and encoding it after; other sources may answer with plain text.
+ID = pa.dictionary(pa.int32(), pa.string())
 FORMATS = ("csv", "tsv", "parquet", "trec", "json", "jsonl")
 # "trec" is a run (qid Q0 docno rank score tag) for predictions and qrels (qid iter docno rel)
 # for the truth; "run" and "qrels" name the same format.
@@ -279,6 +282,11 @@ def cast_columns(
     columns = []
     for name, typ in types.items():
         col = table.column(name)
+        if typ == ID:
+            if not (pa.types.is_dictionary(col.type) and pa.types.is_string(col.type.value_type)):
+                col = col.cast(pa.string())  # ids of any type are compared as text
+            columns.append(col)
+            continue
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
         if col.type != typ and pa.types.is_integer(typ) and not pa.types.is_integer(col.type):

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from .arrow import to_numpy
 from .errors import InputError, OptionError, Problems, report
-from .readers import MemoryTable, Source, Table, unparseable
+from .readers import ID, MemoryTable, Source, Table, unparseable
 
 # role -> (default name, aliases); every name is matched case-insensitively.
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -115,8 +115,13 @@ def _ids(
     table: pa.Table, name: str, label: str, problems: Problems | None = None
 ) -> pa.ChunkedArray:
     col = table.column(name)
-    if col.null_count == 0 and (pc.min(pc.binary_length(col)).as_py() or 0) > 0:
-        return col  # the common case, in one pass
+    if col.null_count == 0:  # the common case: check each distinct value once
+        values = [c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type) else [col]
+        shortest = [pc.min(pc.binary_length(v)).as_py() for v in values if len(v)]
+        if all(n is None or n > 0 for n in shortest):
+            return col
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string())
     bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
     bad = pc.fill_null(bad, True)
     if pc.any(bad).as_py():
@@ -188,7 +193,7 @@ def load_predictions(
     score = resolve_column(cols, "score", score_col, label, required=False)
     if user == item:
         raise OptionError(f"{label}: the user and item columns are both {user!r}")
-    types = {user: pa.string(), item: pa.string()}
+    types = {user: ID, item: ID}
     if rank is not None:
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
     if score is not None:
@@ -249,7 +254,7 @@ def load_truth(
     relevance = resolve_column(cols, "relevance", relevance_col, label, required=False)
     if user == item:
         raise OptionError(f"{label}: the user and item columns are both {user!r}")
-    types = {user: pa.string(), item: pa.string()}
+    types = {user: ID, item: ID}
     if relevance is not None:
         types[relevance] = pa.float64()
     data = _read(table, types, problems)
@@ -286,7 +291,7 @@ def _read_leniently(
 ) -> pa.Table:
     """For ``rankeval validate``: report every column's non-numeric values, then carry on with
     them replaced by 1 so that the checks of the other columns and of the join still run."""
-    numeric = [n for n, t in types.items() if not pa.types.is_string(t)]
+    numeric = [n for n, t in types.items() if t != ID and not pa.types.is_string(t)]
     text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
     columns = []
     for name in text.column_names:
