@@ -136,6 +136,16 @@ def _load_config(ctx: click.Context, param, value: str | None) -> None:
     ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params)}
 
 
+def _column_options(f):
+    """--user-col ... --relevance-col, the same on every command that reads inputs."""
+    for role, default in reversed(
+        [("user", "user_id"), ("item", "item_id"), ("rank", "rank"), ("score", "score"),
+         ("relevance", "relevance")]
+    ):
+        f = click.option(f"--{role}-col", help=f"{COLUMN_HELP} Default {default}.")(f)
+    return f
+
+
 def _debug_option(f):
     return click.option(
         "--debug",
@@ -221,11 +231,7 @@ COLUMN_HELP = "Column name, when the default and its aliases are not in the file
     is_flag=True,
     help="Keep the best-ranked of repeated (user, item) predictions instead of failing.",
 )
-@click.option("--user-col", help=COLUMN_HELP + " Default user_id.")
-@click.option("--item-col", help=COLUMN_HELP + " Default item_id.")
-@click.option("--rank-col", help=COLUMN_HELP + " Default rank.")
-@click.option("--score-col", help=COLUMN_HELP + " Default score.")
-@click.option("--relevance-col", help=COLUMN_HELP + " Default relevance.")
+@_column_options
 @click.option(
     "--preds-format",
     type=click.Choice(PREDS_FORMATS, case_sensitive=False),
@@ -480,11 +486,7 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
               help="Order of tied scores, as for score.")
 @click.option("--dedupe", is_flag=True,
               help="Repeated (user, item) predictions are a warning, as score --dedupe makes them.")
-@click.option("--user-col", help=COLUMN_HELP)
-@click.option("--item-col", help=COLUMN_HELP)
-@click.option("--rank-col", help=COLUMN_HELP)
-@click.option("--score-col", help=COLUMN_HELP)
-@click.option("--relevance-col", help=COLUMN_HELP)
+@_column_options
 @click.option("--preds-format", type=click.Choice(PREDS_FORMATS, case_sensitive=False),
               help="Format of PREDS (default: from the extension; required for -).")
 @click.option("--truth-format", type=click.Choice(TRUTH_FORMATS, case_sensitive=False),
@@ -589,11 +591,7 @@ def _check_text(result, strict: bool) -> str:
 @click.option("--relevance-threshold", type=float, metavar="T", help="As for score.")
 @click.option("--skip-missing-users", is_flag=True, help="As for score.")
 @click.option("--zero-relevant-users", type=click.Choice(["skip", "zero"]), help="As for score.")
-@click.option("--user-col", help=COLUMN_HELP)
-@click.option("--item-col", help=COLUMN_HELP)
-@click.option("--rank-col", help=COLUMN_HELP)
-@click.option("--score-col", help=COLUMN_HELP)
-@click.option("--relevance-col", help=COLUMN_HELP)
+@_column_options
 @click.option("--truth-format", type=click.Choice(TRUTH_FORMATS, case_sensitive=False),
               help="Format of TRUTH (default: from the extension).")
 @click.option("--runs-format", type=click.Choice(PREDS_FORMATS, case_sensitive=False),
@@ -707,11 +705,7 @@ ALL_FORMATS = ["csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl"]
     show_default=True,
     help="Order of tied scores when writing a TREC run or JSON in ranking order.",
 )
-@click.option("--user-col", help=COLUMN_HELP)
-@click.option("--item-col", help=COLUMN_HELP)
-@click.option("--rank-col", help=COLUMN_HELP)
-@click.option("--score-col", help=COLUMN_HELP)
-@click.option("--relevance-col", help=COLUMN_HELP)
+@_column_options
 @click.option("--quiet", is_flag=True, help="Do not print the summary line.")
 @_debug_option
 def convert(source, target, kind, from_format, to_format, tag, ties, quiet, debug, **cols) -> int:

@@ -161,10 +161,22 @@ def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
     return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
 
 
-def _pair_examples(rows: np.ndarray, user: pa.ChunkedArray, item: pa.ChunkedArray):
+def _report_duplicates(
+    data: Predictions | Truth, rows: np.ndarray, hint: str | None, problems: Problems | None
+) -> None:
     take = pa.array(rows[:5])
-    users, items = user.take(take).to_pylist(), item.take(take).to_pylist()
-    return [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
+    users, items = data.user.take(take).to_pylist(), data.item.take(take).to_pylist()
+    examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
+    report(
+        InputError(
+            data.source.label,
+            "(user, item) pairs listed more than once",
+            count=len(rows),
+            examples=examples,
+            hint=hint,
+        ),
+        problems,
+    )
 
 
 def build(
@@ -202,15 +214,7 @@ def build(
     t_sorted_keys = t_key[t_sort]
     dup = _duplicates(t_key, t_sorted_keys)
     if len(dup):
-        report(
-            InputError(
-                truth.source.label,
-                "(user, item) pairs listed more than once",
-                count=len(dup),
-                examples=_pair_examples(dup, truth.user, truth.item),
-            ),
-            problems,
-        )
+        _report_duplicates(truth, dup, None, problems)
 
     relevant = _relevant(truth.relevance, relevance_threshold)
     n_relevant_all = np.bincount(t_user[relevant], minlength=n_users)
@@ -233,16 +237,7 @@ def build(
 
     p_dup = _duplicates(p_key)
     if len(p_dup) and not dedupe:
-        report(
-            InputError(
-                preds.source.label,
-                "(user, item) pairs listed more than once",
-                count=len(p_dup),
-                examples=_pair_examples(p_dup, preds.user, preds.item),
-                hint="--dedupe keeps the best-ranked one",
-            ),
-            problems,
-        )
+        _report_duplicates(preds, p_dup, "--dedupe keeps the best-ranked one", problems)
 
     # Order the run, only for the users being evaluated. ``rows`` maps ordered rows to file
     # rows; None means "the same": every user is evaluated and the file is in order already,

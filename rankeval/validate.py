@@ -111,6 +111,22 @@ def _delimiter_hint(columns: list[str]) -> str | None:
     return None
 
 
+def _report_rows(
+    label: str, problem: str, column: str, idx: np.ndarray, show, problems: Problems | None
+) -> None:
+    """One error for the rows ``idx`` (0-based) of ``column``, with ``show(i)`` as examples."""
+    report(
+        InputError(
+            label,
+            problem,
+            column=column,
+            count=len(idx),
+            examples=[(int(i) + 1, show(i)) for i in idx[:5]],
+        ),
+        problems,
+    )
+
+
 def _ids(
     table: pa.Table, name: str, label: str, problems: Problems | None = None
 ) -> pa.ChunkedArray:
@@ -126,16 +142,7 @@ def _ids(
     bad = pc.fill_null(bad, True)
     if pc.any(bad).as_py():
         idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-        report(
-            InputError(
-                label,
-                "empty ids",
-                column=name,
-                count=len(idx),
-                examples=[(int(i) + 1, "") for i in idx[:5]],
-            ),
-            problems,
-        )
+        _report_rows(label, "empty ids", name, idx, lambda i: "", problems)
         col = pc.fill_null(col, "")
     return col
 
@@ -147,32 +154,14 @@ def _finite(
     col = table.column(name)
     if col.null_count:
         idx = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
-        report(
-            InputError(
-                label,
-                "empty values",
-                column=name,
-                count=len(idx),
-                examples=[(int(i) + 1, "") for i in idx[:5]],
-            ),
-            problems,
-        )
+        _report_rows(label, "empty values", name, idx, lambda i: "", problems)
         col = pc.fill_null(col, 0)
     values = to_numpy(col).astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
             idx = np.flatnonzero(test(values))
             if len(idx):
-                report(
-                    InputError(
-                        label,
-                        problem,
-                        column=name,
-                        count=len(idx),
-                        examples=[(int(i) + 1, float(values[i])) for i in idx[:5]],
-                    ),
-                    problems,
-                )
+                _report_rows(label, problem, name, idx, lambda i: float(values[i]), problems)
         values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
     return values
 
@@ -225,17 +214,8 @@ def _ranks(data: pa.Table, name: str, label: str, problems: Problems | None = No
         ]
     for bad, problem in checks:
         if bad.any():
-            idx = np.flatnonzero(bad)
-            report(
-                InputError(
-                    label,
-                    problem,
-                    column=name,
-                    count=len(idx),
-                    examples=[(int(i) + 1, _num(ranks[i])) for i in idx[:5]],
-                ),
-                problems,
-            )
+            _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]),
+                         problems)
             ranks = np.where(bad, 1, ranks)
     return ranks.astype(np.int64, copy=False)
 
