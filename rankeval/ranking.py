@@ -82,35 +82,45 @@ class Built:
     prediction_rows_beyond_k: int
 
 
-def _encode(col: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
-    """(distinct values, index of each row's value): unify a dictionary column, else encode."""
-    if pa.types.is_dictionary(col.type):
-        unified = col.unify_dictionaries()  # every chunk now shares chunk 0's dictionary
-        if unified.num_chunks == 0:
-            return pa.array([], pa.string()), np.zeros(0, np.int32)
-        indices = [to_numpy(c.indices) for c in unified.chunks]
-        return unified.chunks[0].dictionary, np.concatenate(indices)
-    encoded = col.cast(pa.string()).dictionary_encode().combine_chunks()
-    return encoded.dictionary, to_numpy(encoded.indices)
-
-
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     """Integer codes for the ids of several columns over one shared dictionary.
 
     Codes follow the byte order of the ids, so sorting by code sorts by id (trec_eval compares
-    docnos with strcmp) and the output order never depends on row order. Each column is
-    encoded on its own (read as a dictionary, that is only a unification); the small per-column
-    dictionaries are then merged.
+    docnos with strcmp) and the output order never depends on row order. Ids read as
+    dictionaries are hashed once per distinct value of each chunk, never once per row: the
+    chunks' small dictionaries are encoded together in one pass, and each row's code is then a
+    gather through its chunk's slice of that encoding.
     """
-    encoded = [_encode(col) for col in columns]
-    merged = pc.unique(pa.concat_arrays([d.cast(pa.string()) for d, _ in encoded]))
-    ordered = merged.take(pc.sort_indices(merged))
-    # int32 codes: half the memory traffic of int64 in every later gather and sort.
-    out = [
-        to_numpy(pc.index_in(d.cast(pa.string()), value_set=ordered)).astype(np.int32)[idx]
-        for d, idx in encoded
-    ]
-    return out, ordered
+    pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
+    values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
+    if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
+        values = [v.cast(pa.large_string()) for v in values]
+    encoded = pa.concat_arrays(values).dictionary_encode()
+    distinct = encoded.dictionary
+    codes = to_numpy(encoded.indices).astype(np.int32, copy=False)
+    by_bytes = to_numpy(pc.sort_indices(distinct))
+    if (by_bytes[1:] < by_bytes[:-1]).any():  # ids arrived out of order: renumber them
+        rank = np.empty(len(by_bytes), dtype=np.int32)
+        rank[by_bytes] = np.arange(len(by_bytes), dtype=np.int32)
+        codes = rank[codes]
+        distinct = distinct.take(from_numpy(by_bytes))
+    out, start = [], 0
+    for col in pieces:
+        column_codes = np.empty(sum(len(idx) for _, idx in col), dtype=np.int32)
+        row = 0
+        for dictionary, idx in col:
+            lookup = codes[start : start + len(dictionary)]
+            np.take(lookup, idx, out=column_codes[row : row + len(idx)])
+            start, row = start + len(dictionary), row + len(idx)
+        out.append(column_codes)
+    return out, distinct
+
+
+def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, each row's index into them) of one chunk of ids."""
+    if not pa.types.is_dictionary(chunk.type):
+        chunk = chunk.cast(pa.string()).dictionary_encode()
+    return chunk.dictionary.cast(pa.string()), to_numpy(chunk.indices)
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
