@@ -126,12 +126,14 @@ def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
     """1-based position of each row within its run of equal user codes (codes sorted, >= 0)."""
     n = len(sorted_user)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    counts = np.bincount(sorted_user)
-    starts = np.cumsum(counts) - counts
     dtype = np.int32 if n < 2**31 else np.int64  # half the memory of every later pass
-    return np.arange(1, n + 1, dtype=dtype) - starts[sorted_user].astype(dtype)
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    # A running sum of ones that drops back to 1 at the first row of each user.
+    starts = np.flatnonzero(sorted_user[1:] != sorted_user[:-1]) + 1
+    steps = np.ones(n, dtype=dtype)
+    steps[starts] = 1 - np.diff(starts, prepend=0)
+    return np.cumsum(steps, out=steps)
 
 
 def _duplicates(keys: np.ndarray, sorted_keys: np.ndarray | None = None) -> np.ndarray:
@@ -217,19 +219,17 @@ def build(
     n_users, n_items = len(user_ids), max(len(items), 1)
     if n_users * n_items >= 2**63:
         raise InputError(preds.source.label, "too many distinct users x items to index")
-    t_key = t_user.astype(np.int64) * n_items + t_item
-    p_key = p_user.astype(np.int64) * n_items + p_item
-
-    t_sort = np.argsort(t_key)  # shared by the duplicate check and the relevance lookup
-    t_sorted_keys = t_key[t_sort]
-    dup = _duplicates(t_key, t_sorted_keys)
+    # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
+    # so the lookup and the ideal lists need only the positive truth rows.
+    keys, values, dup = _truth_pairs(t_user, t_item, truth.relevance, n_items)
     if len(dup):
         _report_duplicates(truth, dup, None, problems)
 
     relevant = _relevant(truth.relevance, relevance_threshold)
     n_relevant_all = np.bincount(t_user[relevant], minlength=n_users)
-    in_truth = np.bincount(t_user, minlength=n_users) > 0
-    in_preds = np.bincount(p_user, minlength=n_users) > 0
+    in_truth, in_preds = np.zeros(n_users, dtype=bool), np.zeros(n_users, dtype=bool)
+    in_truth[t_user] = True
+    in_preds[p_user] = True
     eligible = in_truth & ((n_relevant_all > 0) | (zero_relevant_users == "zero"))
     missing = eligible & ~in_preds
     evaluated = eligible & ~missing if skip_missing_users else eligible
@@ -245,38 +245,46 @@ def build(
     compact = np.full(n_users, -1, dtype=np.int32)
     compact[evaluated] = np.arange(counts.evaluated, dtype=np.int32)
 
-    p_dup = _duplicates(p_key)
-    if len(p_dup) and not dedupe:
-        _report_duplicates(preds, p_dup, "--dedupe keeps the best-ranked one", problems)
-
     # Order the run, only for the users being evaluated. ``rows`` maps ordered rows to file
     # rows; None means "the same": every user is evaluated and the file is in order already,
     # the common case, which then costs no gathers and no index arrays.
     if counts.evaluated == n_users:
-        keep, u = None, p_user  # compact is the identity
+        keep, u, others = None, p_user, None  # compact is the identity
     else:
         u = compact[p_user]
         keep = np.flatnonzero(u >= 0)
+        others = np.flatnonzero(u < 0)  # rows of users not evaluated: still checked below
         u = u[keep]
     order = _order(preds, keep, u, p_item, ties)
     rows = keep if order is None else order if keep is None else keep[order]
     su = u if order is None else u[order]
-    pos = segment_positions(su)
 
-    if len(p_dup):
-        rows = np.arange(len(su)) if rows is None else rows
-        first = np.zeros(len(rows), dtype=bool)
-        first[np.unique(p_key[rows], return_index=True)[1]] = True  # best-ranked occurrence
-        rows, su = rows[first], su[first]
-        pos = segment_positions(su)
+    # Repeated (user, item) pairs: in rank order, so that a repeat is the worse-ranked copy.
+    repeat = _repeats(su, p_item, rows, n_items)
+    n_repeats = int(repeat.sum()) if repeat is not None else 0
+    if others is not None and len(others):
+        other_keys = p_user[others].astype(np.int64) * n_items + p_item[others]
+        n_repeats += len(_duplicates(other_keys))
+    if n_repeats and not dedupe:
+        # The error names file rows, found again over the whole file (a rare, slower path).
+        p_key = p_user.astype(np.int64) * n_items + p_item
+        _report_duplicates(
+            preds, _duplicates(p_key), "--dedupe keeps the best-ranked one", problems
+        )
+    elif n_repeats:
+        if repeat is not None:
+            first = ~repeat
+            rows = np.flatnonzero(first) if rows is None else rows[first]
+            su = su[first]
         notices.append(
             Notice(
                 "duplicates_dropped",
-                f"{len(p_dup):,} repeated (user, item) rows in {preds.source.label} were dropped "
+                f"{n_repeats:,} repeated (user, item) rows in {preds.source.label} were dropped "
                 "(--dedupe kept the best-ranked of each)",
-                len(p_dup),
+                n_repeats,
             )
         )
+    pos = segment_positions(su)
 
     if preds.rank is not None:
         r = _take(preds.rank, rows)
@@ -340,20 +348,17 @@ def build(
     if beyond:
         rows = np.flatnonzero(cut) if rows is None else rows[cut]
         su, pos = su[cut], pos[cut]
-    # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
-    # so the lookup searches the smaller set of positive truth rows.
-    t_sorted_rel = truth.relevance[t_sort]
-    positive = t_sorted_rel > 0
-    rel = _lookup(t_sorted_keys[positive], t_sorted_rel[positive], _take(p_key, rows))
+    if counts.evaluated < n_users:  # to the evaluated users' compact codes (still sorted)
+        users = compact[keys // n_items]
+        kept = users >= 0
+        keys = users[kept].astype(np.int64) * n_items + keys[kept] % n_items
+        values = values[kept]
+    rel = _lookup(keys, values, su, p_item, rows, n_items)
 
-    # The ideal list: truth relevances sorted descending within each evaluated user, cut at K.
-    if counts.evaluated == n_users:
-        tu, trel = t_user, truth.relevance
-    else:
-        t_keep = np.flatnonzero(compact[t_user] >= 0)
-        tu, trel = compact[t_user[t_keep]], truth.relevance[t_keep]
-    t_order = sort_order([(tu, False), (trel, True)])
-    iu, irel = (tu, trel) if t_order is None else (tu[t_order], trel[t_order])
+    # The ideal list: positive truth relevances sorted descending within each evaluated user,
+    # cut at K (rows at or below 0 add no gain and come last, so they can be left out).
+    iu, irel = _ideal(keys // n_items, values)
+    del keys, values
     ipos = segment_positions(iu)
     max_relevance = np.full(counts.evaluated, -np.inf)
     max_relevance[iu[ipos == 1]] = irel[ipos == 1]
@@ -381,6 +386,63 @@ def build(
     )
 
 
+def _keys(user: np.ndarray, item: np.ndarray, n_items: int) -> np.ndarray:
+    """One int64 key per (user, item) pair, ordered as the pairs are."""
+    keys = user.astype(np.int64)
+    keys *= n_items
+    keys += item
+    return keys
+
+
+def _grade_bits(rel: np.ndarray) -> int | None:
+    """Bits that hold every relevance when all are whole numbers in 1..2^20; else None."""
+    top = float(rel.max()) if len(rel) else 0.0
+    if 1 <= top < 2**20 and (rel == np.floor(rel)).all():
+        return int(top).bit_length()
+    return None
+
+
+def _truth_pairs(user, item, rel, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positive truth rows as (key, relevance) sorted by key, and the rows (over the whole
+    truth) that repeat an earlier row's pair."""
+    key = _keys(user, item, n_items)
+    positive = rel > 0
+    keys, values = key[positive], rel[positive]
+    bits = _grade_bits(values)
+    if bits is not None and int(keys.max()).bit_length() + bits <= 62:
+        # Whole-number grades ride in the low bits: one plain sort orders keys and values,
+        # several times faster than an argsort and two gathers.
+        keys <<= bits
+        keys |= values.astype(np.int64)
+        keys.sort()
+        values = (keys & ((1 << bits) - 1)).astype(np.float64)
+        keys >>= bits
+    else:
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+    key.sort()
+    if len(key) < 2 or not (key[1:] == key[:-1]).any():
+        return keys, values, np.zeros(0, dtype=np.int64)
+    return keys, values, _duplicates(_keys(user, item, n_items))  # rare: name the file rows
+
+
+def _ideal(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(user, rel) sorted by user, then relevance descending; ``user`` is sorted already and
+    is reused (the caller hands it over)."""
+    bits = _grade_bits(rel)
+    if bits is None:
+        order = sort_order([(user, False), (rel, True)])
+        return (user, rel) if order is None else (user[order], rel[order])
+    top = (1 << bits) - 1  # packed as top - rel, so that a plain ascending sort puts
+    packed = user.astype(np.int64, copy=False)  # the highest grade first
+    packed <<= bits
+    packed |= (top - rel).astype(np.int64)
+    packed.sort()
+    rel = top - (packed & top).astype(np.float64)
+    packed >>= bits
+    return packed, rel
+
+
 def _relevant(relevance: np.ndarray, threshold: float | None) -> np.ndarray:
     return relevance > 0 if threshold is None else relevance >= threshold
 
@@ -405,26 +467,80 @@ def _order(
     return sort_order([(u, False)])  # stable: the file order within each user
 
 
-def _lookup(sorted_keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """values[sorted_keys == q] for each q, 0 where q is not a key (keys sorted and unique)."""
-    out = np.zeros(len(query))
-    if len(sorted_keys) == 0:
-        return out
-    # A sentinel above every key saves clipping; halves run on the two cores (numpy's
-    # searchsorted and fancy indexing release the GIL).
-    keys = np.append(sorted_keys, np.iinfo(np.int64).max)
-    values = np.append(values, 0.0)
+_BLOCK = 1 << 20  # rows per block: its temporaries stay in cache-sized, reused memory
 
-    def part(lo: int, hi: int) -> None:
-        q = query[lo:hi]
-        idx = np.searchsorted(keys, q)
-        out[lo:hi] = np.where(keys[idx] == q, values[idx], 0.0)
 
-    half = len(query) // 2
+def _blocks(su: np.ndarray) -> list[tuple[int, int]]:
+    """Row ranges of about ``_BLOCK`` rows that never split a user (``su`` sorted)."""
+    n = len(su)
+    if n <= _BLOCK:
+        return [(0, n)]
+    cuts = np.searchsorted(su, su[np.arange(_BLOCK, n, _BLOCK)])  # back to a user's first row
+    edges = np.unique(np.concatenate([[0], cuts, [n]]))
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+
+
+def _each_block(work, su: np.ndarray) -> list:
+    """``work(a, b)`` for every block, on the two cores (numpy releases the GIL)."""
+    blocks = _blocks(su)
+    if len(blocks) == 1:
+        return [work(*blocks[0])]
     with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(part, 0, half)
-        part(half, len(query))
-        first.result()
+        return list(pool.map(lambda ab: work(*ab), blocks))
+
+
+def _block_keys(su, item, rows, n_items, a: int, b: int) -> np.ndarray:
+    """(user, item) keys of the ordered rows a..b, made block by block: never one huge array."""
+    return _keys(su[a:b], item[a:b] if rows is None else item[rows[a:b]], n_items)
+
+
+def _repeats(su, item, rows, n_items: int) -> np.ndarray | None:
+    """Which ordered rows repeat the (user, item) of an earlier row; None when none does.
+
+    Blocks hold whole users, so a pair cannot repeat across blocks."""
+
+    def work(a: int, b: int) -> np.ndarray | None:
+        keys = _block_keys(su, item, rows, n_items, a, b)
+        if len(keys) < 2 or not (np.diff(np.sort(keys)) == 0).any():
+            return None  # the clean case: one fast sort
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+        flags = np.zeros(b - a, dtype=bool)
+        flags[order[1:][sk[1:] == sk[:-1]]] = True
+        return flags
+
+    found = _each_block(work, su)
+    if all(f is None for f in found):
+        return None
+    blocks = _blocks(su)
+    repeat = np.zeros(len(su), dtype=bool)
+    for (a, b), flags in zip(blocks, found, strict=True):
+        if flags is not None:
+            repeat[a:b] = flags
+    return repeat
+
+
+def _lookup(keys, values, su, item, rows, n_items: int) -> np.ndarray:
+    """The relevance of each ordered row: ``values[keys == key]``, 0 where the key is absent.
+
+    ``keys`` are sorted and unique. A block's users own one short range of ``keys``, so each
+    search runs in a small, cache-resident slice rather than over the whole truth."""
+    out = np.empty(len(su))
+
+    def work(a: int, b: int) -> None:
+        if a == b:
+            return
+        lo, hi = np.searchsorted(keys, [int(su[a]) * n_items, (int(su[b - 1]) + 1) * n_items])
+        if lo == hi:
+            out[a:b] = 0.0
+            return
+        k, v = keys[lo:hi], values[lo:hi]
+        q = _block_keys(su, item, rows, n_items, a, b)
+        idx = np.searchsorted(k, q)
+        np.minimum(idx, len(k) - 1, out=idx)
+        np.copyto(out[a:b], np.where(k[idx] == q, v[idx], 0.0))
+
+    _each_block(work, su)
     return out
 
 
