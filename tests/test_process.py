@@ -112,3 +112,18 @@ def test_the_command_line_never_imports_pandas(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        check=True)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def _pool_after_retain(env: dict) -> str:
+    code = ("from rankeval.memory import retain_freed_memory; retain_freed_memory(); "
+            "import pyarrow as pa; print(pa.default_memory_pool().backend_name)")
+    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**clean, **env}, timeout=60, check=True)
+    return r.stdout.strip()
+
+
+def test_command_line_shares_one_heap_with_arrow_unless_told_otherwise():
+    # Arrow allocating from glibc's heap is what lets numpy reuse the blocks Arrow frees.
+    assert _pool_after_retain({}) == "system"
+    assert _pool_after_retain({"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}) == "mimalloc"

@@ -1,0 +1,101 @@
+"""Work done block by block (``ranking._BLOCK`` rows at a time) equals work done in one block.
+
+Real inputs need millions of rows to span several blocks; here the block is made tiny, so that
+every test input crosses many block edges, and the results must be identical, not close.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rankeval import evaluate, ranking
+from rankeval.errors import InputError
+from rankeval.registry import REGISTRY
+
+from .datagen import generate
+
+METRICS = list(REGISTRY)
+KS = [1, 3, 10]
+
+
+def _both(monkeypatch, preds, truth, **options):
+    """(per-user table with one block, the same with blocks of 3 rows)."""
+    whole = evaluate(preds, truth, METRICS, KS, **options)
+    monkeypatch.setattr(ranking, "_BLOCK", 3)
+    small = evaluate(preds, truth, METRICS, KS, **options)
+    monkeypatch.undo()
+    return whole, small
+
+
+def _same(whole, small):
+    pd.testing.assert_frame_equal(whole.per_user, small.per_user)
+    assert whole.metrics == small.metrics
+    assert whole.warnings == small.warnings
+
+
+@pytest.mark.parametrize("grades", ["whole", "fractional"])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_blocks_change_nothing(monkeypatch, grades, shuffled):
+    preds, truth = generate(5, 80, 50, 12, 9)
+    if grades == "fractional":  # not packable into integer keys: the argsort path
+        truth["relevance"] = truth["relevance"] * 0.75 - 0.25
+    if shuffled:
+        preds = preds.sample(frac=1.0, random_state=1)
+        truth = truth.sample(frac=1.0, random_state=2)
+    whole, small = _both(monkeypatch, preds, truth, zero_relevant_users="zero")
+    assert len(whole.per_user) > 50
+    _same(whole, small)
+
+
+def test_dedupe_across_blocks(monkeypatch):
+    preds, truth = generate(6, 60, 30, 10, 6)
+    preds["rank"] = preds.groupby("user_id")["score"].rank(ascending=False).astype(int)
+    repeats = preds.iloc[::7].assign(rank=lambda d: d["rank"] + 100)  # worse-ranked copies
+    doubled = pd.concat([preds, repeats], ignore_index=True)
+    whole, small = _both(monkeypatch, doubled, truth, dedupe=True)
+    _same(whole, small)
+    assert any(f"{len(repeats):,} repeated (user, item) rows" in w for w in small.warnings)
+    # Dropping the worse-ranked copies is the same as never having had them.
+    clean = evaluate(preds, truth, METRICS, KS)
+    pd.testing.assert_frame_equal(clean.per_user, small.per_user)
+
+
+def test_duplicate_error_names_the_same_rows(monkeypatch):
+    preds, truth = generate(7, 30, 20, 8, 5)
+    doubled = pd.concat([preds, preds.iloc[[3, 40]]], ignore_index=True)
+    messages = []
+    for block in (ranking._BLOCK, 3):
+        monkeypatch.setattr(ranking, "_BLOCK", block)
+        with pytest.raises(InputError) as err:
+            evaluate(doubled, truth, ["ndcg"], 5)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "2 (user, item) pairs listed more than once" in messages[0]
+
+
+@given(st.lists(st.integers(0, 9), max_size=60), st.integers(1, 8))
+def test_blocks_cover_all_rows_and_never_split_a_user(codes, size):
+    su = np.sort(np.array(codes, dtype=np.int32))
+    old, ranking._BLOCK = ranking._BLOCK, size
+    try:
+        blocks = ranking._blocks(su)
+    finally:
+        ranking._BLOCK = old
+    assert blocks[0][0] == 0 and blocks[-1][1] == len(su)
+    for (_, b), (c, _) in itertools.pairwise(blocks):
+        assert b == c  # contiguous
+        assert su[c - 1] != su[c]  # a block edge falls between two users
+    assert all(a < b for a, b in blocks) or len(su) == 0
+
+
+@given(st.lists(st.integers(0, 5), max_size=40))
+def test_segment_positions_count_within_each_user(codes):
+    su = np.sort(np.array(codes, dtype=np.int64))
+    expected = [sum(1 for x in su[:i] if x == su[i]) + 1 for i in range(len(su))]
+    assert ranking.segment_positions(su).tolist() == expected
