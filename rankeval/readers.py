@@ -247,7 +247,11 @@ class Table:
     def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
         try:
             # ParquetFile.read, unlike pq.read_table, does not import pandas (0.2 s).
-            table = pq.ParquetFile(self._source()).read(columns=list(types), use_threads=True)
+            # Ids come out dictionary-encoded straight from the file's own dictionary pages.
+            ids = [name for name, typ in types.items() if typ == ID]
+            table = pq.ParquetFile(self._source(), read_dictionary=ids).read(
+                columns=list(types), use_threads=True
+            )
         except (pa.ArrowException, OSError) as exc:
             raise InputError(
                 self.label, f"not a readable Parquet file ({_one_line(exc)})"
