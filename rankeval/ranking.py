@@ -480,9 +480,8 @@ def _blocks(su: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
 
 
-def _each_block(work, su: np.ndarray) -> list:
+def _each_block(work, blocks: list[tuple[int, int]]) -> list:
     """``work(a, b)`` for every block, on the two cores (numpy releases the GIL)."""
-    blocks = _blocks(su)
     if len(blocks) == 1:
         return [work(*blocks[0])]
     with ThreadPoolExecutor(2) as pool:
@@ -509,10 +508,10 @@ def _repeats(su, item, rows, n_items: int) -> np.ndarray | None:
         flags[order[1:][sk[1:] == sk[:-1]]] = True
         return flags
 
-    found = _each_block(work, su)
+    blocks = _blocks(su)
+    found = _each_block(work, blocks)
     if all(f is None for f in found):
         return None
-    blocks = _blocks(su)
     repeat = np.zeros(len(su), dtype=bool)
     for (a, b), flags in zip(blocks, found, strict=True):
         if flags is not None:
@@ -540,7 +539,7 @@ def _lookup(keys, values, su, item, rows, n_items: int) -> np.ndarray:
         np.minimum(idx, len(k) - 1, out=idx)
         np.copyto(out[a:b], np.where(k[idx] == q, v[idx], 0.0))
 
-    _each_block(work, su)
+    _each_block(work, _blocks(su))
     return out
 
 
