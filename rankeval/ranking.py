@@ -136,9 +136,9 @@ def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
     return np.cumsum(steps, out=steps)
 
 
-def _duplicates(keys: np.ndarray, sorted_keys: np.ndarray | None = None) -> np.ndarray:
+def _duplicates(keys: np.ndarray) -> np.ndarray:
     """Row indices (file order) of every repeat of an earlier key; empty when all keys differ."""
-    sk = np.sort(keys) if sorted_keys is None else sorted_keys
+    sk = np.sort(keys)
     if not (sk[1:] == sk[:-1]).any():  # the common, clean case: one fast sort, no argsort
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
