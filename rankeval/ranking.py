@@ -263,14 +263,11 @@ def build(
     repeat = _repeats(su, p_item, rows, n_items)
     n_repeats = int(repeat.sum()) if repeat is not None else 0
     if others is not None and len(others):
-        other_keys = p_user[others].astype(np.int64) * n_items + p_item[others]
-        n_repeats += len(_duplicates(other_keys))
+        n_repeats += len(_duplicates(_keys(p_user[others], p_item[others], n_items)))
     if n_repeats and not dedupe:
         # The error names file rows, found again over the whole file (a rare, slower path).
-        p_key = p_user.astype(np.int64) * n_items + p_item
-        _report_duplicates(
-            preds, _duplicates(p_key), "--dedupe keeps the best-ranked one", problems
-        )
+        dup = _duplicates(_keys(p_user, p_item, n_items))
+        _report_duplicates(preds, dup, "--dedupe keeps the best-ranked one", problems)
     elif n_repeats:
         if repeat is not None:
             first = ~repeat
