@@ -348,7 +348,7 @@ def build(
     if counts.evaluated < n_users:  # to the evaluated users' compact codes (still sorted)
         users = compact[keys // n_items]
         kept = users >= 0
-        keys = users[kept].astype(np.int64) * n_items + keys[kept] % n_items
+        keys = _keys(users[kept], keys[kept] % n_items, n_items)
         values = values[kept]
     rel = _lookup(keys, values, su, p_item, rows, n_items)
 
