@@ -5,19 +5,53 @@
 >>> result.metrics["ndcg@10"]
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-__all__ = ["Evaluation", "InputError", "OptionError", "RankevalError", "__version__", "evaluate"]
+# Public name -> the module that defines it. Imported on first use, so that `import rankeval`
+# (and `rankeval --help`) stays light.
+_EXPORTS = {
+    "evaluate": "evaluation",
+    "Evaluation": "evaluation",
+    "make_settings": "settings",
+    "Settings": "settings",
+    "validate_inputs": "validate",
+    "convert": "convert",
+    "REGISTRY": "registry",
+    "Metric": "registry",
+    "MetricSpec": "names",
+    "Notice": "notices",
+    "RankevalError": "errors",
+    "InputError": "errors",
+    "OptionError": "errors",
+}
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+if TYPE_CHECKING:
+    from .convert import convert as convert
+    from .errors import InputError as InputError
+    from .errors import OptionError as OptionError
+    from .errors import RankevalError as RankevalError
+    from .evaluation import Evaluation as Evaluation
+    from .evaluation import evaluate as evaluate
+    from .names import MetricSpec as MetricSpec
+    from .notices import Notice as Notice
+    from .registry import REGISTRY as REGISTRY
+    from .registry import Metric as Metric
+    from .settings import Settings as Settings
+    from .settings import make_settings as make_settings
+    from .validate import validate_inputs as validate_inputs
 
 
 def __getattr__(name: str):
-    # Imported lazily so that `import rankeval` (and `rankeval --help`) stays light.
-    if name in ("evaluate", "Evaluation"):
-        from . import evaluation as _module
-
-        return getattr(_module, name)
-    if name in ("InputError", "OptionError", "RankevalError"):
-        from . import errors
-
-        return getattr(errors, name)
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'rankeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -8,12 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .errors import Notice, OptionError
-from .evaluation import Evaluation, Settings, evaluate_inputs
-from .readers import open_table
+from .errors import OptionError
+from .evaluation import Evaluation, evaluate_inputs
+from .load import Truth, load_predictions, open_input
+from .notices import Notice
 from .stats import CORRECTIONS, TESTS, Comparison, compare, correct
-from .validate import Truth, load_predictions
 
 
 @dataclass
@@ -53,7 +52,7 @@ class Cell:
 
 @dataclass
 class CompareResult:
-    settings: Settings
+    settings: Any  # settings.Settings
     runs: list[RunResult]
     baseline: str
     shared_users: np.ndarray
@@ -79,35 +78,15 @@ class CompareResult:
         return [c for c in self.cells if c.significant and c.stats.delta < 0]
 
     def to_dict(self) -> dict[str, Any]:
-        import dataclasses
+        from .report.json import compare_document
 
-        return {
-            "rankeval": __version__,
-            "schema": 1,
-            "baseline": self.baseline,
-            **self.options,
-            "settings": dataclasses.asdict(self.settings),
-            "runs": [
-                {
-                    "name": r.name,
-                    "path": r.path,
-                    "evaluated_users": r.evaluation.users.evaluated,
-                    "dropped_users": r.dropped,
-                    "metrics": {m: self.mean(r.name, m) for m in self.metrics},
-                }
-                for r in self.runs
-            ],
-            "users": {"shared": len(self.shared_users)},
-            "comparisons": [c.to_dict() for c in self.cells],
-            "top_changes": self.top,
-            "warnings": [n.message for n in self.notices],
-        }
+        return compare_document(self)
 
 
 def run_names(paths: list[str], names: list[str]) -> list[str]:
     """``--name`` values, else file stems made unique."""
     if names and len(names) != len(paths):
-        raise OptionError(f"--name was given {len(names)} times for {len(paths)} runs")
+        raise OptionError(f"{{option}} was given {len(names)} times for {len(paths)} runs", "name")
     chosen = list(names) or [Path(p).name.split(".")[0] if p != "-" else "stdin" for p in paths]
     seen: dict[str, int] = {}
     unique = []
@@ -115,14 +94,14 @@ def run_names(paths: list[str], names: list[str]) -> list[str]:
         seen[name] = seen.get(name, 0) + 1
         unique.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
     if len(set(unique)) != len(unique):
-        raise OptionError("run names must differ: give each run its own --name")
+        raise OptionError("run names must differ: give each run its own {option}", "name")
     return unique
 
 
 def compare_runs(
     truth: Truth,
     runs: list[tuple[str, str]],
-    settings: Settings,
+    settings,
     *,
     baseline: str | None = None,
     test: str = "t",
@@ -132,26 +111,27 @@ def compare_runs(
     correction: str = "holm",
     ci_level: float = 0.95,
     top_changes: int = 0,
-    runs_format: str | None = None,
+    preds_format: str | None = None,
     columns: dict[str, str | None] | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
     if test not in TESTS:
-        raise OptionError(f"--test must be one of {', '.join(TESTS)}")
+        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
     if correction not in CORRECTIONS:
-        raise OptionError(f"--correction must be one of {', '.join(CORRECTIONS)}")
+        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
     if not 0 < alpha < 1 or not 0 < ci_level < 1:
-        raise OptionError("--alpha and --ci-level must lie strictly between 0 and 1")
+        raise OptionError("{opt:alpha} and {opt:confidence} must lie strictly between 0 and 1")
     if rounds < 100:
-        raise OptionError("--rounds must be at least 100")
+        raise OptionError("{option} must be at least 100", "rounds")
     names = [n for n, _ in runs]
     base = baseline if baseline is not None else names[0]
     if base not in names:
-        raise OptionError(f"--baseline {base!r} is not a run name ({', '.join(names)})")
+        raise OptionError(f"{{option}} {base!r} is not a run name ({', '.join(names)})",
+                          "baseline_run")
     cols = columns or {}
     results = []
     for name, path in runs:
-        table = open_table(path, runs_format, "--runs-format", role="predictions")
+        table = open_input(path, "predictions", preds_format)
         preds = load_predictions(
             table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
             cols.get("score_col"),
@@ -169,12 +149,7 @@ def compare_runs(
         keep = np.isin(ids, shared)  # ids are sorted: kept values follow shared's order
         r.dropped = int(len(ids) - keep.sum())
         if r.dropped:
-            notices.append(Notice(
-                "users_not_shared",
-                f"{r.dropped:,} users evaluated in {r.name} are left out of the comparison "
-                "because another run does not evaluate them",
-                r.dropped,
-            ))
+            notices.append(Notice("users_not_shared", r.dropped, {"run": r.name}))
         values[r.name] = {m: r.evaluation.values(m)[keep] for m in settings.metrics}
     if len(shared) == 0:
         raise OptionError("the runs share no evaluated user: nothing to compare")

@@ -8,7 +8,6 @@ dict-of-dicts JSON need a score per row, so they are written in ranking order wi
 from __future__ import annotations
 
 import gzip
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +15,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InputError, Notice, OptionError
-from .ranking import TIES, factorize, segment_positions, sort_order
-from .readers import STDIN, Table, detect_format, open_table
-from .validate import COLUMNS, Predictions, load_predictions, load_truth
-from .writers import STDOUT, check_writable, csv_bytes, write_atomic, write_bytes
+from .chunk import segment_positions
+from .encode import factorize
+from .errors import InputError, OptionError
+from .inputs import COLUMNS
+from .io.formats import STDIN, STDOUT, detect_format
+from .io.jsonfmt import write_json, write_jsonl
+from .io.output import check_writable, csv_bytes, write_atomic, write_bytes
+from .io.readers import Table, open_table
+from .io.trec import write_qrels, write_run
+from .load import Predictions, load_predictions, load_truth
+from .notices import Notice
+from .ordering import order_rows, scores_against_ranks
+from .settings import ROWS
 
 KINDS = ("predictions", "truth")
 _KIND_BY_SUFFIX = {".qrels": "truth", ".run": "predictions"}
@@ -40,8 +47,8 @@ def convert(
     target: str,
     *,
     kind: str | None = None,
-    from_format: str | None = None,
-    to_format: str | None = None,
+    input_format: str | None = None,
+    output_format: str | None = None,
     tag: str = "rankeval",
     ties: str = "trec",
     user_col: str | None = None,
@@ -52,21 +59,23 @@ def convert(
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
     if kind is not None and kind not in KINDS:
-        raise OptionError(f"--kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    if ties not in TIES:
-        raise OptionError(f"--ties must be one of {', '.join(TIES)}, got {ties!r}")
-    in_fmt = detect_format(source, from_format, "--from")
-    out_fmt = detect_format(target, to_format, "--to") if target != STDOUT or to_format else None
+        raise OptionError(f"{{option}} must be one of {', '.join(KINDS)}, got {kind!r}", "kind")
+    ties = ROWS["ties"].check(ties)
+    in_fmt = detect_format(source, input_format, "{opt:input_format}")
+    out_fmt = (detect_format(target, output_format, "{opt:output_format}")
+               if target != STDOUT or output_format else None)
     if out_fmt is None:
-        raise OptionError("--to is required when writing to '-' (standard output)")
+        raise OptionError("{option} is required when writing to '-' (standard output)",
+                          "output_format")
     check_writable(target, "OUT")
     kind = kind or _kind_from_name(source) or _kind_from_name(target)
     if kind is None and (in_fmt == "json" or (in_fmt == "trec" and source == STDIN)):
-        raise OptionError(f"{source}: cannot tell a run from qrels here: say which with --kind")
+        raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",
+                          "kind")
     if kind is None and in_fmt == "trec":
         table, kind = _open_trec_either(source)
     else:
-        table = open_table(source, in_fmt, "--from", role=kind or "predictions")
+        table = open_table(source, in_fmt, "{opt:input_format}", role=kind or "predictions")
         kind = kind or _kind_from_columns(table, relevance_col)
 
     notices: list[Notice] = []
@@ -91,10 +100,10 @@ def _kind_from_name(path: str) -> str | None:
 def _open_trec_either(source: str) -> tuple[Table, str]:
     """A TREC file of unknown kind: a run if it has a run's 6 fields, else qrels (4 fields)."""
     try:
-        return open_table(source, "trec", "--from", role="predictions"), "predictions"
+        return open_table(source, "trec", "", role="predictions"), "predictions"
     except InputError as as_run:
         try:
-            return open_table(source, "trec", "--from", role="truth"), "truth"
+            return open_table(source, "trec", "", role="truth"), "truth"
         except InputError:
             raise as_run from None
 
@@ -118,28 +127,15 @@ def _predictions_table(
         return pa.table(columns)
     # TREC and JSON need every list in ranking order, with a score that keeps that order.
     (user, item), _ = factorize(preds.user, preds.item)
-    if preds.rank is not None:
-        order = sort_order([(user, False), (preds.rank, False)])
-    elif preds.score is not None:
-        keys = [(user, False), (preds.score, True)]
-        order = sort_order(keys if ties == "input" else [*keys, (item, ties == "trec")])
-    else:
-        order = sort_order([(user, False)])
+    order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
         order = np.arange(len(user))
     rank = segment_positions(user[order])
     score = preds.score[order] if preds.score is not None else 1.0 / rank
     if preds.rank is not None and preds.score is not None:
-        su = user[order]
-        disorder = (su[1:] == su[:-1]) & (score[1:] >= score[:-1])
-        if disorder.any():
-            n = np.unique(su[1:][disorder]).size
-            notices.append(Notice(
-                "scores_disagree_with_ranks",
-                f"{n:,} users have scores that tie or do not fall with their ranks; the file is "
-                f"written in rank order, but trec_eval and ranx will order by score",
-                n,
-            ))
+        n = scores_against_ranks(user[order], score, ties_count=True)
+        if n:
+            notices.append(Notice("scores_disagree_with_ranks", n, {"written": True}))
     take = pa.array(order)
     return pa.table(
         {
@@ -157,31 +153,11 @@ def _encode(table: pa.Table, fmt: str, kind: str, tag: str) -> bytes | None:
         return None
     if fmt in ("csv", "tsv"):
         return csv_bytes(table, "," if fmt == "csv" else "\t")
-    cols = {name: table.column(name).to_pylist() for name in table.column_names}
-    value = "score" if kind == "predictions" else "relevance"
     if fmt == "jsonl":
-        rows = zip(*cols.values(), strict=True)
-        return "".join(json.dumps(dict(zip(cols, r, strict=True))) + "\n" for r in rows).encode()
+        return write_jsonl(table)
     if fmt == "json":
-        doc: dict[str, dict[str, float]] = {}
-        for u, i, v in zip(cols["user_id"], cols["item_id"], cols[value], strict=True):
-            doc.setdefault(u, {})[i] = _number(v)
-        return json.dumps(doc).encode()
-    if kind == "predictions":  # a TREC run
-        return "".join(
-            f"{u} Q0 {i} {r} {s!r} {tag}\n"
-            for u, i, r, s in zip(
-                cols["user_id"], cols["item_id"], cols["rank"], cols["score"], strict=True
-            )
-        ).encode()
-    return "".join(
-        f"{u} 0 {i} {_number(r)}\n"
-        for u, i, r in zip(cols["user_id"], cols["item_id"], cols["relevance"], strict=True)
-    ).encode()
-
-
-def _number(x: float) -> int | float:
-    return int(x) if float(x).is_integer() else x
+        return write_json(table, kind)
+    return write_run(table, tag) if kind == "predictions" else write_qrels(table)
 
 
 def _write(target: str, data: bytes | None, fmt: str, table: pa.Table) -> None:

@@ -1,9 +1,16 @@
-"""The one exception family (with its exit code) and the counted warnings the library returns."""
+"""The one exception family, with its exit code, and the collector that ``validate`` uses.
+
+Checks call ``report(error)``: it raises, unless the caller is inside ``collecting()``, in which
+case the error is recorded and the check carries on (``rankeval validate`` shows every problem
+at once). No collect-or-raise flag is threaded through the code.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1  # reserved for quality gates: no error path may use it
@@ -11,18 +18,44 @@ EXIT_USAGE = 2  # usage or input error, and unexpected internal errors
 
 
 class RankevalError(Exception):
-    """An error the user can fix; the CLI prints ``rankeval: error: <message>`` and exits 2."""
+    """An error the user can fix; the CLI prints ``rankeval: error: <message>`` and exits 2.
+
+    The message names options as ``{opt:NAME}``: the library shows the keyword
+    (``ap_denominator``), the command line its flag (``--ap-denominator``), through ``render``.
+    """
 
     exit_code = EXIT_USAGE
 
+    def __init__(self, message: str = ""):
+        self.template = message
+        super().__init__(self.render())
+
+    def render(self, spell: Callable[[str], str] = str) -> str:
+        return _OPTION.sub(lambda m: spell(m.group(1)), self.template)
+
 
 class OptionError(RankevalError):
-    """Options that cannot work together or have bad values, found before any data is read."""
+    """Options that cannot work together or have bad values, found before any data is read.
+
+    ``setting`` is the option at fault; ``{option}`` in the message stands for it.
+    """
+
+    def __init__(self, message: str, setting: str | None = None):
+        self.setting = setting
+        super().__init__(message.replace("{option}", f"{{opt:{setting}}}") if setting else message)
+
+
+_OPTION = re.compile(r"\{opt:([a-z_]+)\}")
 
 
 def _show(value: object, width: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= width else text[: width - 4] + "...'"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 user``, ``2 users``, ``1,000 lines``."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 class InputError(RankevalError):
@@ -65,33 +98,28 @@ class InputError(RankevalError):
         return text
 
 
-@dataclass(frozen=True)
-class Notice:
-    """A counted warning: something was ignored, guessed or is worth a look.
-
-    ``code`` is a stable identifier for scripts; ``message`` is the sentence shown to people.
-    """
-
-    code: str
-    message: str
-    count: int = 0
-
-    def __str__(self) -> str:
-        return self.message
+_collector: ContextVar[list[InputError] | None] = ContextVar("rankeval_problems", default=None)
 
 
-class Problems:
-    """Collects input errors where a check would raise the first one (``rankeval validate``)."""
+@contextmanager
+def collecting() -> Iterator[list[InputError]]:
+    """Within the block, ``report`` records input errors instead of raising them."""
+    found: list[InputError] = []
+    token = _collector.set(found)
+    try:
+        yield found
+    finally:
+        _collector.reset(token)
 
-    def __init__(self) -> None:
-        self.errors: list[InputError] = []
 
-    def __bool__(self) -> bool:
-        return bool(self.errors)
-
-
-def report(error: InputError, problems: Problems | None) -> None:
-    """Raise ``error``, or record it and let the caller carry on when collecting."""
-    if problems is None:
+def report(error: InputError) -> None:
+    """Raise ``error``, or record it when a caller is ``collecting()`` and let the check go on."""
+    found = _collector.get()
+    if found is None:
         raise error
-    problems.errors.append(error)
+    found.append(error)
+
+
+def is_collecting() -> bool:
+    """Whether a caller is ``collecting()`` (a check may then carry on past bad values)."""
+    return _collector.get() is not None

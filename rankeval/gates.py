@@ -7,29 +7,17 @@ failing gate is a verdict, not an error: the report is complete and the exit cod
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import OptionError
-from .metric_names import MetricSpec, from_name
+from .names import MetricSpec, from_name
 from .registry import REGISTRY
-
-# Settings whose difference makes two reports' numbers incomparable.
-COMPARABLE_SETTINGS = (
-    "gain",
-    "ap_denominator",
-    "rr_target",
-    "relevance_threshold",
-    "skip_missing_users",
-    "zero_relevant_users",
-    "ties",
-)
-_DEFAULTS = {"ties": "trec"}  # for baselines written before a setting existed
+from .report.json import Report, read_report
+from .settings import ROWS, comparable_names
 
 _THRESHOLD = re.compile(r"^\s*([^<>=\s]+)\s*(>=|<=|=)\s*(\S+)\s*$")
 _DROP = re.compile(r"^\s*(?:([^<>=\s]+)\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
@@ -109,16 +97,9 @@ def show_pair(value: float, limit: float) -> tuple[str, str]:
 
 
 @dataclass
-class Baseline:
-    path: str
-    metrics: dict[str, float]
-    settings: dict[str, Any]
-
-
-@dataclass
 class GatePlan:
     gates: list[Gate] = field(default_factory=list)
-    baseline: Baseline | None = None
+    baseline: Report | None = None
 
     def __bool__(self) -> bool:
         return bool(self.gates) or self.baseline is not None
@@ -175,20 +156,22 @@ def plan_gates(
         for gate in drops:
             if gate.metric and gate.metric not in plan.baseline.metrics:
                 raise OptionError(
-                    f"--max-drop {gate.text}: {gate.metric} is not in the baseline {baseline} "
-                    f"(it has {', '.join(plan.baseline.metrics) or 'no metrics'})"
+                    f"{{opt:max_drop}} {gate.text}: {gate.metric} is not in the baseline "
+                    f"{baseline} (it has {', '.join(plan.baseline.metrics) or 'no metrics'})"
                 )
         global_drop = drops and not any(g.metric for g in drops)
         if global_drop and not computed & set(plan.baseline.metrics):
-            raise OptionError(f"--max-drop: no metric is in both this run and {baseline}")
+            raise OptionError(f"{{opt:max_drop}}: no metric is in both this run and {baseline}")
     elif drops:
-        raise OptionError("--max-drop needs --baseline FILE (a JSON report of an earlier run)")
+        raise OptionError(
+            "{opt:max_drop} needs {opt:baseline} FILE (a JSON report of an earlier run)"
+        )
     plan.gates += drops
     return plan
 
 
 def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> str:
-    from .trec import translate
+    from .compat import translate
 
     words = translate([word]) if settings.compat else [word]
     if len(words) != 1:
@@ -198,7 +181,7 @@ def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> st
     if name not in computed:
         raise OptionError(
             f"{flag} {text}: {name} is not computed by this run (computed: "
-            f"{', '.join(sorted(computed))}); add it with -m {name}"
+            f"{', '.join(sorted(computed))}); add it with {{opt:metrics}} {name}"
         )
     return name
 
@@ -214,7 +197,7 @@ def _number(text: str, flag: str, whole: str) -> float:
 
 
 def _threshold(kind: str, text: str, settings, computed: set[str]) -> Gate:
-    flag = "--" + kind.replace("_", "-")
+    flag = f"{{opt:{kind}}}"
     match = _THRESHOLD.match(text)
     if not match:
         raise OptionError(f"{flag} {text!r}: expected METRIC=VALUE, e.g. ndcg@10=0.35")
@@ -233,49 +216,35 @@ def _drop(text: str, settings, computed: set[str]) -> Gate:
     match = _DROP.match(text)
     if not match:
         raise OptionError(
-            f"--max-drop {text!r}: expected METRIC=DROP or DROP, e.g. ndcg@10=0.01, "
+            f"{{opt:max_drop}} {text!r}: expected METRIC=DROP or DROP, e.g. ndcg@10=0.01, "
             "ndcg@10=2% or 1%"
         )
     word, number, percent = match.groups()
-    name = _metric(word, settings, computed, "--max-drop", text) if word else None
-    drop = _number(number, "--max-drop", text)
+    name = _metric(word, settings, computed, "{opt:max_drop}", text) if word else None
+    drop = _number(number, "{opt:max_drop}", text)
     if drop < 0:
-        raise OptionError(f"--max-drop {text}: a drop cannot be negative")
+        raise OptionError(f"{{opt:max_drop}} {text}: a drop cannot be negative")
     if percent:
         drop /= 100
         if drop > 1:
-            raise OptionError(f"--max-drop {text}: a relative drop is at most 100%")
+            raise OptionError(f"{{opt:max_drop}} {text}: a relative drop is at most 100%")
     return Gate("max_drop", name, drop=drop, relative=bool(percent), text=text)
 
 
-def load_baseline(path: str, settings, allow_settings_change: bool) -> Baseline:
+def load_baseline(path: str, settings, allow_settings_change: bool) -> Report:
     """A JSON report of an earlier run; its settings must match unless allowed to differ."""
-    p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise OptionError(f"--baseline {path}: no such file") from None
-    except (OSError, ValueError) as exc:
-        raise OptionError(f"--baseline {path}: not a readable JSON report ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
-        raise OptionError(
-            f"--baseline {path}: not a rankeval JSON report (no 'metrics'); write one with "
-            "rankeval score ... -f json -o FILE"
-        )
-    metrics = doc["metrics"]
-    bad = [k for k, v in metrics.items() if not isinstance(v, int | float) or isinstance(v, bool)]
-    if bad:
-        raise OptionError(f"--baseline {path}: metric values that are not numbers: {bad[:5]}")
-    theirs = doc.get("settings", {})
-    ours = asdict(settings)
+    report = read_report(path)
+    theirs, ours = report.settings, settings.to_dict()
+    # A setting absent from an older report had its default then.
     changed = [
-        f"{key} {theirs.get(key, _DEFAULTS.get(key))!r} -> {ours[key]!r}"
-        for key in COMPARABLE_SETTINGS
-        if theirs.get(key, _DEFAULTS.get(key)) != ours[key]
+        f"{key} {theirs.get(key, ROWS[key].default)!r} -> {ours[key]!r}"
+        for key in comparable_names()
+        if theirs.get(key, ROWS[key].default) != ours[key]
     ]
     if changed and not allow_settings_change:
         raise OptionError(
-            f"--baseline {path} was computed with other settings ({'; '.join(changed)}), so its "
-            "numbers are not comparable; use the same options, or --allow-settings-change"
+            f"{{opt:baseline}} {path} was computed with other settings ({'; '.join(changed)}), "
+            "so its numbers are not comparable; use the same options, or "
+            "{opt:allow_settings_change}"
         )
-    return Baseline(path, {k: float(v) for k, v in metrics.items()}, theirs)
+    return report

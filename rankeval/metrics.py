@@ -1,7 +1,7 @@
 """Metric kernels: vectorized numpy over a ``Chunk``, one value per user, no loop over users.
 
 Each kernel takes the per-chunk ``Sums`` and a cut-off K (``inf`` for ``@all``) and returns an
-array of n_users values.
+array of n_users values. Imports numpy and pure-Python modules only (a test checks it).
 Per-user sums are ``np.bincount`` over the user codes of the rows with pos <= K; within-user
 running counts are a global cumsum minus its value at each user's first row.
 """
@@ -14,18 +14,14 @@ from functools import cached_property
 
 import numpy as np
 
-from .metric_names import MetricSpec
-from .ranking import Chunk, segment_positions
+from .chunk import Chunk, segment_positions
+from .names import MetricSpec
 from .registry import REGISTRY
-
-GAINS = ("linear", "exponential")
-AP_DENOMINATORS = ("min", "relevant")
-RR_TARGETS = ("first-relevant", "most-relevant")
 
 
 @dataclass(frozen=True)
 class Conventions:
-    """The choices that change metric values (see SPEC section 3)."""
+    """The settings the kernels read (see SPEC section 3); ``Settings`` has them all."""
 
     gain: str = "linear"
     ap_denominator: str = "min"
@@ -54,7 +50,7 @@ class Sums:
     alone: ``g`` (positive gain) and its subset ``h`` (relevant: the hits).
     """
 
-    def __init__(self, chunk: Chunk, conv: Conventions):
+    def __init__(self, chunk: Chunk, conv):
         self.c = chunk
         self.conv = conv
         self._cache: dict[tuple[str, float], np.ndarray] = {}
@@ -187,10 +183,9 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
 assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"
 
 
-def compute(
-    chunk: Chunk, specs: Iterable[MetricSpec], conv: Conventions
-) -> dict[MetricSpec, np.ndarray]:
-    """One array of per-user values for each spec."""
+def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec, np.ndarray]:
+    """One array of per-user values for each spec; ``conv`` is a ``Settings`` or
+    ``Conventions`` (anything with gain, ap_denominator, rr_target, relevance_threshold)."""
     sums = Sums(chunk, conv)
     # K = infinity is the whole list: every `pos <= K` holds and min(R, K) is R.
     return {

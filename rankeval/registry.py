@@ -9,15 +9,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+PER_USER = "per_user"  # a value per user; the overall value is their mean
+CORPUS = "corpus"  # one value for the whole run (coverage, Gini): not a mean over users
+# Inputs a metric may need beyond the predictions and the truth.
+INPUTS = ("interactions", "item_features", "catalog")
+
 
 @dataclass(frozen=True)
 class Metric:
+    """A metric's definition; its kernel in ``metrics.py`` has the same name."""
+
     name: str
     aliases: tuple[str, ...]
     summary: str
     formula: str
     bounded: bool = True  # value always in [0, 1]
     cutoff: bool = True  # takes a K (``ndcg@10``, ``ndcg@all``); r_precision cuts at R instead
+    needs: frozenset[str] = frozenset()  # extra inputs, from INPUTS
+    scope: str = PER_USER
+
+    def __post_init__(self) -> None:
+        assert self.scope in (PER_USER, CORPUS), self.scope
+        assert self.needs <= set(INPUTS), self.needs
 
 
 REGISTRY: dict[str, Metric] = {

@@ -1,301 +1,98 @@
-"""Raw tables to typed inputs: columns resolved by name or alias, every value checked.
+"""``rankeval validate``: every problem and every count of two inputs, without scoring them.
 
-Checks that need only one row at a time live here; checks across rows (duplicate pairs, repeated
-ranks) need the ids factorized and live in ``ranking.py``.
+It runs the same stages as ``score`` (load, then build) inside ``collecting()``, so every
+check reports instead of raising, and the counts and warnings are those ``score`` would give.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from .arrow import to_numpy
-from .errors import InputError, OptionError, Problems, report
-from .readers import ID, MemoryTable, Source, Table, unparseable
-
-# role -> (default name, aliases); every name is matched case-insensitively.
-COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "user": ("user_id", ("user", "userId", "qid", "query_id", "query")),
-    "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc")),
-    "rank": ("rank", ()),
-    "score": ("score", ("prediction", "pred")),
-    "relevance": ("relevance", ("rel", "rating", "label", "grade")),
-}
-_ROLE_FLAG = {role: f"--{role}-col" for role in COLUMNS}
+from .engine import unevaluable, user_notices
+from .errors import InputError, collecting
+from .load import Predictions, Truth, load_predictions, load_truth, open_input
+from .notices import Notice
+from .ranking import UserCounts, build
 
 
-@dataclass(frozen=True)
-class Predictions:
-    """A run: one row per (user, item), with the order given by rank, score or the file."""
+@dataclass
+class Validation:
+    errors: list[InputError] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    users: UserCounts | None = None
+    rows_beyond_k: int | None = None
 
-    user: pa.ChunkedArray
-    item: pa.ChunkedArray
-    rank: np.ndarray | None
-    score: np.ndarray | None
-    source: Source
-    columns: dict[str, str]  # role -> column name in the file
+    def ok(self, strict: bool = False) -> bool:
+        """Scorable: no errors (and, when strict, no warnings either)."""
+        return not self.errors and not (strict and self.notices)
 
-    @property
-    def order(self) -> str:
-        return "rank" if self.rank is not None else "score" if self.score is not None else "input"
-
-
-@dataclass(frozen=True)
-class Truth:
-    """Ground truth: one row per judged (user, item) with its relevance (1 when not given)."""
-
-    user: pa.ChunkedArray
-    item: pa.ChunkedArray
-    relevance: np.ndarray
-    source: Source
-    columns: dict[str, str]
+    def to_dict(self, strict: bool = False) -> dict[str, Any]:
+        return {
+            "valid": self.ok(strict),
+            "strict": strict,
+            "errors": [str(e) for e in self.errors],
+            "warnings": [n.message for n in self.notices],
+            "notices": [n.to_dict() for n in self.notices],
+            "inputs": self.inputs,
+            "users": dataclasses.asdict(self.users) if self.users else None,
+            "rows_beyond_k": self.rows_beyond_k,
+        }
 
 
-def resolve_column(
-    columns: list[str], role: str, override: str | None, label: str, required: bool
-) -> str | None:
-    """The column playing ``role``: the override, else the default name, else an alias."""
-    if override:
-        if override in columns:
-            return override
-        folded = [c for c in columns if c.lower() == override.lower()]
-        if len(folded) == 1:
-            return folded[0]
-        raise InputError(
-            label,
-            f"no column {override!r} (from {_ROLE_FLAG[role]}); columns found: {_list(columns)}",
-        )
-    default, aliases = COLUMNS[role]
-    lowered = {c.lower(): c for c in columns}
-    if default in columns:
-        return default
-    if default.lower() in lowered:
-        return lowered[default.lower()]
-    found = [lowered[a.lower()] for a in aliases if a.lower() in lowered]
-    if len(found) > 1:
-        raise InputError(
-            label,
-            f"columns {_list(found)} could each be the {role} column; choose one with "
-            f"{_ROLE_FLAG[role]}",
-        )
-    if found:
-        return found[0]
-    if not required:
-        return None
-    names = ", ".join((default, *aliases))
-    hint = _delimiter_hint(columns)
-    raise InputError(
-        label,
-        f"no {role} column (looked for {names}); columns found: {_list(columns)}; "
-        f"name it with {_ROLE_FLAG[role]}" + (f" ({hint})" if hint else ""),
-    )
+def validate_inputs(
+    predictions: Any,
+    truth: Any,
+    settings,
+    *,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+    columns: dict[str, str | None] | None = None,
+) -> Validation:
+    """Read both inputs and run every check of ``score``, collecting problems, not stopping."""
+    cols = columns or {}
+    result = Validation()
+    with collecting() as problems:
+        preds: Predictions | None = _load(problems, lambda: load_predictions(
+            open_input(predictions, "predictions", preds_format), cols.get("user_col"),
+            cols.get("item_col"), cols.get("rank_col"), cols.get("score_col")))
+        gold: Truth | None = _load(problems, lambda: load_truth(
+            open_input(truth, "truth", truth_format), cols.get("user_col"),
+            cols.get("item_col"), cols.get("relevance_col")))
+        for role, data in (("predictions", preds), ("truth", gold)):
+            if data is not None:
+                s = data.source
+                result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
+                                       "columns": data.columns}
+        if preds is not None and gold is not None:
+            _check_join(result, problems, preds, gold, settings)
+    result.errors = problems
+    return result
 
 
-def _list(columns: list[str]) -> str:
-    shown = ", ".join(repr(c) for c in columns[:10])
-    return shown + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
-
-
-def _delimiter_hint(columns: list[str]) -> str | None:
-    if len(columns) != 1:
-        return None
-    for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma")):
-        if sep in columns[0]:
-            return (
-                f"the whole header is one column: is the file {name}-separated? "
-                "Use --preds-format/--truth-format or rename the file"
-            )
-    return None
-
-
-def _report_rows(
-    label: str, problem: str, column: str, idx: np.ndarray, show, problems: Problems | None
-) -> None:
-    """One error for the rows ``idx`` (0-based) of ``column``, with ``show(i)`` as examples."""
-    report(
-        InputError(
-            label,
-            problem,
-            column=column,
-            count=len(idx),
-            examples=[(int(i) + 1, show(i)) for i in idx[:5]],
-        ),
-        problems,
-    )
-
-
-def _ids(
-    table: pa.Table, name: str, label: str, problems: Problems | None = None
-) -> pa.ChunkedArray:
-    col = table.column(name)
-    if col.null_count == 0:  # the common case: check each distinct value once
-        values = [c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type) else [col]
-        shortest = [pc.min(pc.binary_length(v)).as_py() for v in values if len(v)]
-        if all(n is None or n > 0 for n in shortest):
-            return col
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(pa.string())
-    bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
-    bad = pc.fill_null(bad, True)
-    if pc.any(bad).as_py():
-        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-        _report_rows(label, "empty ids", name, idx, lambda i: "", problems)
-        col = pc.fill_null(col, "")
-    return col
-
-
-def _finite(
-    table: pa.Table, name: str, label: str, problems: Problems | None = None
-) -> np.ndarray:
-    """A numeric column as float64, refusing empty, NaN and infinite values."""
-    col = table.column(name)
-    if col.null_count:
-        idx = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
-        _report_rows(label, "empty values", name, idx, lambda i: "", problems)
-        col = pc.fill_null(col, 0)
-    values = to_numpy(col).astype(np.float64, copy=False)
-    if not np.isfinite(values).all():
-        for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
-            idx = np.flatnonzero(test(values))
-            if len(idx):
-                _report_rows(label, problem, name, idx, lambda i: float(values[i]), problems)
-        values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
-    return values
-
-
-def load_predictions(
-    table: Table | MemoryTable,
-    user_col: str | None = None,
-    item_col: str | None = None,
-    rank_col: str | None = None,
-    score_col: str | None = None,
-    problems: Problems | None = None,
-) -> Predictions:
-    """Resolve and check a run's columns."""
-    label, cols = table.label, table.columns
-    user = resolve_column(cols, "user", user_col, label, required=True)
-    item = resolve_column(cols, "item", item_col, label, required=True)
-    rank = resolve_column(cols, "rank", rank_col, label, required=False)
-    score = resolve_column(cols, "score", score_col, label, required=False)
-    if user == item:
-        raise OptionError(f"{label}: the user and item columns are both {user!r}")
-    types = {user: ID, item: ID}
-    if rank is not None:
-        types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
-    if score is not None:
-        types[score] = pa.float64()
-    data = _read(table, types, problems)
-    ranks = _ranks(data, rank, label, problems) if rank is not None else None
-    return Predictions(
-        user=_ids(data, user, label, problems),
-        item=_ids(data, item, label, problems),
-        rank=ranks,
-        score=_finite(data, score, label, problems) if score is not None else None,
-        source=Source(table.path, table.format, data.num_rows),
-        columns=_roles(user=user, item=item, rank=rank, score=score),
-    )
-
-
-def _ranks(data: pa.Table, name: str, label: str, problems: Problems | None = None) -> np.ndarray:
-    """Whole numbers >= 1, as int64."""
-    col = data.column(name)
-    if pa.types.is_integer(col.type) and col.null_count == 0:
-        ranks = to_numpy(col).astype(np.int64, copy=False)
-        checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
-    else:
-        ranks = _finite(data, name, label, problems)
-        checks = [
-            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
-            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
-            (ranks > 2**53, "ranks too large to be exact"),
-        ]
-    for bad, problem in checks:
-        if bad.any():
-            _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]),
-                         problems)
-            ranks = np.where(bad, 1, ranks)
-    return ranks.astype(np.int64, copy=False)
-
-
-def load_truth(
-    table: Table | MemoryTable,
-    user_col: str | None = None,
-    item_col: str | None = None,
-    relevance_col: str | None = None,
-    problems: Problems | None = None,
-) -> Truth:
-    """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
-    label, cols = table.label, table.columns
-    user = resolve_column(cols, "user", user_col, label, required=True)
-    item = resolve_column(cols, "item", item_col, label, required=True)
-    relevance = resolve_column(cols, "relevance", relevance_col, label, required=False)
-    if user == item:
-        raise OptionError(f"{label}: the user and item columns are both {user!r}")
-    types = {user: ID, item: ID}
-    if relevance is not None:
-        types[relevance] = pa.float64()
-    data = _read(table, types, problems)
-    rel = (
-        _finite(data, relevance, label, problems)
-        if relevance is not None
-        else np.ones(data.num_rows, dtype=np.float64)
-    )
-    return Truth(
-        user=_ids(data, user, label, problems),
-        item=_ids(data, item, label, problems),
-        relevance=rel,
-        source=Source(table.path, table.format, data.num_rows),
-        columns=_roles(user=user, item=item, relevance=relevance),
-    )
-
-
-def _read(
-    table: Table | MemoryTable, types: dict[str, pa.DataType], problems: Problems | None = None
-) -> pa.Table:
+def _load(problems: list[InputError], load):
     try:
-        data = table.read(types)
+        return load()
+    except InputError as exc:  # unreadable: nothing more to learn from this file
+        problems.append(exc)
+        return None
+
+
+def _check_join(result: Validation, problems, preds: Predictions, gold: Truth, settings):
+    try:
+        built = build(preds, gold, settings)
     except InputError as exc:
-        if problems is None or "non-numeric" not in exc.problem:
-            raise
-        data = _read_leniently(table, types, problems)
-    if data.num_rows == 0:
-        raise InputError(table.label, "no data rows (only a header)")
-    return data
-
-
-def _read_leniently(
-    table: Table | MemoryTable, types: dict[str, pa.DataType], problems: Problems
-) -> pa.Table:
-    """For ``rankeval validate``: report every column's non-numeric values, then carry on with
-    them replaced by 1 so that the checks of the other columns and of the join still run."""
-    numeric = [n for n, t in types.items() if t != ID and not pa.types.is_string(t)]
-    text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
-    columns = []
-    for name in text.column_names:
-        col = text.column(name)
-        if name in numeric:
-            values = col.to_numpy(zero_copy_only=False).astype(object)
-            bad = unparseable(values)
-            if bad.any():
-                idx = np.flatnonzero(bad)
-                problems.errors.append(InputError(
-                    table.label, "non-numeric values", column=name, count=len(idx),
-                    examples=[(int(i) + 1, values[i]) for i in idx[:5]],
-                    unit=getattr(table, "unit", "row"),
-                ))
-                values[bad] = "1"
-            values[values == ""] = None
-            col = pa.array(values, pa.string()).cast(pa.float64())
-        columns.append(col)
-    return pa.table(columns, names=text.column_names)
-
-
-def _roles(**names: str | None) -> dict[str, str]:
-    return {role: name for role, name in names.items() if name is not None}
-
-
-def _num(x: float) -> float | int:
-    return int(x) if float(x).is_integer() else float(x)
+        problems.append(exc)
+        return
+    c = built.counts
+    result.users = c
+    result.notices = [*built.notices,
+                      *user_notices(c, settings, preds.source.label, gold.source.label)]
+    result.rows_beyond_k = built.prediction_rows_beyond_k
+    result.inputs["predictions"]["users"] = c.in_predictions
+    result.inputs["truth"]["users"] = c.in_truth
+    error = unevaluable(c, settings, gold.source.label)
+    if error is not None:
+        problems.append(error)

@@ -1,4 +1,4 @@
-"""Work done block by block (``ranking._BLOCK`` rows at a time) equals work done in one block.
+"""Work done block by block (``join._BLOCK`` rows at a time) equals work done in one block.
 
 Real inputs need millions of rows to span several blocks; here the block is made tiny, so that
 every test input crosses many block edges, and the results must be identical, not close.
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankeval import evaluate, ranking
+from rankeval import chunk, evaluate, join
 from rankeval.errors import InputError
 from rankeval.registry import REGISTRY
 
@@ -27,7 +27,7 @@ KS = [1, 3, 10]
 def _both(monkeypatch, preds, truth, **options):
     """(per-user table with one block, the same with blocks of 3 rows)."""
     whole = evaluate(preds, truth, METRICS, KS, **options)
-    monkeypatch.setattr(ranking, "_BLOCK", 3)
+    monkeypatch.setattr(join, "_BLOCK", 3)
     small = evaluate(preds, truth, METRICS, KS, **options)
     monkeypatch.undo()
     return whole, small
@@ -70,8 +70,8 @@ def test_duplicate_error_names_the_same_rows(monkeypatch):
     preds, truth = generate(7, 30, 20, 8, 5)
     doubled = pd.concat([preds, preds.iloc[[3, 40]]], ignore_index=True)
     messages = []
-    for block in (ranking._BLOCK, 3):
-        monkeypatch.setattr(ranking, "_BLOCK", block)
+    for block in (join._BLOCK, 3):
+        monkeypatch.setattr(join, "_BLOCK", block)
         with pytest.raises(InputError) as err:
             evaluate(doubled, truth, ["ndcg"], 5)
         messages.append(str(err.value))
@@ -82,11 +82,11 @@ def test_duplicate_error_names_the_same_rows(monkeypatch):
 @given(st.lists(st.integers(0, 9), max_size=60), st.integers(1, 8))
 def test_blocks_cover_all_rows_and_never_split_a_user(codes, size):
     su = np.sort(np.array(codes, dtype=np.int32))
-    old, ranking._BLOCK = ranking._BLOCK, size
+    old, join._BLOCK = join._BLOCK, size
     try:
-        blocks = ranking._blocks(su)
+        blocks = join._blocks(su)
     finally:
-        ranking._BLOCK = old
+        join._BLOCK = old
     assert blocks[0][0] == 0 and blocks[-1][1] == len(su)
     for (_, b), (c, _) in itertools.pairwise(blocks):
         assert b == c  # contiguous
@@ -98,4 +98,4 @@ def test_blocks_cover_all_rows_and_never_split_a_user(codes, size):
 def test_segment_positions_count_within_each_user(codes):
     su = np.sort(np.array(codes, dtype=np.int64))
     expected = [sum(1 for x in su[:i] if x == su[i]) + 1 for i in range(len(su))]
-    assert ranking.segment_positions(su).tolist() == expected
+    assert chunk.segment_positions(su).tolist() == expected

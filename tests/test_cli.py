@@ -170,7 +170,7 @@ def test_dedupe_turns_the_duplicate_error_into_a_counted_warning(run_cli, write)
     r = run_cli("score", p, t, "--dedupe", "-m", "mrr@2", "-f", "json")
     assert r.exit_code == 0
     assert r.json()["metrics"]["mrr@2"] == 0.5
-    assert "1 repeated (user, item) rows" in r.stderr
+    assert "1 repeated (user, item) row in" in r.stderr
 
 
 def test_options_change_the_numbers_and_are_recorded(run_cli):

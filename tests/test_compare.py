@@ -141,6 +141,6 @@ def test_users_one_run_does_not_evaluate_are_dropped_and_counted(run_cli, write)
     report = r.json()
     assert report["users"]["shared"] == 2
     assert [x["dropped_users"] for x in report["runs"]] == [1, 0]
-    assert "1 users evaluated in a are left out" in r.stderr
+    assert "1 user evaluated in a is left out" in r.stderr
     cell = report["comparisons"][0]
     assert cell["baseline_mean"] == 1.0 and cell["mean"] == 0.5  # over u1 and u2 only

@@ -17,8 +17,8 @@ from .datagen import generate
 
 def _rows(path, kind: str) -> pd.DataFrame:
     """A file's rows as a sorted frame of (user, item, value), read back through rankeval."""
-    from rankeval.readers import open_table
-    from rankeval.validate import load_predictions, load_truth
+    from rankeval.io.readers import open_table
+    from rankeval.load import load_predictions, load_truth
 
     table = open_table(str(path), role=kind)
     if kind == "predictions":
@@ -88,13 +88,17 @@ def test_json_output_is_the_dict_of_dicts(write, tmp_path):
 
 def test_cli_convert_stdin_to_stdout_and_errors(run_cli, write):
     text = (SAMPLE / "truth.csv").read_text()
-    r = run_cli("convert", "-", "-", "--from", "csv", "--to", "qrels", input=text)
+    r = run_cli("convert", "-", "-", "--input-format", "csv", "--output-format", "qrels",
+                input=text)
     assert r.exit_code == 0, r.stderr
     assert r.stdout.splitlines()[0] == "u001 0 i0077 2"
     assert "wrote 2,609 rows of truth" in r.stderr
+    old = run_cli("convert", "-", "-", "--from", "csv", "--to", "qrels", input=text)
+    assert old.exit_code == 0 and old.stdout == r.stdout  # the old spellings still work...
+    assert "--from is now --input-format" in old.stderr  # ...and say what replaced them
     no_to = run_cli("convert", SAMPLE / "truth.csv", "-")
     assert no_to.exit_code == 2
-    assert "--to is required" in no_to.stderr
+    assert "--output-format is required" in no_to.stderr
     ambiguous = run_cli("convert", write("x.json", '{"q": {"d": 1}}'), write("y.csv", ""))
     assert ambiguous.exit_code == 2
     assert "--kind" in ambiguous.stderr

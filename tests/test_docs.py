@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rankeval.cli import metrics_markdown, score
+from rankeval.cli import metrics_markdown
+from rankeval.cli.score import score
 
 from .conftest import ROOT
 

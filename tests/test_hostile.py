@@ -56,7 +56,7 @@ def test_extra_columns_are_ignored(run_cli, write):
 def test_whitespace_padded_ids_are_kept_and_reported(run_cli, write):
     r = _score(run_cli, write, "user_id,item_id,rank\nu1, A,1\nu2,C,1\n")
     assert r.exit_code == 0
-    assert "1 distinct ids have leading or trailing whitespace" in r.stderr
+    assert "1 row has ids with leading or trailing whitespace" in r.stderr
     # ' A' is not 'A': u1's hit is lost, as the ids say
     assert r.json()["users"]["evaluated"] == 2
 
@@ -136,7 +136,7 @@ def test_a_refused_run_writes_no_output(run_cli, write, tmp_path):
 
 
 def test_an_interrupted_write_leaves_the_old_report(tmp_path):
-    from rankeval.writers import write_atomic
+    from rankeval.io.output import write_atomic
 
     target = tmp_path / "report.json"
     target.write_text("old")

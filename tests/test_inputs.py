@@ -43,7 +43,7 @@ def test_gzip_is_detected_by_content_with_an_explicit_format(write):
 
 def test_unknown_extension_asks_for_the_format(write):
     path = write("run.data", PREDS.to_csv(index=False))
-    with pytest.raises(OptionError, match="--preds-format"):
+    with pytest.raises(OptionError, match="preds_format"):
         evaluate(str(path), TRUTH, ["mrr"], 2)
 
 
@@ -76,7 +76,7 @@ def test_column_overrides_and_a_missing_override_lists_the_columns():
         user_col="session", item_col="sku", rank_col="pos", relevance_col="clicks",
     )
     assert r.metrics["mrr@2"] == pytest.approx(0.5)
-    with pytest.raises(InputError, match=r"no column 'nope' \(from --rank-col\); columns found"):
+    with pytest.raises(InputError, match=r"no column 'nope' \(from rank_col\); columns found"):
         evaluate(preds, truth, ["mrr"], 2, user_col="session", item_col="sku", rank_col="nope")
 
 

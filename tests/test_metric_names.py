@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rankeval.errors import OptionError
-from rankeval.metric_names import MetricSpec, expand, from_name, parse, parse_ks
+from rankeval.names import MetricSpec, expand, from_name, parse, parse_ks
 from rankeval.registry import LOOKUP, REGISTRY
 
 

@@ -222,11 +222,12 @@ def _scored(rows):
 
 def test_kernels_give_the_same_values_partition_by_partition():
     """Any chunk of complete users is valid input, so a cluster can split the work by user."""
-    from rankeval.metric_names import expand
+    from rankeval.io.readers import MemoryTable
+    from rankeval.load import load_predictions, load_truth
     from rankeval.metrics import Conventions, compute
+    from rankeval.names import expand
     from rankeval.ranking import build
-    from rankeval.readers import MemoryTable
-    from rankeval.validate import load_predictions, load_truth
+    from rankeval.settings import make_settings
 
     from .datagen import generate
 
@@ -235,12 +236,7 @@ def test_kernels_give_the_same_values_partition_by_partition():
     built = build(
         load_predictions(MemoryTable(preds, "p")),
         load_truth(MemoryTable(truth, "t")),
-        ks,
-        cut=None,
-        relevance_threshold=None,
-        dedupe=False,
-        skip_missing_users=False,
-        zero_relevant_users="skip",
+        make_settings(["ndcg@all"], ks),
     )
     specs = expand([*REGISTRY_NAMES, "ndcg@all", "map@all"], ks)
     conv = Conventions(gain="exponential", ap_denominator="min", rr_target="most-relevant")

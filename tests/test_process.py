@@ -104,8 +104,8 @@ def test_the_command_line_never_imports_pandas(tmp_path):
         out=tmp_path / "r.txt",
         runs=repr([
             [PREDS, TRUTH, "-f", "json", "--per-user", str(tmp_path / "u.csv")],
-            [str(SAMPLE / "preds.parquet"), str(SAMPLE / "truth.parquet"), "--ci",
-             "--ci-rounds", "200", "--per-user", str(tmp_path / "u.parquet")],
+            [str(SAMPLE / "preds.parquet"), str(SAMPLE / "truth.parquet"), "--intervals",
+             "--rounds", "200", "--per-user", str(tmp_path / "u.parquet")],
             [PREDS, TRUTH, "-f", "table", "--fail-under", "ndcg@10=0.1"],
         ])[1:-1] + ",",
     )

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from rankeval import evaluate
+from rankeval.compat import translate
 from rankeval.errors import InputError, OptionError
-from rankeval.trec import translate
 
 from .datagen import as_dicts, generate
 
@@ -75,7 +75,7 @@ def test_compat_trec_eval_matches_pytrec_eval(tmp_path, run_cli, seed, ties):
         assert ours.metrics[str(spec)] == pytest.approx(expected, abs=1e-9)
 
     # The command prints the same numbers in trec_eval's own layout and names.
-    args = ["score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec", "-q"]
+    args = ["score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec", "--per-query"]
     for m in MEASURES:
         args += ["-m", m]
     r = run_cli(*args)
@@ -104,9 +104,9 @@ def test_translate_trec_eval_measure_names():
 
 
 def test_compat_refuses_contradicting_options():
-    with pytest.raises(OptionError, match="--compat trec_eval sets --ap-denominator"):
+    with pytest.raises(OptionError, match="compat trec_eval sets ap_denominator"):
         evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval", ap_denominator="min")
-    with pytest.raises(OptionError, match="--compat trec_eval sets --skip-missing-users"):
+    with pytest.raises(OptionError, match="compat trec_eval sets skip_missing_users"):
         evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval",
                  skip_missing_users=True)
 
@@ -201,7 +201,7 @@ def test_qrels_in_every_layout_give_the_same_numbers(write):
 def test_per_query_needs_the_trec_format(run_cli, write):
     run = write("a.run", "q1 Q0 d1 1 2.0 t\n")
     qrels = write("a.qrels", "q1 0 d1 1\n")
-    r = run_cli("score", run, qrels, "-q")
+    r = run_cli("score", run, qrels, "--per-query")
     assert r.exit_code == 2
     assert "--per-user FILE" in r.stderr
     plain = run_cli("score", run, qrels, "-f", "trec", "-m", "ndcg@5")

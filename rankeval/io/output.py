@@ -8,9 +8,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import OptionError
+from ..errors import OptionError
+from .formats import STDOUT
 
-STDOUT = "-"
 PER_USER_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 

@@ -1,17 +1,11 @@
-"""Reports for CI systems: JUnit XML (one test case per gate) and GitHub's step summary."""
+"""JUnit XML for CI systems: a test suite with one test case per gate."""
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 
-from .evaluation import Evaluation
-from .report import render_markdown
 
-STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-
-
-def render_junit(ev: Evaluation, name: str = "rankeval") -> str:
+def render(ev, name: str = "rankeval") -> str:
     """JUnit XML: a test suite with a test case per gate; failed gates carry the message."""
     failures = sum(not v.passed for v in ev.verdicts)
     suite = ET.Element(
@@ -35,13 +29,3 @@ def render_junit(ev: Evaluation, name: str = "rankeval") -> str:
     ET.indent(suite)
     body = ET.tostring(suite, encoding="unicode")
     return f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n'
-
-
-def append_step_summary(ev: Evaluation, environ=os.environ) -> str | None:
-    """Append the Markdown summary to the file named by GITHUB_STEP_SUMMARY, if it is set."""
-    path = environ.get(STEP_SUMMARY)
-    if not path:
-        return None
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(render_markdown(ev) + "\n")
-    return path

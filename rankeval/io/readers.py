@@ -10,9 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,36 +22,12 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from .errors import InputError, OptionError
+from ..errors import InputError
+from .formats import STDIN, detect_format
 
-STDIN = "-"
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
 # is faster than reading text and encoding it after; other sources may answer with plain text.
 ID = pa.dictionary(pa.int32(), pa.string())
-FORMATS = ("csv", "tsv", "parquet", "trec", "json", "jsonl")
-# "trec" is a run (qid Q0 docno rank score tag) for predictions and qrels (qid iter docno rel)
-# for the truth; "run" and "qrels" name the same format.
-_ALIASES = {"qrels": "trec", "run": "trec", "ndjson": "jsonl"}
-_EXTENSIONS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".run": "trec",
-    ".trec": "trec",
-    ".qrels": "trec",
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-}
-ROLES = ("predictions", "truth")
-# TREC layouts: the columns kept (by position) and their names.
-_TREC = {
-    "predictions": (6, "qid Q0 docno rank score tag", {0: "user_id", 2: "item_id", 4: "score"}),
-    "truth": (4, "qid iter docno rel", {0: "user_id", 2: "item_id", 3: "relevance"}),
-}
-_VALUE = {"predictions": "score", "truth": "relevance"}
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -69,30 +43,6 @@ class Source:
     @property
     def label(self) -> str:
         return "<stdin>" if self.path == STDIN else self.path
-
-
-def detect_format(path: str, explicit: str | None, flag: str) -> str:
-    """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv)."""
-    if explicit:
-        fmt = _ALIASES.get(explicit.lower(), explicit.lower())
-        if fmt not in FORMATS:
-            raise OptionError(
-                f"{flag}: unknown format {explicit!r} (choose from {', '.join(FORMATS)})"
-            )
-        return fmt
-    if path == STDIN:
-        raise OptionError(f"{flag} is required when reading from '-' (standard input)")
-    suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    fmt = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
-    if fmt is None:
-        known = ", ".join(sorted(_EXTENSIONS))
-        raise OptionError(
-            f"{path}: cannot tell the format from the name (known: {known}, optionally .gz); "
-            f"use {flag}"
-        )
-    return fmt
 
 
 class Table:
@@ -129,17 +79,21 @@ class Table:
             with self._open() as fh:
                 return fh.read()
         except (OSError, EOFError) as exc:
-            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+            raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
 
     def _parse(self) -> pa.Table:
         if self.format == "trec":
+            from .trec import parse_trec
+
             return parse_trec(self._bytes(), self.role, self.label)
         if self.format == "json":
+            from .jsonfmt import parse_json
+
             return parse_json(self._bytes(), self.role, self.label)
         try:
             return pa_json.read_json(pa.BufferReader(self._bytes()))
         except pa.ArrowException as exc:
-            raise InputError(self.label, f"not valid JSON Lines: {_one_line(exc)}") from None
+            raise InputError(self.label, f"not valid JSON Lines: {one_line(exc)}") from None
 
     def _gunzip(self, data: bytes) -> bytes:
         try:
@@ -174,13 +128,13 @@ class Table:
                 return list(pq.read_schema(self._source()).names)
             except (pa.ArrowException, OSError) as exc:
                 raise InputError(
-                    self.label, f"not a readable Parquet file ({_one_line(exc)})"
+                    self.label, f"not a readable Parquet file ({one_line(exc)})"
                 ) from None
         try:
             with self._open() as fh:
                 first = fh.readline(1 << 20)
         except (OSError, EOFError) as exc:
-            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+            raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
         text = first.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
         if not text.strip():
             raise InputError(
@@ -224,13 +178,13 @@ class Table:
         try:
             return pa_csv.read_csv(self._source(), **options)
         except pa.ArrowInvalid as exc:
-            message = _one_line(exc)
+            message = one_line(exc)
             if "conversion error" not in message:
                 if not newlines:  # a quoted value may hold a line break: the slower parse
                     return self._read_csv(types, newlines=True)
                 raise InputError(self.label, f"cannot parse: {message}") from None
         except (pa.ArrowException, OSError, EOFError) as exc:
-            raise InputError(self.label, f"cannot read: {_one_line(exc)}") from None
+            raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
         if any(pa.types.is_integer(t) for t in types.values()):
             # Integers were asked for as the fast path; "3.0" or "2.5" needs a float read, and
             # the caller checks what it got.
@@ -254,29 +208,48 @@ class Table:
             )
         except (pa.ArrowException, OSError) as exc:
             raise InputError(
-                self.label, f"not a readable Parquet file ({_one_line(exc)})"
+                self.label, f"not a readable Parquet file ({one_line(exc)})"
             ) from None
         return cast_columns(table, types, self.label)
 
 
 class MemoryTable:
-    """An in-memory table (a pandas DataFrame or an Arrow table) behind the same interface."""
-
-    format = "dataframe"
+    """An in-memory table behind the same interface: an Arrow table, record batch or batch
+    reader, a pandas DataFrame, or anything with ``to_arrow()`` (a polars DataFrame)."""
 
     def __init__(self, data, label: str):
-        if isinstance(data, pa.Table):
-            self._table = data
-        else:
-            try:
-                self._table = pa.Table.from_pandas(data, preserve_index=False)
-            except (pa.ArrowException, TypeError, ValueError) as exc:
-                raise InputError(label, f"cannot convert to a table: {_one_line(exc)}") from None
+        self.format = _kind(data)
+        try:
+            self._table = _as_arrow(data)
+        except (pa.ArrowException, TypeError, ValueError) as exc:
+            raise InputError(label, f"cannot convert to a table: {one_line(exc)}") from None
         self.path = self.label = label
         self.columns = [str(c) for c in self._table.column_names]
 
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         return cast_columns(self._table.select(list(types)), types, self.label)
+
+
+def _kind(data) -> str:
+    module = type(data).__module__.split(".")[0]
+    return {"pyarrow": "arrow", "pandas": "dataframe", "polars": "polars"}.get(module, module)
+
+
+def _as_arrow(data) -> pa.Table:
+    if isinstance(data, pa.Table):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data])
+    if isinstance(data, pa.RecordBatchReader):
+        return data.read_all()
+    if hasattr(data, "to_arrow"):  # polars
+        return data.to_arrow()
+    if type(data).__module__.startswith("pandas"):
+        return pa.Table.from_pandas(data, preserve_index=False)
+    raise TypeError(
+        f"expected a file path, a pandas or polars DataFrame or an Arrow table, got "
+        f"{type(data).__name__}"
+    )
 
 
 def cast_columns(
@@ -336,7 +309,7 @@ def unparseable(values: np.ndarray) -> np.ndarray:
     return bad
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
@@ -355,92 +328,3 @@ def open_table(
     return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role)
 
 
-_SPACES = re.compile(rb"[ \t\r\f\v]+")
-
-
-def parse_trec(data: bytes, role: str, label: str) -> pa.Table:
-    """A TREC run (``qid Q0 docno rank score tag``) or qrels (``qid iter docno rel``) file.
-
-    Fields are separated by any whitespace. As in trec_eval, a run's rank column is not used:
-    the score orders the list. A line with the wrong number of fields is an error naming it.
-    """
-    n_fields, layout, keep = _TREC[role]
-    text = _SPACES.sub(b" ", data)  # one space between fields, as the CSV parser needs
-    text = re.sub(rb"(?m)^ | $", b"", text).rstrip(b"\n")
-    blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
-    if not text:
-        raise InputError(label, "no data lines")
-    if blank:
-        lines = [text.count(b"\n", 0, at) + 1 for at in blank]
-        raise InputError(
-            label, "blank lines", count=len(lines), examples=[(n, "") for n in lines],
-            unit="line",
-        )
-    names = [f"f{i}" for i in range(n_fields)]
-    try:
-        table = pa_csv.read_csv(
-            pa.BufferReader(text),
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={n: pa.string() for n in names},
-                include_columns=[names[i] for i in keep],
-                strings_can_be_null=False,
-            ),
-        )
-    except pa.ArrowInvalid:
-        _raise_field_count(text, n_fields, layout, label)
-        raise
-    return pa.table([table.column(names[i]) for i in keep], names=list(keep.values()))
-
-
-def _raise_field_count(text: bytes, n_fields: int, layout: str, label: str) -> None:
-    counts = [len(line.split(b" ")) for line in text.split(b"\n")]  # only on the error path
-    bad = [n for n, c in enumerate(counts, 1) if c != n_fields]
-    if bad:
-        lines = text.split(b"\n")
-        other = {6: (4, "a qrels file: give it as TRUTH"), 4: (6, "a run: give it as PREDS")}
-        fields, what = other[n_fields]
-        hint = f"{len(bad)} of them have {fields} fields, as in {what}" if all(
-            counts[n - 1] == fields for n in bad) else None
-        raise InputError(
-            label, f"lines without the {n_fields} fields '{layout}'", count=len(bad),
-            examples=[(n, lines[n - 1].decode("utf-8", "replace")) for n in bad[:5]],
-            unit="line", hint=hint,
-        )
-
-
-def parse_json(data: bytes, role: str, label: str) -> pa.Table:
-    """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``."""
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(label, f"not valid JSON: {_one_line(exc)}") from None
-    if not isinstance(doc, dict):
-        raise InputError(
-            label, f'expected an object {{"user": {{"item": {_VALUE[role]}}}}}, '
-            f"got a JSON {type(doc).__name__} (JSON Lines files end in .jsonl)"
-        )
-    bad = [(u, v) for u, v in doc.items() if not isinstance(v, dict)]
-    if bad:
-        raise InputError(
-            label, "users whose value is not an object of items", count=len(bad),
-            examples=[(u, v) for u, v in bad[:5]], unit="user",
-        )
-    users = [u for u, items in doc.items() for _ in range(len(items))]
-    items = [i for per_user in doc.values() for i in per_user]
-    values = [v for per_user in doc.values() for v in per_user.values()]
-    odd = [(f"{u}/{i}", v) for u, i, v in zip(users, items, values, strict=True)
-           if isinstance(v, bool) or not isinstance(v, int | float)]
-    if odd:
-        raise InputError(
-            label, "values that are not numbers", column=_VALUE[role], count=len(odd),
-            examples=odd[:5], unit="entry",
-        )
-    return pa.table(
-        {
-            "user_id": pa.array(users, pa.string()),
-            "item_id": pa.array(items, pa.string()),
-            _VALUE[role]: pa.array(values, pa.float64()),
-        }
-    )

@@ -1,8 +1,8 @@
-"""trec_eval compatibility: its conventions, its measure names and its text output.
+"""trec_eval's measure names, both ways.
 
-``--compat trec_eval`` sets every convention to trec_eval's and reads metric names the way
-trec_eval does (``-m P.5,10 -m map -m ndcg_cut.10 -m recip_rank``); ``--format trec`` prints
-trec_eval's ``measure<TAB>user<TAB>value`` lines so that the two tools' outputs can be diffed.
+``--compat trec_eval`` (trec_eval's values are the ``trec_eval`` column of the settings table)
+reads metric names the way trec_eval does (``-m P.5,10 -m map -m ndcg_cut.10 -m recip_rank``),
+and ``-f trec`` prints them so that the two tools' outputs can be diffed.
 """
 
 from __future__ import annotations
@@ -10,20 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .metric_names import MetricSpec
-
-COMPAT = ("trec_eval",)
-
-# What trec_eval does, as rankeval options (trec_eval -c: users missing from the run score 0).
-CONVENTIONS: dict[str, object] = {
-    "gain": "linear",
-    "ap_denominator": "relevant",
-    "rr_target": "first-relevant",
-    "relevance_threshold": 1.0,
-    "skip_missing_users": False,
-    "zero_relevant_users": "zero",
-    "ties": "trec",
-}
+from .names import MetricSpec
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000).
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

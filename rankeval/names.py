@@ -1,4 +1,4 @@
-"""Metric names: ``name[@K]`` parsed into ``MetricSpec``, expanded over the cut-offs of ``--k``."""
+"""The metric-name grammar: ``name[@K]`` parsed into ``MetricSpec``, expanded over the K list."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def parse_k(text: str) -> int:
     """One cut-off: a positive integer."""
     word = text.strip()
     if not re.fullmatch(r"[0-9]+", word) or int(word) < 1:
-        raise OptionError(f"K must be a positive integer, got {text!r}")
+        raise OptionError(f"K must be a positive integer, got {text!r}", "k")
     return int(word)
 
 
@@ -60,7 +60,7 @@ def parse_ks(values: Iterable[str]) -> list[int]:
     """``--k`` values, each one K or a comma list (``5,10,20``): sorted, without repeats."""
     ks = {parse_k(part) for value in values for part in str(value).split(",") if part.strip()}
     if not ks:
-        raise OptionError("--k needs at least one positive integer")
+        raise OptionError("{option} needs at least one positive integer", "k")
     return sorted(ks)
 
 

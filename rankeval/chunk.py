@@ -1,0 +1,62 @@
+"""The kernel contract: the ranked lists and ideal lists of complete users, as flat numpy arrays.
+
+This module and ``metrics.py`` import numpy and nothing heavier, so kernels can run wherever
+numpy does (a Spark worker, a notebook) without the readers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The top-K lists and ideal lists of ``n_users`` complete users, as flat arrays.
+
+    Rows are sorted by (user, pos); ``user`` holds codes 0..n_users-1 and ``pos`` is 1-based.
+    Any subset of complete users is itself a valid chunk (``users``), so the kernels can run
+    partition by partition.
+    """
+
+    n_users: int
+    user: np.ndarray  # int32 codes of the ranked rows
+    pos: np.ndarray  # 1 = best
+    item: np.ndarray  # int32 item codes (shared by every chunk of one evaluation)
+    rel: np.ndarray  # float64, 0 where the item is not in the truth
+    ideal_user: np.ndarray  # truth rows sorted by relevance descending within user
+    ideal_pos: np.ndarray
+    ideal_rel: np.ndarray
+    n_relevant: np.ndarray  # R: relevant truth items per user
+    max_relevance: np.ndarray  # highest truth relevance per user (-inf: none positive)
+
+    def users(self, start: int, stop: int) -> Chunk:
+        """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
+        a, b = np.searchsorted(self.user, [start, stop])
+        c, d = np.searchsorted(self.ideal_user, [start, stop])
+        return Chunk(
+            n_users=stop - start,
+            user=self.user[a:b] - start,
+            pos=self.pos[a:b],
+            item=self.item[a:b],
+            rel=self.rel[a:b],
+            ideal_user=self.ideal_user[c:d] - start,
+            ideal_pos=self.ideal_pos[c:d],
+            ideal_rel=self.ideal_rel[c:d],
+            n_relevant=self.n_relevant[start:stop],
+            max_relevance=self.max_relevance[start:stop],
+        )
+
+
+def segment_positions(sorted_user: np.ndarray) -> np.ndarray:
+    """1-based position of each row within its run of equal user codes (codes sorted, >= 0)."""
+    n = len(sorted_user)
+    dtype = np.int32 if n < 2**31 else np.int64  # half the memory of every later pass
+    if n == 0:
+        return np.zeros(0, dtype=dtype)
+    # A running sum of ones that drops back to 1 at the first row of each user.
+    starts = np.flatnonzero(sorted_user[1:] != sorted_user[:-1]) + 1
+    steps = np.ones(n, dtype=dtype)
+    steps[starts] = 1 - np.diff(starts, prepend=0)
+    return np.cumsum(steps, out=steps)

@@ -1,0 +1,140 @@
+"""The ``rankeval`` group and the one error boundary of the command line.
+
+Heavy imports (pandas, pyarrow, rich) happen inside the commands so that ``--help`` is fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import EXIT_USAGE, RankevalError
+
+INTERRUPTED = 130
+
+
+def flag(name: str, value: Any = None) -> str:
+    """How the command line spells a library option: ``--ties trec``, ``--dedupe``.
+
+    Every option's parameter name is its library name, so the flag follows from it."""
+    text = "--" + name.replace("_", "-")
+    return text if value is None else f"{text} {value}"
+
+
+def _debug_requested(args: list[str]) -> bool:
+    return "--debug" in args or os.environ.get("RANKEVAL_DEBUG", "") not in ("", "0")
+
+
+def error(message: str) -> None:
+    click.echo(f"rankeval: error: {message}", err=True)
+
+
+def warn(message: str) -> None:
+    click.echo(f"rankeval: warning: {message}", err=True)
+
+
+class _PipeClosed(Exception):
+    """stdout was closed by the reader (``| head``); not an OSError, so click leaves it to us."""
+
+
+class RankevalGroup(click.Group):
+    """The error boundary: every failure becomes one line on stderr and an exit code.
+
+    Exit 1 is reserved for quality gates, so click's own exceptions (whose default is 1) are
+    mapped to 2 here, and so is any unexpected crash.
+    """
+
+    def invoke(self, ctx):
+        # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _PipeClosed from None
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            code = super().main(
+                argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
+            )
+            code = code if isinstance(code, int) else 0
+        except click.exceptions.Abort:
+            error("interrupted")
+            code = INTERRUPTED
+        except click.ClickException as exc:
+            exc.show()
+            code = EXIT_USAGE
+        except RankevalError as exc:
+            error(exc.render(flag))
+            code = exc.exit_code
+        except KeyboardInterrupt:
+            error("interrupted")
+            code = INTERRUPTED
+        except MemoryError:  # pyarrow's ArrowMemoryError is one too
+            error(
+                "out of memory: the inputs need more memory than this machine has (about 200 "
+                "bytes per prediction row); score the users in parts, e.g. split both files by "
+                "user id, or use a machine with more memory"
+            )
+            code = EXIT_USAGE
+        except (BrokenPipeError, _PipeClosed):
+            # `rankeval ... | head` closed our stdout: stop quietly. Point stdout at devnull so
+            # the interpreter's final flush does not raise again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            code = 0
+        except Exception as exc:
+            if _debug_requested(argv):
+                traceback.print_exc()
+            error(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(run again with --debug for the traceback, and please report it)"
+            )
+            code = EXIT_USAGE
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def console(file, width: int | None = None, plain: bool = False):
+    """A rich console on ``file``. ``NO_COLOR`` (any value) means no escape codes at all."""
+    from rich.console import Console
+
+    plain = plain or bool(os.environ.get("NO_COLOR"))
+    return Console(file=file, width=width, color_system=None if plain else "auto")
+
+
+def show_notices(notices, quiet: bool, prefix: str = "") -> None:
+    """Warnings on stderr, each once, with the command line's option names."""
+    if quiet:
+        return
+    seen = set()
+    for notice in notices:
+        text = notice.render(flag)
+        if text not in seen:
+            seen.add(text)
+            warn(prefix + text)
+
+
+@click.group(cls=RankevalGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="rankeval")
+def cli() -> None:
+    """Evaluate rankings and recommendations against ground truth.
+
+    \b
+    rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
+    rankeval validate preds.csv truth.csv            # every problem, without scoring
+    rankeval compare truth.csv a.csv b.csv           # which differences are real
+    rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
+    rankeval metrics                                # what every metric means
+
+    Exit codes: 0 success, 1 a quality gate failed, 2 usage or input error.
+    """
+    from ..memory import retain_freed_memory
+
+    retain_freed_memory()

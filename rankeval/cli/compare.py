@@ -1,0 +1,112 @@
+"""``rankeval compare``: several runs against one truth, with paired significance tests."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import EXIT_GATE_FAILED, OptionError
+from .app import cli, show_notices
+from .emit import emit
+from .options import (
+    Command,
+    column_options,
+    config_option,
+    option,
+    pop_columns,
+    pop_settings,
+    report_format,
+    settings_options,
+)
+
+
+@cli.command(name="compare", cls=Command)
+@click.argument("truth", metavar="TRUTH")
+@click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
+@option("k")
+@option("metrics")
+@settings_options
+@column_options
+@option("truth_format")
+@option("preds_format", help="Format of every run (default: each from its extension).")
+@click.option("--name", "names", multiple=True,
+              help="A name per run, in order (default: the file stems).")
+@click.option("--baseline-run", help="The run the others are compared with (default: the "
+              "first).")
+@click.option("--baseline", "_old_baseline_run", hidden=True, expose_value=False,
+              callback=lambda ctx, p, v: _renamed_baseline(ctx, v))
+@click.option("--test", type=click.Choice(["t", "randomization", "bootstrap", "wilcoxon"]),
+              default="t", show_default=True, help="Paired significance test over users.")
+@option("rounds")
+@option("seed")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level, after the correction.")
+@click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
+              show_default=True, help="Multiple-comparison correction across the runs, per metric.")
+@option("confidence")
+@click.option("--top-changes", type=click.IntRange(min=0), default=0, metavar="N",
+              help="List the N users most helped and most hurt, per run and metric.")
+@click.option("--fail-if-worse", is_flag=True,
+              help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@report_format("compare")
+@option("output")
+@config_option
+@option("quiet")
+@option("debug")
+def compare_command(truth, runs, **kw) -> int:
+    """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
+
+    Each metric of each run is compared with the baseline run user by user (a paired test over
+    the users both evaluate), corrected for the number of runs. A * marks a difference that is
+    significant at --alpha after the correction.
+
+    \b
+    Examples:
+      rankeval compare truth.csv a.csv b.csv c.parquet
+      rankeval compare truth.qrels bm25.run dense.run --compat trec_eval -m map -m ndcg_cut.10
+      rankeval compare truth.csv a.csv b.csv --test randomization --rounds 100000 --seed 7
+      rankeval compare truth.csv main.csv pr.csv --fail-if-worse -m ndcg@10
+    """
+    from ..compare import compare_runs, run_names
+    from ..io.output import check_writable
+    from ..load import load_truth, open_input
+    from ..report import module
+    from ..settings import make_settings
+
+    if len(runs) < 2:
+        raise OptionError("compare needs at least two runs (the first is the baseline)")
+    columns = pop_columns(kw)
+    settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
+                             compat=kw["compat"], **pop_settings(kw))
+    labels = run_names(list(runs), list(kw["names"]))
+    check_writable(kw["output"], "--output")
+    gold = load_truth(open_input(truth, "truth", kw["truth_format"]), columns["user_col"],
+                      columns["item_col"], columns["relevance_col"])
+    result = compare_runs(
+        gold, list(zip(labels, runs, strict=True)), settings, baseline=kw["baseline_run"],
+        test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
+        correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
+        preds_format=kw["preds_format"], columns=columns,
+    )
+    for r in result.runs:
+        show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
+    show_notices(result.notices, kw["quiet"])
+    fmt = kw["fmt"].lower()
+    report = module(fmt)
+    emit(kw["output"], fmt, lambda c: report.render_compare(result, c),
+         lambda: report.render_compare(result))
+    if kw["fail_if_worse"] and result.worse:
+        for c in result.worse:
+            click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "
+                       f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
+        return EXIT_GATE_FAILED
+    return 0
+
+
+def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
+    """compare's old --baseline (a run name); in score --baseline is a report file."""
+    from .options import _RENAMED_KEY, warn
+
+    if value is not None:
+        ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = value
+        warn("compare --baseline is now --baseline-run (--baseline names a report file in "
+             "score); the old spelling will be removed")

@@ -1,0 +1,59 @@
+"""``rankeval convert``: predictions or truth between the supported formats."""
+
+from __future__ import annotations
+
+import click
+
+from .app import cli, show_notices
+from .options import Command, column_options, option
+
+
+@cli.command(cls=Command)
+@click.argument("source", metavar="IN")
+@click.argument("target", metavar="OUT")
+@click.option(
+    "--kind",
+    type=click.Choice(["predictions", "truth"], case_sensitive=False),
+    help="What IN holds (default: from the name, .run/.qrels, or the columns: a relevance "
+    "column means truth).",
+)
+@option("input_format")
+@option("output_format")
+@click.option("--tag", default="rankeval", show_default=True,
+              help="Run tag, the last field of each line of a TREC run.")
+@click.option("--ties", type=click.Choice(["trec", "item-asc", "input"], case_sensitive=False),
+              default="trec", show_default=True,
+              help="Order of tied scores when writing a TREC run or JSON in ranking order.")
+@column_options
+@option("quiet", help="Do not print the summary line or warnings.")
+@option("debug")
+def convert(source, target, kind, input_format, output_format, tag, ties, quiet, debug,
+            **cols) -> int:
+    """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
+
+    Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
+    .json .jsonl, optionally .gz). A TREC run is written in ranking order; when the input has
+    no scores, each row gets score = 1/rank so that the order survives.
+
+    \b
+    Examples:
+      rankeval convert preds.csv preds.run
+      rankeval convert truth.csv truth.qrels
+      rankeval convert run.trec run.parquet --kind predictions
+      rankeval convert qrels.json qrels.csv --kind truth
+      cat preds.tsv | rankeval convert - - --input-format tsv --output-format trec \\
+          --kind predictions > preds.run
+    """
+    from ..convert import convert as run_convert
+
+    done = run_convert(source, target, kind=kind.lower() if kind else None,
+                       input_format=input_format, output_format=output_format, tag=tag,
+                       ties=ties.lower(), **cols)
+    show_notices(done.notices, quiet)
+    if not quiet:
+        click.echo(
+            f"rankeval: wrote {done.rows:,} rows of {done.kind} ({done.source_format} -> "
+            f"{done.target_format}) to {'standard output' if target == '-' else target}",
+            err=True,
+        )
+    return 0

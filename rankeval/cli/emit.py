@@ -1,0 +1,29 @@
+"""How a command's report reaches stdout or a file: the rich table for a terminal, plain text
+for a file, and every other format from its report module."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable
+
+from .app import console
+
+
+def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
+         to_stderr: bool = False) -> None:
+    """``draw(console)`` prints the table; ``text()`` is any other format's text.
+
+    The table goes to stdout (stderr when the data owns stdout), or as plain text to a file.
+    """
+    from ..io.formats import STDOUT
+    from ..io.output import write_text
+
+    if fmt != "table":
+        write_text(output, text())
+    elif output == STDOUT:
+        draw(console(sys.stderr if to_stderr else sys.stdout))
+    else:
+        buffer = io.StringIO()
+        draw(console(buffer, width=100, plain=True))
+        write_text(output, buffer.getvalue())

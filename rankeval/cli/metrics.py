@@ -1,0 +1,69 @@
+"""``rankeval metrics``: what every metric means, from the registry."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..registry import REGISTRY
+from .app import cli, console
+
+
+@cli.command("metrics")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "json"]),
+    default="table",
+    show_default=True,
+)
+def metrics_command(fmt: str) -> int:
+    """List every metric: name, aliases and definition.
+
+    \b
+    In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
+    rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
+    """
+    if fmt == "json":
+        import json
+
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": m.name,
+                        "aliases": list(m.aliases),
+                        "summary": m.summary,
+                        "formula": m.formula,
+                        "bounded": m.bounded,
+                    }
+                    for m in REGISTRY.values()
+                ],
+                indent=2,
+            )
+        )
+    elif fmt == "markdown":
+        click.echo(metrics_markdown(), nl=False)
+    else:
+        from rich.table import Table
+
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("metric", "aliases", "definition", "per user"):
+            table.add_column(column)
+        for m in REGISTRY.values():
+            table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula)
+        console(sys.stdout).print(table)
+    return 0
+
+
+def metrics_markdown() -> str:
+    """The metrics table of the README, generated from the registry."""
+    lines = ["| metric | aliases | definition | per user |", "|---|---|---|---|"]
+    for m in REGISTRY.values():
+        aliases = ", ".join(f"`{a}`" for a in m.aliases)
+        lines.append(f"| `{m.name}` | {aliases} | {m.summary} | `{m.formula}` |")
+    return "\n".join(lines) + "\n"
+
+

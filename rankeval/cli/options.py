@@ -1,0 +1,188 @@
+"""The option vocabulary of every command: one definition per option, so the same flag means
+the same thing everywhere. Settings options derive from ``settings.TABLE``, column options from
+``inputs.COLUMNS``, format choices from the format registries. Old spellings stay as hidden
+aliases that warn (``RENAMED``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from ..inputs import COLUMNS
+from ..io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
+from ..registry import DEFAULT_METRICS, REGISTRY
+from ..report import choices as report_choices
+from ..settings import COMPAT, TABLE
+from .app import flag, warn
+
+_RENAMED_KEY = "rankeval.renamed"
+
+
+class Command(click.Command):
+    """A command whose old option spellings (hidden) fill in the new ones, with a warning."""
+
+    def invoke(self, ctx: click.Context):
+        for name, value in ctx.meta.get(_RENAMED_KEY, {}).items():
+            if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE,
+                                                      ParameterSource.ENVIRONMENT):
+                ctx.params[name] = value
+        return super().invoke(ctx)
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, (), False)
+
+
+def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
+    """A hidden ``old`` spelling of the option ``name``."""
+
+    def remember(ctx: click.Context, param, value):
+        if _given(value):
+            ctx.meta.setdefault(_RENAMED_KEY, {})[name] = value
+            warn(f"{old} is now {flag(name)}; the old spelling will be removed")
+
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("help", "show_default", "default")}
+    return click.option(old, f"_old_{name}_{old.strip('-').replace('-', '_')}", hidden=True,
+                        expose_value=False, callback=remember, **kwargs)
+
+
+# name -> (flags, click keyword arguments). The parameter name is the library's name.
+SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]",
+                              help="Cut-off(s): repeat or comma-separate (--k 5 --k 10, "
+                              "--k 5,10,20). Default 10.")),
+    "metrics": (("-m", "--metrics"), dict(
+        multiple=True, metavar="NAME[@K]",
+        help="Metrics to compute: repeat or comma-separate; NAME alone takes every K. "
+        f"Known: {', '.join(REGISTRY)}. Default: {', '.join(DEFAULT_METRICS)}.")),
+    "compat": (("--compat",), dict(
+        type=click.Choice(COMPAT, case_sensitive=False),
+        help="Every convention as trec_eval's (AP over R, relevance >= 1, users without "
+        "relevant items scored 0, trec ties, missing users 0 as with -c), and trec_eval measure "
+        "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10).")),
+    "preds_format": (("--preds-format",), dict(
+        type=click.Choice(PREDS_CHOICES, case_sensitive=False),
+        help="Format of the predictions (default: from the extension; required for -).")),
+    "truth_format": (("--truth-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of TRUTH (default: from the extension; required for -).")),
+    "output": (("-o", "--output"), dict(default="-", show_default=True, metavar="FILE",
+                                        help="Write the report to FILE (- for stdout).")),
+    "quiet": (("-q", "--quiet"), dict(is_flag=True, help="Do not print warnings.")),
+    "debug": (("--debug",), dict(is_flag=True,
+                                 help="Show the Python traceback of an unexpected error.")),
+    "seed": (("--seed",), dict(type=click.IntRange(min=0), default=0, show_default=True,
+                               help="Seed of the resampling (bootstrap, randomization).")),
+    "rounds": (("--rounds",), dict(type=int, default=10_000, show_default=True,
+                                   help="Resamples of the bootstrap and randomization.")),
+    "confidence": (("--confidence",), dict(type=float, default=0.95, show_default=True,
+                                           help="Confidence level of the intervals.")),
+    "intervals": (("--intervals",), dict(
+        is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
+    "input_format": (("--input-format",), dict(
+        type=click.Choice(ALL_CHOICES, case_sensitive=False),
+        help="Format of IN (default: from the extension; required for -).")),
+    "output_format": (("--output-format",), dict(
+        type=click.Choice(ALL_CHOICES, case_sensitive=False),
+        help="Format of OUT (default: from the extension; required for -).")),
+}
+
+# Old spelling -> the option that replaced it (kept hidden; using it warns).
+RENAMED = {
+    "--ci": "intervals",
+    "--ci-level": "confidence",
+    "--ci-rounds": "rounds",
+    "--runs-format": "preds_format",
+    "--from": "input_format",
+    "--to": "output_format",
+}
+
+
+def option(name: str, *, command: str | None = None, **override: Any) -> Callable:
+    """The shared option ``name`` (with any hidden old spellings of it)."""
+    flags, kwargs = SPECS[name]
+    kwargs = {**kwargs, **override}
+    decorators = [click.option(*flags, name, **kwargs)]
+    decorators += [_renamed(old, name, **kwargs) for old, new in RENAMED.items() if new == name]
+
+    def apply(f):
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+
+    return apply
+
+
+def report_format(command: str) -> Callable:
+    """``-f/--format`` with the report formats ``command`` offers (from the report registry)."""
+    return click.option("-f", "--format", "fmt", type=click.Choice(report_choices(command),
+                        case_sensitive=False), default="table", show_default=True,
+                        help="Report format.")
+
+
+def _setting_option(s) -> Callable:
+    names = (flag(s.name), s.name)
+    if s.is_flag:
+        return click.option(*names, is_flag=True, default=None, help=s.help)
+    if s.choices is not None:
+        return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
+                            help=f"{s.help} Default {s.default}.")
+    return click.option(*names, type=float, metavar=s.metavar, help=s.help)
+
+
+def settings_options(f):
+    """One option per row of the settings table, and --compat."""
+    for s in reversed(TABLE):
+        f = _setting_option(s)(f)
+    return option("compat")(f)
+
+
+def column_options(f):
+    """--user-col ... --relevance-col, from the column map."""
+    for column, (default, _) in reversed(COLUMNS.items()):
+        f = click.option(f"--{column}-col", f"{column}_col", metavar="NAME",
+                         help="Column name, when the default and its aliases are not in the "
+                         f"file. Default {default}.")(f)
+    return f
+
+
+def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
+    """The settings-table values of a command's keyword arguments (removed from ``kw``)."""
+    return {s.name: kw.pop(s.name) for s in TABLE}
+
+
+def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
+    return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS}
+
+
+def config_option(f):
+    """--config: a file whose settings become the defaults of the command's options."""
+    return click.option(
+        "--config", metavar="FILE", is_eager=True, expose_value=False, callback=_load_config,
+        help="Read options from FILE ([tool.rankeval] in pyproject.toml, or rankeval.toml); by "
+        "default ./rankeval.toml or ./pyproject.toml when they have the section. Flags "
+        "override it.",
+    )(f)
+
+
+def _load_config(ctx: click.Context, param, value: str | None) -> None:
+    from ..config import default_map, find_config
+
+    found = find_config(value)
+    if found is None:
+        return
+    path, table = found
+    # Keys are the long flags without dashes (k, metrics, fail_under, format, ...).
+    params = {
+        opt.lstrip("-").replace("-", "_"): p
+        for p in ctx.command.params
+        # Hidden old spellings are keys too: they fill in their new option, with a warning.
+        if isinstance(p, click.Option) and p.name not in ("config", "debug", "help")
+        for opt in p.opts
+        if opt.startswith("--")
+    }
+    ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params)}
+

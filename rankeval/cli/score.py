@@ -1,0 +1,144 @@
+"""``rankeval score``: metrics per user and overall, reports, and quality gates."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..errors import EXIT_GATE_FAILED, OptionError
+from .app import cli, show_notices
+from .emit import emit
+from .options import (
+    Command,
+    column_options,
+    config_option,
+    option,
+    pop_columns,
+    pop_settings,
+    report_format,
+    settings_options,
+)
+
+
+@cli.command(cls=Command)
+@click.argument("predictions", metavar="PREDS")
+@click.argument("truth", metavar="TRUTH")
+@option("k")
+@option("metrics")
+@settings_options
+@column_options
+@option("preds_format")
+@option("truth_format")
+@report_format("score")
+@option("output")
+@click.option("--per-user", metavar="FILE",
+              help="Also write one row per evaluated user: .csv, .parquet, or - for stdout.")
+@click.option("--per-query", is_flag=True,
+              help="With --format trec: a line per user and measure before the 'all' lines "
+              "(trec_eval's -q).")
+@click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
+              help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also "
+              "'ndcg@10>=0.35').")
+@click.option("--fail-over", multiple=True, metavar="METRIC=VALUE",
+              help="Gate: exit 1 when METRIC's mean is above VALUE (repeatable).")
+@click.option("--baseline", metavar="REPORT.json",
+              help="A JSON report of an earlier run (-f json -o FILE) to compare with.")
+@click.option("--max-drop", multiple=True, metavar="[METRIC=]DROP[%]",
+              help="Gate against --baseline: exit 1 when METRIC falls more than DROP "
+              "(absolute, or relative with %); without METRIC, for every metric in both reports.")
+@click.option("--allow-settings-change", is_flag=True,
+              help="Compare with a --baseline computed with other settings.")
+@click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@config_option
+@option("intervals")
+@option("confidence")
+@option("rounds")
+@option("seed")
+@option("quiet")
+@option("debug")
+def score(predictions, truth, **kw) -> int:
+    """Score PREDS (ranked user-item rows) against TRUTH (user, item, relevance).
+
+    Files are CSV, TSV, TREC run/qrels, JSON, JSON Lines (optionally .gz) or Parquet, chosen by
+    extension; - reads standard input.
+    Columns are found by name: user_id/user/qid, item_id/item/docno, rank, score, relevance/rating.
+    The order of each user's list comes from rank, else score (ties: item id descending, as
+    trec_eval), else the file order.
+
+    \b
+    Examples:
+      rankeval score preds.csv truth.csv --k 10
+      rankeval score preds.parquet truth.csv -m ndcg,map,recall --k 5,10,20
+      rankeval score preds.csv truth.csv -m ndcg@10 -f json -o report.json
+      cat preds.tsv | rankeval score - truth.csv --preds-format tsv --per-user users.csv
+      rankeval score preds.csv truth.csv --gain exponential --ap-denominator relevant
+      rankeval score preds.csv truth.csv --fail-under ndcg@10=0.35 --baseline main.json \\
+          --max-drop 1% --junit gates.xml
+
+    Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
+    """
+    from ..evaluation import evaluate_inputs
+    from ..gates import plan_gates
+    from ..io.formats import STDIN, STDOUT
+    from ..io.output import check_writable, per_user_format, write_per_user
+    from ..load import load_inputs
+    from ..progress import Stages
+    from ..progress import wanted as progress_wanted
+    from ..report import module
+    from ..settings import make_settings
+
+    fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
+    if kw["per_query"] and fmt != "trec":
+        raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
+                          "formats use {opt:per_user} FILE")
+    columns = pop_columns(kw)
+    settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
+                             compat=kw["compat"], **pop_settings(kw))
+    plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
+                      kw["baseline"], kw["allow_settings_change"])
+    if kw["junit"] is not None:
+        check_writable(kw["junit"], "--junit")
+    if predictions == STDIN and truth == STDIN:
+        raise OptionError("PREDS and TRUTH cannot both be read from standard input")
+    if per_user is not None:
+        per_user_format(per_user)
+        check_writable(per_user, "--per-user")
+        if per_user == STDOUT and output == STDOUT and fmt != "table":
+            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
+    check_writable(output, "--output")
+
+    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
+        progress.stage(f"reading {predictions} and {truth}")
+        preds, gold = load_inputs(predictions, truth, columns, kw["preds_format"],
+                                  kw["truth_format"])
+        progress.stage(f"scoring {preds.source.rows:,} predictions")
+        result = evaluate_inputs(preds, gold, settings)
+        if kw["intervals"]:
+            progress.stage("bootstrapping confidence intervals")
+            result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
+    result = result.judged(plan)
+
+    show_notices(result.notices, quiet)
+    if per_user is not None:
+        write_per_user(result.per_user_table(), per_user)
+    report = module(fmt)
+    emit(output, fmt, lambda c: report.render(result, c),
+         lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
+         to_stderr=output == STDOUT and per_user == STDOUT)
+    return _finish_gates(result, kw["junit"], quiet)
+
+
+def _finish_gates(result, junit: str | None, quiet: bool) -> int:
+    """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
+    from ..io.output import write_text
+    from ..report import junit as junit_report
+    from ..report.markdown import append_step_summary
+
+    if junit is not None:
+        write_text(junit, junit_report.render(result))
+    append_step_summary(result)
+    for verdict in result.verdicts:
+        if not verdict.passed or not quiet:
+            click.echo(f"rankeval: {verdict.message()}", err=True)
+    return 0 if result.passed else EXIT_GATE_FAILED

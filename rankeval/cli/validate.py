@@ -1,0 +1,92 @@
+"""``rankeval validate``: every problem of both inputs, without scoring."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import EXIT_USAGE, plural
+from .app import cli, flag
+from .emit import emit
+from .options import (
+    Command,
+    column_options,
+    config_option,
+    option,
+    pop_columns,
+    pop_settings,
+    report_format,
+    settings_options,
+)
+
+
+@cli.command(cls=Command)
+@click.argument("predictions", metavar="PREDS")
+@click.argument("truth", metavar="TRUTH")
+@option("k")
+@option("metrics")
+@settings_options
+@column_options
+@option("preds_format")
+@option("truth_format")
+@click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
+@report_format("validate")
+@option("output")
+@config_option
+@option("quiet")
+@option("debug")
+def validate(predictions, truth, strict, **kw) -> int:
+    """Check PREDS and TRUTH without scoring: every problem, every count, every warning.
+
+    Exit 0 when `rankeval score` can score the files (warnings allowed unless --strict),
+    2 when it cannot. The report goes to stdout; the verdict line to stderr.
+
+    \b
+    Examples:
+      rankeval validate preds.csv truth.csv
+      rankeval validate run.trec qrels.txt --truth-format qrels --strict
+      rankeval validate preds.parquet truth.parquet -f json | jq .errors
+    """
+    import json
+
+    from ..settings import make_settings
+    from ..validate import validate_inputs
+
+    columns = pop_columns(kw)
+    settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
+                             compat=kw["compat"], **pop_settings(kw))
+    result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
+                             truth_format=kw["truth_format"], columns=columns)
+    fmt = kw["fmt"].lower()
+    emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
+         lambda: json.dumps(result.to_dict(strict), indent=2) + "\n")
+    if result.ok(strict):
+        if not kw["quiet"]:
+            click.echo("rankeval: ok: the inputs can be scored "
+                       f"({plural(len(result.notices), 'warning')})", err=True)
+        return 0
+    problems = len(result.errors) + (len(result.notices) if strict else 0)
+    click.echo(f"rankeval: error: the inputs cannot be scored ({plural(problems, 'problem')})",
+               err=True)
+    return EXIT_USAGE
+
+
+def _text(result, strict: bool) -> str:
+    lines = []
+    for role, info in result.inputs.items():
+        cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
+        users = f", {info['users']:,} users" if "users" in info else ""
+        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
+                     f"columns: {cols}")
+    if result.users is not None:
+        u = result.users
+        lines.append(
+            f"users: {u.evaluated:,} can be evaluated · {u.in_truth:,} in truth · "
+            f"{u.in_predictions:,} in predictions · {u.without_relevant:,} without relevant "
+            f"items · {u.without_predictions:,} without predictions · "
+            f"{u.only_in_predictions:,} only in predictions"
+        )
+        lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    label = "error" if strict else "warning"
+    lines += [f"{label}: {n.render(flag)}" for n in result.notices]
+    lines += [f"error: {e.render(flag)}" for e in result.errors]
+    return "\n".join(lines) + "\n"

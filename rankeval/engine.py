@@ -1,0 +1,111 @@
+"""The engine: inputs -> partial results for a partition of users -> one merged result.
+
+``evaluate_partition`` runs the staged build and the kernels over the users of one partition
+(every user's rows in the same partition) and returns a ``Partial``: per-user values, exact
+sums, integer counts and counted notices. ``merge`` combines partials of disjoint partitions
+into exactly what evaluating everything at once gives. The local engine evaluates one
+partition; a distributed engine runs ``evaluate_partition`` where the data lives and merges
+the partials on the driver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .aggregate import exact_parts
+from .arrow import from_numpy, to_numpy
+from .errors import InputError
+from .load import Predictions, Truth
+from .metrics import compute
+from .names import MetricSpec
+from .notices import Notice
+from .notices import merge as merge_notices
+from .ranking import UserCounts, build
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What one partition of users contributes; partials of disjoint partitions merge."""
+
+    users: pa.Array  # evaluated user ids, sorted as byte strings
+    values: dict[MetricSpec, np.ndarray]  # per-user values, in the order of ``users``
+    sums: dict[MetricSpec, tuple[float, ...]]  # exact parts of each metric's sum
+    counts: UserCounts
+    notices: list[Notice]
+    rows_beyond_k: int
+
+
+def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
+    """Build and score the users of one partition."""
+    built = build(preds, truth, settings)
+    values = compute(built.chunk, settings.specs, settings)
+    return Partial(
+        users=built.users,
+        values=values,
+        sums={spec: exact_parts(v) for spec, v in values.items()},
+        counts=built.counts,
+        notices=built.notices,
+        rows_beyond_k=built.prediction_rows_beyond_k,
+    )
+
+
+def merge(partials: Sequence[Partial]) -> Partial:
+    """One partial for the union of disjoint partitions: per-user rows in id order, parts
+    concatenated (so sums stay exact), counts and notice counts added."""
+    if len(partials) == 1:
+        return partials[0]
+    users = pa.concat_arrays([p.users.cast(pa.string()) for p in partials])
+    order = to_numpy(pc.sort_indices(users))
+    specs = list(partials[0].values)
+    counts = partials[0].counts
+    for p in partials[1:]:
+        counts = counts + p.counts
+    return Partial(
+        users=users.take(from_numpy(order)),
+        values={s: np.concatenate([p.values[s] for p in partials])[order] for s in specs},
+        sums={s: tuple(x for p in partials for x in p.sums[s]) for s in specs},
+        counts=counts,
+        notices=merge_notices(p.notices for p in partials),
+        rows_beyond_k=sum(p.rows_beyond_k for p in partials),
+    )
+
+
+def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[Notice]:
+    """The notices of SPEC section 2, from the (merged) counts."""
+    labels = {"predictions": predictions, "truth": truth}
+    notices = []
+    if c.without_relevant:
+        notices.append(Notice("users_without_relevant", c.without_relevant,
+                              {"policy": settings.zero_relevant_users}))
+    if c.without_predictions:
+        notices.append(Notice("users_without_predictions", c.without_predictions,
+                              {"skip": settings.skip_missing_users}))
+    if c.only_in_predictions:
+        notices.append(Notice("users_only_in_predictions", c.only_in_predictions, labels))
+    if c.in_predictions and c.in_predictions == c.only_in_predictions:
+        notices.append(Notice("no_shared_users", 0, labels))
+    return notices
+
+
+def unevaluable(c: UserCounts, settings, truth: str) -> InputError | None:
+    """The error when no user can be evaluated, naming why; None when some can."""
+    if c.evaluated:
+        return None
+    why = [f"{c.in_truth:,} users in the truth"]
+    if c.without_relevant:
+        why.append(f"{c.without_relevant:,} without a relevant item")
+    if c.without_predictions and settings.skip_missing_users:
+        why.append(f"{c.without_predictions:,} without predictions ({{opt:skip_missing_users}})")
+    return InputError(truth, "no user can be evaluated: " + ", ".join(why))
+
+
+def with_user_notices(partial: Partial, settings, predictions: str, truth: str) -> Partial:
+    """The partial with the user-level notices appended (once, after merging)."""
+    extra = user_notices(partial.counts, settings, predictions, truth)
+    return dataclasses.replace(partial, notices=[*partial.notices, *extra])

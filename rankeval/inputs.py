@@ -1,0 +1,86 @@
+"""Input roles and their columns: which columns each kind of input has, the names and aliases
+they are found by, and how a file's columns are matched to them. Pure Python, so that the
+command line's column options derive from ``COLUMNS`` without loading pyarrow."""
+
+from __future__ import annotations
+
+from .errors import InputError
+
+# column -> (default name, aliases); every name is matched case-insensitively.
+COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "user": ("user_id", ("user", "userId", "qid", "query_id", "query")),
+    "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc")),
+    "rank": ("rank", ()),
+    "score": ("score", ("prediction", "pred")),
+    "relevance": ("relevance", ("rel", "rating", "label", "grade")),
+}
+# role -> (required columns, optional columns). Later roles (training interactions, item
+# features, segments) are rows here.
+ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "predictions": (("user", "item"), ("rank", "score")),
+    "truth": (("user", "item"), ("relevance",)),
+}
+COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS)  # user_col, item_col, ...
+
+
+def _flag(column: str) -> str:
+    return f"{{opt:{column}_col}}"
+
+
+def resolve_column(
+    columns: list[str], role: str, override: str | None, label: str, required: bool
+) -> str | None:
+    """The column playing ``role``: the override, else the default name, else an alias."""
+    if override:
+        if override in columns:
+            return override
+        folded = [c for c in columns if c.lower() == override.lower()]
+        if len(folded) == 1:
+            return folded[0]
+        raise InputError(
+            label,
+            f"no column {override!r} (from {_flag(role)}); columns found: {_list(columns)}",
+        )
+    default, aliases = COLUMNS[role]
+    lowered = {c.lower(): c for c in columns}
+    if default in columns:
+        return default
+    if default.lower() in lowered:
+        return lowered[default.lower()]
+    found = [lowered[a.lower()] for a in aliases if a.lower() in lowered]
+    if len(found) > 1:
+        raise InputError(
+            label,
+            f"columns {_list(found)} could each be the {role} column; choose one with "
+            f"{_flag(role)}",
+        )
+    if found:
+        return found[0]
+    if not required:
+        return None
+    names = ", ".join((default, *aliases))
+    hint = _delimiter_hint(columns)
+    raise InputError(
+        label,
+        f"no {role} column (looked for {names}); columns found: {_list(columns)}; "
+        f"name it with {_flag(role)}" + (f" ({hint})" if hint else ""),
+    )
+
+
+def _list(columns: list[str]) -> str:
+    shown = ", ".join(repr(c) for c in columns[:10])
+    return shown + (f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+
+
+def _delimiter_hint(columns: list[str]) -> str | None:
+    if len(columns) != 1:
+        return None
+    for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma")):
+        if sep in columns[0]:
+            return (
+                f"the whole header is one column: is the file {name}-separated? "
+                "Use --preds-format/--truth-format or rename the file"
+            )
+    return None
+
+

@@ -1,0 +1,137 @@
+"""The join of the ordered run with the truth, and the ideal lists, block by block of users."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .encode import duplicates, pair_keys
+from .ordering import sort_order
+
+
+def grade_bits(rel: np.ndarray) -> int | None:
+    """Bits that hold every relevance when all are whole numbers in 1..2^20; else None."""
+    top = float(rel.max()) if len(rel) else 0.0
+    if 1 <= top < 2**20 and (rel == np.floor(rel)).all():
+        return int(top).bit_length()
+    return None
+
+
+def truth_pairs(user, item, rel, n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positive truth rows as (key, relevance) sorted by key, and the rows (over the whole
+    truth) that repeat an earlier row's pair."""
+    key = pair_keys(user, item, n_items)
+    positive = rel > 0
+    keys, values = key[positive], rel[positive]
+    bits = grade_bits(values)
+    if bits is not None and int(keys.max()).bit_length() + bits <= 62:
+        # Whole-number grades ride in the low bits: one plain sort orders keys and values,
+        # several times faster than an argsort and two gathers.
+        keys <<= bits
+        keys |= values.astype(np.int64)
+        keys.sort()
+        values = (keys & ((1 << bits) - 1)).astype(np.float64)
+        keys >>= bits
+    else:
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+    key.sort()
+    if len(key) < 2 or not (key[1:] == key[:-1]).any():
+        return keys, values, np.zeros(0, dtype=np.int64)
+    return keys, values, duplicates(pair_keys(user, item, n_items))  # rare: name the file rows
+
+
+def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(user, rel) sorted by user, then relevance descending; ``user`` is sorted already and
+    is reused (the caller hands it over)."""
+    bits = grade_bits(rel)
+    if bits is None:
+        order = sort_order([(user, False), (rel, True)])
+        return (user, rel) if order is None else (user[order], rel[order])
+    top = (1 << bits) - 1  # packed as top - rel, so that a plain ascending sort puts
+    packed = user.astype(np.int64, copy=False)  # the highest grade first
+    packed <<= bits
+    packed |= (top - rel).astype(np.int64)
+    packed.sort()
+    rel = top - (packed & top).astype(np.float64)
+    packed >>= bits
+    return packed, rel
+
+
+_BLOCK = 1 << 20  # rows per block: its temporaries stay in cache-sized, reused memory
+
+
+def _blocks(su: np.ndarray) -> list[tuple[int, int]]:
+    """Row ranges of about ``_BLOCK`` rows that never split a user (``su`` sorted)."""
+    n = len(su)
+    if n <= _BLOCK:
+        return [(0, n)]
+    cuts = np.searchsorted(su, su[np.arange(_BLOCK, n, _BLOCK)])  # back to a user's first row
+    edges = np.unique(np.concatenate([[0], cuts, [n]]))
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+
+
+def _each_block(work, blocks: list[tuple[int, int]]) -> list:
+    """``work(a, b)`` for every block, on the two cores (numpy releases the GIL)."""
+    if len(blocks) == 1:
+        return [work(*blocks[0])]
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda ab: work(*ab), blocks))
+
+
+def _block_keys(su, item, rows, n_items, a: int, b: int) -> np.ndarray:
+    """(user, item) keys of the ordered rows a..b, made block by block: never one huge array."""
+    return pair_keys(su[a:b], item[a:b] if rows is None else item[rows[a:b]], n_items)
+
+
+def repeats(su, item, rows, n_items: int) -> np.ndarray | None:
+    """Which ordered rows repeat the (user, item) of an earlier row; None when none does.
+
+    Blocks hold whole users, so a pair cannot repeat across blocks."""
+
+    def work(a: int, b: int) -> np.ndarray | None:
+        keys = _block_keys(su, item, rows, n_items, a, b)
+        if len(keys) < 2 or not (np.diff(np.sort(keys)) == 0).any():
+            return None  # the clean case: one fast sort
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+        flags = np.zeros(b - a, dtype=bool)
+        flags[order[1:][sk[1:] == sk[:-1]]] = True
+        return flags
+
+    blocks = _blocks(su)
+    found = _each_block(work, blocks)
+    if all(f is None for f in found):
+        return None
+    repeat = np.zeros(len(su), dtype=bool)
+    for (a, b), flags in zip(blocks, found, strict=True):
+        if flags is not None:
+            repeat[a:b] = flags
+    return repeat
+
+
+def lookup(keys, values, su, item, rows, n_items: int) -> np.ndarray:
+    """The relevance of each ordered row: ``values[keys == key]``, 0 where the key is absent.
+
+    ``keys`` are sorted and unique. A block's users own one short range of ``keys``, so each
+    search runs in a small, cache-resident slice rather than over the whole truth."""
+    out = np.empty(len(su))
+
+    def work(a: int, b: int) -> None:
+        if a == b:
+            return
+        lo, hi = np.searchsorted(keys, [int(su[a]) * n_items, (int(su[b - 1]) + 1) * n_items])
+        if lo == hi:
+            out[a:b] = 0.0
+            return
+        k, v = keys[lo:hi], values[lo:hi]
+        q = _block_keys(su, item, rows, n_items, a, b)
+        idx = np.searchsorted(k, q)
+        np.minimum(idx, len(k) - 1, out=idx)
+        np.copyto(out[a:b], np.where(k[idx] == q, v[idx], 0.0))
+
+    _each_block(work, _blocks(su))
+    return out
+
+

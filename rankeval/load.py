@@ -1,0 +1,251 @@
+"""Raw tables to typed inputs: columns resolved by name or alias, every value checked.
+
+Checks that need only one row at a time live here; checks across rows (duplicate pairs, repeated
+ranks) need the ids factorized and live in ``ranking.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .arrow import to_numpy
+from .errors import InputError, OptionError, is_collecting, report
+from .inputs import resolve_column
+from .io.readers import ID, MemoryTable, Source, Table, open_table, unparseable
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """A run: one row per (user, item), with the order given by rank, score or the file."""
+
+    user: pa.ChunkedArray
+    item: pa.ChunkedArray
+    rank: np.ndarray | None
+    score: np.ndarray | None
+    source: Source
+    columns: dict[str, str]  # role -> column name in the file
+
+    @property
+    def order(self) -> str:
+        return "rank" if self.rank is not None else "score" if self.score is not None else "input"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Ground truth: one row per judged (user, item) with its relevance (1 when not given)."""
+
+    user: pa.ChunkedArray
+    item: pa.ChunkedArray
+    relevance: np.ndarray
+    source: Source
+    columns: dict[str, str]
+
+
+def _report_rows(
+    label: str, problem: str, column: str, idx: np.ndarray, show
+) -> None:
+    """One error for the rows ``idx`` (0-based) of ``column``, with ``show(i)`` as examples."""
+    report(
+        InputError(
+            label,
+            problem,
+            column=column,
+            count=len(idx),
+            examples=[(int(i) + 1, show(i)) for i in idx[:5]],
+        )
+    )
+
+
+def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
+    col = table.column(name)
+    if col.null_count == 0:  # the common case: check each distinct value once
+        values = [c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type) else [col]
+        shortest = [pc.min(pc.binary_length(v)).as_py() for v in values if len(v)]
+        if all(n is None or n > 0 for n in shortest):
+            return col
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string())
+    bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
+    bad = pc.fill_null(bad, True)
+    if pc.any(bad).as_py():
+        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        _report_rows(label, "empty ids", name, idx, lambda i: "")
+        col = pc.fill_null(col, "")
+    return col
+
+
+def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
+    """A numeric column as float64, refusing empty, NaN and infinite values."""
+    col = table.column(name)
+    if col.null_count:
+        idx = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+        _report_rows(label, "empty values", name, idx, lambda i: "")
+        col = pc.fill_null(col, 0)
+    values = to_numpy(col).astype(np.float64, copy=False)
+    if not np.isfinite(values).all():
+        for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
+            idx = np.flatnonzero(test(values))
+            if len(idx):
+                _report_rows(label, problem, name, idx, lambda i: float(values[i]))
+        values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
+    return values
+
+
+def load_predictions(
+    table: Table | MemoryTable,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    rank_col: str | None = None,
+    score_col: str | None = None,
+) -> Predictions:
+    """Resolve and check a run's columns."""
+    label, cols = table.label, table.columns
+    user = resolve_column(cols, "user", user_col, label, required=True)
+    item = resolve_column(cols, "item", item_col, label, required=True)
+    rank = resolve_column(cols, "rank", rank_col, label, required=False)
+    score = resolve_column(cols, "score", score_col, label, required=False)
+    if user == item:
+        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    types = {user: ID, item: ID}
+    if rank is not None:
+        types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
+    if score is not None:
+        types[score] = pa.float64()
+    data = _read(table, types)
+    ranks = _ranks(data, rank, label) if rank is not None else None
+    return Predictions(
+        user=_ids(data, user, label),
+        item=_ids(data, item, label),
+        rank=ranks,
+        score=_finite(data, score, label) if score is not None else None,
+        source=Source(table.path, table.format, data.num_rows),
+        columns=_roles(user=user, item=item, rank=rank, score=score),
+    )
+
+
+def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
+    """Whole numbers >= 1, as int64."""
+    col = data.column(name)
+    if pa.types.is_integer(col.type) and col.null_count == 0:
+        ranks = to_numpy(col).astype(np.int64, copy=False)
+        checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
+    else:
+        ranks = _finite(data, name, label)
+        checks = [
+            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
+            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
+            (ranks > 2**53, "ranks too large to be exact"),
+        ]
+    for bad, problem in checks:
+        if bad.any():
+            _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]))
+            ranks = np.where(bad, 1, ranks)
+    return ranks.astype(np.int64, copy=False)
+
+
+def load_truth(
+    table: Table | MemoryTable,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    relevance_col: str | None = None,
+) -> Truth:
+    """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
+    label, cols = table.label, table.columns
+    user = resolve_column(cols, "user", user_col, label, required=True)
+    item = resolve_column(cols, "item", item_col, label, required=True)
+    relevance = resolve_column(cols, "relevance", relevance_col, label, required=False)
+    if user == item:
+        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    types = {user: ID, item: ID}
+    if relevance is not None:
+        types[relevance] = pa.float64()
+    data = _read(table, types)
+    rel = (
+        _finite(data, relevance, label)
+        if relevance is not None
+        else np.ones(data.num_rows, dtype=np.float64)
+    )
+    return Truth(
+        user=_ids(data, user, label),
+        item=_ids(data, item, label),
+        relevance=rel,
+        source=Source(table.path, table.format, data.num_rows),
+        columns=_roles(user=user, item=item, relevance=relevance),
+    )
+
+
+def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
+    try:
+        data = table.read(types)
+    except InputError as exc:
+        if not is_collecting() or "non-numeric" not in exc.problem:
+            raise
+        data = _read_leniently(table, types)
+    if data.num_rows == 0:
+        raise InputError(table.label, "no data rows (only a header)")
+    return data
+
+
+def _read_leniently(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
+    """For ``rankeval validate``: report every column's non-numeric values, then carry on with
+    them replaced by 1 so that the checks of the other columns and of the join still run."""
+    numeric = [n for n, t in types.items() if t != ID and not pa.types.is_string(t)]
+    text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
+    columns = []
+    for name in text.column_names:
+        col = text.column(name)
+        if name in numeric:
+            values = col.to_numpy(zero_copy_only=False).astype(object)
+            bad = unparseable(values)
+            if bad.any():
+                idx = np.flatnonzero(bad)
+                report(InputError(
+                    table.label, "non-numeric values", column=name, count=len(idx),
+                    examples=[(int(i) + 1, values[i]) for i in idx[:5]],
+                    unit=getattr(table, "unit", "row"),
+                ))
+                values[bad] = "1"
+            values[values == ""] = None
+            col = pa.array(values, pa.string()).cast(pa.float64())
+        columns.append(col)
+    return pa.table(columns, names=text.column_names)
+
+
+def _roles(**names: str | None) -> dict[str, str]:
+    return {role: name for role, name in names.items() if name is not None}
+
+
+def _num(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def open_input(data: Any, role: str, fmt: str | None = None) -> Table | MemoryTable:
+    """A path (``-``: standard input) or an in-memory table (pandas, polars, Arrow table,
+    record batch or batch reader) as a table to load."""
+    if isinstance(data, str | os.PathLike):
+        return open_table(data, fmt, f"{{opt:{'preds' if role == 'predictions' else role}_format}}",
+                          role=role)
+    return MemoryTable(data, role)
+
+
+def load_inputs(
+    predictions: Any,
+    truth: Any,
+    columns: dict[str, str | None] | None = None,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+) -> tuple[Predictions, Truth]:
+    """Open and load both inputs; ``columns`` maps ``user_col``... to column names."""
+    cols = columns or {}
+    preds = load_predictions(open_input(predictions, "predictions", preds_format),
+                             cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
+                             cols.get("score_col"))
+    gold = load_truth(open_input(truth, "truth", truth_format), cols.get("user_col"),
+                      cols.get("item_col"), cols.get("relevance_col"))
+    return preds, gold

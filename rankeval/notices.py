@@ -1,0 +1,130 @@
+"""Counted warnings: ``Notice(code, count, params)``, rendered to a sentence only when shown.
+
+A notice keeps its count as an integer and its parameters as data, so notices from several
+partitions of users merge by adding counts (``merge``), and the text is made once, at the end.
+Every sentence rankeval can warn with is in ``TEMPLATES``, keyed by the stable ``code``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import plural
+
+TIE_WORDS = {
+    "trec": "item id descending, as trec_eval",
+    "item-asc": "item id ascending",
+    "input": "the order of the rows in the file",
+}
+
+
+def _users(n: int) -> str:
+    return plural(n, "user")
+
+
+def _are(n: int, one: str = "is", many: str = "are") -> str:
+    return one if n == 1 else many
+
+
+Spell = Callable[..., str]  # (setting name, value=...) -> how the option reads
+
+
+def keyword(name: str, value: Any = None) -> str:
+    """The library's spelling of an option: ``ties='trec'``, ``skip_missing_users=True``."""
+    return f"{name}={True if value is None else value!r}"
+
+
+TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
+    "duplicates_dropped": lambda n, p, o: (
+        f"{plural(n, 'repeated (user, item) row')} in {p['path']} {_are(n, 'was', 'were')} "
+        f"dropped ({o('dedupe')} kept the best-ranked of each)"
+    ),
+    "rank_gaps": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} gaps in their ranks: ranks give the order, and "
+        "positions are counted 1, 2, 3, ... in that order"
+    ),
+    "scores_disagree_with_ranks": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} scores that tie or do not fall with their "
+        "ranks; the file is written in rank order, but trec_eval and ranx will order by score"
+        if p.get("written")
+        else f"{_users(n)} {_are(n, 'has', 'have')} scores that rise as their ranks fall: the "
+        f"rank column orders the lists ({p['column']!r} is not used); tools that order by "
+        "score (trec_eval, ranx) will disagree"
+    ),
+    "ties_at_cutoff": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "
+        f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]})"
+    ),
+    "padded_ids": lambda n, p, o: (
+        f"{plural(n, 'row')} {_are(n, 'has', 'have')} ids with leading or trailing whitespace; "
+        "ids are compared exactly as written (' u1' and 'u1' are different users)"
+    ),
+    "users_without_relevant": lambda n, p, o: (
+        f"{plural(n, 'truth user')} {_are(n, 'has', 'have')} no relevant item and "
+        + (
+            f"{_are(n)} scored 0 and averaged in ({o('zero_relevant_users', 'zero')})"
+            if p["policy"] == "zero"
+            else f"{_are(n)} not evaluated ({o('zero_relevant_users', 'zero')} scores them 0)"
+        )
+    ),
+    "users_without_predictions": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} relevant items but no predictions and "
+        + (
+            f"{_are(n)} skipped ({o('skip_missing_users')})"
+            if p["skip"]
+            else f"score 0 on every metric ({o('skip_missing_users')} excludes them)"
+        )
+    ),
+    "users_only_in_predictions": lambda n, p, o: (
+        f"{_users(n)} of {p['predictions']} {_are(n)} not in {p['truth']} and {_are(n)} not "
+        "evaluated"
+    ),
+    "no_shared_users": lambda n, p, o: (
+        f"{p['predictions']} and {p['truth']} share no user id: check the user columns (ids "
+        "are compared as text, so '7' and '007' differ)"
+    ),
+    "users_not_shared": lambda n, p, o: (
+        f"{_users(n)} evaluated in {p['run']} {_are(n)} left out of the comparison because "
+        "another run does not evaluate them"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A counted warning: something was ignored, guessed or is worth a look.
+
+    ``code`` is a stable identifier for scripts; ``params`` hold what the sentence names.
+    """
+
+    code: str
+    count: int = 0
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+    def render(self, spell: Spell = keyword) -> str:
+        """The sentence; ``spell`` writes option names (the CLI passes its flags)."""
+        return TEMPLATES[self.code](self.count, self.params, spell)
+
+    @property
+    def message(self) -> str:
+        return self.render()
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "count": self.count}
+
+
+def merge(groups: Iterable[Iterable[Notice]]) -> list[Notice]:
+    """Notices of several partitions as one list: same code and params, counts added; the
+    order is that of first appearance."""
+    out: dict[tuple[str, str], Notice] = {}
+    for notices in groups:
+        for n in notices:
+            key = (n.code, repr(sorted(n.params.items())))
+            seen = out.get(key)
+            out[key] = n if seen is None else Notice(n.code, seen.count + n.count, n.params)
+    return list(out.values())

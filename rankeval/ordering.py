@@ -1,0 +1,81 @@
+"""The order of each user's list: by rank, by score with a tie rule, or by file order; one
+implementation for ``score``, ``validate``, ``compare`` and ``convert``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .arrow import from_numpy, to_numpy
+
+
+def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """``values[rows]``; ``rows`` None means every row, in order."""
+    return values if rows is None else values[rows]
+
+
+def _in_order(keys: list[tuple[np.ndarray, bool]]) -> bool:
+    """Whether rows already follow ``keys`` (primary first; ``True`` means descending)."""
+    undecided = np.ones(max(len(keys[0][0]) - 1, 0), dtype=bool)
+    for values, descending in keys:
+        a, b = (values[1:], values[:-1]) if descending else (values[:-1], values[1:])
+        if (undecided & (a > b)).any():
+            return False
+        undecided &= a == b
+        if not undecided.any():
+            break
+    return True
+
+
+def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
+    """A stable sort permutation by several keys, primary first; ``(values, descending)``;
+    None when the rows are in that order already.
+
+    Files usually arrive grouped and ordered already, so that case costs one linear check;
+    otherwise Arrow's multi-key sort, which is much faster than ``np.lexsort``.
+    """
+    if _in_order(keys):
+        return None
+    table = pa.table({f"k{j}": from_numpy(values) for j, (values, _) in enumerate(keys)})
+    sort_keys = [(f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
+    return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
+
+
+
+
+def order_rows(
+    user: np.ndarray,
+    item: np.ndarray,
+    rank: np.ndarray | None,
+    score: np.ndarray | None,
+    ties: str,
+    keep: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """Permutation of the rows ``keep`` (None: all; ``user`` and ``item`` are already taken at
+    ``keep``) that sorts them by user, then by the run's own order; None when they are in that
+    order already.
+
+    Item codes follow the byte order of the ids, so ``trec`` (item id descending, as trec_eval
+    compares docnos with strcmp) and ``item-asc`` are a sort on codes.
+    """
+    if rank is not None:
+        return sort_order([(user, False), (take(rank, keep), False)])
+    if score is not None:
+        by_score = [(user, False), (take(score, keep), True)]
+        if ties == "input":
+            return sort_order(by_score)  # stable: tied rows keep the file order
+        return sort_order([*by_score, (item, ties == "trec")])
+    return sort_order([(user, False)])  # stable: the file order within each user
+
+
+def scores_against_ranks(su: np.ndarray, score: np.ndarray, ties_count: bool) -> int:
+    """Users whose scores, in rank order, rise (``ties_count``: or stay equal).
+
+    Only a rise changes what a score-ordering tool computes from rows that keep their ranks;
+    a file written without its ranks (a TREC run from ``convert``) is reordered by such a tool
+    on ties too, so there ties count.
+    """
+    same_user = su[1:] == su[:-1]
+    bad = same_user & ((score[1:] >= score[:-1]) if ties_count else (score[1:] > score[:-1]))
+    return int(np.unique(su[1:][bad]).size) if bad.any() else 0

@@ -1,0 +1,40 @@
+"""Reports, one module per format, and the registry the command line derives its choices from.
+
+A format is a row of ``FORMATS``: its module (``render(ev)``, and ``render_compare(result)``
+when compare can write it) and the commands that offer it. A new format is a module plus a row.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    module: str
+    commands: tuple[str, ...]
+    help: str
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("table", "table", ("score", "compare", "validate"), "a table for people"),
+        Format("json", "json", ("score", "compare", "validate"), "every number, for programs"),
+        Format("csv", "csv", ("score", "compare"), "one row per metric, full precision"),
+        Format("markdown", "markdown", ("score", "compare"), "for pull requests"),
+        Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines"),
+    )
+}
+
+
+def choices(command: str) -> list[str]:
+    """The report formats ``command`` offers."""
+    return [f.name for f in FORMATS.values() if command in f.commands]
+
+
+def module(name: str):
+    """The report module of a format."""
+    return importlib.import_module(f"{__name__}.{FORMATS[name].module}")

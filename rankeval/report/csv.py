@@ -1,0 +1,30 @@
+"""CSV: one row per metric@K (score) or per run and metric (compare), full-precision values."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+
+def render(ev) -> str:
+    """One row per metric@K: ``metric,name,k,value`` with full-precision values."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["metric", "name", "k", "value"])
+    for spec in ev.specs:
+        writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)])])
+    return out.getvalue()
+
+
+def render_compare(result) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+                     "p_value", "p_adjusted", "significant", "effect_size", "wins", "ties",
+                     "losses"])
+    for c in result.cells:
+        s = c.stats
+        writer.writerow([c.run, c.metric, repr(s.mean_b), repr(s.mean_a), repr(s.delta),
+                         repr(s.ci_low), repr(s.ci_high), repr(s.p_value), repr(c.p_adjusted),
+                         c.significant, repr(s.effect_size), s.wins, s.ties, s.losses])
+    return out.getvalue()

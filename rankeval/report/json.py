@@ -1,0 +1,126 @@
+"""The JSON report: its layout, its schema version, and the reader of earlier reports.
+
+Keys are stable: CI scripts parse them. Schema versions (bump when a key changes meaning or
+disappears; adding keys is compatible):
+  1: rankeval, schema, k, metrics, settings, inputs, users, ci, gates, passed, baseline,
+     warnings, notices (score); rankeval, schema, baseline, test options, settings, runs,
+     users, comparisons, top_changes, warnings (compare).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..errors import OptionError
+
+SCHEMA_VERSION = 1
+
+
+def document(ev) -> dict[str, Any]:
+    """The score report as a JSON-ready dict."""
+    return {
+        "rankeval": __version__,
+        "schema": SCHEMA_VERSION,
+        "k": list(ev.settings.k),
+        "metrics": dict(ev.metrics),
+        "settings": ev.settings.to_dict(),
+        "inputs": {
+            role: dataclasses.asdict(summary)
+            | ({"rows_beyond_k": ev.prediction_rows_beyond_k} if role == "predictions" else {})
+            for role, summary in ev.inputs.items()
+        },
+        "users": dataclasses.asdict(ev.users),
+        "ci": (
+            {"level": ev.interval_level,
+             "intervals": {k: list(v) for k, v in ev.intervals.items()}}
+            if ev.intervals
+            else None
+        ),
+        "gates": [v.to_dict() for v in ev.verdicts],
+        "passed": ev.passed,
+        "baseline": ev.baseline,
+        "warnings": ev.warnings,
+        "notices": [n.to_dict() for n in ev.notices],
+    }
+
+
+def render(ev) -> str:
+    return json.dumps(document(ev), indent=2) + "\n"
+
+
+def compare_document(result) -> dict[str, Any]:
+    """The compare report as a JSON-ready dict."""
+    return {
+        "rankeval": __version__,
+        "schema": SCHEMA_VERSION,
+        "baseline": result.baseline,
+        **result.options,
+        "settings": result.settings.to_dict(),
+        "runs": [
+            {
+                "name": r.name,
+                "path": r.path,
+                "evaluated_users": r.evaluation.users.evaluated,
+                "dropped_users": r.dropped,
+                "metrics": {m: result.mean(r.name, m) for m in result.metrics},
+            }
+            for r in result.runs
+        ],
+        "users": {"shared": len(result.shared_users)},
+        "comparisons": [c.to_dict() for c in result.cells],
+        "top_changes": result.top,
+        "warnings": [n.message for n in result.notices],
+    }
+
+
+def render_compare(result) -> str:
+    return json.dumps(compare_document(result), indent=2) + "\n"
+
+
+@dataclass(frozen=True)
+class Report:
+    """An earlier score report, as read back (a gate's baseline)."""
+
+    path: str
+    metrics: dict[str, float]
+    settings: dict[str, Any]
+
+
+def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
+    """A JSON report written by ``score -f json``; anything else is an error naming the file."""
+    where = f"{flag} {path}"
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OptionError(f"{where}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise OptionError(f"{where}: not a readable JSON report ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
+        raise OptionError(
+            f"{where}: not a rankeval JSON report (no 'metrics'); write one with "
+            "rankeval score ... -f json -o FILE"
+        )
+    schema = doc.get("schema", 1)
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema > SCHEMA_VERSION:
+        raise OptionError(
+            f"{where}: report schema {schema!r} is newer than this rankeval understands "
+            f"(schema {SCHEMA_VERSION}, rankeval {__version__}); upgrade rankeval"
+        )
+    metrics = doc["metrics"]
+    bad = [k for k, v in metrics.items() if not _finite_number(v)]
+    if bad:
+        raise OptionError(f"{where}: metric values that are not finite numbers: {bad[:5]}")
+    settings = doc.get("settings", {})
+    if not isinstance(settings, dict):
+        raise OptionError(f"{where}: 'settings' is not an object")
+    return Report(path, {k: float(v) for k, v in metrics.items()}, settings)
+
+
+def _finite_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)

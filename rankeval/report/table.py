@@ -1,0 +1,181 @@
+"""The summary as a rich table for people (score and compare), and its plain-text and HTML
+forms for notebooks."""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+
+from ..gates import show_pair
+from ..settings import footer
+
+
+def _fmt(value: float) -> str:
+    return "" if math.isnan(value) else f"{value:.4f}"
+
+
+def with_ci(ev, name: str, column, value: float) -> str:
+    """The mean, with its interval when ``score --ci`` asked for one."""
+    from ..names import MetricSpec
+
+    spec = MetricSpec(name, column if isinstance(column, int) else None)
+    interval = ev.intervals.get(str(spec))
+    if interval is None or math.isnan(value):
+        return _fmt(value)
+    return f"{value:.4f} [{interval[0]:.4f}, {interval[1]:.4f}]"
+
+
+def users_line(ev) -> str:
+    """Every user count of SPEC section 2, in words."""
+    u, s = ev.users, ev.settings
+    parts = [
+        f"{u.evaluated:,} evaluated",
+        f"{u.in_truth:,} in truth",
+        f"{u.in_predictions:,} in predictions",
+    ]
+    if u.without_relevant:
+        fate = "scored 0" if s.zero_relevant_users == "zero" else "not evaluated"
+        parts.append(f"{u.without_relevant:,} without relevant items ({fate})")
+    if u.without_predictions:
+        fate = "skipped" if s.skip_missing_users else "scored 0"
+        parts.append(f"{u.without_predictions:,} without predictions ({fate})")
+    if u.only_in_predictions:
+        parts.append(f"{u.only_in_predictions:,} only in predictions (not evaluated)")
+    return "users: " + " · ".join(parts)
+
+
+def render(ev, console) -> None:
+    """Print a rich table: one row per metric, one column per K, counts below."""
+    from rich.table import Table
+
+    columns, rows = ev.summary_rows()
+    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
+    table.add_column("metric", style="bold")
+    for k in columns:
+        table.add_column(f"@{k}", justify="right")
+    for name, values in rows:
+        table.add_row(name, *(with_ci(ev, name, c, v) for c, v in zip(columns, values,
+                                                                       strict=True)))
+    console.print(table)
+    if ev.intervals:
+        console.print(f"in brackets: {ev.interval_level:.0%} bootstrap confidence intervals "
+                      "over users", style="dim", highlight=False)
+    console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
+    console.print(footer(ev.settings), style="dim", highlight=False, soft_wrap=True)
+    if ev.baseline is not None:
+        console.print()
+        base = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("metric", "baseline", "current", "delta"):
+            base.add_column(column, justify="left" if column == "metric" else "right")
+        for name, b, current, delta in comparison(ev):
+            style = "red" if delta < 0 else "green" if delta > 0 else None
+            base.add_row(name, f"{b:.4f}", f"{current:.4f}", f"{delta:+.4f}", style=style)
+        console.print(base)
+        console.print(f"baseline: {ev.baseline['path']}", style="dim", highlight=False)
+    if ev.verdicts:
+        console.print()
+        gates = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("gate", "value", "condition", "verdict"):
+            gates.add_column(column, justify="right" if column == "value" else "left")
+        for v in ev.verdicts:
+            verdict = "[green]passed[/]" if v.passed else "[bold red]FAILED[/]"
+            value, _ = show_pair(v.value, v.limit)
+            gates.add_row(v.metric, value, v.condition(), verdict)
+        console.print(gates)
+
+
+def comparison(ev) -> list[tuple[str, float, float, float]]:
+    base = ev.baseline or {"metrics": {}}
+    return [(m, b, ev.metrics[m], ev.metrics[m] - b) for m, b in base["metrics"].items()]
+
+
+
+
+def plain_text(ev) -> str:
+    """The table as plain text, 100 columns wide (``repr``, ``-o FILE``)."""
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    render(ev, Console(file=buffer, width=100, color_system=None))
+    return buffer.getvalue()
+
+
+def html_summary(ev) -> str:
+    """The summary table as HTML, for notebooks."""
+    columns, rows = ev.summary_rows()
+    head = "".join(f"<th>@{html.escape(str(c))}</th>" for c in columns)
+    body = "".join(
+        f"<tr><th>{html.escape(name)}</th>"
+        + "".join(f"<td>{html.escape(with_ci(ev, name, c, v))}</td>"
+                  for c, v in zip(columns, values, strict=True))
+        + "</tr>"
+        for name, values in rows
+    )
+    notes = "<br>".join(html.escape(t) for t in (users_line(ev), footer(ev.settings)))
+    return (f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f"<p><small>{notes}</small></p>")
+
+
+def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
+    """``0.3391 +0.0123*`` and whether it is a significant difference."""
+    mean = result.mean(run, metric)
+    cell = result.cell(run, metric)
+    if cell is None:  # the baseline itself
+        return f"{mean:.4f}", False
+    mark = "*" if cell.significant else ""
+    return f"{mean:.4f} {cell.stats.delta:+.4f}{mark}", cell.significant
+
+
+def compare_footer(result) -> list[str]:
+    o = result.options
+    lines = [
+        f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
+        f"* significant at alpha {o['alpha']:g} · {len(result.shared_users):,} users compared",
+    ]
+    return lines
+
+
+def render_compare(result, console) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("run", style="bold")
+    for metric in result.metrics:
+        table.add_column(metric, justify="right")
+    for r in result.runs:
+        cells = []
+        for metric in result.metrics:
+            text, significant = compare_cell(result, r.name, metric)
+            cell = result.cell(r.name, metric)
+            if significant:
+                text = f"[{'green' if cell.stats.delta > 0 else 'red'}]{text}[/]"
+            cells.append(text)
+        name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
+        table.add_row(name, *cells)
+    console.print(table)
+    for line in compare_footer(result):
+        console.print(line, style="dim", highlight=False, soft_wrap=True)
+
+    console.print()
+    detail = Table(box=None, header_style="bold", pad_edge=False)
+    for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI", "p",
+                   "p adjusted", "effect d", "win/tie/loss"):
+        detail.add_column(column, justify="left" if column in ("run", "metric") else "right")
+    for c in result.cells:
+        s = c.stats
+        detail.add_row(c.run, c.metric, f"{s.delta:+.4f}", f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]",
+                       f"{s.p_value:.4g}", f"{c.p_adjusted:.4g}" + ("*" if c.significant else ""),
+                       f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
+    console.print(detail)
+    for run, metrics in result.top.items():
+        for metric, changes in metrics.items():
+            console.print()
+            console.print(f"{run} vs {result.baseline} on {metric}:", style="bold",
+                          highlight=False)
+            for label in ("helped", "hurt"):
+                for row in changes[label]:
+                    console.print(f"  {label:6} {row['user']}: {row['baseline']:.4f} -> "
+                                  f"{row['run']:.4f}", highlight=False)
+
+

@@ -1,0 +1,242 @@
+"""The settings table: every convention that changes a number, in one row each.
+
+A row gives the library name, the allowed values, the default, trec_eval's value, the help
+text, whether two reports must agree on it to be compared, and how the table footer shows it.
+Everything else derives from ``TABLE``: the ``Settings`` dataclass, the options of every
+command, the config-file keys, the JSON ``settings`` block, the footer, the gates'
+comparability check, ``--compat trec_eval`` and the options listed by ``help(evaluate)``.
+Adding a convention is one row here plus its kernel code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import OptionError
+from .names import MetricSpec, expand, parse_ks
+from .registry import DEFAULT_K, DEFAULT_METRICS
+
+_UNSET: Any = object()
+
+
+def _threshold(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"{{option}} must be a number, got {value!r}",
+                          "relevance_threshold") from None
+    if not math.isfinite(t) or t <= 0:
+        raise OptionError(
+            "{option} must be a number > 0 (items missing from the truth have relevance 0 and "
+            f"must not count as relevant), got {t:g}",
+            "relevance_threshold",
+        )
+    return t
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One convention: a row of the settings table."""
+
+    name: str
+    help: str
+    default: Any
+    choices: tuple[str, ...] | None = None  # None: a flag (bool) or a free value (``parse``)
+    trec_eval: Any = _UNSET  # the value under --compat trec_eval; _UNSET: not trec_eval's concern
+    comparable: bool = True  # reports computed with different values cannot be compared
+    footer: Callable[[Any], str | None] = lambda value: None
+    parse: Callable[[Any], Any] | None = None  # converts and checks a free value
+    metavar: str | None = None
+
+    @property
+    def is_flag(self) -> bool:
+        return self.choices is None and self.parse is None
+
+    def check(self, value: Any) -> Any:
+        """The value as stored, or an OptionError naming the setting."""
+        if self.choices is not None:
+            word = str(value).lower()
+            if word not in self.choices:
+                raise OptionError(
+                    f"{{option}} must be one of {', '.join(self.choices)}, got {value!r}",
+                    self.name,
+                )
+            return word
+        if self.parse is not None:
+            return self.parse(value)
+        return bool(value)
+
+    def describe(self) -> str:
+        """The allowed values and default, for ``help(evaluate)``."""
+        if self.choices is not None:
+            allowed = " | ".join(repr(c) for c in self.choices)
+        elif self.is_flag:
+            allowed = "True | False"
+        else:
+            allowed = self.metavar or "value"
+        return f"{self.name}: {allowed} (default {self.default!r}). {self.help}"
+
+
+TABLE: tuple[Setting, ...] = (
+    Setting(
+        "gain",
+        "Gain of a relevance r in CG/DCG/NDCG: linear r, or exponential 2^r - 1.",
+        "linear",
+        ("linear", "exponential"),
+        trec_eval="linear",
+        footer=lambda v: f"gain {v}",
+    ),
+    Setting(
+        "ap_denominator",
+        "Divide AP@K by min(R, K), or by R, all relevant items (trec_eval).",
+        "min",
+        ("min", "relevant"),
+        trec_eval="relevant",
+        footer=lambda v: "AP / " + ("min(R, K)" if v == "min" else "R"),
+    ),
+    Setting(
+        "rr_target",
+        "MRR uses the rank of the first relevant item, or of the most relevant one.",
+        "first-relevant",
+        ("first-relevant", "most-relevant"),
+        trec_eval="first-relevant",
+        footer=lambda v: f"RR target {v}",
+    ),
+    Setting(
+        "relevance_threshold",
+        "An item is relevant when relevance >= T (default: relevance > 0).",
+        None,
+        trec_eval=1.0,
+        parse=_threshold,
+        metavar="T",
+        footer=lambda v: "relevant: " + ("relevance > 0" if v is None else f"relevance >= {v:g}"),
+    ),
+    Setting(
+        "ties",
+        "Order of tied scores: item id descending as trec_eval, item id ascending, or the "
+        "order of the rows in the file.",
+        "trec",
+        ("trec", "item-asc", "input"),
+        trec_eval="trec",
+        footer=lambda v: f"ties {v}",
+    ),
+    Setting(
+        "zero_relevant_users",
+        "Users with no relevant item: leave out, or score 0 and average in (trec_eval).",
+        "skip",
+        ("skip", "zero"),
+        trec_eval="zero",
+        footer=lambda v: f"users without relevant items: {v}",
+    ),
+    Setting(
+        "skip_missing_users",
+        "Leave out users with relevant items but no predictions (default: they score 0).",
+        False,
+        trec_eval=False,
+        footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
+    ),
+    Setting(
+        "dedupe",
+        "Keep the best-ranked of repeated (user, item) predictions instead of failing.",
+        False,
+        comparable=False,
+    ),
+)
+ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
+COMPAT = ("trec_eval",)
+
+Settings = dataclasses.make_dataclass(
+    "Settings",
+    [("metrics", tuple[str, ...]), ("k", tuple[int, ...])]
+    + [(s.name, Any, dataclasses.field(default=s.default)) for s in TABLE]
+    + [("compat", str | None, dataclasses.field(default=None))],
+    frozen=True,
+    namespace={
+        "__doc__": "Every option that changes a number; reported whole in the JSON "
+        "``settings`` block. Build one with ``make_settings``.",
+        "specs": property(lambda self: expand(self.metrics, self.k)),
+        "max_k": property(lambda self: max(self.k) if self.k else None),
+        "cut": property(
+            lambda self: None if any(s.k is None for s in self.specs) else max(self.k)
+        ),
+        "to_dict": lambda self: dataclasses.asdict(self),
+    },
+)
+Settings.__module__ = __name__
+
+
+def comparable_names() -> list[str]:
+    """Settings whose difference makes two reports' numbers incomparable."""
+    return [s.name for s in TABLE if s.comparable]
+
+
+def footer(settings) -> str:
+    """The conventions that shaped the numbers, as the table footer shows them."""
+    parts = [text for s in TABLE if (text := s.footer(getattr(settings, s.name))) is not None]
+    if settings.compat:
+        parts.insert(0, f"compat {settings.compat}")
+    return "settings: " + " · ".join(parts)
+
+
+def make_settings(
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
+    *,
+    compat: str | None = None,
+    **options: Any,
+):
+    """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
+
+    ``options`` are the names of ``TABLE``; None means "the default". With
+    ``compat="trec_eval"`` the defaults are trec_eval's, metric names are read as trec_eval
+    measures, and an explicit option that contradicts trec_eval is an error.
+    """
+    unknown = set(options) - set(ROWS)
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    chosen = {s.name: s.default for s in TABLE}
+    if compat is not None:
+        compat = str(compat).lower()
+        if compat not in COMPAT:
+            raise OptionError(f"{{option}} must be one of {', '.join(COMPAT)}, got {compat!r}",
+                              "compat")
+        chosen.update({s.name: s.trec_eval for s in TABLE if s.trec_eval is not _UNSET})
+    for name, value in options.items():
+        if value is None:
+            continue
+        value = ROWS[name].check(value)
+        if compat is not None and ROWS[name].trec_eval is not _UNSET and value != chosen[name]:
+            raise OptionError(
+                f"{{opt:compat}} {compat} sets {{option}} to {chosen[name]!r}; {value!r} "
+                "contradicts it (drop one of the two)",
+                name,
+            )
+        chosen[name] = value
+    specs = _specs(metrics, k, compat)
+    return Settings(
+        metrics=tuple(str(s) for s in specs),
+        k=tuple(sorted({s.k for s in specs if s.k is not None})),
+        compat=compat,
+        **{name: ROWS[name].check(value) if value is not None else None
+           for name, value in chosen.items()},
+    )
+
+
+def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
+    if isinstance(k, int | str):
+        k = [k]
+    ks = parse_ks(str(x) for x in k) if k else list(DEFAULT_K)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    words = list(metrics) if metrics else list(DEFAULT_METRICS)
+    if compat is not None:
+        from .compat import translate
+
+        words = translate(words)
+    return expand(words, ks)
