@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint fmt docs smoke bench clean
+.PHONY: help install run test test-fast golden lint fmt docs smoke bench clean
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,6 +31,13 @@ run: $(VENV)/.runtime ## Score the bundled sample data
 test: $(VENV)/.test ## Lint and run the test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+test-fast: $(VENV)/.test ## The test suite without the tests marked slow
+	$(BIN)/pytest -m "not slow"
+
+golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the diff)
+	rm -f tests/golden/*.json
+	$(BIN)/pytest -q tests/test_api.py -k golden
 
 lint: $(VENV)/.test ## Lint only
 	$(BIN)/ruff check .

@@ -48,9 +48,15 @@ def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict
 
 
 def run(cmd: list[str], timeout: float) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MiB, and an error text ('' when it succeeded)."""
+    """Wall seconds, peak RSS in MiB, and an error text ('' when it succeeded).
+
+    A command may start with ``PYTHONPATH=DIR`` (another checkout of rankeval)."""
+    env = None
+    if cmd[0].startswith("PYTHONPATH="):
+        env = {**os.environ, "PYTHONPATH": cmd[0].split("=", 1)[1]}
+        cmd = cmd[1:]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = start + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -97,6 +103,9 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=900, help="seconds per process")
     ap.add_argument("--skip", default="", help="comma list of tools to leave out")
     ap.add_argument("--json", type=Path, default=HERE / "results.json")
+    ap.add_argument("--against", type=Path, metavar="CHECKOUT",
+                    help="also time rankeval from another checkout (e.g. a git worktree of "
+                    "main), interleaved: an A/B of a change")
     a = ap.parse_args()
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
@@ -117,6 +126,10 @@ def main() -> None:
         out = folder / "out"
         out.mkdir(exist_ok=True)
         commands = {k: v for k, v in tools(csv, parquet, out).items() if k not in skip}
+        if a.against:
+            commands[f"rankeval {a.against.name} (CSV)"] = [
+                f"PYTHONPATH={a.against}", *commands["rankeval (CSV)"][:-3],
+                str(out / "against.json"), *map(str, csv)]
         times: dict[str, list[float]] = {k: [] for k in commands}
         rss: dict[str, float] = dict.fromkeys(commands, 0.0)
         errors: dict[str, str] = {}
@@ -133,6 +146,7 @@ def main() -> None:
                 times[name].append(wall)
                 rss[name] = max(rss[name], mib)
         files = {"rankeval (Parquet)": "rankeval_parquet.json", "pytrec_eval": "pytrec.json",
+                 f"rankeval {a.against.name if a.against else ''} (CSV)": "against.json",
                  "ranx": "ranx.json", "pandas loop": "pandas.json",
                  "floor: pyarrow read + sort (CSV)": "floor.json"}
         verdicts = agree(out, {k: v for k, v in files.items() if k in commands and k not in errors})

@@ -241,7 +241,10 @@ def _document_options() -> None:
     """``help(evaluate)`` lists every setting of the table with its allowed values."""
     params = list(inspect.signature(evaluate).parameters.values())[:-1]  # drop **options
     keyword = inspect.Parameter.KEYWORD_ONLY
-    params += [inspect.Parameter(s.name, keyword, default=None, annotation=Any) for s in TABLE]
+    kinds = {True: bool | None, False: str | None}
+    params += [inspect.Parameter(s.name, keyword, default=None,
+                                 annotation=float | None if s.parse else kinds[s.is_flag])
+               for s in TABLE]
     params += [inspect.Parameter(c, keyword, default=None, annotation=str | None)
                for c in COLUMN_OPTIONS]
     evaluate.__signature__ = inspect.signature(evaluate).replace(parameters=params)

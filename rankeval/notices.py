@@ -119,12 +119,13 @@ class Notice:
 
 
 def merge(groups: Iterable[Iterable[Notice]]) -> list[Notice]:
-    """Notices of several partitions as one list: same code and params, counts added; the
-    order is that of first appearance."""
+    """Notices of several partitions as one list: same code and params, counts added, in the
+    order of ``TEMPLATES`` (the order in which the stages find them)."""
     out: dict[tuple[str, str], Notice] = {}
     for notices in groups:
         for n in notices:
             key = (n.code, repr(sorted(n.params.items())))
             seen = out.get(key)
             out[key] = n if seen is None else Notice(n.code, seen.count + n.count, n.params)
-    return list(out.values())
+    rank = {code: i for i, code in enumerate(TEMPLATES)}
+    return sorted(out.values(), key=lambda n: rank[n.code])

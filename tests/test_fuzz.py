@@ -48,6 +48,7 @@ def csv_text(draw, columns):
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow,
                                                    HealthCheck.function_scoped_fixture])
 @given(

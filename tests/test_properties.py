@@ -91,6 +91,7 @@ def test_a_perfect_ranking_scores_one(data, gain):
 
 
 @given(datasets(), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_row_order_and_id_names_do_not_matter(data, rnd):
     preds, truth = data
     assume(_usable(preds, truth))

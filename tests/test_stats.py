@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 from scipy import stats as sp
@@ -24,9 +27,42 @@ def test_t_test_matches_scipy():
     assert ours.delta == pytest.approx(B.mean() - A.mean())
 
 
-def test_wilcoxon_matches_scipy():
-    ours = compare(A, B, "wilcoxon")
-    assert ours.p_value == pytest.approx(sp.wilcoxon(B - A).pvalue, rel=1e-12)
+def _signed_rank_sum(diff: np.ndarray) -> tuple[float, np.ndarray]:
+    """T+ (sum of the ranks of the positive differences) and the ranks of |diff|, ties
+    averaged: computed here by hand, not by scipy."""
+    a = np.abs(diff)
+    order = np.argsort(a, kind="stable")
+    ranks = np.empty(len(a))
+    i = 0
+    while i < len(a):  # average the ranks of equal |d|
+        j = i
+        while j + 1 < len(a) and a[order[j + 1]] == a[order[i]]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return float(ranks[diff > 0].sum()), ranks
+
+
+def test_wilcoxon_large_sample_matches_the_normal_approximation_by_hand():
+    diff = B - A
+    t, ranks = _signed_rank_sum(diff)
+    n = len(diff)
+    _, counts = np.unique(ranks, return_counts=True)
+    var = n * (n + 1) * (2 * n + 1) / 24 - (counts**3 - counts).sum() / 48
+    z = abs(t - n * (n + 1) / 4) / math.sqrt(var)
+    assert compare(A, B, "wilcoxon").p_value == pytest.approx(math.erfc(z / math.sqrt(2)),
+                                                              rel=1e-9)
+
+
+def test_wilcoxon_small_sample_matches_the_exact_distribution_by_enumeration():
+    rng = np.random.default_rng(5)
+    a = rng.random(12)
+    b = a + rng.normal(0.05, 0.1, 12)  # distinct, non-zero differences: the exact test
+    t, ranks = _signed_rank_sum(b - a)
+    signs = np.array(list(itertools.product([0, 1], repeat=12)))  # every sign pattern
+    sums = signs @ ranks
+    p = min(1.0, 2 * min((sums <= t).mean(), (sums >= t).mean()))
+    assert compare(a, b, "wilcoxon").p_value == pytest.approx(p, rel=1e-12)
 
 
 def test_randomization_is_deterministic_and_agrees_with_scipy():

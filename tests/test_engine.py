@@ -1,0 +1,130 @@
+"""Partial results of disjoint partitions of users merge into exactly the whole evaluation.
+
+This is what a distributed engine stands on: any split of the users, each partition built and
+scored on its own (its own id dictionaries, its own sorting), must give the same per-user table,
+the same means (to the last bit: sums are kept exact until one final rounding), the same counts
+and the same notices as evaluating everything at once.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rankeval import evaluate
+from rankeval.aggregate import exact_parts, mean
+from rankeval.engine import evaluate_partition, merge
+from rankeval.evaluation import finish
+from rankeval.io.readers import MemoryTable
+from rankeval.load import load_predictions, load_truth
+from rankeval.registry import REGISTRY
+from rankeval.settings import TABLE, make_settings
+
+from .datagen import generate
+
+METRICS = [*REGISTRY, "ndcg@all", "map@all", "precision@all"]
+KS = [1, 3, 10]
+
+
+def _conventions() -> list[dict]:
+    """Every value of every setting, one at a time, and all of them off their defaults."""
+    cases = [{}]
+    for s in TABLE:
+        values = s.choices if s.choices is not None else ([True] if s.is_flag else [2.0])
+        cases += [{s.name: v} for v in values if v != s.default]
+    cases.append({"gain": "exponential", "ap_denominator": "relevant",
+                  "rr_target": "most-relevant", "relevance_threshold": 2.0, "ties": "input",
+                  "zero_relevant_users": "zero", "skip_missing_users": True, "dedupe": True})
+    return cases
+
+
+def _data(seed: int, dedupe: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Graded truth, tied scores, users in one file only, padded ids, repeated pairs (when
+    ``dedupe`` may drop them)."""
+    preds, truth = generate(seed, 90, 40, 14, 9)
+    rng = np.random.default_rng(seed)
+    preds["score"] = np.round(preds["score"], 0)  # ties, some across K
+    preds.loc[preds.sample(5, random_state=seed).index, "item_id"] += " "  # padded ids
+    if dedupe:  # worse-scored repeats
+        repeats = preds.sample(6, random_state=seed + 1).assign(score=lambda d: d["score"] - 20)
+        preds = pd.concat([preds, repeats], ignore_index=True)
+    truth["relevance"] = truth["relevance"] + rng.choice([0.0, 0.5], len(truth))
+    return preds, truth
+
+
+def _split(preds, truth, n: int, seed: int):
+    """Users assigned at random to n partitions, each with rows in both files."""
+    users = np.union1d(preds["user_id"].unique(), truth["user_id"].unique())
+    rng = np.random.default_rng(seed)
+    while True:
+        part = dict(zip(users, rng.integers(0, n, len(users)), strict=True))
+        p, t = preds["user_id"].map(part), truth["user_id"].map(part)
+        pieces = [(preds[p == i], truth[t == i]) for i in range(n)]
+        if all(len(a) and len(b) for a, b in pieces):
+            return pieces
+
+
+def _merged(pieces, settings):
+    partials = []
+    for p, t in pieces:
+        partials.append(evaluate_partition(load_predictions(MemoryTable(p, "predictions")),
+                                           load_truth(MemoryTable(t, "truth")), settings))
+    whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
+    whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
+    return finish(merge(partials), settings, whole_p, whole_t)
+
+
+@pytest.mark.parametrize("options", _conventions(), ids=lambda o: ",".join(map(str, o.items())))
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_partitions_merge_into_the_whole(options, n):
+    preds, truth = _data(seed=n, dedupe=bool(options.get("dedupe")))
+    whole = evaluate(preds, truth, METRICS, KS, **options)
+    settings = make_settings(METRICS, KS, **options)
+    merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings)
+    pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
+    assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum
+    assert merged.users == whole.users
+    assert merged.notices == whole.notices
+    assert merged.prediction_rows_beyond_k == whole.prediction_rows_beyond_k
+    assert len(whole.per_user) > 40 and len(whole.notices) >= 3
+
+
+def test_a_split_that_breaks_a_user_is_not_what_partitions_are():
+    """The contract needs complete users: splitting one user's rows changes the result, so the
+    test above would catch an engine that partitions by row."""
+    preds, truth = _data(seed=3)
+    settings = make_settings(METRICS, KS)
+    by_row = merge([evaluate_partition(load_predictions(MemoryTable(p, "predictions")),
+                                       load_truth(MemoryTable(truth, "truth")), settings)
+                    for p in (preds.iloc[: len(preds) // 2], preds.iloc[len(preds) // 2:])])
+    whole = evaluate(preds, truth, METRICS, KS)
+    assert by_row.counts != whole.users
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=300),
+       st.integers(0, 300))
+def test_exact_parts_sum_exactly_and_merge(values, cut):
+    x = np.array(values, dtype=np.float64)
+    exact = _exact(values)  # rational arithmetic: the oracle
+    assert _exact(exact_parts(x)) == exact
+    cut = min(cut, len(x))
+    assert _exact(exact_parts(x[:cut]) + exact_parts(x[cut:])) == exact
+    if len(x) and abs(exact) < 1e300:
+        assert mean(exact_parts(x), len(x)) == float(exact) / len(x)
+
+
+def _exact(values) -> Fraction:
+    return sum((Fraction(v) for v in values), Fraction(0))
+
+
+def test_exact_parts_of_large_and_tiny_values():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(5000) * 10.0 ** rng.integers(-300, 300, 5000)
+    assert _exact(exact_parts(x)) == _exact(x.tolist())
+    y = np.array([1e308, 1e308, -1e308, 1e-320, 5e-324, -1.5e308])
+    assert _exact(exact_parts(y)) == _exact(y.tolist())
