@@ -233,8 +233,8 @@ def evaluate(
     """
     columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
     settings = make_settings(metrics, k, compat=compat, **options)
-    preds, gold = load_inputs(predictions, truth, columns, preds_format, truth_format)
-    return evaluate_inputs(preds, gold, settings)
+    loaded = load_inputs(predictions, truth, columns, preds_format, truth_format)
+    return evaluate_inputs(*loaded, settings)
 
 
 def _document_options() -> None:

@@ -84,3 +84,22 @@ def _delimiter_hint(columns: list[str]) -> str | None:
     return None
 
 
+
+
+def resolve_role(
+    columns: list[str], role: str, overrides: dict[str, str | None], label: str
+) -> dict[str, str | None]:
+    """Every column of ``role`` (``ROLES``) found in a file: column -> file column, None for an
+    absent optional one. One file column cannot play two parts."""
+    required, optional = ROLES[role]
+    found = {c: resolve_column(columns, c, overrides.get(f"{c}_col"), label, required=True)
+             for c in required}
+    found |= {c: resolve_column(columns, c, overrides.get(f"{c}_col"), label, required=False)
+              for c in optional}
+    named = [(c, name) for c, name in found.items() if name is not None]
+    for i, (a, name) in enumerate(named):
+        for b, other in named[i + 1:]:
+            if name == other:
+                raise InputError(label, f"column {name!r} cannot be both the {a} and the {b} "
+                                 f"column (see {_flag(a)} and {_flag(b)})")
+    return found

@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import to_numpy
-from .errors import InputError, OptionError, is_collecting, report
-from .inputs import resolve_column
+from .errors import InputError, is_collecting, report
+from .inputs import resolve_role
 from .io.readers import ID, MemoryTable, Source, Table, open_table, unparseable
 
 
@@ -105,13 +105,10 @@ def load_predictions(
     score_col: str | None = None,
 ) -> Predictions:
     """Resolve and check a run's columns."""
-    label, cols = table.label, table.columns
-    user = resolve_column(cols, "user", user_col, label, required=True)
-    item = resolve_column(cols, "item", item_col, label, required=True)
-    rank = resolve_column(cols, "rank", rank_col, label, required=False)
-    score = resolve_column(cols, "score", score_col, label, required=False)
-    if user == item:
-        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    label = table.label
+    found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
+                         item_col, "rank_col": rank_col, "score_col": score_col}, label)
+    user, item, rank, score = (found[c] for c in ("user", "item", "rank", "score"))
     types = {user: ID, item: ID}
     if rank is not None:
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
@@ -156,12 +153,10 @@ def load_truth(
     relevance_col: str | None = None,
 ) -> Truth:
     """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
-    label, cols = table.label, table.columns
-    user = resolve_column(cols, "user", user_col, label, required=True)
-    item = resolve_column(cols, "item", item_col, label, required=True)
-    relevance = resolve_column(cols, "relevance", relevance_col, label, required=False)
-    if user == item:
-        raise OptionError(f"{label}: the user and item columns are both {user!r}")
+    label = table.label
+    found = resolve_role(table.columns, "truth", {"user_col": user_col, "item_col": item_col,
+                                                  "relevance_col": relevance_col}, label)
+    user, item, relevance = (found[c] for c in ("user", "item", "relevance"))
     types = {user: ID, item: ID}
     if relevance is not None:
         types[relevance] = pa.float64()
@@ -246,6 +241,6 @@ def load_inputs(
     preds = load_predictions(open_input(predictions, "predictions", preds_format),
                              cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
                              cols.get("score_col"))
-    gold = load_truth(open_input(truth, "truth", truth_format), cols.get("user_col"),
+    judged = load_truth(open_input(truth, "truth", truth_format), cols.get("user_col"),
                       cols.get("item_col"), cols.get("relevance_col"))
-    return preds, gold
+    return preds, judged

@@ -55,19 +55,19 @@ def validate_inputs(
     cols = columns or {}
     result = Validation()
     with collecting() as problems:
-        preds: Predictions | None = _load(problems, lambda: load_predictions(
+        run: Predictions | None = _load(problems, lambda: load_predictions(
             open_input(predictions, "predictions", preds_format), cols.get("user_col"),
             cols.get("item_col"), cols.get("rank_col"), cols.get("score_col")))
-        gold: Truth | None = _load(problems, lambda: load_truth(
+        judged: Truth | None = _load(problems, lambda: load_truth(
             open_input(truth, "truth", truth_format), cols.get("user_col"),
             cols.get("item_col"), cols.get("relevance_col")))
-        for role, data in (("predictions", preds), ("truth", gold)):
+        for role, data in (("predictions", run), ("truth", judged)):
             if data is not None:
                 s = data.source
                 result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
                                        "columns": data.columns}
-        if preds is not None and gold is not None:
-            _check_join(result, problems, preds, gold, settings)
+        if run is not None and judged is not None:
+            _check_join(result, problems, run, judged, settings)
     result.errors = problems
     return result
 
@@ -80,19 +80,19 @@ def _load(problems: list[InputError], load):
         return None
 
 
-def _check_join(result: Validation, problems, preds: Predictions, gold: Truth, settings):
+def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, settings):
     try:
-        built = build(preds, gold, settings)
+        built = build(preds, truth, settings)
     except InputError as exc:
         problems.append(exc)
         return
     c = built.counts
     result.users = c
     result.notices = [*built.notices,
-                      *user_notices(c, settings, preds.source.label, gold.source.label)]
+                      *user_notices(c, settings, preds.source.label, truth.source.label)]
     result.rows_beyond_k = built.prediction_rows_beyond_k
     result.inputs["predictions"]["users"] = c.in_predictions
     result.inputs["truth"]["users"] = c.in_truth
-    error = unevaluable(c, settings, gold.source.label)
+    error = unevaluable(c, settings, truth.source.label)
     if error is not None:
         problems.append(error)

@@ -9,25 +9,19 @@ from .app import cli, show_notices
 from .emit import emit
 from .options import (
     Command,
-    column_options,
     config_option,
     option,
     pop_columns,
     pop_settings,
     report_format,
-    settings_options,
+    scoring_options,
 )
 
 
 @cli.command(name="compare", cls=Command)
 @click.argument("truth", metavar="TRUTH")
 @click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
-@option("k")
-@option("metrics")
-@settings_options
-@column_options
-@option("truth_format")
-@option("preds_format", help="Format of every run (default: each from its extension).")
+@scoring_options(preds_help="Format of every run (default: each from its extension).")
 @click.option("--name", "names", multiple=True,
               help="A name per run, in order (default: the file stems).")
 @click.option("--baseline-run", help="The run the others are compared with (default: the "
@@ -79,10 +73,10 @@ def compare_command(truth, runs, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
-    gold = load_truth(open_input(truth, "truth", kw["truth_format"]), columns["user_col"],
+    judged = load_truth(open_input(truth, "truth", kw["truth_format"]), columns["user_col"],
                       columns["item_col"], columns["relevance_col"])
     result = compare_runs(
-        gold, list(zip(labels, runs, strict=True)), settings, baseline=kw["baseline_run"],
+        judged, list(zip(labels, runs, strict=True)), settings, baseline=kw["baseline_run"],
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns,

@@ -149,6 +149,21 @@ def column_options(f):
     return f
 
 
+def scoring_options(preds_help: str | None = None) -> Callable:
+    """What every command that scores or checks inputs takes: -k, -m, the settings, the
+    columns and the input formats."""
+    preds = {"help": preds_help} if preds_help else {}
+    decorators = [option("k"), option("metrics"), settings_options, column_options,
+                  option("preds_format", **preds), option("truth_format")]
+
+    def apply(f):
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+
+    return apply
+
+
 def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
     """The settings-table values of a command's keyword arguments (removed from ``kw``)."""
     return {s.name: kw.pop(s.name) for s in TABLE}

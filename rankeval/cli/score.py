@@ -11,25 +11,19 @@ from .app import cli, show_notices
 from .emit import emit
 from .options import (
     Command,
-    column_options,
     config_option,
     option,
     pop_columns,
     pop_settings,
     report_format,
-    settings_options,
+    scoring_options,
 )
 
 
 @cli.command(cls=Command)
 @click.argument("predictions", metavar="PREDS")
 @click.argument("truth", metavar="TRUTH")
-@option("k")
-@option("metrics")
-@settings_options
-@column_options
-@option("preds_format")
-@option("truth_format")
+@scoring_options()
 @report_format("score")
 @option("output")
 @click.option("--per-user", metavar="FILE",
@@ -110,10 +104,10 @@ def score(predictions, truth, **kw) -> int:
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
-        preds, gold = load_inputs(predictions, truth, columns, kw["preds_format"],
+        run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
                                   kw["truth_format"])
-        progress.stage(f"scoring {preds.source.rows:,} predictions")
-        result = evaluate_inputs(preds, gold, settings)
+        progress.stage(f"scoring {run.source.rows:,} predictions")
+        result = evaluate_inputs(run, judged, settings)
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])

@@ -9,25 +9,19 @@ from .app import cli, flag
 from .emit import emit
 from .options import (
     Command,
-    column_options,
     config_option,
     option,
     pop_columns,
     pop_settings,
     report_format,
-    settings_options,
+    scoring_options,
 )
 
 
 @cli.command(cls=Command)
 @click.argument("predictions", metavar="PREDS")
 @click.argument("truth", metavar="TRUTH")
-@option("k")
-@option("metrics")
-@settings_options
-@column_options
-@option("preds_format")
-@option("truth_format")
+@scoring_options()
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
 @report_format("validate")
 @option("output")
