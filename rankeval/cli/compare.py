@@ -9,11 +9,10 @@ from .app import cli, show_notices
 from .emit import emit
 from .options import (
     Command,
-    config_option,
     option,
     pop_columns,
     pop_settings,
-    report_format,
+    report_options,
     scoring_options,
 )
 
@@ -41,11 +40,7 @@ from .options import (
               help="List the N users most helped and most hurt, per run and metric.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
-@report_format("compare")
-@option("output")
-@config_option
-@option("quiet")
-@option("debug")
+@report_options("compare")
 def compare_command(truth, runs, **kw) -> int:
     """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
 

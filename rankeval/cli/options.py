@@ -105,15 +105,8 @@ def option(name: str, *, command: str | None = None, **override: Any) -> Callabl
     """The shared option ``name`` (with any hidden old spellings of it)."""
     flags, kwargs = SPECS[name]
     kwargs = {**kwargs, **override}
-    decorators = [click.option(*flags, name, **kwargs)]
-    decorators += [_renamed(old, name, **kwargs) for old, new in RENAMED.items() if new == name]
-
-    def apply(f):
-        for d in reversed(decorators):
-            f = d(f)
-        return f
-
-    return apply
+    renamed = [_renamed(old, name, **kwargs) for old, new in RENAMED.items() if new == name]
+    return _stack(click.option(*flags, name, **kwargs), *renamed)
 
 
 def report_format(command: str) -> Callable:
@@ -149,12 +142,8 @@ def column_options(f):
     return f
 
 
-def scoring_options(preds_help: str | None = None) -> Callable:
-    """What every command that scores or checks inputs takes: -k, -m, the settings, the
-    columns and the input formats."""
-    preds = {"help": preds_help} if preds_help else {}
-    decorators = [option("k"), option("metrics"), settings_options, column_options,
-                  option("preds_format", **preds), option("truth_format")]
+def _stack(*decorators: Callable) -> Callable:
+    """Several option decorators as one, listed in ``--help`` in the order given."""
 
     def apply(f):
         for d in reversed(decorators):
@@ -162,6 +151,20 @@ def scoring_options(preds_help: str | None = None) -> Callable:
         return f
 
     return apply
+
+
+def scoring_options(preds_help: str | None = None) -> Callable:
+    """What every command that scores or checks inputs takes: -k, -m, the settings, the
+    columns and the input formats."""
+    preds = {"help": preds_help} if preds_help else {}
+    return _stack(option("k"), option("metrics"), settings_options, column_options,
+                  option("preds_format", **preds), option("truth_format"))
+
+
+def report_options(command: str) -> Callable:
+    """How a command reports: -f (its formats), -o, --config, -q, --debug."""
+    return _stack(report_format(command), option("output"), config_option, option("quiet"),
+                  option("debug"))
 
 
 def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:

@@ -11,11 +11,10 @@ from .app import cli, show_notices
 from .emit import emit
 from .options import (
     Command,
-    config_option,
     option,
     pop_columns,
     pop_settings,
-    report_format,
+    report_options,
     scoring_options,
 )
 
@@ -24,8 +23,6 @@ from .options import (
 @click.argument("predictions", metavar="PREDS")
 @click.argument("truth", metavar="TRUTH")
 @scoring_options()
-@report_format("score")
-@option("output")
 @click.option("--per-user", metavar="FILE",
               help="Also write one row per evaluated user: .csv, .parquet, or - for stdout.")
 @click.option("--per-query", is_flag=True,
@@ -44,13 +41,11 @@ from .options import (
 @click.option("--allow-settings-change", is_flag=True,
               help="Compare with a --baseline computed with other settings.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
-@config_option
 @option("intervals")
 @option("confidence")
 @option("rounds")
 @option("seed")
-@option("quiet")
-@option("debug")
+@report_options("score")
 def score(predictions, truth, **kw) -> int:
     """Score PREDS (ranked user-item rows) against TRUTH (user, item, relevance).
 

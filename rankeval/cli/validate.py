@@ -9,11 +9,9 @@ from .app import cli, flag
 from .emit import emit
 from .options import (
     Command,
-    config_option,
-    option,
     pop_columns,
     pop_settings,
-    report_format,
+    report_options,
     scoring_options,
 )
 
@@ -23,11 +21,7 @@ from .options import (
 @click.argument("truth", metavar="TRUTH")
 @scoring_options()
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
-@report_format("validate")
-@option("output")
-@config_option
-@option("quiet")
-@option("debug")
+@report_options("validate")
 def validate(predictions, truth, strict, **kw) -> int:
     """Check PREDS and TRUTH without scoring: every problem, every count, every warning.
 
