@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from fractions import Fraction
 
 import numpy as np
 
@@ -48,11 +49,13 @@ def exact_parts(values: np.ndarray) -> tuple[float, ...]:
     return (*parts, *p[p != 0].tolist())
 
 
-def exact_sum(parts: Iterable[float]) -> float:
-    """The correctly rounded sum of the parts of one or several partitions."""
-    return math.fsum(parts)
-
-
 def mean(parts: Iterable[float], n: int) -> float:
-    """The mean over ``n`` users from the exact parts of their sum (0.0 when n is 0)."""
-    return exact_sum(parts) / n if n else 0.0
+    """The mean over ``n`` users from the exact parts of their sum (0.0 when n is 0),
+    correctly rounded, even where the sum itself would overflow."""
+    if not n:
+        return 0.0
+    parts = list(parts)
+    try:
+        return math.fsum(parts) / n
+    except OverflowError:  # the sum passes 2^1024 though every value and the mean do not
+        return float(sum(map(Fraction, parts), Fraction(0)) / n)

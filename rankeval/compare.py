@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ class Cell:
     metric: str
     stats: Comparison
     p_adjusted: float
-    significant: bool
+    significant: bool | None  # None: the test is undefined here (never "not significant")
 
     def to_dict(self) -> dict[str, Any]:
         s = self.stats
@@ -39,8 +40,8 @@ class Cell:
             "mean": s.mean_b,
             "baseline_mean": s.mean_a,
             "delta": s.delta,
-            "p_value": s.p_value,
-            "p_adjusted": self.p_adjusted,
+            "p_value": _finite_or_none(s.p_value),
+            "p_adjusted": _finite_or_none(self.p_adjusted),
             "significant": self.significant,
             "effect_size": s.effect_size,
             "ci": [s.ci_low, s.ci_high],
@@ -81,6 +82,10 @@ class CompareResult:
         from .report.json import compare_document
 
         return compare_document(self)
+
+
+def _finite_or_none(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def run_names(paths: list[str], names: list[str]) -> list[str]:
@@ -164,8 +169,8 @@ def compare_runs(
         ]
         adjusted = correct([s.p_value for _, s in stats], correction)
         cells += [
-            Cell(name, metric, s, p, p < alpha) for (name, s), p in zip(stats, adjusted,
-                                                                       strict=True)
+            Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None)
+            for (name, s), p in zip(stats, adjusted, strict=True)
         ]
     result = CompareResult(
         settings, results, base, shared, values, cells,

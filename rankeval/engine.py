@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from .aggregate import exact_parts
 from .arrow import from_numpy, to_numpy
-from .errors import InputError
+from .errors import InputError, plural
 from .load import Predictions, Truth
 from .metrics import compute
 from .names import MetricSpec
@@ -45,6 +45,9 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
     """Build and score the users of one partition."""
     built = build(preds, truth, settings)
     values = compute(built.chunk, settings.specs, settings)
+    for spec, v in values.items():
+        if not np.isfinite(v).all():
+            raise _unrepresentable(spec, v, built, truth, settings)
     return Partial(
         users=built.users,
         values=values,
@@ -52,6 +55,24 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
         counts=built.counts,
         notices=built.notices,
         rows_beyond_k=built.prediction_rows_beyond_k,
+    )
+
+
+def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
+    """A metric whose value overflows float64 (huge grades, exponential gain): refused, never
+    reported as inf or NaN."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    users = built.users.take(from_numpy(bad[:5])).to_pylist()
+    top = float(np.max(built.chunk.max_relevance[bad]))
+    return InputError(
+        truth.source.label,
+        f"{spec} overflows a 64-bit float for {plural(len(bad), 'user')} (relevance up to "
+        f"{top:g} with {settings.gain} gain); ndcg stays exact at any size: ask for it "
+        "instead, or use " + ("smaller grades" if settings.gain == "linear" else
+                              "linear gain or smaller grades"),
+        column=truth.columns.get("relevance"),
+        examples=[(u, top) for u in users],
+        unit="user",
     )
 
 

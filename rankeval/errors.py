@@ -85,9 +85,8 @@ class InputError(RankevalError):
 
     def _format(self) -> str:
         where = f"{self.path}: column '{self.column}': " if self.column else f"{self.path}: "
-        text = where + (
-            f"{self.count:,} {self.problem}" if self.count is not None else self.problem
-        )
+        problem = _singular(self.problem) if self.count == 1 else self.problem
+        text = where + (f"{self.count:,} {problem}" if self.count is not None else problem)
         if self.examples:
             shown = ", ".join(
                 f"{self.unit} {row} ({_show(value)})" for row, value in self.examples
@@ -96,6 +95,28 @@ class InputError(RankevalError):
         if self.hint:
             text += f" ({self.hint})"
         return text
+
+
+_NOUNS = {"pairs": "pair", "values": "value", "users": "user", "lines": "line", "ranks": "rank",
+          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number"}
+_VERBS = ((" are ", " is "), (" have ", " has "), (" were ", " was "))
+
+
+def _singular(problem: str) -> str:
+    """A problem phrased for several (``ranks that are not whole numbers``) said of one."""
+    words = problem.split(" ")
+    for i, word in enumerate(words[:4]):  # the counted noun comes first, after adjectives
+        if word in _NOUNS:
+            words[i] = _NOUNS[word]
+            text = " ".join(words)
+            for many, one in _VERBS:
+                text = text.replace(many, one, 1)
+            for many, one in (("not whole numbers", "not a whole number"),
+                              ("not finite numbers", "not a finite number"),
+                              ("not numbers", "not a number")):
+                text = text.replace(many, one)
+            return text
+    return problem
 
 
 _collector: ContextVar[list[InputError] | None] = ContextVar("rankeval_problems", default=None)

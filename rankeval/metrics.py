@@ -36,6 +36,21 @@ def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
     return np.where(relevance > 0, np.exp2(np.maximum(relevance, 0.0)) - 1.0, 0.0)
 
 
+# Past this gain a sum of gains may overflow float64 (2^1024): gains are then divided by each
+# user's largest gain, which leaves NDCG exact and finite, and CG/DCG/IDCG are multiplied back
+# (and refused by the engine when that overflows).
+_SCALE_FROM = 2.0**960
+
+
+def scaled_gain(relevance: np.ndarray, top: np.ndarray, kind: str) -> np.ndarray:
+    """gain(r) / gain(top), computed without forming either (top >= r > 0 per row)."""
+    if kind == "linear":
+        return relevance / top
+    ln2 = np.log(2.0)
+    # (2^r - 1) / (2^t - 1) = 2^(r - t) (1 - 2^-r) / (1 - 2^-t)
+    return np.exp2(relevance - top) * np.expm1(-relevance * ln2) / np.expm1(-top * ln2)
+
+
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast(num, den).shape)
     np.divide(num, den, out=out, where=den != 0)
@@ -60,6 +75,25 @@ class Sums:
         t = conv.relevance_threshold
         h = slice(None) if t is None else self.g_rel >= t
         self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
+        top = chunk.max_relevance
+        largest = float(top.max()) if len(top) else 0.0
+        # Per-user divisor of every gain, or None: gains are used as they are.
+        self.unit = None
+        with np.errstate(over="ignore"):
+            if largest > 0 and gain(np.array([largest]), conv.gain)[0] >= _SCALE_FROM:
+                self.unit = gain(np.where(top > 0, top, 1.0), conv.gain)
+
+    def _gain(self, rel: np.ndarray, user: np.ndarray) -> np.ndarray:
+        if self.unit is None:
+            return gain(rel, self.conv.gain)
+        return scaled_gain(rel, self.c.max_relevance[user], self.conv.gain)
+
+    def unscaled(self, sums: np.ndarray) -> np.ndarray:
+        """Sums of scaled gains back to gains (inf where that overflows: the engine refuses)."""
+        if self.unit is None:
+            return sums
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(sums == 0, 0.0, sums * self.unit)
 
     def _per_user(
         self, what: str, k: float, user: np.ndarray, pos: np.ndarray, weights: np.ndarray | None
@@ -113,19 +147,20 @@ class Sums:
         return self._per_user("ap", k, self.h_user, self.h_pos, self._precision_at_hits)
 
     def cg(self, k: float) -> np.ndarray:
-        weights = gain(self.g_rel, self.conv.gain)
+        """Sums of gains (scaled when ``unit`` is set; see ``unscaled``)."""
+        weights = self._gain(self.g_rel, self.g_user)
         return self._per_user("cg", k, self.g_user, self.g_pos, weights)
 
     @cached_property
     def _discounted_gain(self) -> np.ndarray:
-        return gain(self.g_rel, self.conv.gain) / np.log2(self.g_pos + 1.0)
+        return self._gain(self.g_rel, self.g_user) / np.log2(self.g_pos + 1.0)
 
     def dcg(self, k: float) -> np.ndarray:
         return self._per_user("dcg", k, self.g_user, self.g_pos, self._discounted_gain)
 
     def idcg(self, k: float) -> np.ndarray:
         c = self.c
-        weights = gain(c.ideal_rel, self.conv.gain) / np.log2(c.ideal_pos + 1.0)
+        weights = self._gain(c.ideal_rel, c.ideal_user) / np.log2(c.ideal_pos + 1.0)
         return self._per_user("idcg", k, c.ideal_user, c.ideal_pos, weights)
 
 
@@ -175,9 +210,9 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "mrr": _mrr,
     "map": _map,
     "r_precision": _r_precision,
-    "cg": Sums.cg,
-    "dcg": Sums.dcg,
-    "idcg": Sums.idcg,
+    "cg": lambda s, k: s.unscaled(s.cg(k)),
+    "dcg": lambda s, k: s.unscaled(s.dcg(k)),
+    "idcg": lambda s, k: s.unscaled(s.idcg(k)),
     "ndcg": _ndcg,
 }
 assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"

@@ -165,7 +165,7 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
     users, items = data.user.take(take_rows).to_pylist(), data.item.take(take_rows).to_pylist()
     examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
     report(InputError(data.source.label, "(user, item) pairs listed more than once",
-                      count=len(rows), examples=examples, hint=hint))
+                      count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
 
 
 def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
@@ -178,7 +178,8 @@ def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
             bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
             report(InputError(preds.source.label, "ranks repeated within a user",
                               column=preds.columns["rank"], count=len(bad),
-                              examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]]))
+                              examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
+                              unit=preds.source.unit))
         gaps = np.unique(su[r != pos]).size
         if gaps:
             notices.append(Notice("rank_gaps", gaps))

@@ -153,8 +153,14 @@ def correct(p_values: list[float], method: str) -> list[float]:
     """Adjusted p-values: Holm-Bonferroni (step-down), Bonferroni, or none."""
     if method not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
-    m = len(p_values)
-    p = np.asarray(p_values, dtype=np.float64)
+    p_all = np.asarray(p_values, dtype=np.float64)
+    defined = np.isfinite(p_all)
+    if not defined.all():  # an undefined test stays undefined and is not counted
+        out = np.full(len(p_all), np.nan)
+        out[defined] = correct(p_all[defined].tolist(), method)
+        return out.tolist()
+    m = len(p_all)
+    p = p_all
     if method == "none" or m == 0:
         return p.tolist()
     if method == "bonferroni":

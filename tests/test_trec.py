@@ -150,10 +150,10 @@ def test_trec_whitespace_gzip_and_stdin(write, run_cli):
     [
         ("a.run", "q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 0.5\n", "line 2 ('q1 Q0 d2 2 0.5')"),
         ("a.run", "q1 0 d1 1\n", "1 of them have 4 fields, as in a qrels file"),
-        ("a.run", "q1 Q0 d1 1 high t\n", "column 'score': 1 non-numeric values, e.g. line 1"),
-        ("a.run", "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 0.5 t\n", "1 blank lines, e.g. line 2"),
+        ("a.run", "q1 Q0 d1 1 high t\n", "column 'score': 1 non-numeric value, e.g. line 1"),
+        ("a.run", "q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 0.5 t\n", "1 blank line, e.g. line 2"),
         ("a.run", "q1 Q0 d1 1 nan t\n", "NaN"),
-        ("a.json", '{"q1": {"d1": "x"}}', "values that are not numbers, e.g. entry q1/d1"),
+        ("a.json", '{"q1": {"d1": "x"}}', "1 value that is not a finite number, e.g. entry q1/d1"),
         ("a.json", '{"q1": [1, 2]}', "not an object of items"),
         ("a.json", '[{"q1": 1}]', "expected an object"),
         ("a.json", '{"q1": {"d1": 1}', "not valid JSON"),

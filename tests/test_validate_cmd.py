@@ -32,9 +32,9 @@ def test_every_problem_of_both_files_is_listed(run_cli, write):
     assert r.exit_code == 2
     errors = json.loads(r.stdout)["errors"]
     joined = "\n".join(errors)
-    for needle in ("column 'user_id': 1 empty ids", "ranks below 1", "column 'relevance': 1 NaN",
-                   "p.csv: 1 (user, item) pairs listed more than once",
-                   "t.csv: 1 (user, item) pairs listed more than once"):
+    for needle in ("column 'user_id': 1 empty id,", "rank below 1", "column 'relevance': 1 NaN",
+                   "p.csv: 1 (user, item) pair listed more than once",
+                   "t.csv: 1 (user, item) pair listed more than once"):
         assert needle in joined, (needle, errors)
     assert "cannot be scored (5 problems)" in r.stderr
 
@@ -54,9 +54,9 @@ def test_unreadable_numbers_do_not_hide_the_other_problems(run_cli, write):
     r = run_cli("validate", p, t, "-f", "json")
     assert r.exit_code == 2
     joined = "\n".join(json.loads(r.stdout)["errors"])
-    for needle in ("column 'rank': 1 non-numeric values, e.g. row 2 ('two')",
-                   "column 'score': 1 non-numeric values, e.g. row 1 ('x')",
-                   "column 'user_id': 1 empty ids",
-                   "column 'relevance': 1 non-numeric values",
-                   "p.csv: 1 (user, item) pairs listed more than once"):
+    for needle in ("column 'rank': 1 non-numeric value, e.g. row 2 ('two')",
+                   "column 'score': 1 non-numeric value, e.g. row 1 ('x')",
+                   "column 'user_id': 1 empty id,",
+                   "column 'relevance': 1 non-numeric value",
+                   "p.csv: 1 (user, item) pair listed more than once"):
         assert needle in joined, (needle, joined)

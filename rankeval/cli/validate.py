@@ -46,7 +46,7 @@ def validate(predictions, truth, strict, **kw) -> int:
                              truth_format=kw["truth_format"], columns=columns)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
-         lambda: json.dumps(result.to_dict(strict), indent=2) + "\n")
+         lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")
     if result.ok(strict):
         if not kw["quiet"]:
             click.echo("rankeval: ok: the inputs can be scored "

@@ -23,6 +23,8 @@ ALIASES = {"qrels": "trec", "run": "trec", "ndjson": "jsonl"}
 PREDS_CHOICES = ("csv", "tsv", "parquet", "trec", "run", "json", "jsonl")
 TRUTH_CHOICES = ("csv", "tsv", "parquet", "trec", "qrels", "json", "jsonl")
 ALL_CHOICES = ("csv", "tsv", "parquet", "trec", "run", "qrels", "json", "jsonl")
+# How messages count the records of a format: data rows after a header, lines, or entries.
+UNITS = {"trec": "line", "jsonl": "line", "json": "entry"}
 EXTENSIONS = {ext: name for name, (exts, _) in FORMATS.items() for ext in exts}
 
 

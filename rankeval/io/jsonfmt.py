@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pyarrow as pa
 
@@ -12,40 +13,67 @@ from .readers import one_line
 VALUE = {"predictions": "score", "truth": "relevance"}
 
 
-def parse_json(data: bytes, role: str, label: str) -> pa.Table:
-    """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``."""
+class _Object(list):
+    """A JSON object as its (key, value) pairs in file order: repeated keys are all kept, so
+    that repeats meet the same duplicate rules as in every other format."""
+
+
+def _number(v: object) -> bool:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
     try:
-        doc = json.loads(data)
+        return math.isfinite(float(v))
+    except OverflowError:  # an integer past 2^1024
+        return False
+
+
+def parse_json(data: bytes, role: str, label: str) -> pa.Table:
+    """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``.
+
+    A user or item key given twice is kept twice: the (user, item) pairs then meet the same
+    checks as a CSV file's rows (an error, or ``dedupe`` for a run), never "last one wins".
+    """
+    try:
+        doc = json.loads(data, object_pairs_hook=_Object)
+    except RecursionError:
+        raise InputError(label, "not valid JSON: nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(label, f"not valid JSON: {one_line(exc)}") from None
-    if not isinstance(doc, dict):
+    if not isinstance(doc, _Object):
         raise InputError(
             label, f'expected an object {{"user": {{"item": {VALUE[role]}}}}}, '
-            f"got a JSON {type(doc).__name__} (JSON Lines files end in .jsonl)"
+            f"got a JSON {_kind(doc)} (JSON Lines files end in .jsonl)"
         )
-    bad = [(u, v) for u, v in doc.items() if not isinstance(v, dict)]
+    bad = [(u, _kind(v)) for u, v in doc if not isinstance(v, _Object)]
     if bad:
         raise InputError(
             label, "users whose value is not an object of items", count=len(bad),
-            examples=[(u, v) for u, v in bad[:5]], unit="user",
+            examples=bad[:5], unit="user",
         )
-    users = [u for u, items in doc.items() for _ in range(len(items))]
-    items = [i for per_user in doc.values() for i in per_user]
-    values = [v for per_user in doc.values() for v in per_user.values()]
-    odd = [(f"{u}/{i}", v) for u, i, v in zip(users, items, values, strict=True)
-           if isinstance(v, bool) or not isinstance(v, int | float)]
+    users = [u for u, items in doc for _ in items]
+    items = [i for _, per_user in doc for i, _ in per_user]
+    values = [v for _, per_user in doc for _, v in per_user]
+    odd = [(f"{u}/{i}", v if not isinstance(v, list) else _kind(v))
+           for u, i, v in zip(users, items, values, strict=True) if not _number(v)]
     if odd:
         raise InputError(
-            label, "values that are not numbers", column=VALUE[role], count=len(odd),
+            label, "values that are not finite numbers", column=VALUE[role], count=len(odd),
             examples=odd[:5], unit="entry",
         )
     return pa.table(
         {
             "user_id": pa.array(users, pa.string()),
             "item_id": pa.array(items, pa.string()),
-            VALUE[role]: pa.array(values, pa.float64()),
+            VALUE[role]: pa.array([float(v) for v in values], pa.float64()),
         }
     )
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, _Object):
+        return "object"
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number")
 
 
 def write_json(table: pa.Table, role: str) -> bytes:

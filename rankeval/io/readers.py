@@ -23,7 +23,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-from .formats import STDIN, detect_format
+from .formats import STDIN, UNITS, detect_format
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
 # is faster than reading text and encoding it after; other sources may answer with plain text.
@@ -44,6 +44,11 @@ class Source:
     def label(self) -> str:
         return "<stdin>" if self.path == STDIN else self.path
 
+    @property
+    def unit(self) -> str:
+        """What error messages count: ``row``, ``line`` or ``entry``."""
+        return UNITS.get(self.format, "row")
+
 
 class Table:
     """An opened input: its column names, and a way to read chosen columns with chosen types."""
@@ -55,7 +60,7 @@ class Table:
         self.format = fmt
         self.role = role
         self.label = "<stdin>" if path == STDIN else path
-        self.unit = "line" if fmt in ("trec", "jsonl") else "row"  # how errors count rows
+        self.unit = UNITS.get(fmt, "row")  # how errors count rows
         self._buffer: bytes | None = None
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening

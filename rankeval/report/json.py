@@ -51,7 +51,7 @@ def document(ev) -> dict[str, Any]:
 
 
 def render(ev) -> str:
-    return json.dumps(document(ev), indent=2) + "\n"
+    return json.dumps(document(ev), indent=2, allow_nan=False) + "\n"
 
 
 def compare_document(result) -> dict[str, Any]:
@@ -80,7 +80,7 @@ def compare_document(result) -> dict[str, Any]:
 
 
 def render_compare(result) -> str:
-    return json.dumps(compare_document(result), indent=2) + "\n"
+    return json.dumps(compare_document(result), indent=2, allow_nan=False) + "\n"
 
 
 @dataclass(frozen=True)

@@ -123,15 +123,23 @@ def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
     cell = result.cell(run, metric)
     if cell is None:  # the baseline itself
         return f"{mean:.4f}", False
-    mark = "*" if cell.significant else ""
+    mark = "*" if cell.significant else "?" if cell.significant is None else ""
     return f"{mean:.4f} {cell.stats.delta:+.4f}{mark}", cell.significant
+
+
+def _p(p: float) -> str:
+    """A p-value in full enough digits, or 'undefined' (never blank, never read as large)."""
+    return f"{p:.4g}" if math.isfinite(p) else "undefined"
 
 
 def compare_footer(result) -> list[str]:
     o = result.options
     lines = [
         f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
-        f"* significant at alpha {o['alpha']:g} · {len(result.shared_users):,} users compared",
+        f"* significant at alpha {o['alpha']:g}"
+        + (" · ? the test is undefined" if any(c.significant is None for c in result.cells)
+           else "")
+        + f" · {len(result.shared_users):,} users compared",
     ]
     return lines
 
@@ -165,7 +173,7 @@ def render_compare(result, console) -> None:
     for c in result.cells:
         s = c.stats
         detail.add_row(c.run, c.metric, f"{s.delta:+.4f}", f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]",
-                       f"{s.p_value:.4g}", f"{c.p_adjusted:.4g}" + ("*" if c.significant else ""),
+                       _p(s.p_value), _p(c.p_adjusted) + ("*" if c.significant else ""),
                        f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
     console.print(detail)
     for run, metrics in result.top.items():
