@@ -21,7 +21,7 @@ from .errors import InputError, OptionError
 from .inputs import COLUMNS
 from .io.formats import STDIN, STDOUT, detect_format
 from .io.jsonfmt import write_json, write_jsonl
-from .io.output import check_writable, csv_bytes, write_atomic, write_bytes
+from .io.output import check_distinct, check_writable, csv_bytes, write_atomic, write_bytes
 from .io.readers import Table, open_table
 from .io.trec import write_qrels, write_run
 from .load import Predictions, load_predictions, load_truth
@@ -68,6 +68,7 @@ def convert(
         raise OptionError("{option} is required when writing to '-' (standard output)",
                           "output_format")
     check_writable(target, "OUT")
+    check_distinct({"OUT": target}, [source])
     kind = kind or _kind_from_name(source) or _kind_from_name(target)
     if kind is None and (in_fmt == "json" or (in_fmt == "trec" and source == STDIN)):
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",

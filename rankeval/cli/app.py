@@ -6,7 +6,9 @@ Heavy imports (pandas, pyarrow, rich) happen inside the commands so that ``--hel
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import traceback
 from typing import Any
 
@@ -15,7 +17,8 @@ import click
 from .. import __version__
 from ..errors import EXIT_USAGE, RankevalError
 
-INTERRUPTED = 130
+INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+TERMINATED = 143  # 128 + SIGTERM
 
 
 def flag(name: str, value: Any = None) -> str:
@@ -38,6 +41,14 @@ def warn(message: str) -> None:
     click.echo(f"rankeval: warning: {message}", err=True)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the process is, so that half-written outputs are removed."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
+
+
 class _PipeClosed(Exception):
     """stdout was closed by the reader (``| head``); not an OSError, so click leaves it to us."""
 
@@ -58,6 +69,8 @@ class RankevalGroup(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = list(sys.argv[1:] if args is None else args)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _on_sigterm)
         try:
             code = super().main(
                 argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
@@ -75,6 +88,9 @@ class RankevalGroup(click.Group):
         except KeyboardInterrupt:
             error("interrupted")
             code = INTERRUPTED
+        except _Terminated:
+            error("terminated")
+            code = TERMINATED
         except MemoryError:  # pyarrow's ArrowMemoryError is one too
             error(
                 "out of memory: the inputs need more memory than this machine has (about 200 "
@@ -101,12 +117,21 @@ class RankevalGroup(click.Group):
         return code
 
 
-def console(file, width: int | None = None, plain: bool = False):
-    """A rich console on ``file``. ``NO_COLOR`` (any value) means no escape codes at all."""
+def console(file, width: int | None = None, plain: bool = False, like=None):
+    """A rich console on ``file``. ``NO_COLOR`` (any value) means no escape codes at all.
+
+    ``like``: the stream the text is for (a terminal gets colour and its own width). Anything
+    else gets a width no table reaches, so that no number is ever cut to fit 80 columns.
+    """
     from rich.console import Console
 
     plain = plain or bool(os.environ.get("NO_COLOR"))
-    return Console(file=file, width=width, color_system=None if plain else "auto")
+    stream = like if like is not None else file
+    terminal = bool(getattr(stream, "isatty", lambda: False)())
+    if width is None and not terminal:
+        width = 100_000
+    return Console(file=file, width=width, color_system=None if plain else "auto",
+                   force_terminal=True if terminal and not plain else None)
 
 
 def show_notices(notices, quiet: bool, prefix: str = "") -> None:

@@ -56,7 +56,7 @@ def compare_command(truth, runs, **kw) -> int:
       rankeval compare truth.csv main.csv pr.csv --fail-if-worse -m ndcg@10
     """
     from ..compare import compare_runs, run_names
-    from ..io.output import check_writable
+    from ..io.output import check_distinct, check_writable
     from ..load import load_truth, open_input
     from ..report import module
     from ..settings import make_settings
@@ -68,6 +68,7 @@ def compare_command(truth, runs, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
+    check_distinct({"--output": kw["output"]}, [truth, *runs])
     judged = load_truth(open_input(truth, "truth", kw["truth_format"]), columns["user_col"],
                       columns["item_col"], columns["relevance_col"])
     result = compare_runs(

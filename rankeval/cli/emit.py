@@ -21,9 +21,12 @@ def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
 
     if fmt != "table":
         write_text(output, text())
-    elif output == STDOUT:
-        draw(console(sys.stderr if to_stderr else sys.stdout))
-    else:
+    elif output == STDOUT and to_stderr:
+        draw(console(sys.stderr))
+    else:  # drawn first, then written, so a closed stdout is handled in one place
         buffer = io.StringIO()
-        draw(console(buffer, width=100, plain=True))
+        if output == STDOUT:
+            draw(console(buffer, like=sys.stdout))
+        else:
+            draw(console(buffer, plain=True))
         write_text(output, buffer.getvalue())

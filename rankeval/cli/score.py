@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import EXIT_GATE_FAILED, OptionError
-from .app import cli, show_notices
+from .app import cli, show_notices, warn
 from .emit import emit
 from .options import (
     Command,
@@ -70,7 +70,7 @@ def score(predictions, truth, **kw) -> int:
     from ..evaluation import evaluate_inputs
     from ..gates import plan_gates
     from ..io.formats import STDIN, STDOUT
-    from ..io.output import check_writable, per_user_format, write_per_user
+    from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
     from ..load import load_inputs
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
@@ -96,6 +96,8 @@ def score(predictions, truth, **kw) -> int:
         if per_user == STDOUT and output == STDOUT and fmt != "table":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
+    check_distinct({"--output": output, "--per-user": per_user, "--junit": kw["junit"]},
+                   [predictions, truth, *([kw["baseline"]] if kw["baseline"] else [])])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
@@ -126,7 +128,9 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
 
     if junit is not None:
         write_text(junit, junit_report.render(result))
-    append_step_summary(result)
+    problem = append_step_summary(result)
+    if problem:
+        warn(problem)
     for verdict in result.verdicts:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)

@@ -36,9 +36,12 @@ def validate(predictions, truth, strict, **kw) -> int:
     """
     import json
 
+    from ..io.output import check_distinct, check_writable
     from ..settings import make_settings
     from ..validate import validate_inputs
 
+    check_writable(kw["output"], "--output")
+    check_distinct({"--output": kw["output"]}, [predictions, truth])
     columns = pop_columns(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))

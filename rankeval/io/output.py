@@ -1,30 +1,90 @@
-"""Writing results: whole files appear at once (temporary file + rename) or not at all."""
+"""Writing results: a regular file appears whole or not at all (a temporary file, renamed),
+with the permissions the umask gives (or the replaced file had); devices, FIFOs and symlinks
+are written through; stdout may be closed by its reader without changing the run's outcome.
+Every failure to write is one ``OutputError`` line, never an internal error."""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..errors import OptionError
-from .formats import STDOUT
+from ..errors import OptionError, RankevalError
+from .formats import STDIN, STDOUT
 
 PER_USER_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+class OutputError(RankevalError):
+    """An output could not be written (disk full, read-only, permission, ...)."""
 
 
 def check_writable(path: str, flag: str) -> None:
     """Fail before any work when an output could not be written."""
     if path == STDOUT:
         return
-    parent = Path(path).resolve().parent
+    if path.endswith(("/", os.sep)):
+        raise OptionError(f"{flag} {path}: names a directory (it ends in /), not a file")
+    p = Path(path)
+    if p.is_dir():
+        raise OptionError(f"{flag} {path}: is a directory")
+    if _written_through(p):
+        if not os.access(p, os.W_OK):
+            raise OptionError(f"{flag} {path}: permission denied")
+        return
+    parent = p.resolve().parent
     if not parent.is_dir():
         raise OptionError(f"{flag} {path}: the directory {parent} does not exist")
-    if Path(path).is_dir():
-        raise OptionError(f"{flag} {path}: is a directory")
     if not os.access(parent, os.W_OK):
         raise OptionError(f"{flag} {path}: cannot write to {parent}")
+
+
+def check_distinct(outputs: dict[str, str | None], inputs: Iterable[str]) -> None:
+    """No output may be an input or another output (the same file by any name), checked
+    before any work: ``-o preds.csv`` must never destroy the predictions."""
+    seen: dict[object, str] = {}
+    for path in inputs:
+        if path != STDIN:
+            seen.setdefault(_identity(path), f"the input {path}")
+    for flag, path in outputs.items():
+        if path is None or path == STDOUT or _is_device(Path(path)):
+            continue
+        key = _identity(path)
+        if key in seen:
+            raise OptionError(f"{flag} {path}: is {seen[key]}; write to another file")
+        seen[key] = f"the output of {flag}"
+
+
+def _identity(path: str) -> object:
+    """The same object for two names of one file: (device, inode) when it exists."""
+    try:
+        st = os.stat(path)
+        return (st.st_dev, st.st_ino)
+    except OSError:
+        return os.path.realpath(path)
+
+
+def _is_device(p: Path) -> bool:
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+
+
+def _written_through(p: Path) -> bool:
+    """Symlinks and anything that is not a regular file (devices, FIFOs) are written in
+    place: renaming over them would replace the link or the device node."""
+    if p.is_symlink():
+        return True
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return False  # a new file
+    return not stat.S_ISREG(mode)
 
 
 def per_user_format(path: str) -> str:
@@ -37,30 +97,61 @@ def per_user_format(path: str) -> str:
 
 
 def write_atomic(path: str, write: Callable[[str], None]) -> None:
-    """Call ``write(tmp_path)`` and move the result to ``path`` only when it succeeded."""
+    """Call ``write(tmp_path)`` and move the result to ``path`` only when it succeeded; a
+    device, FIFO or symlink is written through instead."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
     try:
-        write(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        if _written_through(target):
+            write(path)
+            return
+        mode = _mode(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        try:
+            write(tmp)
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:  # SIGTERM too (the command line turns it into an exception)
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _mode(target: Path) -> int:
+    """The permissions of the file being replaced, else those the umask gives a new file."""
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_stdout(data: bytes) -> None:
+    """Bytes to standard output. A reader that closed it early (``| head``, ``| true``) is
+    not an error, and the run goes on (files asked for are still written, the exit code is
+    still the gates'); any other failure is an ``OutputError``."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_closed()
+    except OSError as exc:
+        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+def stdout_closed() -> None:
+    """Point stdout at /dev/null so that later writes and the final flush succeed."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def write_text(path: str, text: str) -> None:
     """Text to a file (atomically) or to stdout for ``-``."""
-    if path == STDOUT:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-
-    def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-
-    write_atomic(path, write)
+    write_bytes(path, text.encode("utf-8"))
 
 
 def csv_bytes(table, delimiter: str = ",") -> bytes:
@@ -90,8 +181,7 @@ def csv_bytes(table, delimiter: str = ",") -> bytes:
 def write_bytes(path: str, data: bytes) -> None:
     """Bytes to a file (atomically) or to stdout for ``-``."""
     if path == STDOUT:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        write_stdout(data)
         return
 
     def write(tmp: str) -> None:

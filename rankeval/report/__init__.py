@@ -7,7 +7,16 @@ when compare can write it) and the commands that offer it. A new format is a mod
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def visible(text: object) -> str:
+    """Text from data (ids, names, paths) with control characters shown as escapes, so that
+    an id holding an ANSI sequence or a newline cannot act on a terminal or break a layout."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), str(text))
 
 
 @dataclass(frozen=True)

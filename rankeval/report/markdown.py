@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 
 from ..gates import show_pair
 from ..settings import footer
-from .table import compare_cell, compare_footer, comparison, users_line, with_ci
+from . import visible
+from .table import compare_cell, compare_footer, comparison, p_text, users_line, with_ci
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -38,7 +40,7 @@ def render(ev) -> str:
         cells = (with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if ev.baseline is not None:
-        lines += ["", f"Against `{ev.baseline['path']}`:", "",
+        lines += ["", f"Against {code(ev.baseline['path'])}:", "",
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
             lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
@@ -49,13 +51,34 @@ def render(ev) -> str:
 
 
 def append_step_summary(ev, environ=os.environ) -> str | None:
-    """Append the Markdown summary to the file named by GITHUB_STEP_SUMMARY, if it is set."""
+    """Append the Markdown summary to the file named by GITHUB_STEP_SUMMARY, if it is set.
+
+    A summary that cannot be written is a warning for the caller (the returned text), never a
+    change of verdict: the gates' exit code is what CI reads."""
     path = environ.get(STEP_SUMMARY)
     if not path:
         return None
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(render(ev) + "\n")
-    return path
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(render(ev) + "\n")
+    except OSError as exc:
+        return f"cannot append to {STEP_SUMMARY} {path}: {exc.strerror or exc}"
+    return None
+
+
+def cell(text: object) -> str:
+    """Data in a Markdown table cell: shown as written (``|``, backticks, markup escaped)."""
+    shown = visible(text).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+    return shown.replace("*", "\\*").replace("_", "\\_").replace("<", "&lt;")
+
+
+def code(text: object) -> str:
+    """Data as a Markdown code span, fenced by more backticks than it holds in a row."""
+    shown = visible(text)
+    run = max((len(r) for r in re.findall("`+", shown)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
 
 
 def render_compare(result) -> str:
@@ -64,8 +87,15 @@ def render_compare(result) -> str:
     for r in result.runs:
         cells = [compare_cell(result, r.name, m)[0] for m in result.metrics]
         name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", *compare_footer(result)]
+        lines.append(f"| {cell(name)} | " + " | ".join(cells) + " |")
+    level = f"{result.options['ci_level']:.0%} CI"
+    lines += ["", f"| run | metric | delta | {level} | p | p adjusted | effect d | win/tie/loss |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for c in result.cells:
+        s = c.stats
+        mark = "*" if c.significant else ""
+        lines.append(f"| {cell(c.run)} | {c.metric} | {s.delta:+.4f} | [{s.ci_low:+.4f}, "
+                     f"{s.ci_high:+.4f}] | {p_text(s.p_value)} | {p_text(c.p_adjusted)}{mark} | "
+                     f"{s.effect_size:+.3f} | {s.wins}/{s.ties}/{s.losses} |")
+    lines += ["", *(cell(line) for line in compare_footer(result))]
     return "\n".join(lines) + "\n"
-
-

@@ -7,8 +7,16 @@ import html
 import io
 import math
 
+from rich.markup import escape
+
 from ..gates import show_pair
 from ..settings import footer
+from . import visible
+
+
+def data(text: object) -> str:
+    """Data in rich markup: shown as written, never read as markup or terminal codes."""
+    return escape(visible(text))
 
 
 def _fmt(value: float) -> str:
@@ -53,9 +61,9 @@ def render(ev, console) -> None:
     table = Table(title=None, box=None, header_style="bold", pad_edge=False)
     table.add_column("metric", style="bold")
     for k in columns:
-        table.add_column(f"@{k}", justify="right")
+        table.add_column(f"@{k}", justify="right", overflow="fold")
     for name, values in rows:
-        table.add_row(name, *(with_ci(ev, name, c, v) for c, v in zip(columns, values,
+        table.add_row(name, *(escape(with_ci(ev, name, c, v)) for c, v in zip(columns, values,
                                                                        strict=True)))
     console.print(table)
     if ev.intervals:
@@ -67,17 +75,19 @@ def render(ev, console) -> None:
         console.print()
         base = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("metric", "baseline", "current", "delta"):
-            base.add_column(column, justify="left" if column == "metric" else "right")
+            base.add_column(column, justify="left" if column == "metric" else "right",
+                            overflow="fold")
         for name, b, current, delta in comparison(ev):
             style = "red" if delta < 0 else "green" if delta > 0 else None
             base.add_row(name, f"{b:.4f}", f"{current:.4f}", f"{delta:+.4f}", style=style)
         console.print(base)
-        console.print(f"baseline: {ev.baseline['path']}", style="dim", highlight=False)
+        console.print(f"baseline: {data(ev.baseline['path'])}", style="dim", highlight=False)
     if ev.verdicts:
         console.print()
         gates = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("gate", "value", "condition", "verdict"):
-            gates.add_column(column, justify="right" if column == "value" else "left")
+            gates.add_column(column, justify="right" if column == "value" else "left",
+                             overflow="fold")
         for v in ev.verdicts:
             verdict = "[green]passed[/]" if v.passed else "[bold red]FAILED[/]"
             value, _ = show_pair(v.value, v.limit)
@@ -93,11 +103,11 @@ def comparison(ev) -> list[tuple[str, float, float, float]]:
 
 
 def plain_text(ev) -> str:
-    """The table as plain text, 100 columns wide (``repr``, ``-o FILE``)."""
+    """The table as plain text, as wide as it needs (``repr``)."""
     from rich.console import Console
 
     buffer = io.StringIO()
-    render(ev, Console(file=buffer, width=100, color_system=None))
+    render(ev, Console(file=buffer, width=100_000, color_system=None))
     return buffer.getvalue()
 
 
@@ -127,7 +137,7 @@ def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
     return f"{mean:.4f} {cell.stats.delta:+.4f}{mark}", cell.significant
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
     """A p-value in full enough digits, or 'undefined' (never blank, never read as large)."""
     return f"{p:.4g}" if math.isfinite(p) else "undefined"
 
@@ -150,7 +160,7 @@ def render_compare(result, console) -> None:
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("run", style="bold")
     for metric in result.metrics:
-        table.add_column(metric, justify="right")
+        table.add_column(metric, justify="right", overflow="fold")
     for r in result.runs:
         cells = []
         for metric in result.metrics:
@@ -160,30 +170,32 @@ def render_compare(result, console) -> None:
                 text = f"[{'green' if cell.stats.delta > 0 else 'red'}]{text}[/]"
             cells.append(text)
         name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
-        table.add_row(name, *cells)
+        table.add_row(data(name), *cells)
     console.print(table)
     for line in compare_footer(result):
-        console.print(line, style="dim", highlight=False, soft_wrap=True)
+        console.print(data(line), style="dim", highlight=False, soft_wrap=True)
 
     console.print()
     detail = Table(box=None, header_style="bold", pad_edge=False)
     for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI", "p",
                    "p adjusted", "effect d", "win/tie/loss"):
-        detail.add_column(column, justify="left" if column in ("run", "metric") else "right")
+        detail.add_column(column, justify="left" if column in ("run", "metric") else "right",
+                          overflow="fold")
     for c in result.cells:
         s = c.stats
-        detail.add_row(c.run, c.metric, f"{s.delta:+.4f}", f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]",
-                       _p(s.p_value), _p(c.p_adjusted) + ("*" if c.significant else ""),
+        detail.add_row(data(c.run), c.metric, f"{s.delta:+.4f}",
+                       escape(f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]"),
+                       p_text(s.p_value), p_text(c.p_adjusted) + ("*" if c.significant else ""),
                        f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
     console.print(detail)
     for run, metrics in result.top.items():
         for metric, changes in metrics.items():
             console.print()
-            console.print(f"{run} vs {result.baseline} on {metric}:", style="bold",
+            console.print(f"{data(run)} vs {data(result.baseline)} on {metric}:", style="bold",
                           highlight=False)
             for label in ("helped", "hurt"):
                 for row in changes[label]:
-                    console.print(f"  {label:6} {row['user']}: {row['baseline']:.4f} -> "
+                    console.print(f"  {label:6} {data(row['user'])}: {row['baseline']:.4f} -> "
                                   f"{row['run']:.4f}", highlight=False)
 
 
