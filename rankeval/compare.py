@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import OptionError
 from .evaluation import Evaluation, evaluate_inputs
-from .load import Truth, load_predictions, open_input
+from .load import Truth, load_predictions, open_input, swapped
 from .notices import Notice
 from .stats import CORRECTIONS, TESTS, Comparison, compare, correct
 
@@ -118,6 +118,7 @@ def compare_runs(
     top_changes: int = 0,
     preds_format: str | None = None,
     columns: dict[str, str | None] | None = None,
+    truth_table=None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
     if test not in TESTS:
@@ -137,6 +138,8 @@ def compare_runs(
     results = []
     for name, path in runs:
         table = open_input(path, "predictions", preds_format)
+        if truth_table is not None:
+            swapped(table, truth_table)
         preds = load_predictions(
             table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
             cols.get("score_col"),

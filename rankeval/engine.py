@@ -109,13 +109,30 @@ def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[
                               {"skip": settings.skip_missing_users}))
     if c.only_in_predictions:
         notices.append(Notice("users_only_in_predictions", c.only_in_predictions, labels))
-    if c.in_predictions and c.in_predictions == c.only_in_predictions:
-        notices.append(Notice("no_shared_users", 0, labels))
     return notices
 
 
-def unevaluable(c: UserCounts, settings, truth: str) -> InputError | None:
-    """The error when no user can be evaluated, naming why; None when some can."""
+def judgement_notices(truth: Truth, settings) -> list[Notice]:
+    """Graded judgements that are all relevant look like raw ratings (1-5 stars): every rated
+    item would count as a hit. Said once, about the whole truth."""
+    if "relevance" not in truth.columns or not len(truth.relevance):
+        return []
+    rel, t = truth.relevance, settings.relevance_threshold
+    lowest = float(rel.min())
+    relevant = lowest > 0 if t is None else lowest >= t
+    if not relevant or float(rel.max()) == lowest:
+        return []
+    return [Notice("all_judged_relevant", len(rel), {"path": truth.source.label})]
+
+
+def unevaluable(c: UserCounts, settings, truth: str, predictions: str = "predictions"
+                ) -> InputError | None:
+    """The error when no user can be evaluated, or when the two files share no user (every
+    number would be 0), naming why; None when the files can be scored."""
+    if c.in_predictions and c.in_predictions == c.only_in_predictions:
+        return InputError(
+            predictions, f"shares no user id with {truth}: check the user columns (ids are "
+            "compared as text, so '7' and '007' differ)")
     if c.evaluated:
         return None
     why = [f"{c.in_truth:,} users in the truth"]

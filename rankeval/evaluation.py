@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from .aggregate import mean
 from .arrow import from_numpy
-from .engine import Partial, evaluate_partition, unevaluable, with_user_notices
+from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
 from .inputs import COLUMN_OPTIONS
 from .load import Predictions, Truth, load_inputs
 from .names import ALL, MetricSpec, from_name
@@ -194,10 +194,12 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings) -> Evaluation:
 
 def finish(partial: Partial, settings, preds: Predictions, truth: Truth) -> Evaluation:
     """Merged partial -> Evaluation: user notices, the no-user check, input summaries."""
-    error = unevaluable(partial.counts, settings, truth.source.label)
+    error = unevaluable(partial.counts, settings, truth.source.label, preds.source.label)
     if error is not None:
         raise error
     partial = with_user_notices(partial, settings, preds.source.label, truth.source.label)
+    partial = dataclasses.replace(partial, notices=[*partial.notices,
+                                                    *judgement_notices(truth, settings)])
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,

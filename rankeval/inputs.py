@@ -8,11 +8,12 @@ from .errors import InputError
 
 # column -> (default name, aliases); every name is matched case-insensitively.
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "user": ("user_id", ("user", "userId", "qid", "query_id", "query")),
-    "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc")),
-    "rank": ("rank", ()),
-    "score": ("score", ("prediction", "pred")),
-    "relevance": ("relevance", ("rel", "rating", "label", "grade")),
+    "user": ("user_id", ("user", "userId", "qid", "query_id", "query", "q_id", "user_id:token")),
+    "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc", "item_id:token")),
+    "rank": ("rank", ("position", "pos")),
+    "score": ("score", ("prediction", "pred", "pred_score", "prob", "probability")),
+    "relevance": ("relevance", ("rel", "rating", "label", "grade", "rating:float",
+                                "label:float")),
 }
 # role -> (required columns, optional columns). Later roles (training interactions, item
 # features, segments) are rows here.
@@ -30,34 +31,32 @@ def _flag(column: str) -> str:
 def resolve_column(
     columns: list[str], role: str, override: str | None, label: str, required: bool
 ) -> str | None:
-    """The column playing ``role``: the override, else the default name, else an alias."""
+    """The column playing ``role``: the override, else the one column named by the default
+    or an alias (case-insensitively). Two candidates, or a chosen name the header holds
+    twice, are an error naming them: a guess could score the wrong column."""
     if override:
-        if override in columns:
-            return override
-        folded = [c for c in columns if c.lower() == override.lower()]
-        if len(folded) == 1:
-            return folded[0]
-        raise InputError(
-            label,
-            f"no column {override!r} (from {_flag(role)}); columns found: {_list(columns)}",
-        )
-    default, aliases = COLUMNS[role]
-    lowered = {c.lower(): c for c in columns}
-    if default in columns:
-        return default
-    if default.lower() in lowered:
-        return lowered[default.lower()]
-    found = [lowered[a.lower()] for a in aliases if a.lower() in lowered]
+        exact = [c for c in columns if c == override]
+        found = exact or [c for c in columns if c.lower() == override.lower()]
+        if not found:
+            raise InputError(
+                label,
+                f"no column {override!r} (from {_flag(role)}); columns found: {_list(columns)}",
+            )
+    else:
+        default, aliases = COLUMNS[role]
+        names = {n.lower() for n in (default, *aliases)}
+        found = [c for c in columns if c.lower() in names]
+    if len(set(found)) > 1:
+        raise InputError(label, f"columns {_list(sorted(set(found), key=found.index))} could "
+                         f"each be the {role} column; choose one with {_flag(role)}")
     if len(found) > 1:
-        raise InputError(
-            label,
-            f"columns {_list(found)} could each be the {role} column; choose one with "
-            f"{_flag(role)}",
-        )
+        raise InputError(label, f"the header has {len(found)} columns named {found[0]!r}: "
+                         "rename them so that each name is used once")
     if found:
         return found[0]
     if not required:
         return None
+    default, aliases = COLUMNS[role]
     names = ", ".join((default, *aliases))
     hint = _delimiter_hint(columns)
     raise InputError(

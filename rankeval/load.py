@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 
 from .arrow import to_numpy
 from .errors import InputError, is_collecting, report
-from .inputs import resolve_role
+from .inputs import resolve_column, resolve_role
 from .io.readers import ID, MemoryTable, Source, Table, open_table, unparseable
 
 
@@ -109,6 +109,8 @@ def load_predictions(
     found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
                          item_col, "rank_col": rank_col, "score_col": score_col}, label)
     user, item, rank, score = (found[c] for c in ("user", "item", "rank", "score"))
+    if rank is None and score is None:
+        _no_order_column(table, [c for c in table.columns if c not in (user, item)])
     types = {user: ID, item: ID}
     if rank is not None:
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
@@ -124,6 +126,52 @@ def load_predictions(
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score),
     )
+
+
+def _no_order_column(table: Table | MemoryTable, others: list[str]) -> None:
+    """Without a rank or score column the file order ranks each list; a numeric column that
+    was not recognised is far more likely the intended order, so it stops the run."""
+    numeric = []
+    for name in others:
+        try:
+            col = table.read({name: pa.string()}).column(name)
+            if col.null_count == 0 and len(col):
+                pc.cast(col, pa.float64())
+                numeric.append(name)
+        except (InputError, pa.ArrowException):
+            continue
+    if numeric:
+        raise InputError(
+            table.label,
+            f"no rank or score column, and numeric columns that could be one: {numeric}; "
+            "name the order with {opt:score_col} (higher is better) or {opt:rank_col} "
+            "(1 is best), or drop those columns to rank by the file's row order",
+        )
+
+
+def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
+    """Refuse predictions that look like a truth file while the truth looks like a run: the
+    two were given in the wrong order, and scoring them would give numbers with exit 0."""
+
+    def has(table, column: str) -> bool:
+        try:
+            return resolve_column(table.columns, column, None, table.label, False) is not None
+        except InputError:  # ambiguous: certainly present
+            return True
+
+    def judged(t) -> bool:
+        return has(t, "relevance") and not has(t, "rank") and not has(t, "score")
+
+    def ranked(t) -> bool:
+        return (has(t, "rank") or has(t, "score")) and not has(t, "relevance")
+
+    if judged(preds) and ranked(truth):
+        raise InputError(
+            preds.label,
+            f"looks like ground truth (a relevance column, no rank or score) and {truth.label} "
+            "like predictions: the two seem swapped (score and validate take PREDS TRUTH, "
+            "compare takes TRUTH RUN...)",
+        )
 
 
 def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
@@ -238,9 +286,11 @@ def load_inputs(
 ) -> tuple[Predictions, Truth]:
     """Open and load both inputs; ``columns`` maps ``user_col``... to column names."""
     cols = columns or {}
-    preds = load_predictions(open_input(predictions, "predictions", preds_format),
-                             cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-                             cols.get("score_col"))
-    judged = load_truth(open_input(truth, "truth", truth_format), cols.get("user_col"),
-                      cols.get("item_col"), cols.get("relevance_col"))
+    run_table = open_input(predictions, "predictions", preds_format)
+    truth_table = open_input(truth, "truth", truth_format)
+    swapped(run_table, truth_table)
+    preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
+                             cols.get("rank_col"), cols.get("score_col"))
+    judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
+                        cols.get("relevance_col"))
     return preds, judged

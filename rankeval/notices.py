@@ -81,9 +81,10 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{_users(n)} of {p['predictions']} {_are(n)} not in {p['truth']} and {_are(n)} not "
         "evaluated"
     ),
-    "no_shared_users": lambda n, p, o: (
-        f"{p['predictions']} and {p['truth']} share no user id: check the user columns (ids "
-        "are compared as text, so '7' and '007' differ)"
+    "all_judged_relevant": lambda n, p, o: (
+        f"every judged item of {p['path']} is relevant and the grades differ: if they are "
+        f"ratings (1-5 stars), set {o('relevance_threshold', 4)} (for example) so that low "
+        "ratings do not count as relevant"
     ),
     "users_not_shared": lambda n, p, o: (
         f"{_users(n)} evaluated in {p['run']} {_are(n)} left out of the comparison because "

@@ -10,9 +10,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import unevaluable, user_notices
+from .engine import judgement_notices, unevaluable, user_notices
 from .errors import InputError, collecting
-from .load import Predictions, Truth, load_predictions, load_truth, open_input
+from .load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
 from .notices import Notice
 from .ranking import UserCounts, build
 
@@ -55,12 +55,15 @@ def validate_inputs(
     cols = columns or {}
     result = Validation()
     with collecting() as problems:
-        run: Predictions | None = _load(problems, lambda: load_predictions(
-            open_input(predictions, "predictions", preds_format), cols.get("user_col"),
-            cols.get("item_col"), cols.get("rank_col"), cols.get("score_col")))
-        judged: Truth | None = _load(problems, lambda: load_truth(
-            open_input(truth, "truth", truth_format), cols.get("user_col"),
-            cols.get("item_col"), cols.get("relevance_col")))
+        run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format))
+        truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format))
+        if run_table is not None and truth_table is not None:
+            _load(problems, lambda: swapped(run_table, truth_table))
+        run: Predictions | None = run_table and _load(problems, lambda: load_predictions(
+            run_table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
+            cols.get("score_col")))
+        judged: Truth | None = truth_table and _load(problems, lambda: load_truth(
+            truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col")))
         for role, data in (("predictions", run), ("truth", judged)):
             if data is not None:
                 s = data.source
@@ -89,10 +92,11 @@ def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, 
     c = built.counts
     result.users = c
     result.notices = [*built.notices,
-                      *user_notices(c, settings, preds.source.label, truth.source.label)]
+                      *user_notices(c, settings, preds.source.label, truth.source.label),
+                      *judgement_notices(truth, settings)]
     result.rows_beyond_k = built.prediction_rows_beyond_k
     result.inputs["predictions"]["users"] = c.in_predictions
     result.inputs["truth"]["users"] = c.in_truth
-    error = unevaluable(c, settings, truth.source.label)
+    error = unevaluable(c, settings, truth.source.label, preds.source.label)
     if error is not None:
         problems.append(error)

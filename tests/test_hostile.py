@@ -68,14 +68,16 @@ def test_unicode_ids(run_cli, write):
 
 
 def test_integer_and_text_ids_meet_as_text(run_cli, write):
-    """'007' and '7' are different users: u7 has no predictions and scores 0, loudly."""
+    """'007' and '7' are different users: files that share no user are refused, since every
+    number would be 0 (the README's exit-2 case)."""
     r = _score(run_cli, write, "user_id,item_id,rank\n007,1,1\n", "user_id,item_id\n7,1\n")
-    assert r.exit_code == 0
-    assert r.json()["metrics"]["ndcg@2"] == 0.0
-    assert "share no user id" in r.stderr and "'7' and '007' differ" in r.stderr
+    _one_line_error(r, "shares no user id")
+    assert "'7' and '007' differ" in r.stderr
     skipped = _score(run_cli, write, "user_id,item_id,rank\n007,1,1\n",
                      "user_id,item_id\n7,1\n", "--skip-missing-users")
-    _one_line_error(skipped, "no user can be evaluated")
+    _one_line_error(skipped, "shares no user id")
+    shared = _score(run_cli, write, "user_id,item_id,rank\n7,1,1\n", "user_id,item_id\n7,1\n")
+    assert shared.exit_code == 0 and shared.json()["metrics"]["ndcg@2"] == 1.0
 
 
 def test_scores_that_contradict_ranks_are_a_warning(run_cli, write):

@@ -69,13 +69,14 @@ def compare_command(truth, runs, **kw) -> int:
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]}, [truth, *runs])
-    judged = load_truth(open_input(truth, "truth", kw["truth_format"]), columns["user_col"],
-                      columns["item_col"], columns["relevance_col"])
+    truth_table = open_input(truth, "truth", kw["truth_format"])
+    judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
+                        columns["relevance_col"])
     result = compare_runs(
         judged, list(zip(labels, runs, strict=True)), settings, baseline=kw["baseline_run"],
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
-        preds_format=kw["preds_format"], columns=columns,
+        preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
