@@ -61,14 +61,14 @@ def convert(
     if kind is not None and kind not in KINDS:
         raise OptionError(f"{{option}} must be one of {', '.join(KINDS)}, got {kind!r}", "kind")
     ties = ROWS["ties"].check(ties)
+    check_writable(target, "OUT")
+    check_distinct({"OUT": target}, [source])
     in_fmt = detect_format(source, input_format, "{opt:input_format}")
     out_fmt = (detect_format(target, output_format, "{opt:output_format}")
                if target != STDOUT or output_format else None)
     if out_fmt is None:
         raise OptionError("{option} is required when writing to '-' (standard output)",
                           "output_format")
-    check_writable(target, "OUT")
-    check_distinct({"OUT": target}, [source])
     kind = kind or _kind_from_name(source) or _kind_from_name(target)
     if kind is None and (in_fmt == "json" or (in_fmt == "trec" and source == STDIN)):
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",

@@ -91,8 +91,8 @@ def score(predictions, truth, **kw) -> int:
     if predictions == STDIN and truth == STDIN:
         raise OptionError("PREDS and TRUTH cannot both be read from standard input")
     if per_user is not None:
-        per_user_format(per_user)
         check_writable(per_user, "--per-user")
+        per_user_format(per_user)
         if per_user == STDOUT and output == STDOUT and fmt != "table":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
