@@ -155,7 +155,9 @@ Settings = dataclasses.make_dataclass(
     "Settings",
     [("metrics", tuple[str, ...]), ("k", tuple[int, ...])]
     + [(s.name, Any, dataclasses.field(default=s.default)) for s in TABLE]
-    + [("compat", str | None, dataclasses.field(default=None))],
+    + [("compat", str | None, dataclasses.field(default=None)),
+       # settings given explicitly against the compat preset, which they override
+       ("compat_overrides", tuple[str, ...], dataclasses.field(default=()))],
     frozen=True,
     namespace={
         "__doc__": "Every option that changes a number; reported whole in the JSON "
@@ -180,7 +182,8 @@ def footer(settings) -> str:
     """The conventions that shaped the numbers, as the table footer shows them."""
     parts = [text for s in TABLE if (text := s.footer(getattr(settings, s.name))) is not None]
     if settings.compat:
-        parts.insert(0, f"compat {settings.compat}")
+        changed = ", ".join(settings.compat_overrides)
+        parts.insert(0, f"compat {settings.compat}" + (f" except {changed}" if changed else ""))
     return "settings: " + " · ".join(parts)
 
 
@@ -194,8 +197,9 @@ def make_settings(
     """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
 
     ``options`` are the names of ``TABLE``; None means "the default". With
-    ``compat="trec_eval"`` the defaults are trec_eval's, metric names are read as trec_eval
-    measures, and an explicit option that contradicts trec_eval is an error.
+    ``compat="trec_eval"`` the defaults are trec_eval's and metric names are read as trec_eval
+    measures; an option given explicitly overrides the preset (as trec_eval's own flags do,
+    ``-l 4`` for a threshold) and is recorded in ``compat_overrides``.
     """
     unknown = set(options) - set(ROWS)
     if unknown:
@@ -207,22 +211,20 @@ def make_settings(
             raise OptionError(f"{{option}} must be one of {', '.join(COMPAT)}, got {compat!r}",
                               "compat")
         chosen.update({s.name: s.trec_eval for s in TABLE if s.trec_eval is not _UNSET})
+    overrides = []
     for name, value in options.items():
         if value is None:
             continue
         value = ROWS[name].check(value)
         if compat is not None and ROWS[name].trec_eval is not _UNSET and value != chosen[name]:
-            raise OptionError(
-                f"{{opt:compat}} {compat} sets {{option}} to {chosen[name]!r}; {value!r} "
-                "contradicts it (drop one of the two)",
-                name,
-            )
+            overrides.append(name)
         chosen[name] = value
     specs = _specs(metrics, k, compat)
     return Settings(
         metrics=tuple(str(s) for s in specs),
         k=tuple(sorted({s.k for s in specs if s.k is not None})),
         compat=compat,
+        compat_overrides=tuple(overrides),
         **{name: ROWS[name].check(value) if value is not None else None
            for name, value in chosen.items()},
     )

@@ -10,7 +10,7 @@ import pytrec_eval  # a missing oracle fails these tests; it never skips them
 
 from rankeval import evaluate
 from rankeval.compat import translate
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError
 
 from .datagen import as_dicts, generate
 
@@ -102,12 +102,24 @@ def test_translate_trec_eval_measure_names():
     assert translate(["ndcg@10", "f1"]) == ["ndcg@10", "f1"]  # rankeval names pass through
 
 
-def test_compat_refuses_contradicting_options():
-    with pytest.raises(OptionError, match="compat trec_eval sets ap_denominator"):
-        evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval", ap_denominator="min")
-    with pytest.raises(OptionError, match="compat trec_eval sets skip_missing_users"):
-        evaluate(pd.DataFrame(), pd.DataFrame(), ["map"], compat="trec_eval",
-                 skip_missing_users=True)
+def test_explicit_options_override_the_compat_preset_and_are_recorded(run_cli, write):
+    """trec_eval itself takes -l 4 (relevance >= 4); so does --compat trec_eval."""
+    run = write("a.run", "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n")
+    qrels = write("a.qrels", "q1 0 d1 2\nq1 0 d2 4\n")
+    r = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map",
+                "--relevance-threshold", "4", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    settings = r.json()["settings"]
+    assert settings["relevance_threshold"] == 4.0
+    assert settings["compat_overrides"] == ["relevance_threshold"]
+    assert settings["ap_denominator"] == "relevant"  # the rest of the preset stays
+    assert r.json()["metrics"]["map@all"] == 0.5  # only d2 (4) is relevant, at rank 2
+    table = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map",
+                    "--relevance-threshold", "4")
+    assert "compat trec_eval except relevance_threshold" in table.stdout
+    same = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map",
+                   "--ap-denominator", "relevant", "-f", "json")
+    assert same.json()["settings"]["compat_overrides"] == []  # agrees with the preset
 
 
 def test_compat_settings_are_recorded(run_cli, write):

@@ -79,8 +79,12 @@ class RankevalGroup(click.Group):
         except click.exceptions.Abort:
             error("interrupted")
             code = INTERRUPTED
+        except click.UsageError as exc:  # one line, like every other error
+            where = exc.ctx.command_path if exc.ctx is not None else "rankeval"
+            error(f"{' '.join(exc.format_message().split())} (see '{where} --help')")
+            code = EXIT_USAGE
         except click.ClickException as exc:
-            exc.show()
+            error(" ".join(exc.format_message().split()))
             code = EXIT_USAGE
         except RankevalError as exc:
             error(exc.render(flag))
