@@ -78,6 +78,17 @@ class CompareResult:
         """Significant differences where a run is below the baseline."""
         return [c for c in self.cells if c.significant and c.stats.delta < 0]
 
+    def per_user_table(self):
+        """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
+        import pyarrow as pa
+
+        from .arrow import from_numpy
+
+        columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
+        for run, metrics in self.values.items():
+            columns.update({f"{run}/{m}": from_numpy(v) for m, v in metrics.items()})
+        return pa.table(columns)
+
     def to_dict(self) -> dict[str, Any]:
         from .report.json import compare_document
 
@@ -146,19 +157,22 @@ def compare_runs(
         )
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings)))
 
-    # Users every run evaluates (all of them unless --skip-missing-users drops some per run).
-    shared = results[0].evaluation.user_ids
+    # Users every run evaluates (all of them unless --skip-missing-users drops some per run),
+    # in the first run's order; every run's values are aligned to them by id.
+    first = results[0].evaluation.user_ids
+    common = first
     for r in results[1:]:
-        shared = np.intersect1d(shared, r.evaluation.user_ids)
+        common = np.intersect1d(common, r.evaluation.user_ids)
+    shared = first[np.isin(first, common)]
     notices = []
     values: dict[str, dict[str, np.ndarray]] = {}
     for r in results:
         ids = r.evaluation.user_ids
-        keep = np.isin(ids, shared)  # ids are sorted: kept values follow shared's order
-        r.dropped = int(len(ids) - keep.sum())
+        r.dropped = int(len(ids) - len(shared))
         if r.dropped:
             notices.append(Notice("users_not_shared", r.dropped, {"run": r.name}))
-        values[r.name] = {m: r.evaluation.values(m)[keep] for m in settings.metrics}
+        at = _positions(ids, shared)
+        values[r.name] = {m: r.evaluation.values(m)[at] for m in settings.metrics}
     if len(shared) == 0:
         raise OptionError("the runs share no evaluated user: nothing to compare")
 
@@ -184,6 +198,12 @@ def compare_runs(
     if top_changes:
         result.top = _top_changes(result, top_changes)
     return result
+
+
+def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` (all present) sits in ``ids``."""
+    order = np.argsort(ids, kind="stable")
+    return order[np.searchsorted(ids[order], wanted)]
 
 
 def _top_changes(result: CompareResult, n: int) -> dict:

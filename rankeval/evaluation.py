@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from .aggregate import mean
-from .arrow import from_numpy
+from .arrow import from_numpy, to_numpy
 from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
 from .inputs import COLUMN_OPTIONS
 from .load import Predictions, Truth, load_inputs
@@ -60,7 +60,14 @@ class Evaluation:
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary]):
+        """Users in display order: by number when every id is an integer written plainly
+        (1, 2, 10 rather than 1, 10, 2), else as byte strings."""
         n = len(partial.users)
+        order = _numeric_order(partial.users)
+        if order is not None:
+            partial = dataclasses.replace(
+                partial, users=partial.users.take(from_numpy(order)),
+                values={s: v[order] for s, v in partial.values.items()})
         return cls(
             settings=settings,
             metrics={str(s): mean(parts, n) for s, parts in partial.sums.items()},
@@ -178,6 +185,18 @@ class Evaluation:
         from .report.table import html_summary
 
         return html_summary(self)
+
+
+def _numeric_order(ids: pa.Array) -> np.ndarray | None:
+    """The permutation sorting ids by integer value, when all are canonical integers that
+    fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
+    import pyarrow.compute as pc
+
+    pattern = r"^-?(0|[1-9][0-9]{0,17})$"
+    for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
+        if not len(sample) or not pc.all(pc.match_substring_regex(sample, pattern)).as_py():
+            return None
+    return np.argsort(to_numpy(pc.cast(ids, pa.int64())), kind="stable")
 
 
 def _columns(specs: list[MetricSpec]) -> list[int | str]:

@@ -24,10 +24,17 @@ class Validation:
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     users: UserCounts | None = None
     rows_beyond_k: int | None = None
+    # Notice codes the user chose explicitly (``dedupe``, a user policy): still shown, never
+    # counted as problems by ``strict``.
+    acknowledged: frozenset[str] = frozenset()
+
+    @property
+    def unacknowledged(self) -> list[Notice]:
+        return [n for n in self.notices if n.code not in self.acknowledged]
 
     def ok(self, strict: bool = False) -> bool:
-        """Scorable: no errors (and, when strict, no warnings either)."""
-        return not self.errors and not (strict and self.notices)
+        """Scorable: no errors (and, when strict, no warnings the user did not choose)."""
+        return not self.errors and not (strict and self.unacknowledged)
 
     def to_dict(self, strict: bool = False) -> dict[str, Any]:
         return {
@@ -50,10 +57,11 @@ def validate_inputs(
     preds_format: str | None = None,
     truth_format: str | None = None,
     columns: dict[str, str | None] | None = None,
+    acknowledged: frozenset[str] = frozenset(),
 ) -> Validation:
     """Read both inputs and run every check of ``score``, collecting problems, not stopping."""
     cols = columns or {}
-    result = Validation()
+    result = Validation(acknowledged=acknowledged)
     with collecting() as problems:
         run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format))
         truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format))
@@ -73,6 +81,11 @@ def validate_inputs(
             _check_join(result, problems, run, judged, settings)
     result.errors = problems
     return result
+
+
+# The notice each explicit choice answers.
+ANSWERS = {"zero_relevant_users": "users_without_relevant",
+           "skip_missing_users": "users_without_predictions", "dedupe": "duplicates_dropped"}
 
 
 def _load(problems: list[InputError], load):

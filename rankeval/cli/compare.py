@@ -38,6 +38,9 @@ from .options import (
 @option("confidence")
 @click.option("--top-changes", type=click.IntRange(min=0), default=0, metavar="N",
               help="List the N users most helped and most hurt, per run and metric.")
+@click.option("--per-user", metavar="FILE",
+              help="Also write every run's per-user values side by side (columns RUN/METRIC) "
+              "for the users compared: .csv, .parquet, or - for stdout.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
 @report_options("compare")
@@ -56,7 +59,7 @@ def compare_command(truth, runs, **kw) -> int:
       rankeval compare truth.csv main.csv pr.csv --fail-if-worse -m ndcg@10
     """
     from ..compare import compare_runs, run_names
-    from ..io.output import check_distinct, check_writable
+    from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
     from ..load import load_truth, open_input
     from ..report import module
     from ..settings import make_settings
@@ -68,7 +71,12 @@ def compare_command(truth, runs, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
-    check_distinct({"--output": kw["output"]}, [truth, *runs])
+    if kw["per_user"] is not None:
+        check_writable(kw["per_user"], "--per-user")
+        per_user_format(kw["per_user"])
+        if kw["per_user"] == "-" and kw["output"] == "-":
+            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
+    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]}, [truth, *runs])
     truth_table = open_input(truth, "truth", kw["truth_format"])
     judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
                         columns["relevance_col"])
@@ -81,6 +89,8 @@ def compare_command(truth, runs, **kw) -> int:
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
     show_notices(result.notices, kw["quiet"])
+    if kw["per_user"] is not None:
+        write_per_user(result.per_user_table(), kw["per_user"])
     fmt = kw["fmt"].lower()
     report = module(fmt)
     emit(kw["output"], fmt, lambda c: report.render_compare(result, c),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
 from ..errors import EXIT_USAGE, plural
 from .app import cli, flag
@@ -38,15 +39,19 @@ def validate(predictions, truth, strict, **kw) -> int:
 
     from ..io.output import check_distinct, check_writable
     from ..settings import make_settings
-    from ..validate import validate_inputs
+    from ..validate import ANSWERS, validate_inputs
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]}, [predictions, truth])
+    ctx = click.get_current_context()
+    acknowledged = frozenset(code for name, code in ANSWERS.items()
+                             if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
     columns = pop_columns(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
-                             truth_format=kw["truth_format"], columns=columns)
+                             truth_format=kw["truth_format"], columns=columns,
+                             acknowledged=acknowledged)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
          lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")
@@ -55,9 +60,12 @@ def validate(predictions, truth, strict, **kw) -> int:
             click.echo("rankeval: ok: the inputs can be scored "
                        f"({plural(len(result.notices), 'warning')})", err=True)
         return 0
-    problems = len(result.errors) + (len(result.notices) if strict else 0)
-    click.echo(f"rankeval: error: the inputs cannot be scored ({plural(problems, 'problem')})",
-               err=True)
+    if result.errors:
+        click.echo("rankeval: error: the inputs cannot be scored "
+                   f"({plural(len(result.errors), 'problem')})", err=True)
+    else:
+        click.echo("rankeval: error: the inputs can be scored, but --strict counts "
+                   f"{plural(len(result.unacknowledged), 'warning')} as problems", err=True)
     return EXIT_USAGE
 
 
@@ -77,7 +85,7 @@ def _text(result, strict: bool) -> str:
             f"{u.only_in_predictions:,} only in predictions"
         )
         lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
-    label = "error" if strict else "warning"
-    lines += [f"{label}: {n.render(flag)}" for n in result.notices]
+    lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
+              f"{n.render(flag)}" for n in result.notices]
     lines += [f"error: {e.render(flag)}" for e in result.errors]
     return "\n".join(lines) + "\n"
