@@ -29,11 +29,13 @@ UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec":
 _MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 
 
-def translate(words: Iterable[str]) -> list[str]:
+def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str]:
     """trec_eval measure names -> rankeval metric names; other names pass through unchanged.
 
-    ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes trec_eval's default cut-offs.
+    ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes ``ks`` (``--k``), else
+    trec_eval's default cut-offs, like every other name without a K under compat.
     """
+    ks = list(ks) if ks else list(DEFAULT_CUTOFFS)
     out: list[str] = []
     for word in words:
         previous: str | None = None
@@ -47,8 +49,7 @@ def translate(words: Iterable[str]) -> list[str]:
             name, k = (match.group(1), match.group(2)) if match else (part, None)
             previous = name if name in CUT else None
             if name in CUT:
-                ks = [k] if k else DEFAULT_CUTOFFS
-                out += [f"{CUT[name]}@{kk}" for kk in ks]
+                out += [f"{CUT[name]}@{kk}" for kk in ([k] if k else ks)]
             elif name in UNCUT and k is None:
                 out.append(UNCUT[name])
             else:
@@ -57,6 +58,28 @@ def translate(words: Iterable[str]) -> list[str]:
 
 
 _NAMES = {v: k for k, v in CUT.items()}
+# Other tools' names that mean something else here, or nothing: what to write instead.
+_RANX = {"r-precision": ("r_precision", ""),
+         "ndcg_burges": ("ndcg", " with {opt:gain} exponential"),
+         "dcg_burges": ("dcg", " with {opt:gain} exponential"),
+         "hits": ("hit_rate", " (the share of users with a hit, not a count of hits)")}
+
+
+def foreign(word: str) -> str | None:
+    """A precise suggestion for another tool's metric name (``P_10``, ``recall_10``,
+    ``map_cut_10``, ``recip_rank``, ranx's ``r-precision``), or None."""
+    name, at, k = word.partition("@")
+    if name.lower() in _RANX:
+        ours, how = _RANX[name.lower()]
+        return f"ranx's {word} is {ours}{at}{k}{how} here"
+    match = _MEASURE.match(word)
+    if match and match.group(1) in CUT:
+        ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
+        return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
+    if word in UNCUT:
+        return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
+                "{opt:compat} trec_eval")
+    return None
 
 
 def measure_name(spec: MetricSpec) -> str:

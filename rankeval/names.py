@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .errors import OptionError
 from .registry import LOOKUP, REGISTRY
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:@\s*([^\s]*))?\s*$")
+_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:@\s*([^\s]*))?\s*$")
 
 
 ALL = "all"
@@ -82,7 +82,10 @@ def parse(text: str) -> tuple[str, int | str | None]:
     word, k = match.group(1), match.group(2)
     name = LOOKUP.get(word.lower())
     if name is None:
-        raise OptionError(f"unknown metric {word!r}: {suggest(word)}")
+        from .compat import foreign
+
+        hint = foreign(text.strip()) or foreign(word)
+        raise OptionError(f"unknown metric {word!r}: {hint or suggest(word)}")
     if k is None:
         return name, None
     if not REGISTRY[name].cutoff:

@@ -62,7 +62,7 @@ REGISTRY: dict[str, Metric] = {
         ),
         Metric(
             "mrr",
-            ("rr", "recip_rank", "reciprocal_rank"),
+            ("rr", "reciprocal_rank"),
             "1 / rank of the first relevant item in the top K (see --rr-target), else 0",
             "1 / min{j : hit_j = 1}",
         ),

@@ -231,14 +231,16 @@ def make_settings(
 
 
 def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
+    """Metric words over the K list. Under compat every name without a K takes ``k``, else
+    trec_eval's default cut-offs (one rule, whether the name is trec_eval's or rankeval's)."""
     if isinstance(k, int | str):
         k = [k]
-    ks = parse_ks(str(x) for x in k) if k else list(DEFAULT_K)
+    given = parse_ks(str(x) for x in k) if k else None
     if isinstance(metrics, str):
         metrics = [metrics]
     words = list(metrics) if metrics else list(DEFAULT_METRICS)
-    if compat is not None:
-        from .compat import translate
+    if compat is None:
+        return expand(words, given or list(DEFAULT_K))
+    from .compat import DEFAULT_CUTOFFS, translate
 
-        words = translate(words)
-    return expand(words, ks)
+    return expand(translate(words, given), given or list(DEFAULT_CUTOFFS))
