@@ -130,6 +130,7 @@ def compare_runs(
     preds_format: str | None = None,
     columns: dict[str, str | None] | None = None,
     truth_table=None,
+    reading: dict[str, Any] | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
     if test not in TESTS:
@@ -148,7 +149,7 @@ def compare_runs(
     cols = columns or {}
     results = []
     for name, path in runs:
-        table = open_input(path, "predictions", preds_format)
+        table = open_input(path, "predictions", preds_format, reading)
         if truth_table is not None:
             swapped(table, truth_table)
         preds = load_predictions(

@@ -56,6 +56,7 @@ def convert(
     rank_col: str | None = None,
     score_col: str | None = None,
     relevance_col: str | None = None,
+    reading: dict[str, str | None] | None = None,
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
     if kind is not None and kind not in KINDS:
@@ -74,9 +75,10 @@ def convert(
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",
                           "kind")
     if kind is None and in_fmt == "trec":
-        table, kind = _open_trec_either(source)
+        table, kind = _open_trec_either(source, reading or {})
     else:
-        table = open_table(source, in_fmt, "{opt:input_format}", role=kind or "predictions")
+        table = open_table(source, in_fmt, "{opt:input_format}", role=kind or "predictions",
+                           **(reading or {}))
         kind = kind or _kind_from_columns(table, relevance_col)
 
     notices: list[Notice] = []
@@ -98,13 +100,13 @@ def _kind_from_name(path: str) -> str | None:
     return _KIND_BY_SUFFIX.get(suffixes[-1]) if suffixes else None
 
 
-def _open_trec_either(source: str) -> tuple[Table, str]:
+def _open_trec_either(source: str, reading: dict) -> tuple[Table, str]:
     """A TREC file of unknown kind: a run if it has a run's 6 fields, else qrels (4 fields)."""
     try:
-        return open_table(source, "trec", "", role="predictions"), "predictions"
+        return open_table(source, "trec", "", role="predictions", **reading), "predictions"
     except InputError as as_run:
         try:
-            return open_table(source, "trec", "", role="truth"), "truth"
+            return open_table(source, "trec", "", role="truth", **reading), "truth"
         except InputError:
             raise as_run from None
 

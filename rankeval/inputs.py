@@ -76,13 +76,12 @@ def _delimiter_hint(columns: list[str]) -> str | None:
         return None
     for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma")):
         if sep in columns[0]:
+            sep_text = "\\t" if sep == "\t" else sep
             return (
-                f"the whole header is one column: is the file {name}-separated? "
-                "Use --preds-format/--truth-format or rename the file"
+                f"the whole header is one column: is the file {name}-separated? Name the "
+                f"separator with {{opt:delimiter}} '{sep_text}'"
             )
     return None
-
-
 
 
 def resolve_role(

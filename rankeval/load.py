@@ -268,12 +268,13 @@ def _num(x: float) -> float | int:
     return int(x) if float(x).is_integer() else float(x)
 
 
-def open_input(data: Any, role: str, fmt: str | None = None) -> Table | MemoryTable:
+def open_input(data: Any, role: str, fmt: str | None = None,
+               reading: dict[str, Any] | None = None) -> Table | MemoryTable:
     """A path (``-``: standard input) or an in-memory table (pandas, polars, Arrow table,
-    record batch or batch reader) as a table to load."""
+    record batch or batch reader) as a table to load; ``reading``: delimiter, encoding."""
     if isinstance(data, str | os.PathLike):
-        return open_table(data, fmt, f"{{opt:{'preds' if role == 'predictions' else role}_format}}",
-                          role=role)
+        flag = f"{{opt:{'preds' if role == 'predictions' else role}_format}}"
+        return open_table(data, fmt, flag, role=role, **(reading or {}))
     return MemoryTable(data, role)
 
 
@@ -283,11 +284,12 @@ def load_inputs(
     columns: dict[str, str | None] | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
+    reading: dict[str, Any] | None = None,
 ) -> tuple[Predictions, Truth]:
     """Open and load both inputs; ``columns`` maps ``user_col``... to column names."""
     cols = columns or {}
-    run_table = open_input(predictions, "predictions", preds_format)
-    truth_table = open_input(truth, "truth", truth_format)
+    run_table = open_input(predictions, "predictions", preds_format, reading)
+    truth_table = open_input(truth, "truth", truth_format, reading)
     swapped(run_table, truth_table)
     preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
                              cols.get("rank_col"), cols.get("score_col"))

@@ -58,13 +58,15 @@ def validate_inputs(
     truth_format: str | None = None,
     columns: dict[str, str | None] | None = None,
     acknowledged: frozenset[str] = frozenset(),
+    reading: dict[str, Any] | None = None,
 ) -> Validation:
     """Read both inputs and run every check of ``score``, collecting problems, not stopping."""
     cols = columns or {}
     result = Validation(acknowledged=acknowledged)
     with collecting() as problems:
-        run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format))
-        truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format))
+        run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format,
+                                                       reading))
+        truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format, reading))
         if run_table is not None and truth_table is not None:
             _load(problems, lambda: swapped(run_table, truth_table))
         run: Predictions | None = run_table and _load(problems, lambda: load_predictions(

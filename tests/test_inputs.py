@@ -87,9 +87,21 @@ def test_ambiguous_aliases_are_an_error():
 
 
 def test_missing_user_column_hints_at_the_delimiter(write):
-    path = write("p.csv", "user_id;item_id;rank\nu1;A;1\n")
-    with pytest.raises(InputError, match="semicolon-separated"):
+    path = write("p.csv", "user_id|item_id|rank\nu1|A|1\n")
+    with pytest.raises(InputError, match=r"pipe-separated.*delimiter"):
         evaluate(str(path), TRUTH, ["mrr"], 2)
+
+
+def test_semicolons_are_detected_and_any_delimiter_can_be_named(write, run_cli):
+    """Spreadsheet exports in comma-decimal locales use ';'."""
+    semi = write("s.csv", PREDS.to_csv(index=False, sep=";"))
+    pipe = write("q.csv", PREDS.to_csv(index=False, sep="|"))
+    truth = write("t.csv", TRUTH.to_csv(index=False, sep="|"))  # --delimiter is for both files
+    comma = evaluate(PREDS, TRUTH, ["mrr"], 2).metrics
+    assert evaluate(str(semi), TRUTH, ["mrr"], 2).metrics == comma
+    r = run_cli("score", pipe, truth, "-m", "mrr@2", "--delimiter", "|", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["metrics"] == comma
 
 
 def test_without_relevance_column_every_pair_is_relevant():

@@ -11,6 +11,7 @@ from .options import (
     Command,
     option,
     pop_columns,
+    pop_reading,
     pop_settings,
     report_options,
     scoring_options,
@@ -66,7 +67,7 @@ def compare_command(truth, runs, **kw) -> int:
 
     if len(runs) < 2:
         raise OptionError("compare needs at least two runs (the first is the baseline)")
-    columns = pop_columns(kw)
+    columns, reading = pop_columns(kw), pop_reading(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     labels = run_names(list(runs), list(kw["names"]))
@@ -77,7 +78,7 @@ def compare_command(truth, runs, **kw) -> int:
         if kw["per_user"] == "-" and kw["output"] == "-":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]}, [truth, *runs])
-    truth_table = open_input(truth, "truth", kw["truth_format"])
+    truth_table = open_input(truth, "truth", kw["truth_format"], reading)
     judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
                         columns["relevance_col"])
     result = compare_runs(
@@ -85,6 +86,7 @@ def compare_command(truth, runs, **kw) -> int:
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
+        reading=reading,
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")

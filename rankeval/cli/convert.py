@@ -25,10 +25,12 @@ from .options import Command, column_options, option
               default="trec", show_default=True,
               help="Order of tied scores when writing a TREC run or JSON in ranking order.")
 @column_options
+@option("delimiter")
+@option("encoding")
 @option("quiet", help="Do not print the summary line or warnings.")
 @option("debug")
-def convert(source, target, kind, input_format, output_format, tag, ties, quiet, debug,
-            **cols) -> int:
+def convert(source, target, kind, input_format, output_format, tag, ties, delimiter, encoding,
+            quiet, debug, **cols) -> int:
     """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
 
     Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
@@ -48,7 +50,8 @@ def convert(source, target, kind, input_format, output_format, tag, ties, quiet,
 
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
-                       ties=ties.lower(), **cols)
+                       ties=ties.lower(), reading={"delimiter": delimiter, "encoding": encoding},
+                       **cols)
     show_notices(done.notices, quiet)
     if not quiet:
         click.echo(

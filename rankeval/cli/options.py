@@ -69,6 +69,12 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "truth_format": (("--truth-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of TRUTH (default: from the extension; required for -).")),
+    "delimiter": (("--delimiter",), dict(
+        metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
+        "semicolons and no comma is read with ';').")),
+    "encoding": (("--encoding",), dict(
+        metavar="NAME", help="Text encoding of the inputs (default utf-8; UTF-16 is known by "
+        "its byte-order mark), e.g. latin-1.")),
     "output": (("-o", "--output"), dict(default="-", show_default=True, metavar="FILE",
                                         help="Write the report to FILE (- for stdout).")),
     "quiet": (("-q", "--quiet"), dict(is_flag=True, help="Do not print warnings.")),
@@ -158,7 +164,8 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     columns and the input formats."""
     preds = {"help": preds_help} if preds_help else {}
     return _stack(option("k"), option("metrics"), settings_options, column_options,
-                  option("preds_format", **preds), option("truth_format"))
+                  option("preds_format", **preds), option("truth_format"), option("delimiter"),
+                  option("encoding"))
 
 
 def report_options(command: str) -> Callable:
@@ -174,6 +181,11 @@ def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
 
 def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS}
+
+
+def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:
+    """How to read text inputs: ``delimiter`` and ``encoding``."""
+    return {"delimiter": kw.pop("delimiter"), "encoding": kw.pop("encoding")}
 
 
 def config_option(f):

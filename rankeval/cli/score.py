@@ -13,6 +13,7 @@ from .options import (
     Command,
     option,
     pop_columns,
+    pop_reading,
     pop_settings,
     report_options,
     scoring_options,
@@ -81,7 +82,7 @@ def score(predictions, truth, **kw) -> int:
     if kw["per_query"] and fmt != "trec":
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
-    columns = pop_columns(kw)
+    columns, reading = pop_columns(kw), pop_reading(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
@@ -102,7 +103,7 @@ def score(predictions, truth, **kw) -> int:
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
         run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
-                                  kw["truth_format"])
+                                  kw["truth_format"], reading)
         progress.stage(f"scoring {run.source.rows:,} predictions")
         result = evaluate_inputs(run, judged, settings)
         if kw["intervals"]:

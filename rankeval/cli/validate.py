@@ -11,6 +11,7 @@ from .emit import emit
 from .options import (
     Command,
     pop_columns,
+    pop_reading,
     pop_settings,
     report_options,
     scoring_options,
@@ -46,12 +47,12 @@ def validate(predictions, truth, strict, **kw) -> int:
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
-    columns = pop_columns(kw)
+    columns, reading = pop_columns(kw), pop_reading(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
                              truth_format=kw["truth_format"], columns=columns,
-                             acknowledged=acknowledged)
+                             acknowledged=acknowledged, reading=reading)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
          lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")

@@ -37,7 +37,11 @@ def parse_json(data: bytes, role: str, label: str) -> pa.Table:
         doc = json.loads(data, object_pairs_hook=_Object)
     except RecursionError:
         raise InputError(label, "not valid JSON: nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(label, f"holds bytes that are not UTF-8 text at line {line}; name its "
+                         "encoding with {opt:encoding} (for example latin-1)") from None
+    except ValueError as exc:
         raise InputError(label, f"not valid JSON: {one_line(exc)}") from None
     if not isinstance(doc, _Object):
         raise InputError(

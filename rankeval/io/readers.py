@@ -7,10 +7,12 @@ A value that does not convert is reported with the file, the column and example 
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
 from .formats import STDIN, UNITS, detect_format
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -54,25 +56,28 @@ class Table:
     """An opened input: its column names, and a way to read chosen columns with chosen types."""
 
     def __init__(
-        self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions"
+        self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions",
+        delimiter: str | None = None, encoding: str | None = None,
     ):
         self.path = path
         self.format = fmt
         self.role = role
         self.label = "<stdin>" if path == STDIN else path
         self.unit = UNITS.get(fmt, "row")  # how errors count rows
+        self.delimiter = delimiter or _DELIMITERS.get(fmt, ",")
+        self._delimiter_given = delimiter is not None
         self._buffer: bytes | None = None
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening
         if path == STDIN:
-            data = (stdin or sys.stdin.buffer).read()
-            if data[:2] == _GZIP_MAGIC:
-                data = self._gunzip(data)
-            if not data:
-                raise InputError(self.label, "standard input is empty")
-            self._buffer = data
-        else:
-            self._check_path()
+            self._read_stream(stdin or sys.stdin.buffer, "standard input is empty")
+        elif self._check_path():  # a FIFO, /dev/stdin, a process substitution: a stream
+            try:
+                with open(path, "rb") as fh:
+                    self._read_stream(fh, "is empty (nothing came through it)")
+            except OSError as exc:
+                raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
+        self._decode(encoding)
         if fmt in ("trec", "json", "jsonl"):
             self._parsed = self._parse()
             self.columns = list(self._parsed.column_names)
@@ -87,6 +92,14 @@ class Table:
             raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
 
     def _parse(self) -> pa.Table:
+        try:
+            return self._parse_whole()
+        except pa.ArrowInvalid as exc:  # TREC text Arrow could not hold
+            if "utf8" in str(exc).lower():
+                raise self.not_utf8() from None
+            raise
+
+    def _parse_whole(self) -> pa.Table:
         if self.format == "trec":
             from .trec import parse_trec
 
@@ -106,7 +119,16 @@ class Table:
         except (OSError, EOFError) as exc:
             raise InputError(self.label, f"cannot decompress gzip data: {exc}") from None
 
-    def _check_path(self) -> None:
+    def _read_stream(self, fh: BinaryIO, empty: str) -> None:
+        data = fh.read()
+        if data[:2] == _GZIP_MAGIC:
+            data = self._gunzip(data)
+        if not data:
+            raise InputError(self.label, empty)
+        self._buffer = data
+
+    def _check_path(self) -> bool:
+        """Check a named input; True when it is a stream rather than a regular file."""
         p = Path(self.path)
         if not p.exists():
             raise InputError(self.label, "no such file")
@@ -114,11 +136,51 @@ class Table:
             raise InputError(self.label, "is a directory, not a file")
         if not os.access(p, os.R_OK):
             raise InputError(self.label, "permission denied")
+        if not stat.S_ISREG(p.stat().st_mode):
+            return True
         if p.stat().st_size == 0:
             raise InputError(self.label, "file is empty")
         # Trust the bytes, not the name: `run.txt` may be gzip and `run.csv.gz` may be plain.
         with open(p, "rb") as fh:
             self._gzip = fh.read(2) == _GZIP_MAGIC
+        return False
+
+    def _decode(self, encoding: str | None) -> None:
+        """Text in another encoding (``encoding``, or UTF-16 known by its byte-order mark) is
+        transcoded to UTF-8 in memory; UTF-8 itself is read as it is."""
+        if self.format == "parquet":
+            return
+        head = self._buffer[:2] if self._buffer is not None else self._head(2)
+        if not encoding and head in (b"\xff\xfe", b"\xfe\xff"):
+            encoding = "utf-16"
+        if not encoding or codecs.lookup(encoding).name == "utf-8":
+            return
+        data = self._buffer if self._buffer is not None else self._bytes()
+        try:
+            self._buffer = data.decode(encoding).encode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise InputError(self.label, f"line {line} is not valid {encoding} text") from None
+        self._gzip = False
+
+    def not_utf8(self) -> InputError:
+        """The error for text that is not UTF-8, naming the first bad line (error path)."""
+        data = self._bytes()
+        try:
+            data.decode("utf-8")
+            where = ""
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            where = f" at {self.unit if self.unit != 'entry' else 'line'} {line}"
+            if self.unit == "row":  # rows are counted after the header
+                where = f" at row {line - 1}" if line > 1 else " in the header"
+            where += f" ({data[exc.start:exc.start + 4]!r})"
+        return InputError(self.label, f"holds bytes that are not UTF-8 text{where}; name "
+                          "its encoding with {opt:encoding} (for example latin-1)")
+
+    def _head(self, n: int) -> bytes:
+        with self._open() as fh:
+            return fh.read(n)
 
     def _open(self) -> BinaryIO:
         if self._buffer is not None:
@@ -145,7 +207,9 @@ class Table:
             raise InputError(
                 self.label, "file is empty" if not first else "the header line is empty"
             )
-        return next(csv.reader([text], delimiter=_DELIMITERS[self.format]))
+        if not self._delimiter_given and self.format == "csv" and "," not in text and ";" in text:
+            self.delimiter = ";"  # a spreadsheet export in a comma-decimal locale
+        return next(csv.reader([text], delimiter=self.delimiter))
 
     def _source(self):
         if self._buffer is not None:
@@ -167,7 +231,7 @@ class Table:
         return dict(
             read_options=pa_csv.ReadOptions(use_threads=True, block_size=1 << 24),
             parse_options=pa_csv.ParseOptions(
-                delimiter=_DELIMITERS[self.format], newlines_in_values=newlines_in_values
+                delimiter=self.delimiter, newlines_in_values=newlines_in_values
             ),
             convert_options=pa_csv.ConvertOptions(
                 column_types=types,
@@ -184,6 +248,8 @@ class Table:
             return pa_csv.read_csv(self._source(), **options)
         except pa.ArrowInvalid as exc:
             message = one_line(exc)
+            if "invalid UTF8" in message or "invalid utf8" in message.lower():
+                raise self.not_utf8() from None
             if "conversion error" not in message:
                 if not newlines:  # a quoted value may hold a line break: the slower parse
                     return self._read_csv(types, newlines=True)
@@ -324,12 +390,24 @@ def open_table(
     flag: str = "--format",
     stdin: BinaryIO | None = None,
     role: str = "predictions",
+    delimiter: str | None = None,
+    encoding: str | None = None,
 ) -> Table:
     """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension).
 
-    ``role`` picks the layout of formats that differ for a run and the truth (TREC, JSON).
+    ``role`` picks the layout of formats that differ for a run and the truth (TREC, JSON);
+    ``delimiter`` overrides CSV's comma (a header with ``;`` and no comma is read with ``;``);
+    ``encoding`` names a text encoding other than UTF-8 (``latin-1``).
     """
     path = os.fspath(path)
-    return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role)
+    if encoding:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise OptionError(f"{{option}}: unknown encoding {encoding!r}", "encoding") from None
+    if delimiter is not None and len(delimiter) != 1:
+        raise OptionError(f"{{option}} must be one character, got {delimiter!r}", "delimiter")
+    return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role,
+                 delimiter=delimiter, encoding=encoding)
 
 
