@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .chunk import segment_positions
-from .encode import factorize
-from .errors import InputError, OptionError
+from .encode import duplicates, factorize, pair_keys
+from .errors import InputError, OptionError, plural
 from .inputs import COLUMNS
 from .io.formats import STDIN, STDOUT, detect_format
 from .io.jsonfmt import write_json, write_jsonl
@@ -27,6 +27,7 @@ from .io.trec import write_qrels, write_run
 from .load import Predictions, load_predictions, load_truth
 from .notices import Notice
 from .ordering import order_rows, scores_against_ranks
+from .ranking import report_duplicates
 from .settings import ROWS
 
 KINDS = ("predictions", "truth")
@@ -51,6 +52,7 @@ def convert(
     output_format: str | None = None,
     tag: str = "rankeval",
     ties: str = "trec",
+    dedupe: bool = False,
     user_col: str | None = None,
     item_col: str | None = None,
     rank_col: str | None = None,
@@ -81,18 +83,30 @@ def convert(
                            **(reading or {}))
         kind = kind or _kind_from_columns(table, relevance_col)
 
+    if out_fmt == "trec":
+        _check_trec_field("--tag", [tag])
     notices: list[Notice] = []
     if kind == "predictions":
         preds = load_predictions(table, user_col, item_col, rank_col, score_col)
-        out = _predictions_table(preds, out_fmt, ties, notices)
+        out = _predictions_table(preds, out_fmt, ties, dedupe, notices)
     else:
         truth = load_truth(table, user_col, item_col, relevance_col)
+        (user, item), items = factorize(truth.user, truth.item)
+        dup = duplicates(pair_keys(user, item, max(len(items), 1)))
+        if len(dup):  # as score: a repeated judgement is always an error
+            report_duplicates(truth, dup, None)
         out = pa.table(
             {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
         )
+    if out_fmt == "trec":
+        for column in ("user_id", "item_id"):
+            _check_trec_field(column, out.column(column).unique().to_pylist(), table.label)
     data = _encode(out, out_fmt, kind, tag)
     _write(target, data, out_fmt, out)
-    return Converted(kind, out.num_rows, in_fmt, out_fmt, notices)
+    def shown(fmt: str) -> str:  # TREC is a run or qrels, as the user knows it
+        return ("run" if kind == "predictions" else "qrels") if fmt == "trec" else fmt
+
+    return Converted(kind, out.num_rows, shown(in_fmt), shown(out_fmt), notices)
 
 
 def _kind_from_name(path: str) -> str | None:
@@ -119,20 +133,33 @@ def _kind_from_columns(table: Table, relevance_col: str | None) -> str:
 
 
 def _predictions_table(
-    preds: Predictions, out_fmt: str, ties: str, notices: list[Notice]
+    preds: Predictions, out_fmt: str, ties: str, dedupe: bool, notices: list[Notice]
 ) -> pa.Table:
-    columns: dict[str, object] = {"user_id": preds.user, "item_id": preds.item}
-    if out_fmt not in ("trec", "json"):
-        if preds.rank is not None:
-            columns["rank"] = pa.array(preds.rank.astype(np.int64))
-        if preds.score is not None:
-            columns["score"] = pa.array(preds.score)
-        return pa.table(columns)
-    # TREC and JSON need every list in ranking order, with a score that keeps that order.
-    (user, item), _ = factorize(preds.user, preds.item)
+    """The rows to write: repeated (user, item) pairs refused, or with ``dedupe`` the
+    best-ranked kept, as ``score`` does; TREC and JSON in ranking order with a score that
+    keeps it, other formats in the file's row order."""
+    (user, item), items = factorize(preds.user, preds.item)
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
         order = np.arange(len(user))
+    keys = pair_keys(user[order], item[order], max(len(items), 1))
+    _, first = np.unique(keys, return_index=True)
+    if len(first) < len(keys):
+        if not dedupe:
+            dup = duplicates(pair_keys(user, item, max(len(items), 1)))
+            report_duplicates(preds, dup, "{opt:dedupe} keeps the best-ranked one")
+        notices.append(Notice("duplicates_dropped", len(keys) - len(first),
+                              {"path": preds.source.label}))
+        order = order[np.sort(first)]
+    if out_fmt not in ("trec", "json"):
+        rows = np.sort(order)  # the file's order, without the dropped repeats
+        columns: dict[str, object] = {"user_id": preds.user.take(pa.array(rows)),
+                                      "item_id": preds.item.take(pa.array(rows))}
+        if preds.rank is not None:
+            columns["rank"] = pa.array(preds.rank[rows].astype(np.int64))
+        if preds.score is not None:
+            columns["score"] = pa.array(preds.score[rows])
+        return pa.table(columns)
     rank = segment_positions(user[order])
     score = preds.score[order] if preds.score is not None else 1.0 / rank
     if preds.rank is not None and preds.score is not None:
@@ -148,6 +175,17 @@ def _predictions_table(
             "score": pa.array(score),
         }
     )
+
+
+def _check_trec_field(what: str, values: list, label: str | None = None) -> None:
+    """TREC fields are separated by whitespace: an id or tag that is empty or holds any
+    cannot be written (``score`` would refuse or misread the file)."""
+    bad = [v for v in values if not v or any(ch.isspace() for ch in str(v))]
+    if bad:
+        where = f"{label}: column '{what}'" if label else what
+        raise OptionError(f"{where}: {plural(len(bad), 'value')} cannot be written in TREC "
+                          f"format (empty or with whitespace), e.g. {bad[:3]!r}; write CSV, "
+                          "TSV, Parquet or JSON instead")
 
 
 def _encode(table: pa.Table, fmt: str, kind: str, tag: str) -> bytes | None:

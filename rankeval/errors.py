@@ -98,7 +98,7 @@ class InputError(RankevalError):
 
 
 _NOUNS = {"pairs": "pair", "values": "value", "users": "user", "lines": "line", "ranks": "rank",
-          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number"}
+          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number", "scores": "score"}
 _VERBS = ((" are ", " is "), (" have ", " has "), (" were ", " was "))
 
 

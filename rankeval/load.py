@@ -7,6 +7,7 @@ ranks) need the ids factorized and live in ``ranking.py``.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +98,24 @@ def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
     return values
 
 
+def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> np.ndarray:
+    """Integer scores past 2^53 as written in a text file would round to the same float and
+    tie without a word; they are refused, naming the rows (Parquet refuses them on reading)."""
+    big = np.flatnonzero(np.abs(values) >= 2.0**53)
+    if not len(big) or table.format in ("parquet", "json"):
+        return values
+    text = table.read({name: pa.string()}).column(name).take(pa.array(big)).to_pylist()
+    lost = [(int(i) + 1, t) for i, t in zip(big, text, strict=True)
+            if re.fullmatch(r"\s*[+-]?[0-9]+\s*", t) and int(t) != int(float(t))]
+    if lost:
+        report(InputError(
+            table.label, "integer scores too large to order exactly (64-bit floats hold "
+            "integers up to 2^53 = 9,007,199,254,740,992)", column=name, count=len(lost),
+            examples=lost[:5], unit=getattr(table, "unit", "row"),
+            hint="rescale them, or give the order as ranks"))
+    return values
+
+
 def load_predictions(
     table: Table | MemoryTable,
     user_col: str | None = None,
@@ -122,7 +141,7 @@ def load_predictions(
         user=_ids(data, user, label),
         item=_ids(data, item, label),
         rank=ranks,
-        score=_finite(data, score, label) if score is not None else None,
+        score=_exact_scores(table, score, _finite(data, score, label)) if score else None,
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score),
     )

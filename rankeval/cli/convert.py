@@ -24,13 +24,15 @@ from .options import Command, column_options, option
 @click.option("--ties", type=click.Choice(["trec", "item-asc", "input"], case_sensitive=False),
               default="trec", show_default=True,
               help="Order of tied scores when writing a TREC run or JSON in ranking order.")
+@click.option("--dedupe", is_flag=True, help="Keep the best-ranked of repeated (user, item) "
+              "predictions instead of failing, as score --dedupe.")
 @column_options
 @option("delimiter")
 @option("encoding")
 @option("quiet", help="Do not print the summary line or warnings.")
 @option("debug")
-def convert(source, target, kind, input_format, output_format, tag, ties, delimiter, encoding,
-            quiet, debug, **cols) -> int:
+def convert(source, target, kind, input_format, output_format, tag, ties, dedupe, delimiter,
+            encoding, quiet, debug, **cols) -> int:
     """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
 
     Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
@@ -50,8 +52,8 @@ def convert(source, target, kind, input_format, output_format, tag, ties, delimi
 
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
-                       ties=ties.lower(), reading={"delimiter": delimiter, "encoding": encoding},
-                       **cols)
+                       ties=ties.lower(), dedupe=dedupe,
+                       reading={"delimiter": delimiter, "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:
         click.echo(

@@ -19,12 +19,15 @@ class _Object(list):
 
 
 def _number(v: object) -> bool:
+    """A finite number a 64-bit float holds exactly enough to order (integers past 2^53 that
+    would round are not)."""
     if isinstance(v, bool) or not isinstance(v, int | float):
         return False
     try:
-        return math.isfinite(float(v))
+        f = float(v)
     except OverflowError:  # an integer past 2^1024
         return False
+    return math.isfinite(f) and (not isinstance(v, int) or int(f) == v)
 
 
 def parse_json(data: bytes, role: str, label: str) -> pa.Table:
