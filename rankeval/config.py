@@ -14,8 +14,9 @@ from typing import Any
 from .errors import OptionError
 
 CANDIDATES = ("rankeval.toml", "pyproject.toml")
-# Keys whose values are paths, resolved against the config file's folder.
-PATH_KEYS = ("baseline", "junit")
+# Keys whose values are paths, resolved against the config file's folder (every one of them,
+# as the README says: a config file means the same wherever the command runs from).
+PATH_KEYS = ("baseline", "junit", "output", "per_user")
 
 
 def find_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path, dict] | None:
@@ -52,7 +53,8 @@ def _section(path: Path, required: bool) -> dict | None:
     return table
 
 
-def default_map(path: Path, table: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+def default_map(path: Path, table: dict[str, Any], params: dict[str, Any],
+                ctx=None) -> dict[str, Any]:
     """Config keys -> click defaults; ``params`` maps each key (a long flag without its dashes,
     ``fail_under``) to its click Option.
 
@@ -69,11 +71,25 @@ def default_map(path: Path, table: dict[str, Any], params: dict[str, Any]) -> di
         param = params[name]
         if isinstance(value, dict):
             value = [f"{m}={v}" for m, v in value.items()]
-        if name in PATH_KEYS and isinstance(value, str):
+        if name in PATH_KEYS and isinstance(value, str) and value != "-":
             value = str(path.parent / value) if not Path(value).is_absolute() else value
         if getattr(param, "multiple", False):
             value = [str(v) for v in (value if isinstance(value, list) else [value])]
         elif isinstance(value, list):
             raise OptionError(f"{path}: {key} takes one value, not a list")
+        if ctx is not None:
+            _check(path, key, param, value, ctx)
         out[param.name] = value
     return out
+
+
+def _check(path: Path, key: str, param, value: Any, ctx) -> None:
+    """A bad value is said about the file and key, not about a flag nobody typed."""
+    import click
+
+    if getattr(param, "is_flag", False) and not isinstance(value, bool):
+        raise OptionError(f"{path}: key {key!r}: expected true or false, got {value!r}")
+    try:
+        param.type_cast_value(ctx, value)
+    except click.BadParameter as exc:
+        raise OptionError(f"{path}: key {key!r}: {exc.message}") from None

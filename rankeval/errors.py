@@ -98,7 +98,8 @@ class InputError(RankevalError):
 
 
 _NOUNS = {"pairs": "pair", "values": "value", "users": "user", "lines": "line", "ranks": "rank",
-          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number", "scores": "score"}
+          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number", "scores": "score",
+          "integers": "integer"}
 _VERBS = ((" are ", " is "), (" have ", " has "), (" were ", " was "))
 
 

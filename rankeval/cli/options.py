@@ -214,5 +214,5 @@ def _load_config(ctx: click.Context, param, value: str | None) -> None:
         for opt in p.opts
         if opt.startswith("--")
     }
-    ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params)}
+    ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params, ctx)}
 

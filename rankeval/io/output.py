@@ -132,6 +132,8 @@ def write_stdout(data: bytes) -> None:
     """Bytes to standard output. A reader that closed it early (``| head``, ``| true``) is
     not an error, and the run goes on (files asked for are still written, the exit code is
     still the gates'); any other failure is an ``OutputError``."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`)
+        raise OutputError("cannot write to standard output: it is closed")
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

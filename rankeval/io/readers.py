@@ -70,6 +70,8 @@ class Table:
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening
         if path == STDIN:
+            if stdin is None and sys.stdin is None:
+                raise InputError(self.label, "standard input is closed")
             self._read_stream(stdin or sys.stdin.buffer, "standard input is empty")
         elif self._check_path():  # a FIFO, /dev/stdin, a process substitution: a stream
             try:
@@ -108,10 +110,15 @@ class Table:
             from .jsonfmt import parse_json
 
             return parse_json(self._bytes(), self.role, self.label)
+        data = self._bytes()
         try:
-            return pa_json.read_json(pa.BufferReader(self._bytes()))
-        except pa.ArrowException as exc:
-            raise InputError(self.label, f"not valid JSON Lines: {one_line(exc)}") from None
+            return pa_json.read_json(pa.BufferReader(data))
+        except pa.ArrowException:
+            from .jsonfmt import parse_jsonl_leniently
+
+            # Arrow's own message counts rows from 0 and names no value: read it again line
+            # by line, so that the checks name lines from 1, as they do for every format.
+            return parse_jsonl_leniently(data, self.label)
 
     def _gunzip(self, data: bytes) -> bytes:
         try:
@@ -209,7 +216,10 @@ class Table:
             )
         if not self._delimiter_given and self.format == "csv" and "," not in text and ";" in text:
             self.delimiter = ";"  # a spreadsheet export in a comma-decimal locale
-        return next(csv.reader([text], delimiter=self.delimiter))
+        try:
+            return next(csv.reader([text], delimiter=self.delimiter))
+        except csv.Error as exc:
+            raise InputError(self.label, f"cannot read the header line: {exc}") from None
 
     def _source(self):
         if self._buffer is not None:
@@ -271,6 +281,15 @@ class Table:
 
     def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
         try:
+            schema = pq.read_schema(self._source())
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(self.label, f"not a readable Parquet file ({one_line(exc)})") from None
+        for name in types:
+            kind = schema.field(name).type
+            if pa.types.is_nested(kind):  # read_dictionary cannot take them: say so first
+                raise InputError(self.label, f"values of type {kind}: a flat column is needed",
+                                 column=name)
+        try:
             # ParquetFile.read, unlike pq.read_table, does not import pandas (0.2 s).
             # Ids come out dictionary-encoded straight from the file's own dictionary pages.
             ids = [name for name, typ in types.items() if typ == ID]
@@ -331,9 +350,7 @@ def cast_columns(
     for name, typ in types.items():
         col = table.column(name)
         if typ == ID:
-            if not (pa.types.is_dictionary(col.type) and pa.types.is_string(col.type.value_type)):
-                col = col.cast(pa.string())  # ids of any type are compared as text
-            columns.append(col)
+            columns.append(_ids_as_text(col, name, label, unit))
             continue
         if pa.types.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
@@ -347,11 +364,48 @@ def cast_columns(
                     pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
                 ):
                     _raise_non_numeric(label, name, col, unit)
+                if pa.types.is_floating(typ) and pa.types.is_integer(col.type):
+                    _raise_inexact(label, name, col, unit)
                 raise InputError(
                     label, f"values of type {col.type} cannot be read as {typ}", column=name
                 ) from None
         columns.append(col)
     return pa.table(columns, names=list(types))
+
+
+def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.ChunkedArray:
+    """Ids of any scalar type, compared as text; nested values or bytes that are not UTF-8
+    are refused, naming the rows."""
+    if pa.types.is_dictionary(col.type) and pa.types.is_string(col.type.value_type):
+        return col
+    kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
+    if pa.types.is_nested(kind):
+        raise InputError(label, f"ids of type {kind}: ids must be text or numbers", column=name)
+    try:
+        return col.cast(pa.string())
+    except pa.ArrowInvalid:  # binary that is not UTF-8
+        values = col.to_pylist()
+        bad = [(i + 1, v) for i, v in enumerate(values) if isinstance(v, bytes) and not _utf8(v)]
+        raise InputError(label, "ids that are not UTF-8 text", column=name, count=len(bad),
+                         examples=bad[:5], unit=unit) from None
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _raise_inexact(label: str, name: str, column: pa.ChunkedArray, unit: str) -> None:
+    """Integers a 64-bit float cannot hold exactly (past 2^53): which rows."""
+    values = column.to_pylist()
+    bad = [(i + 1, v) for i, v in enumerate(values) if v is not None and int(float(v)) != v]
+    if bad:
+        raise InputError(label, "integers too large to be exact as 64-bit floats (past 2^53 = "
+                         "9,007,199,254,740,992)", column=name, count=len(bad),
+                         examples=bad[:5], unit=unit, hint="rescale them, or give ranks")
 
 
 def _raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row") -> None:
@@ -375,8 +429,8 @@ def unparseable(values: np.ndarray) -> np.ndarray:
             float(v)
         except (TypeError, ValueError):
             bad[i] = True
-        else:
-            bad[i] = v != v.strip()  # the CSV reader, unlike float(), refuses padded numbers
+        else:  # the CSV reader, unlike float(), refuses padded numbers and 1_000
+            bad[i] = v != v.strip() or "_" in v
     return bad
 
 
