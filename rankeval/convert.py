@@ -67,7 +67,7 @@ def convert(
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])
     in_fmt = detect_format(source, input_format, "{opt:input_format}")
-    out_fmt = (detect_format(target, output_format, "{opt:output_format}")
+    out_fmt = (detect_format(target, output_format, "{opt:output_format}", reading=False)
                if target != STDOUT or output_format else None)
     if out_fmt is None:
         raise OptionError("{option} is required when writing to '-' (standard output)",

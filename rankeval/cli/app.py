@@ -33,12 +33,17 @@ def _debug_requested(args: list[str]) -> bool:
     return "--debug" in args or os.environ.get("RANKEVAL_DEBUG", "") not in ("", "0")
 
 
+def _printable(text: str) -> str:
+    """File names that are not UTF-8 reach messages as surrogates: show them, don't crash."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def error(message: str) -> None:
-    click.echo(f"rankeval: error: {message}", err=True)
+    click.echo(f"rankeval: error: {_printable(message)}", err=True)
 
 
 def warn(message: str) -> None:
-    click.echo(f"rankeval: warning: {message}", err=True)
+    click.echo(f"rankeval: warning: {_printable(message)}", err=True)
 
 
 class _Terminated(BaseException):

@@ -3,9 +3,10 @@ that the command line's choices and ``--help`` derive from it cheaply."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from ..errors import OptionError
+from ..errors import InputError, OptionError
 
 STDIN = "-"
 STDOUT = "-"
@@ -28,8 +29,9 @@ UNITS = {"trec": "line", "jsonl": "line", "json": "entry"}
 EXTENSIONS = {ext: name for name, (exts, _) in FORMATS.items() for ext in exts}
 
 
-def detect_format(path: str, explicit: str | None, flag: str) -> str:
-    """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv)."""
+def detect_format(path: str, explicit: str | None, flag: str, reading: bool = True) -> str:
+    """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv); for
+    an input (``reading``), a missing file or a directory is said first."""
     if explicit:
         fmt = ALIASES.get(explicit.lower(), explicit.lower())
         if fmt not in FORMATS:
@@ -39,6 +41,11 @@ def detect_format(path: str, explicit: str | None, flag: str) -> str:
         return fmt
     if path == STDIN:
         raise OptionError(f"{flag} is required when reading from '-' (standard input)")
+    # What is wrong with the path itself comes before what its name does not say.
+    if reading and os.path.isdir(path):
+        raise InputError(path, "is a directory, not a file")
+    if reading and not os.path.exists(path) and not os.path.islink(path):
+        raise InputError(path, "no such file")
     suffixes = [s.lower() for s in Path(path).suffixes]
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]

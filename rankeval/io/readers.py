@@ -73,7 +73,9 @@ class Table:
             if stdin is None and sys.stdin is None:
                 raise InputError(self.label, "standard input is closed")
             self._read_stream(stdin or sys.stdin.buffer, "standard input is empty")
-        elif self._check_path():  # a FIFO, /dev/stdin, a process substitution: a stream
+        elif self._check_path() or not _encodable(path):
+            # a FIFO, /dev/stdin, a process substitution (a stream), or a name Arrow cannot
+            # take (not UTF-8): read through Python
             try:
                 with open(path, "rb") as fh:
                     self._read_stream(fh, "is empty (nothing came through it)")
@@ -371,6 +373,14 @@ def cast_columns(
                 ) from None
         columns.append(col)
     return pa.table(columns, names=list(types))
+
+
+def _encodable(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding in the name
+        return False
+    return True
 
 
 def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.ChunkedArray:
