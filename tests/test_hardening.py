@@ -207,3 +207,180 @@ def test_every_input_format_meets_every_defect_class(run_cli, tmp_path, fmt, cas
         assert doc["metrics"]["ndcg@2"] == pytest.approx((u1 + u2) / 2, abs=1e-12)
     if "dedupe" in case:
         assert any("dropped" in w for w in doc["warnings"])
+
+
+def _parquet(path: Path, columns: dict) -> Path:
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+TRUTH_CSV = "user_id,item_id,relevance\nu1,A,1\nu1,B,0\nu2,C,1\n"
+RUN_CSV = "user_id,item_id,rank\nu1,A,1\nu1,B,2\nu2,C,1\n"
+
+# name -> (files {name: text, bytes, or a function of the path}, extra args, exit code, needle)
+HOSTILE = {
+    "swapped files": ({"p.csv": TRUTH_CSV, "t.csv": RUN_CSV}, [], 2, "seem swapped"),
+    "unrecognised order column": ({"p.csv": "user_id,item_id,clicks\nu1,A,3\nu1,B,9\n"}, [],
+                                  2, "--score-col"),
+    "two relevance columns": ({"t.csv": "user_id,item_id,relevance,rating\nu1,A,1,5\n"}, [], 2,
+                              "choose one with --relevance-col"),
+    "a column named twice": ({"p.csv": "user_id,item_id,rank,rank\nu1,A,1,2\n"}, [], 2,
+                             "2 columns named 'rank'"),
+    "one column, two parts": ({}, ["--user-col", "rank"], 2, "cannot be both"),
+    "integer scores past 2^53": ({"p.csv": "user_id,item_id,score\nu1,A,9007199254740993\n"
+                                           "u1,B,9007199254740992\n"}, [], 2, "2^53"),
+    "score 1_000 in a run": ({"p.run": "u1 Q0 A 1 1_000 t\n"}, [], 2, "line 1 ('1_000')"),
+    "JSON Lines type change": ({"p.jsonl": '{"user_id": "u1", "item_id": "A", "score": 1}\n'
+                                           '{"user_id": "u1", "item_id": "B", "score": "x"}\n'},
+                               [], 2, "line 2 ('x')"),
+    "JSON Lines object ids": ({"p.jsonl": '{"user_id": {"a": 1}, "item_id": "A", "score": 1}\n'},
+                              [], 2, "ids must be text"),
+    "JSON repeated user": ({"p.json": '{"u1": {"A": 0.9}, "u1": {"A": 0.5}}'}, [], 2,
+                           "listed more than once"),
+    "JSON deep nesting": ({"p.json": "[" * 200_000 + "]" * 200_000}, [], 2, "nested too deeply"),
+    "JSON huge integer": ({"p.json": '{"u1": {"A": 1' + "0" * 400 + "}}"}, [], 2,
+                          "not a finite number"),
+    "Parquet binary ids": ({"p.parquet": lambda p: _parquet(p, {
+        "user_id": pa.array([b"\xff\xfe"], pa.binary()), "item_id": ["A"], "rank": [1]})},
+        [], 2, "not UTF-8"),
+    "Parquet list ids": ({"p.parquet": lambda p: _parquet(p, {
+        "user_id": pa.array([[1]]), "item_id": ["A"], "rank": [1]})}, [], 2, "flat column"),
+    "Parquet int64 past 2^53": ({"p.parquet": lambda p: _parquet(p, {
+        "user_id": ["u1"], "item_id": ["A"], "score": pa.array([2**60 + 1], pa.int64())})},
+        [], 2, "2^53"),
+    "a header field over 128 KB": ({"p.csv": "user_id,item_id," + "x" * 200_000 + "\nu1,A,1\n"},
+                                   [], 2, "header"),
+    "Latin-1 bytes": ({"t.csv": "user_id,item_id,relevance\nu1,caf\xe9,1\n".encode("latin-1")},
+                      [], 2, "--encoding"),
+    "Latin-1 named": ({"t.csv": "user_id,item_id,relevance\nu1,A,1\nu2,caf\xe9,1\n".encode(
+        "latin-1")}, ["--encoding", "latin-1"], 0, ""),
+    "UTF-16 with a BOM": ({"t.csv": TRUTH_CSV.encode("utf-16")}, [], 0, ""),
+    "semicolons": ({"p.csv": RUN_CSV.replace(",", ";")}, [], 0, ""),
+    "a directory": ({}, ["--preds", "."], 2, "is a directory"),
+    "no such file": ({}, ["--preds", "nope.csv"], 2, "no such file"),
+    "a trec_eval name": ({}, ["-m", "P_10"], 2, "here it is precision@10"),
+    "an unknown encoding": ({}, ["--encoding", "klingon"], 2, "unknown encoding"),
+    "a negative seed": ({}, ["--seed", "-1"], 2, "--seed"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_inputs_and_options(run_cli, tmp_path, monkeypatch, case):
+    files, args, code, needle = HOSTILE[case]
+    monkeypatch.chdir(tmp_path)
+    paths = {"p": tmp_path / "p.csv", "t": tmp_path / "t.csv"}
+    paths["p"].write_text(RUN_CSV)
+    paths["t"].write_text(TRUTH_CSV)
+    for name, content in files.items():
+        path = tmp_path / name
+        if callable(content):
+            content(path)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        paths[name[0]] = path
+    args = list(args)
+    if "--preds" in args:
+        at = args.index("--preds")
+        paths["p"] = Path(args[at + 1])
+        del args[at : at + 2]
+    r = run_cli("score", paths["p"], paths["t"], "--k", "2", "-f", "json", *args)
+    if code == 2:
+        _one_line_error(r, needle)
+    else:
+        assert r.exit_code == 0, r.stderr
+        assert r.json()["metrics"]["ndcg@2"] > 0
+
+
+def test_inputs_from_fifos_and_process_substitution(run_cli, tmp_path):
+    fifo = tmp_path / "p.csv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(RUN_CSV))
+    writer.start()
+    t = tmp_path / "t.csv"
+    t.write_text(TRUTH_CSV)
+    r = run_cli("score", fifo, t, "--k", "2", "-f", "json")
+    writer.join(5)
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["users"]["evaluated"] == 2
+
+
+def test_config_values_are_named_by_file_and_key(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.csv").write_text(RUN_CSV)
+    (tmp_path / "t.csv").write_text(TRUTH_CSV)
+    for text, needle in (("format = 3\n", "key 'format': 3 is not one of"),
+                         ('rounds = "abc"\n', "key 'rounds': 'abc' is not a valid integer"),
+                         ('quiet = "yes"\n', "key 'quiet': expected true or false")):
+        (tmp_path / "rankeval.toml").write_text(text)
+        _one_line_error(run_cli("score", "p.csv", "t.csv"), f"rankeval.toml: {needle}")
+    sub = tmp_path / "conf"
+    sub.mkdir()
+    (sub / "rankeval.toml").write_text('format = "json"\noutput = "report.json"\n')
+    r = run_cli("score", "p.csv", "t.csv", "--config", sub / "rankeval.toml")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads((sub / "report.json").read_text())["users"]["evaluated"] == 2
+
+
+def test_validate_strict_counts_only_warnings_nobody_chose(run_cli, tmp_path):
+    p, t = tmp_path / "p.csv", tmp_path / "t.csv"
+    p.write_text(RUN_CSV)
+    t.write_text(TRUTH_CSV + "u3,Z,0\n")  # u3 has no relevant item: a warning
+    r = run_cli("validate", p, t, "--strict")
+    assert r.exit_code == 2
+    assert "can be scored, but --strict counts 1 warning as problems" in r.stderr
+    chosen = run_cli("validate", p, t, "--strict", "--zero-relevant-users", "skip")
+    assert chosen.exit_code == 0, chosen.stderr
+    assert "(1 warning)" in chosen.stderr
+
+
+def test_per_user_rows_follow_numbers_when_ids_are_numbers(run_cli, tmp_path):
+    p, t = tmp_path / "p.csv", tmp_path / "t.csv"
+    users = [1, 2, 10, 100, 11]
+    p.write_text("user_id,item_id,rank\n" + "".join(f"{u},A,1\n" for u in users))
+    t.write_text("user_id,item_id\n" + "".join(f"{u},A\n" for u in users))
+    r = run_cli("score", p, t, "--per-user", "-", "-q")
+    assert [line.split(",")[0] for line in r.stdout.splitlines()[1:]] == ["1", "2", "10", "11",
+                                                                          "100"]
+    p.write_text("user_id,item_id,rank\n" + "".join(f"{u},A,1\n" for u in ["007", "1e3", "+5"]))
+    t.write_text("user_id,item_id\n" + "".join(f"{u},A\n" for u in ["007", "1e3", "+5"]))
+    r = run_cli("score", p, t, "--per-user", "-", "-q")  # not canonical integers: as text
+    assert [line.split(",")[0] for line in r.stdout.splitlines()[1:]] == ["+5", "007", "1e3"]
+
+
+def test_compare_writes_every_runs_per_user_values(run_cli, tmp_path):
+    out = tmp_path / "pairs.csv"
+    r = run_cli("compare", SAMPLE / "truth.csv", SAMPLE / "preds.csv", SAMPLE / "preds.parquet",
+                "-m", "ndcg@10", "--per-user", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    rows = out.read_text().splitlines()
+    assert rows[0] == "user_id,preds/ndcg@10,preds-2/ndcg@10"
+    assert len(rows) == 299  # the 298 users compared
+    assert all(a == b for _, a, b in (row.split(",") for row in rows[1:]))
+
+
+def test_compat_names_take_k_by_one_rule(run_cli):
+    r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "--compat", "trec_eval",
+                "-m", "recall,precision", "--k", "10", "-f", "json")
+    assert sorted(r.json()["metrics"]) == ["precision@10", "recall@10"]
+    r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "--compat", "trec_eval",
+                "-m", "recall,precision", "-f", "json")
+    assert len(r.json()["metrics"]) == 18  # trec_eval's nine cut-offs for both
+
+
+def test_convert_refuses_what_the_target_cannot_hold(run_cli, tmp_path):
+    dup = tmp_path / "d.csv"
+    dup.write_text("user_id,item_id,rank\nu1,A,1\nu1,B,2\nu1,A,3\n")
+    _one_line_error(run_cli("convert", dup, tmp_path / "d.json"), "--dedupe")
+    r = run_cli("convert", dup, tmp_path / "d.json", "--dedupe")
+    assert r.exit_code == 0 and "wrote 2 rows" in r.stderr
+    assert json.loads((tmp_path / "d.json").read_text()) == {"u1": {"A": 1, "B": 0.5}}
+    spaced = tmp_path / "s.csv"
+    spaced.write_text("user_id,item_id,rank\nu 1,A,1\n")
+    _one_line_error(run_cli("convert", spaced, tmp_path / "s.run"), "TREC")
+    _one_line_error(run_cli("convert", dup, tmp_path / "t.run", "--dedupe", "--tag", ""), "TREC")
+    assert not (tmp_path / "s.run").exists() and not (tmp_path / "t.run").exists()
+    t = tmp_path / "t.csv"
+    t.write_text("user_id,item_id,relevance\nu1,A,1\nu1,A,2\n")
+    _one_line_error(run_cli("convert", t, tmp_path / "t.qrels"), "more than once")

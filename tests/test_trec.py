@@ -169,7 +169,8 @@ def test_trec_whitespace_gzip_and_stdin(write, run_cli):
         ("a.json", '{"q1": [1, 2]}', "not an object of items"),
         ("a.json", '[{"q1": 1}]', "expected an object"),
         ("a.json", '{"q1": {"d1": 1}', "not valid JSON"),
-        ("a.jsonl", '{"user_id": "q1", "item_id": "d1", "score": 1}\n{"user_id": \n', "line 2 is not valid JSON"),
+        ("a.jsonl", '{"user_id": "q1", "item_id": "d1", "score": 1}\n{"user_id": \n',
+         "line 2 is not valid JSON"),
     ],
 )
 def test_malformed_lines_are_exit_2_naming_the_line(write, run_cli, name, text, message):
