@@ -26,7 +26,7 @@ $(VENV)/.test: pyproject.toml
 install: $(VENV)/.test ## Create .venv with rankeval and the test tools
 
 run: $(VENV)/.runtime ## Score the bundled sample data
-	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 10
+	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 5,10 -m ndcg,map,recall
 
 test: $(VENV)/.test ## Lint and run the test suite
 	$(BIN)/ruff check .

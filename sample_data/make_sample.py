@@ -42,6 +42,10 @@ def main(seed: int = 20261122) -> None:
     t.to_csv(HERE / "truth.csv", index=False)
     p.to_parquet(HERE / "preds.parquet", index=False)
     t.to_parquet(HERE / "truth.parquet", index=False)
+    # A second model to compare with: the 20 most popular items for everyone (no randomness).
+    popular = [(user, items[i], r + 1) for user in users for r, i in enumerate(range(top))]
+    pd.DataFrame(popular, columns=["user_id", "item_id", "rank"]).to_csv(
+        HERE / "popular.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -111,13 +111,13 @@ def score(predictions, truth, **kw) -> int:
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
     result = result.judged(plan)
 
-    show_notices(result.notices, quiet)
     if per_user is not None:
         write_per_user(result.per_user_table(), per_user)
     report = module(fmt)
     emit(output, fmt, lambda c: report.render(result, c),
          lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
          to_stderr=output == STDOUT and per_user == STDOUT)
+    show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 
 
