@@ -34,8 +34,12 @@ def _debug_requested(args: list[str]) -> bool:
 
 
 def _printable(text: str) -> str:
-    """File names that are not UTF-8 reach messages as surrogates: show them, don't crash."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """Messages carry file names and values from data: bytes that are not UTF-8 (surrogates)
+    are shown, not crashed on, and control characters (ANSI escapes) are shown as escapes,
+    never sent to the terminal."""
+    from ..report import visible
+
+    return visible(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
 def error(message: str) -> None:
