@@ -157,26 +157,7 @@ def compare_runs(
             cols.get("score_col"),
         )
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings)))
-
-    # Users every run evaluates (all of them unless --skip-missing-users drops some per run),
-    # in the first run's order; every run's values are aligned to them by id.
-    first = results[0].evaluation.user_ids
-    common = first
-    for r in results[1:]:
-        common = np.intersect1d(common, r.evaluation.user_ids)
-    shared = first[np.isin(first, common)]
-    notices = []
-    values: dict[str, dict[str, np.ndarray]] = {}
-    for r in results:
-        ids = r.evaluation.user_ids
-        r.dropped = int(len(ids) - len(shared))
-        if r.dropped:
-            notices.append(Notice("users_not_shared", r.dropped, {"run": r.name}))
-        at = _positions(ids, shared)
-        values[r.name] = {m: r.evaluation.values(m)[at] for m in settings.metrics}
-    if len(shared) == 0:
-        raise OptionError("the runs share no evaluated user: nothing to compare")
-
+    shared, values, notices = _paired(results, settings.metrics)
     cells: list[Cell] = []
     for metric in settings.metrics:
         stats = [
@@ -199,6 +180,28 @@ def compare_runs(
     if top_changes:
         result.top = _top_changes(result, top_changes)
     return result
+
+
+def _paired(results: list[RunResult], metrics):
+    """The users every run evaluates (all of them unless skip_missing_users drops some per
+    run), in the first run's order, and each run's values aligned to them by id."""
+    first = results[0].evaluation.user_ids
+    common = first
+    for r in results[1:]:
+        common = np.intersect1d(common, r.evaluation.user_ids)
+    shared = first[np.isin(first, common)]
+    notices = []
+    values: dict[str, dict[str, np.ndarray]] = {}
+    for r in results:
+        ids = r.evaluation.user_ids
+        r.dropped = int(len(ids) - len(shared))
+        if r.dropped:
+            notices.append(Notice("users_not_shared", r.dropped, {"run": r.name}))
+        at = _positions(ids, shared)
+        values[r.name] = {m: r.evaluation.values(m)[at] for m in metrics}
+    if len(shared) == 0:
+        raise OptionError("the runs share no evaluated user: nothing to compare")
+    return shared, values, notices
 
 
 def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:

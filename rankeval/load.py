@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from .arrow import to_numpy
 from .errors import InputError, is_collecting, report
 from .inputs import resolve_column, resolve_role
-from .io.readers import ID, MemoryTable, Source, Table, open_table, unparseable
+from .io.cast import ID, unparseable
+from .io.readers import MemoryTable, Source, Table, open_table
 
 
 @dataclass(frozen=True)
