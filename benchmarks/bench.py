@@ -107,6 +107,11 @@ def main() -> None:
                     help="also time rankeval from another checkout (e.g. a git worktree of "
                     "main), interleaved: an A/B of a change")
     a = ap.parse_args()
+    # `python -m rankeval` looks in the working directory first: run from elsewhere, so that
+    # --against really times the other checkout.
+    a.data, a.json = a.data.resolve(), a.json.resolve()
+    a.against = a.against.resolve() if a.against else None
+    os.chdir(a.data.parent if a.data.parent.exists() else Path("/"))
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
     for shape in a.shapes.split(","):

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import OptionError, plural
 from .evaluation import Evaluation, evaluate_inputs
 from .load import Truth, load_predictions, open_input, swapped
 from .notices import Notice
@@ -102,7 +102,8 @@ def _finite_or_none(x: float) -> float | None:
 def run_names(paths: list[str], names: list[str]) -> list[str]:
     """``--name`` values, else file stems made unique."""
     if names and len(names) != len(paths):
-        raise OptionError(f"{{option}} was given {len(names)} times for {len(paths)} runs", "name")
+        given = plural(len(names), "time")
+        raise OptionError(f"{{option}} was given {given} for {len(paths)} runs", "name")
     chosen = list(names) or [Path(p).name.split(".")[0] if p != "-" else "stdin" for p in paths]
     seen: dict[str, int] = {}
     unique = []

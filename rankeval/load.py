@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from .arrow import to_numpy
 from .errors import InputError, is_collecting, report
 from .inputs import resolve_column, resolve_role
 from .io.cast import ID, unparseable
+from .io.formats import detect_format
 from .io.readers import MemoryTable, Source, Table, open_table
 
 
@@ -169,28 +171,29 @@ def _no_order_column(table: Table | MemoryTable, others: list[str]) -> None:
         )
 
 
-def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
-    """Refuse predictions that look like a truth file while the truth looks like a run: the
-    two were given in the wrong order, and scoring them would give numbers with exit 0."""
+def looks_like(table: Table | MemoryTable) -> str | None:
+    """``truth`` (a relevance column, no rank or score), ``predictions`` (a rank or score
+    column, no relevance) or None, from a table's column names."""
 
-    def has(table, column: str) -> bool:
+    def has(column: str) -> bool:
         try:
             return resolve_column(table.columns, column, None, table.label, False) is not None
         except InputError:  # ambiguous: certainly present
             return True
 
-    def judged(t) -> bool:
-        return has(t, "relevance") and not has(t, "rank") and not has(t, "score")
+    ordered, judged = has("rank") or has("score"), has("relevance")
+    return "truth" if judged and not ordered else "predictions" if ordered and not judged else None
 
-    def ranked(t) -> bool:
-        return (has(t, "rank") or has(t, "score")) and not has(t, "relevance")
 
-    if judged(preds) and ranked(truth):
+def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
+    """Refuse predictions that look like a truth file while the truth looks like a run: the
+    two were given in the wrong order, and scoring them would give numbers with exit 0."""
+    if looks_like(preds) == "truth" and looks_like(truth) == "predictions":
         raise InputError(
             preds.label,
             f"looks like ground truth (a relevance column, no rank or score) and {truth.label} "
-            "like predictions: the two seem swapped (score and validate take PREDS TRUTH, "
-            "compare takes TRUTH RUN...)",
+            "like predictions: the two seem swapped (every command takes the predictions "
+            "first and the truth last)",
         )
 
 
@@ -316,3 +319,18 @@ def load_inputs(
     judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
                         cols.get("relevance_col"))
     return preds, judged
+
+
+def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None = None
+               ) -> str | None:
+    """What a file holds, when its name or header says: ``.qrels`` or a relevance column
+    without rank or score is truth; ``.run`` or rank/score without relevance is predictions."""
+    if path == "-":
+        return None
+    kind = detect_format(path, fmt, "")
+    if kind == "trec":
+        suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
+        return {".qrels": "truth", ".run": "predictions"}.get(suffixes[-1] if suffixes else "")
+    if kind == "json":  # a run and qrels look alike
+        return None
+    return looks_like(open_input(path, "predictions", fmt, reading))

@@ -126,9 +126,9 @@ def test_the_same_option_means_the_same_thing_in_every_command():
 @pytest.mark.parametrize("args, old, new", [
     (["score", PREDS, TRUTH, "--ci", "--ci-rounds", "200", "-f", "json"], "--ci",
      "--intervals"),
-    (["compare", TRUTH, PREDS, PREDS, "--baseline", "preds-2", "-f", "json"], "--baseline",
+    (["compare", PREDS, PREDS, TRUTH, "--baseline", "preds-2", "-f", "json"], "--baseline",
      "--baseline-run"),
-    (["compare", TRUTH, PREDS, PREDS, "--runs-format", "csv", "-f", "json"], "--runs-format",
+    (["compare", PREDS, PREDS, TRUTH, "--runs-format", "csv", "-f", "json"], "--runs-format",
      "--preds-format"),
 ])
 def test_old_spellings_still_work_and_warn(run_cli, args, old, new):
@@ -149,9 +149,9 @@ def test_validate_and_compare_have_the_shared_options(run_cli, write, tmp_path):
     assert r.exit_code == 0 and r.stderr == ""
     assert json.loads(out.read_text())["users"]["without_relevant"] == 2
     doubled = write("d.csv", PREDS.read_text() + "".join(PREDS.read_text().splitlines(True)[1:3]))
-    refused = run_cli("compare", TRUTH, PREDS, doubled)
+    refused = run_cli("compare", PREDS, doubled, TRUTH)
     assert refused.exit_code == 2 and "--dedupe keeps the best-ranked one" in refused.stderr
-    r = run_cli("compare", TRUTH, PREDS, doubled, "--dedupe", "-f", "json")
+    r = run_cli("compare", PREDS, doubled, TRUTH, "--dedupe", "-f", "json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["settings"]["dedupe"] is True
     assert [c["delta"] for c in r.json()["comparisons"]] == [0.0] * 6  # the six defaults
@@ -160,7 +160,7 @@ def test_validate_and_compare_have_the_shared_options(run_cli, write, tmp_path):
 def test_compare_reads_the_config_file(run_cli, tmp_path, monkeypatch):
     (tmp_path / "rankeval.toml").write_text('metrics = ["ndcg@5"]\ngain = "exponential"\n')
     monkeypatch.chdir(tmp_path)
-    r = run_cli("compare", TRUTH, PREDS, PREDS, "-f", "json")
+    r = run_cli("compare", PREDS, PREDS, TRUTH, "-f", "json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["settings"]["metrics"] == ["ndcg@5"]
     assert r.json()["settings"]["gain"] == "exponential"

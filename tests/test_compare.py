@@ -29,7 +29,7 @@ def runs(tmp_path):
 
 def test_three_runs_of_three_formats(run_cli, runs):
     b, c = runs
-    r = run_cli("compare", TRUTH, A, b, c, "-m", "ndcg@10,map@10", "-f", "json", "--quiet")
+    r = run_cli("compare", A, b, c, TRUTH, "-m", "ndcg@10,map@10", "-f", "json", "--quiet")
     assert r.exit_code == 0, r.stderr
     report = r.json()
     assert report["baseline"] == "preds"
@@ -53,7 +53,7 @@ def test_three_runs_of_three_formats(run_cli, runs):
 
 def test_table_marks_significant_differences(run_cli, runs):
     b, _ = runs
-    r = run_cli("compare", TRUTH, A, b, "--name", "main", "--name", "shuffled", "-m", "ndcg@10")
+    r = run_cli("compare", A, b, TRUTH, "--name", "main", "--name", "shuffled", "-m", "ndcg@10")
     assert r.exit_code == 0
     first = r.stdout.splitlines()
     assert first[1].startswith("main (baseline)")
@@ -64,7 +64,7 @@ def test_table_marks_significant_differences(run_cli, runs):
 @pytest.mark.parametrize("test", ["randomization", "bootstrap", "wilcoxon"])
 def test_other_tests_are_deterministic(run_cli, runs, test):
     b, _ = runs
-    args = ["compare", TRUTH, A, b, "-m", "ndcg@10", "--test", test, "--rounds", "2000",
+    args = ["compare", A, b, TRUTH, "-m", "ndcg@10", "--test", test, "--rounds", "2000",
             "--seed", "9", "-f", "json"]
     one, two = run_cli(*args).json(), run_cli(*args).json()
     assert one["comparisons"] == two["comparisons"]
@@ -73,19 +73,19 @@ def test_other_tests_are_deterministic(run_cli, runs, test):
 
 def test_fail_if_worse_and_baseline_choice(run_cli, runs):
     b, c = runs
-    gated = run_cli("compare", TRUTH, A, b, "--fail-if-worse", "-m", "ndcg@10")
+    gated = run_cli("compare", A, b, TRUTH, "--fail-if-worse", "-m", "ndcg@10")
     assert gated.exit_code == 1
     assert "FAILED b is worse than preds on ndcg@10" in gated.stderr
-    flipped = run_cli("compare", TRUTH, A, b, "--baseline", "b", "--fail-if-worse",
+    flipped = run_cli("compare", A, b, TRUTH, "--baseline-run", "b", "--fail-if-worse",
                       "-m", "ndcg@10")
     assert flipped.exit_code == 0  # preds is better than b: not a failure
-    same = run_cli("compare", TRUTH, A, c, "--fail-if-worse", "-m", "ndcg@10")
+    same = run_cli("compare", A, c, TRUTH, "--fail-if-worse", "-m", "ndcg@10")
     assert same.exit_code == 0
 
 
 def test_top_changes(run_cli, runs):
     b, _ = runs
-    r = run_cli("compare", TRUTH, A, b, "--top-changes", "3", "-m", "ndcg@10", "-f", "json")
+    r = run_cli("compare", A, b, TRUTH, "--top-changes", "3", "-m", "ndcg@10", "-f", "json")
     changes = r.json()["top_changes"]["b"]["ndcg@10"]
     assert len(changes["hurt"]) == 3
     assert all(x["run"] < x["baseline"] for x in changes["hurt"])
@@ -94,9 +94,9 @@ def test_top_changes(run_cli, runs):
 
 def test_markdown_and_csv(run_cli, runs):
     b, _ = runs
-    md = run_cli("compare", TRUTH, A, b, "-m", "ndcg@10", "-f", "markdown")
+    md = run_cli("compare", A, b, TRUTH, "-m", "ndcg@10", "-f", "markdown")
     assert md.stdout.startswith("| run | ndcg@10 |")
-    csv_text = run_cli("compare", TRUTH, A, b, "-m", "ndcg@10", "-f", "csv").stdout
+    csv_text = run_cli("compare", A, b, TRUTH, "-m", "ndcg@10", "-f", "csv").stdout
     assert csv_text.splitlines()[0].startswith("run,metric,mean,baseline_mean,delta")
 
 
@@ -105,13 +105,13 @@ def test_markdown_and_csv(run_cli, runs):
     [
         ([A], "at least two runs"),
         ([A, A, "--baseline", "nope"], "is not a run name"),
-        ([A, A, "--name", "x"], "--name was given 1 times for 2 runs"),
+        ([A, A, "--name", "x"], "--name was given 1 time for 2 runs"),
         ([A, A, "--alpha", "2"], "strictly between 0 and 1"),
         ([A, A, "--rounds", "10", "--test", "bootstrap"], "at least 100"),
     ],
 )
 def test_usage_errors(run_cli, args, needle):
-    r = run_cli("compare", TRUTH, *args)
+    r = run_cli("compare", *args, TRUTH)
     assert r.exit_code == 2
     assert needle in r.stderr
 
@@ -136,7 +136,7 @@ def test_users_one_run_does_not_evaluate_are_dropped_and_counted(run_cli, write)
     truth = write("t.csv", "user_id,item_id\nu1,A\nu2,B\nu3,C\n")
     a = write("a.csv", "user_id,item_id,rank\nu1,A,1\nu2,B,1\nu3,X,1\n")
     b = write("b.csv", "user_id,item_id,rank\nu1,X,1\nu2,B,1\n")  # no list for u3
-    r = run_cli("compare", truth, a, b, "-m", "mrr@1", "--skip-missing-users", "-f", "json")
+    r = run_cli("compare", a, b, truth, "-m", "mrr@1", "--skip-missing-users", "-f", "json")
     assert r.exit_code == 0, r.stderr
     report = r.json()
     assert report["users"]["shared"] == 2
@@ -144,3 +144,13 @@ def test_users_one_run_does_not_evaluate_are_dropped_and_counted(run_cli, write)
     assert "1 user evaluated in a is left out" in r.stderr
     cell = report["comparisons"][0]
     assert cell["baseline_mean"] == 1.0 and cell["mean"] == 0.5  # over u1 and u2 only
+
+
+def test_the_truth_comes_last_and_the_old_order_is_recognised(run_cli):
+    new = run_cli("compare", A, A, TRUTH, "-m", "ndcg@10", "-f", "json")
+    assert new.exit_code == 0, new.stderr
+    old = run_cli("compare", TRUTH, A, A, "-m", "ndcg@10", "-f", "json")
+    assert old.exit_code == 0
+    assert "compare takes the truth last" in old.stderr
+    assert old.json()["comparisons"] == new.json()["comparisons"]
+    assert run_cli("compare", A, TRUTH).exit_code == 2  # one run is not a comparison

@@ -27,7 +27,7 @@ OUTPUTS = {  # command whose output goes to PATH (the inputs are copies in the s
     "score --per-user": lambda p, t, path: ["score", p, t, "--per-user", path, "-q"],
     "score --junit": lambda p, t, path: ["score", p, t, "--fail-under", "ndcg@10=0.1",
                                          "--junit", path, "-q"],
-    "compare -o": lambda p, t, path: ["compare", t, p, p, "-f", "json", "-o", path, "-q"],
+    "compare -o": lambda p, t, path: ["compare", p, p, t, "-f", "json", "-o", path, "-q"],
     "validate -o": lambda p, t, path: ["validate", p, t, "-f", "json", "-o", path, "-q"],
     "convert OUT": lambda p, t, path: ["convert", p, path, "-q"],
 }
@@ -351,7 +351,7 @@ def test_per_user_rows_follow_numbers_when_ids_are_numbers(run_cli, tmp_path):
 
 def test_compare_writes_every_runs_per_user_values(run_cli, tmp_path):
     out = tmp_path / "pairs.csv"
-    r = run_cli("compare", SAMPLE / "truth.csv", SAMPLE / "preds.csv", SAMPLE / "preds.parquet",
+    r = run_cli("compare", SAMPLE / "preds.csv", SAMPLE / "preds.parquet", SAMPLE / "truth.csv",
                 "-m", "ndcg@10", "--per-user", out, "-q")
     assert r.exit_code == 0, r.stderr
     rows = out.read_text().splitlines()

@@ -167,7 +167,7 @@ def cli() -> None:
     \b
     rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
     rankeval validate preds.csv truth.csv            # every problem, without scoring
-    rankeval compare truth.csv a.csv b.csv           # which differences are real
+    rankeval compare a.csv b.csv truth.csv           # which differences are real
     rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
     rankeval metrics                                # what every metric means
 

@@ -19,8 +19,7 @@ from .options import (
 
 
 @cli.command(name="compare", cls=Command)
-@click.argument("truth", metavar="TRUTH")
-@click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
+@click.argument("files", metavar="RUN_A RUN_B [RUN...] TRUTH", nargs=-1, required=True)
 @scoring_options(preds_help="Format of every run (default: each from its extension).")
 @click.option("--name", "names", multiple=True,
               help="A name per run, in order (default: the file stems).")
@@ -45,8 +44,10 @@ from .options import (
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
 @report_options("compare")
-def compare_command(truth, runs, **kw) -> int:
+def compare_command(files, **kw) -> int:
     """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
+
+    As in every command, the predictions come first and the truth last.
 
     Each metric of each run is compared with the baseline run user by user (a paired test over
     the users both evaluate), corrected for the number of runs. A * marks a difference that is
@@ -54,10 +55,10 @@ def compare_command(truth, runs, **kw) -> int:
 
     \b
     Examples:
-      rankeval compare truth.csv a.csv b.csv c.parquet
-      rankeval compare truth.qrels bm25.run dense.run --compat trec_eval -m map -m ndcg_cut.10
-      rankeval compare truth.csv a.csv b.csv --test randomization --rounds 100000 --seed 7
-      rankeval compare truth.csv main.csv pr.csv --fail-if-worse -m ndcg@10
+      rankeval compare a.csv b.csv c.parquet truth.csv
+      rankeval compare bm25.run dense.run truth.qrels --compat trec_eval -m map -m ndcg_cut.10
+      rankeval compare a.csv b.csv truth.csv --test randomization --rounds 100000 --seed 7
+      rankeval compare main.csv pr.csv truth.csv --fail-if-worse -m ndcg@10
     """
     from ..compare import compare_runs, run_names
     from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
@@ -65,9 +66,8 @@ def compare_command(truth, runs, **kw) -> int:
     from ..report import module
     from ..settings import make_settings
 
-    if len(runs) < 2:
-        raise OptionError("compare needs at least two runs (the first is the baseline)")
     columns, reading = pop_columns(kw), pop_reading(kw)
+    runs, truth = _runs_and_truth(list(files), kw, reading)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     labels = run_names(list(runs), list(kw["names"]))
@@ -113,3 +113,20 @@ def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
         ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = value
         warn("compare --baseline is now --baseline-run (--baseline names a report file in "
              "score); the old spelling will be removed")
+
+
+def _runs_and_truth(files: list[str], kw, reading) -> tuple[list[str], str]:
+    """The runs, then the truth last, as every command takes them. The order of rankeval
+    0.1 (truth first) is recognised from the files and taken, with a warning."""
+    from ..load import guess_role
+    from .app import warn
+
+    if len(files) < 3:
+        raise OptionError("compare needs at least two runs and the truth: RUN_A RUN_B TRUTH")
+    first, last = files[0], files[-1]
+    if (guess_role(first, kw["truth_format"], reading) == "truth"
+            and guess_role(last, kw["preds_format"], reading) == "predictions"):
+        warn(f"{first} looks like the truth and {last} like a run: compare takes the truth "
+             "last (RUN_A RUN_B [RUN...] TRUTH); read as such this time")
+        return files[1:], first
+    return files[:-1], last
