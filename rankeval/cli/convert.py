@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from ..settings import ROWS
 from .app import cli, show_notices
-from .options import Command, column_options, option
+from .options import Command, column_options, option, setting_option
 
 
 @cli.command(cls=Command)
@@ -21,11 +22,8 @@ from .options import Command, column_options, option
 @option("output_format")
 @click.option("--tag", default="rankeval", show_default=True,
               help="Run tag, the last field of each line of a TREC run.")
-@click.option("--ties", type=click.Choice(["trec", "item-asc", "input"], case_sensitive=False),
-              default="trec", show_default=True,
-              help="Order of tied scores when writing a TREC run or JSON in ranking order.")
-@click.option("--dedupe", is_flag=True, help="Keep the best-ranked of repeated (user, item) "
-              "predictions instead of failing, as score --dedupe.")
+@setting_option("ties")
+@setting_option("dedupe")
 @column_options
 @option("delimiter")
 @option("encoding")
@@ -52,7 +50,7 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
 
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
-                       ties=ties.lower(), dedupe=dedupe,
+                       ties=(ties or ROWS["ties"].default).lower(), dedupe=bool(dedupe),
                        reading={"delimiter": delimiter, "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:

@@ -15,7 +15,7 @@ from ..inputs import COLUMNS
 from ..io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from ..registry import DEFAULT_METRICS, REGISTRY
 from ..report import choices as report_choices
-from ..settings import COMPAT, TABLE
+from ..settings import COMPAT, ROWS, TABLE
 from .app import flag, warn
 
 _RENAMED_KEY = "rankeval.renamed"
@@ -130,6 +130,11 @@ def _setting_option(s) -> Callable:
         return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
                             help=f"{s.help} Default {s.default}.")
     return click.option(*names, type=float, metavar=s.metavar, help=s.help)
+
+
+def setting_option(name: str) -> Callable:
+    """The option of one row of the settings table (for commands that take only some)."""
+    return _setting_option(ROWS[name])
 
 
 def settings_options(f):
