@@ -384,3 +384,75 @@ def test_convert_refuses_what_the_target_cannot_hold(run_cli, tmp_path):
     t = tmp_path / "t.csv"
     t.write_text("user_id,item_id,relevance\nu1,A,1\nu1,A,2\n")
     _one_line_error(run_cli("convert", t, tmp_path / "t.qrels"), "more than once")
+
+
+def test_sigterm_ends_the_run_with_143_and_no_temporary_file(tmp_path):
+    """A SIGTERM while rankeval waits on its input: exit 143, one line, nothing left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo = tmp_path / "p.csv"
+    os.mkfifo(fifo)
+    (tmp_path / "t.csv").write_text(TRUTH_CSV)
+    proc = subprocess.Popen([sys.executable, "-m", "rankeval", "score", str(fifo),
+                             str(tmp_path / "t.csv"), "-o", str(tmp_path / "out.json")],
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    writer = open(fifo, "w")  # noqa: SIM115 (held open: rankeval waits for the rest)
+    writer.write("user_id,item_id,rank\n")
+    writer.flush()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    writer.close()
+    assert proc.returncode == 143, err
+    assert err.decode().strip() == "rankeval: error: terminated"
+    assert sorted(os.listdir(tmp_path)) == ["p.csv", "t.csv"]
+
+
+def test_a_write_cut_by_a_signal_leaves_no_temporary_file(tmp_path):
+    from rankeval.cli.app import _Terminated
+    from rankeval.io.output import write_atomic
+
+    def interrupted(tmp: str) -> None:
+        Path(tmp).write_text("half")
+        raise _Terminated
+
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    with pytest.raises(_Terminated):
+        write_atomic(str(target), interrupted)
+    assert os.listdir(tmp_path) == ["report.json"] and target.read_text() == "old"
+
+
+@pytest.mark.parametrize("header, column", [
+    ("q_id,doc_id,score", "ranx"), ("user_id:token,item_id:token,prob", "RecBole"),
+    ("user,item,position", "position"), ("query_id,docno,pred_score", "pred_score"),
+])
+def test_other_tools_column_names_are_recognised(run_cli, tmp_path, header, column):
+    p = tmp_path / "p.csv"
+    order = "1,2" if header.endswith("position") else "0.9,0.1"
+    first, second = order.split(",")
+    p.write_text(f"{header}\nu1,A,{first}\nu1,B,{second}\n")
+    t = tmp_path / "t.csv"
+    t.write_text("user_id,item_id,relevance\nu1,A,1\n")
+    r = run_cli("score", p, t, "-m", "mrr@1", "-f", "json")
+    assert r.exit_code == 0, (column, r.stderr)
+    assert r.json()["metrics"]["mrr@1"] == 1.0
+
+
+def test_ascii_locale_and_odd_names_do_not_crash(tmp_path):
+    import subprocess
+    import sys
+
+    name = tmp_path / "é\x1b[31m.csv"
+    name.write_text(TRUTH_CSV)
+    other = tmp_path / "p.csv"
+    other.write_text("user_id,item_id,rank\nx,A,1\n")
+    r = subprocess.run([sys.executable, "-m", "rankeval", "score", str(other), str(name)],
+                       capture_output=True, env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 2
+    err = r.stderr.decode("utf-8", "replace")
+    assert err.count("\n") == 1 and "shares no user id" in err
+    assert "\x1b" not in err and "\\x1b" in err  # the escape is shown, not sent
