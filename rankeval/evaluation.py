@@ -196,7 +196,10 @@ def _numeric_order(ids: pa.Array) -> np.ndarray | None:
     for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
         if not len(sample) or not pc.all(pc.match_substring_regex(sample, pattern)).as_py():
             return None
-    return np.argsort(to_numpy(pc.cast(ids, pa.int64())), kind="stable")
+    numbers = to_numpy(pc.cast(ids, pa.int64()))
+    if (numbers[1:] >= numbers[:-1]).all():  # byte order is number order already
+        return None
+    return np.argsort(numbers, kind="stable")
 
 
 def _columns(specs: list[MetricSpec]) -> list[int | str]:

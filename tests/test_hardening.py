@@ -456,3 +456,20 @@ def test_ascii_locale_and_odd_names_do_not_crash(tmp_path):
     err = r.stderr.decode("utf-8", "replace")
     assert err.count("\n") == 1 and "shares no user id" in err
     assert "\x1b" not in err and "\\x1b" in err  # the escape is shown, not sent
+
+
+def test_a_file_name_that_is_not_utf8_and_dev_stdin(run_cli, tmp_path):
+    import subprocess
+    import sys
+
+    odd = tmp_path / os.fsdecode(b"\xff-run.csv")
+    odd.write_text(RUN_CSV)
+    t = tmp_path / "t.csv"
+    t.write_text(TRUTH_CSV)
+    r = run_cli("score", odd, t, "--k", "2", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    piped = subprocess.run([sys.executable, "-m", "rankeval", "score", "/dev/stdin", str(t),
+                            "--preds-format", "csv", "--k", "2", "-f", "json"],
+                           input=RUN_CSV.encode(), capture_output=True)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["metrics"] == r.json()["metrics"]
