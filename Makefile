@@ -28,6 +28,10 @@ install: $(VENV)/.test ## Create .venv with rankeval and the test tools
 run: $(VENV)/.runtime ## Score the bundled sample data
 	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 5,10 -m ndcg,map,recall
 
+# ranx (a test oracle) compiles its numba kernels on first use, minutes on a cold machine: keep
+# the compiled code outside the clone, so that later runs and fresh CI clones reuse it.
+export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
+
 test: $(VENV)/.test ## Lint and run the test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
