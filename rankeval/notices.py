@@ -7,7 +7,9 @@ Every sentence rankeval can warn with is in ``TEMPLATES``, keyed by the stable `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,9 +106,10 @@ class Notice:
     count: int = 0
     params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
 
-    def render(self, spell: Spell = keyword) -> str:
-        """The sentence; ``spell`` writes option names (the CLI passes its flags)."""
-        return TEMPLATES[self.code](self.count, self.params, spell)
+    def render(self, spell: Spell | None = None) -> str:
+        """The sentence; ``spell`` writes option names: by default the library's keywords, or
+        the command line's flags inside ``spelling(flag)`` (set by its error boundary)."""
+        return TEMPLATES[self.code](self.count, self.params, spell or _spell.get())
 
     @property
     def message(self) -> str:
@@ -117,6 +120,19 @@ class Notice:
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "count": self.count}
+
+
+_spell: ContextVar[Spell] = ContextVar("rankeval_spell", default=keyword)
+
+
+@contextmanager
+def spelling(spell: Spell) -> Iterator[None]:
+    """Within the block, notices name options as ``spell`` does (the CLI: ``--ties trec``)."""
+    token = _spell.set(spell)
+    try:
+        yield
+    finally:
+        _spell.reset(token)
 
 
 def merge(groups: Iterable[Iterable[Notice]]) -> list[Notice]:

@@ -16,6 +16,7 @@ import click
 
 from .. import __version__
 from ..errors import EXIT_USAGE, RankevalError
+from ..notices import spelling
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 TERMINATED = 143  # 128 + SIGTERM
@@ -81,9 +82,10 @@ class RankevalGroup(click.Group):
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _on_sigterm)
         try:
-            code = super().main(
-                argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
-            )
+            with spelling(flag):  # warnings in every report name the flags
+                code = super().main(
+                    argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
+                )
             code = code if isinstance(code, int) else 0
         except click.exceptions.Abort:
             error("interrupted")
