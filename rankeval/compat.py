@@ -24,7 +24,9 @@ CUT = {
     "success": "hit_rate",
 }
 # Measures over the whole list.
-UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision"}
+UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
+         "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+         "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1"}
 
 _MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,6 +28,7 @@ from .load import Predictions, Truth, load_inputs
 from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
+from .registry import REGISTRY
 from .settings import TABLE, Settings, make_settings
 
 
@@ -70,7 +72,8 @@ class Evaluation:
                 values={s: v[order] for s, v in partial.values.items()})
         return cls(
             settings=settings,
-            metrics={str(s): mean(parts, n) for s, parts in partial.sums.items()},
+            metrics={str(s): math.fsum(parts) if REGISTRY[s.name].total else mean(parts, n)
+                     for s, parts in partial.sums.items()},
             users=partial.counts,
             inputs=inputs,
             notices=list(partial.notices),
@@ -93,7 +96,7 @@ class Evaluation:
         if rounds < 100:
             raise OptionError("{option} must be at least 100", "rounds")
         intervals = {str(s): bootstrap_mean_ci(v, rounds, seed, level)
-                     for s, v in self._values.items()}
+                     for s, v in self._values.items() if not REGISTRY[s.name].total}
         return dataclasses.replace(self, intervals=intervals, interval_level=level)
 
     def judged(self, plan):

@@ -198,6 +198,19 @@ def _map(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.ap_sum(k), den)
 
 
+def _set_precision(s: Sums, k: float) -> np.ndarray:
+    return _safe_div(s.hits(np.inf), s.list_length)
+
+
+def _set_recall(s: Sums, k: float) -> np.ndarray:
+    return _safe_div(s.hits(np.inf), s.c.n_relevant)
+
+
+def _set_f1(s: Sums, k: float) -> np.ndarray:
+    p, r = _set_precision(s, k), _set_recall(s, k)
+    return _safe_div(2 * p * r, p + r)
+
+
 def _ndcg(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.dcg(k), s.idcg(k))
 
@@ -214,6 +227,12 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "dcg": lambda s, k: s.unscaled(s.dcg(k)),
     "idcg": lambda s, k: s.unscaled(s.idcg(k)),
     "ndcg": _ndcg,
+    "num_ret": lambda s, k: s.list_length,
+    "num_rel": lambda s, k: s.c.n_relevant.astype(np.float64),
+    "num_rel_ret": lambda s, k: s.hits(np.inf),
+    "set_precision": _set_precision,
+    "set_recall": _set_recall,
+    "set_f1": _set_f1,
 }
 assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"
 

@@ -37,7 +37,7 @@ class MetricSpec:
         """Where the value goes in a metric x K table: K, ``all``, or ``R``."""
         if self.k is not None:
             return self.k
-        return ALL if REGISTRY[self.name].cutoff else "R"
+        return ALL if REGISTRY[self.name].cutoff else REGISTRY[self.name].at
 
 
 def parse_k(text: str) -> int:
@@ -89,7 +89,8 @@ def parse(text: str) -> tuple[str, int | str | None]:
     if k is None:
         return name, None
     if not REGISTRY[name].cutoff:
-        raise OptionError(f"metric {text.strip()!r}: {name} takes no cut-off (it cuts at R)")
+        whole = "it cuts at R" if REGISTRY[name].at == "R" else "it takes the whole list"
+        raise OptionError(f"metric {text.strip()!r}: {name} takes no cut-off ({whole})")
     if k.lower() == ALL:
         return name, ALL
     try:

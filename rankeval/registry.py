@@ -27,6 +27,8 @@ class Metric:
     cutoff: bool = True  # takes a K (``ndcg@10``, ``ndcg@all``); r_precision cuts at R instead
     needs: frozenset[str] = frozenset()  # extra inputs, from INPUTS
     scope: str = PER_USER
+    total: bool = False  # the overall value is the sum over users, not the mean (trec_eval's num_*)
+    at: str = "all"  # the summary column of a metric without a cut-off: the whole list, or R
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
@@ -78,6 +80,7 @@ REGISTRY: dict[str, Metric] = {
             "precision at R, the user's number of relevant items (equals recall at R)",
             "sum_{j <= R} hit_j / R",
             cutoff=False,
+            at="R",
         ),
         Metric(
             "cg",
@@ -108,6 +111,27 @@ REGISTRY: dict[str, Metric] = {
         ),
     )
 }
+
+# Measures of the whole retrieved list (trec_eval's num_* and set_*).
+REGISTRY.update({
+    m.name: m
+    for m in (
+        Metric("num_ret", ("num_retrieved",), "number of items in the user's whole list "
+               "(overall: the sum over users, as trec_eval)", "n", bounded=False,
+               cutoff=False, total=True),
+        Metric("num_rel", ("num_relevant",), "number of the user's relevant items in the truth, R "
+               "(overall: the sum)", "R", bounded=False, cutoff=False, total=True),
+        Metric("num_rel_ret", ("num_relevant_retrieved",), "relevant items anywhere in the "
+               "user's list (overall: the sum)", "sum_j hit_j", bounded=False, cutoff=False,
+               total=True),
+        Metric("set_precision", ("set_p",), "share of the whole list that is relevant "
+               "(0 for an empty list)", "num_rel_ret / num_ret", cutoff=False),
+        Metric("set_recall", ("set_r",), "share of the relevant items found anywhere in the "
+               "list", "num_rel_ret / R", cutoff=False),
+        Metric("set_f1", ("set_f",), "harmonic mean of set_precision and set_recall (0 when "
+               "both are 0)", "2 P R / (P + R)", cutoff=False),
+    )
+})
 
 DEFAULT_METRICS: tuple[str, ...] = ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
 DEFAULT_K: tuple[int, ...] = (10,)

@@ -218,3 +218,39 @@ def test_per_query_needs_the_trec_format(run_cli, write):
     assert "--per-user FILE" in r.stderr
     plain = run_cli("score", run, qrels, "-f", "trec", "-m", "ndcg@5")
     assert plain.stdout == f"{'ndcg@5':<22}\tall\t1.0000\n"  # rankeval names without --compat
+
+
+SET_MEASURES = {"num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+                "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1"}
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_whole_list_measures_match_pytrec_eval(tmp_path, run_cli, seed):
+    """trec_eval's num_ret, num_rel, num_rel_ret (summed over users) and set_P/recall/F."""
+    preds, truth = generate(seed, 80, 120, 30, 12)
+    qrels, run = as_dicts(preds, truth)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(SET_MEASURES)).evaluate(run)
+    run_path, qrels_path = tmp_path / "a.run", tmp_path / "a.qrels"
+    write_run(preds, run_path)
+    write_qrels(truth, qrels_path)
+    ours = evaluate(str(run_path), str(qrels_path), list(SET_MEASURES), compat="trec_eval")
+    table = ours.per_user.set_index("user_id")
+    assert len(theirs) > 40
+    for trec, mine in SET_MEASURES.items():
+        for user, values in theirs.items():
+            assert table.loc[user, mine] == pytest.approx(values[trec], abs=1e-12), (trec, user)
+    # trec_eval -c: users without predictions retrieve nothing but keep their relevant items.
+    missing = sorted(set(table.index) - set(theirs))
+    assert missing and (table.loc[missing, "num_ret"] == 0).all()
+    relevant = truth[truth.relevance >= 1].groupby("user_id").size()
+    assert (table.loc[missing, "num_rel"] == relevant.reindex(missing, fill_value=0)).all()
+    # num_* overall are sums, as trec_eval's 'all' lines; set_* are means.
+    assert ours.metrics["num_ret"] == sum(v["num_ret"] for v in theirs.values())
+    assert ours.metrics["num_rel"] == relevant.reindex(table.index, fill_value=0).sum()
+    assert ours.metrics["set_recall"] == pytest.approx(
+        sum(v["set_recall"] for v in theirs.values()) / len(table), abs=1e-12)
+    r = run_cli("score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec",
+                *[f"-m{m}" for m in SET_MEASURES])
+    printed = trec_lines(r.stdout)
+    assert printed[("num_ret", "all")] == str(sum(int(v["num_ret"]) for v in theirs.values()))
+    assert ("set_F", "all") in printed

@@ -10,6 +10,7 @@ import math
 from rich.markup import escape
 
 from ..gates import show_pair
+from ..registry import REGISTRY
 from ..settings import footer
 from . import visible
 
@@ -28,6 +29,8 @@ def with_ci(ev, name: str, column, value: float) -> str:
     from ..names import MetricSpec
 
     spec = MetricSpec(name, column if isinstance(column, int) else None)
+    if REGISTRY[name].total and not math.isnan(value):
+        return f"{value:,.0f}"  # a count summed over users
     interval = ev.intervals.get(str(spec))
     if interval is None or math.isnan(value):
         return _fmt(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..registry import REGISTRY
+
 
 def render(ev, per_user: bool = False) -> str:
     """trec_eval's output: ``measure<TAB>user<TAB>value``, users first (``-q``), then ``all``.
@@ -12,18 +14,18 @@ def render(ev, per_user: bool = False) -> str:
     from ..compat import measure_name
 
     names = [measure_name(s) if ev.settings.compat else str(s) for s in ev.specs]
+    # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.
+    shown = [(lambda v: f"{v:.0f}") if REGISTRY[s.name].total else (lambda v: f"{v:.4f}")
+             for s in ev.specs]
     lines = []
     if per_user:
         columns = [ev.values(spec).tolist() for spec in ev.specs]
         padded = [f"{name:<22}\t" for name in names]
         for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
-            lines += [f"{p}{user}\t{v:.4f}\n" for p, v in zip(padded, values, strict=True)]
-    for spec, name in zip(ev.specs, names, strict=True):
-        lines.append(_trec_line(name, "all", ev.metrics[str(spec)]))
+            lines += [f"{p}{user}\t{f(v)}\n" for p, f, v in zip(padded, shown, values,
+                                                                   strict=True)]
+    for spec, name, f in zip(ev.specs, names, shown, strict=True):
+        lines.append(f"{name:<22}\tall\t{f(ev.metrics[str(spec)])}\n")
     return "".join(lines)
-
-
-def _trec_line(name: str, user: str, value: float) -> str:
-    return f"{name:<22}\t{user}\t{value:.4f}\n"
 
 
