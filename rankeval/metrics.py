@@ -9,7 +9,6 @@ running counts are a global cumsum minus its value at each user's first row.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -17,16 +16,6 @@ import numpy as np
 from .chunk import Chunk, segment_positions
 from .names import MetricSpec
 from .registry import REGISTRY
-
-
-@dataclass(frozen=True)
-class Conventions:
-    """The settings the kernels read (see SPEC section 3); ``Settings`` has them all."""
-
-    gain: str = "linear"
-    ap_denominator: str = "min"
-    rr_target: str = "first-relevant"
-    relevance_threshold: float | None = None  # None: relevance > 0 is relevant
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
@@ -238,8 +227,8 @@ assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"
 
 
 def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec, np.ndarray]:
-    """One array of per-user values for each spec; ``conv`` is a ``Settings`` or
-    ``Conventions`` (anything with gain, ap_denominator, rr_target, relevance_threshold)."""
+    """One array of per-user values for each spec; ``conv`` is the ``Settings`` (the kernels
+    read gain, ap_denominator, rr_target and relevance_threshold)."""
     sums = Sums(chunk, conv)
     # K = infinity is the whole list: every `pos <= K` holds and min(R, K) is R.
     return {

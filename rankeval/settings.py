@@ -163,7 +163,6 @@ Settings = dataclasses.make_dataclass(
         "__doc__": "Every option that changes a number; reported whole in the JSON "
         "``settings`` block. Build one with ``make_settings``.",
         "specs": property(lambda self: expand(self.metrics, self.k)),
-        "max_k": property(lambda self: max(self.k) if self.k else None),
         "cut": property(
             lambda self: None if any(s.k is None for s in self.specs) else max(self.k)
         ),

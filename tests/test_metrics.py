@@ -224,7 +224,7 @@ def test_kernels_give_the_same_values_partition_by_partition():
     """Any chunk of complete users is valid input, so a cluster can split the work by user."""
     from rankeval.io.readers import MemoryTable
     from rankeval.load import load_predictions, load_truth
-    from rankeval.metrics import Conventions, compute
+    from rankeval.metrics import compute
     from rankeval.names import expand
     from rankeval.ranking import build
     from rankeval.settings import make_settings
@@ -239,7 +239,7 @@ def test_kernels_give_the_same_values_partition_by_partition():
         make_settings(["ndcg@all"], ks),
     )
     specs = expand([*REGISTRY_NAMES, "ndcg@all", "map@all"], ks)
-    conv = Conventions(gain="exponential", ap_denominator="min", rr_target="most-relevant")
+    conv = make_settings(gain="exponential", ap_denominator="min", rr_target="most-relevant")
     whole = compute(built.chunk, specs, conv)
     n = built.chunk.n_users
     cuts = [0, 1, n // 3, n // 2, n]
