@@ -23,10 +23,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-SHAPES = {  # users, predictions per user, judged per user
-    "S": (10_000, 100, 20),
-    "M": (100_000, 100, 20),
-    "W": (1_000_000, 10, 5),
+SHAPES = {  # users, predictions per user, judged per user, catalog, popularity
+    "S": (10_000, 100, 20, 100_000, "pool"),
+    "M": (100_000, 100, 20, 100_000, "pool"),
+    "W": (1_000_000, 10, 5, 100_000, "pool"),
+    # Real catalogs: numeric ids, variable list lengths (mean as given), millions of items.
+    "N": (10_000, 100, 20, 1_000_000, "zipf"),  # 1M rows from 1M numeric ids
+    "Z": (1_000_000, 10, 5, 5_000_000, "zipf"),  # Zipf popularity over 5M items
+    "U": (100_000, 100, 20, 5_000_000, "uniform"),  # uniform over 5M ids: no dictionary helps
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
@@ -115,15 +119,16 @@ def main() -> None:
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
     for shape in a.shapes.split(","):
-        users, per_user, judged = SHAPES[shape]
+        users, per_user, judged, catalog, popularity = SHAPES[shape]
         folder = a.data / shape
         if not (folder / "truth.parquet").exists():
             # In a child process: this process must stay small, since every tool it starts
             # inherits its memory size into the peak RSS measured by wait4.
             subprocess.run(
                 [sys.executable, str(HERE / "generate.py"), "--users", str(users), "--list",
-                 str(per_user), "--judged", str(judged), "--seed", "2026", "--parquet",
-                 "--out", str(folder)],
+                 str(per_user), "--judged", str(judged), "--items", str(catalog),
+                 "--popularity", popularity, "--seed", "2026", "--parquet", "--out",
+                 str(folder)],
                 check=True,
             )
         csv = (folder / "preds.csv", folder / "truth.csv")
@@ -165,6 +170,7 @@ def main() -> None:
             rows.append({"tool": name, "seconds": t, "peak_mib": rss[name],
                          "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0")})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
+                                    "catalog": catalog, "popularity": popularity,
                                     "prediction_rows": users * per_user, "tools": rows}
         print(_markdown(shape, results["shapes"][shape], a.rounds))
     a.json.write_text(json.dumps(results, indent=2) + "\n")
@@ -174,7 +180,11 @@ def main() -> None:
 def _markdown(shape: str, r: dict, rounds: int) -> str:
     lines = [
         f"\n**{shape}**: {r['users']:,} users x {r['per_user']} predictions "
-        f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; median of {rounds}",
+        f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; "
+        + ("" if r["popularity"] == "pool" else
+           f"numeric ids, variable list lengths (mean shown), {r['popularity']} over "
+           f"{r['catalog']:,} items; ")
+        + f"median of {rounds}",
         "",
         "| tool | seconds | peak MiB | time / rankeval (CSV) | max diff of means |",
         "|---|---:|---:|---:|---:|",

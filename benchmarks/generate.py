@@ -68,6 +68,58 @@ def generate(
     return preds, truth
 
 
+def generate_catalog(
+    users: int, list_len: int, judged: int, items: int, popularity: str = "zipf", seed: int = 0
+) -> tuple[pa.Table, pa.Table]:
+    """Data shaped like a real catalog: numeric ids, lists of variable length (1 to
+    2 x ``list_len``), items drawn from ``items`` ids either with Zipf-like popularity (a few items
+    everywhere, a long tail) or uniformly (the worst case for id dictionaries)."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 2 * list_len, users)
+    p_user = np.repeat(np.arange(users), lengths)
+    p_item = _draw(rng, len(p_user), items, popularity)
+    p_user, p_item = _distinct_pairs(p_user, p_item, items)
+    rank = _positions(p_user)
+    score = np.round(1000 - rank + rng.random(len(rank)) * 0.5, 6)
+    # Truth: each user's judgements, half of them from the user's own list.
+    t_user = np.repeat(np.arange(users), judged)
+    own = rng.random(len(t_user)) < 0.5
+    starts = np.concatenate([[0], np.cumsum(np.bincount(p_user, minlength=users))[:-1]])
+    counts = np.bincount(p_user, minlength=users)
+    pick = starts[t_user] + (rng.random(len(t_user)) * counts[t_user]).astype(np.int64)
+    t_item = np.where(own & (counts[t_user] > 0), p_item[np.minimum(pick, len(p_item) - 1)],
+                      _draw(rng, len(t_user), items, popularity))
+    t_user, t_item = _distinct_pairs(t_user, t_item, items)
+    grade = rng.integers(0, 4, len(t_item))
+    offset = 10**6  # numeric ids that read as integers and never as 0-padded text
+    preds = pa.table({"user_id": pa.array(p_user + offset), "item_id": pa.array(p_item + offset),
+                      "rank": pa.array(rank), "score": pa.array(score)})
+    truth = pa.table({"user_id": pa.array(t_user + offset), "item_id": pa.array(t_item + offset),
+                      "relevance": pa.array(grade)})
+    return preds, truth
+
+
+def _draw(rng, n: int, items: int, popularity: str) -> np.ndarray:
+    if popularity == "uniform":
+        return rng.integers(0, items, n)
+    # Zipf-like: P(rank r) ~ 1 / r^1.1, truncated at the catalog size, popular ids spread out.
+    r = np.minimum(rng.zipf(1.1, n), items) - 1
+    return (r * 2654435761) % items  # a fixed permutation of ranks to ids
+
+
+def _distinct_pairs(user: np.ndarray, item: np.ndarray, items: int):
+    """Drop repeated (user, item) pairs, keeping the first, in order."""
+    _, first = np.unique(user.astype(np.int64) * items + item, return_index=True)
+    first.sort()
+    return user[first], item[first]
+
+
+def _positions(sorted_user: np.ndarray) -> np.ndarray:
+    starts = np.flatnonzero(np.diff(sorted_user, prepend=-1))
+    counts = np.diff(np.append(starts, len(sorted_user)))
+    return np.arange(len(sorted_user)) - np.repeat(starts, counts) + 1
+
+
 def _prime_at_least(n: int) -> int:
     def is_prime(m: int) -> bool:
         return m > 1 and all(m % d for d in range(2, int(m**0.5) + 1))
@@ -94,11 +146,17 @@ def main() -> None:
     ap.add_argument("--list", type=int, default=10, help="predictions per user")
     ap.add_argument("--judged", type=int, default=5, help="truth rows per user")
     ap.add_argument("--items", type=int, default=100_000)
+    ap.add_argument("--popularity", choices=["pool", "zipf", "uniform"], default="pool",
+                    help="pool: i<n> string ids from a pool (S, M, W); zipf or uniform: numeric "
+                    "ids from a catalog of --items, lists of variable length")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parquet", action="store_true", help="also write Parquet twins")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    preds, truth = generate(a.users, a.list, a.judged, a.items, a.seed)
+    if a.popularity == "pool":
+        preds, truth = generate(a.users, a.list, a.judged, a.items, a.seed)
+    else:
+        preds, truth = generate_catalog(a.users, a.list, a.judged, a.items, a.popularity, a.seed)
     write_files(preds, truth, a.out, a.parquet)
     print(f"{a.out}: {preds.num_rows:,} prediction rows, {truth.num_rows:,} truth rows")
 
