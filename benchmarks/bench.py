@@ -171,18 +171,29 @@ def main() -> None:
                          "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0")})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
                                     "catalog": catalog, "popularity": popularity,
-                                    "prediction_rows": users * per_user, "tools": rows}
+                                    "prediction_rows": _rows(folder), "tools": rows}
         print(_markdown(shape, results["shapes"][shape], a.rounds))
     a.json.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten: {a.json}", file=sys.stderr)
 
 
+def _rows(folder: Path) -> int:
+    """Prediction rows as generated (catalog shapes drop repeated pairs), read in a child
+    process: this one stays small, since the tools it starts inherit its size."""
+    code = ("import pyarrow.parquet as pq, sys; "
+            "print(pq.ParquetFile(sys.argv[1]).metadata.num_rows)")
+    out = subprocess.run([sys.executable, "-c", code, str(folder / "preds.parquet")],
+                         capture_output=True, text=True, check=True)
+    return int(out.stdout)
+
+
 def _markdown(shape: str, r: dict, rounds: int) -> str:
     lines = [
         f"\n**{shape}**: {r['users']:,} users x {r['per_user']} predictions "
-        f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; "
+        + ("" if r["popularity"] == "pool" else "(mean) ")
+        + f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; "
         + ("" if r["popularity"] == "pool" else
-           f"numeric ids, variable list lengths (mean shown), {r['popularity']} over "
+           f"numeric ids, variable list lengths, {r['popularity']} over "
            f"{r['catalog']:,} items; ")
         + f"median of {rounds}",
         "",
