@@ -99,9 +99,9 @@ def render(ev, console) -> None:
 
 
 def comparison(ev) -> list[tuple[str, float, float, float]]:
-    base = ev.baseline or {"metrics": {}}
-    return [(m, b, ev.metrics[m], ev.metrics[m] - b) for m, b in base["metrics"].items()]
-
+    """(metric, baseline, current, delta), as ``Evaluation.judged`` recorded them."""
+    base = ev.baseline or {"metrics": {}, "delta": {}}
+    return [(m, b, ev.metrics[m], base["delta"][m]) for m, b in base["metrics"].items()]
 
 
 
