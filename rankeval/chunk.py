@@ -30,6 +30,11 @@ class Chunk:
     ideal_rel: np.ndarray
     n_relevant: np.ndarray  # R: relevant truth items per user
     max_relevance: np.ndarray  # highest truth relevance per user (-inf: none positive)
+    # Only when a metric reads judgements (bpref, judged@K, rbp_residual): whether each row's
+    # item is judged (in the truth with relevance >= 0; trec_eval reads a negative relevance
+    # as "in the pool, not judged"), and each user's judged non-relevant items in the truth.
+    judged: np.ndarray | None = None
+    n_nonrelevant: np.ndarray | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -46,7 +51,23 @@ class Chunk:
             ideal_rel=self.ideal_rel[c:d],
             n_relevant=self.n_relevant[start:stop],
             max_relevance=self.max_relevance[start:stop],
+            judged=None if self.judged is None else self.judged[a:b],
+            n_nonrelevant=None if self.n_nonrelevant is None else self.n_nonrelevant[start:stop],
         )
+
+
+def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """For each row, how many earlier rows of the same user have ``flags`` set."""
+    n = len(sorted_user)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    running = np.cumsum(flags, dtype=np.int64)
+    running -= flags
+    start = np.zeros(n, dtype=np.int64)  # each row's user's first row
+    first = np.flatnonzero(sorted_user[1:] != sorted_user[:-1]) + 1
+    start[first] = first
+    np.maximum.accumulate(start, out=start)
+    return running - running[start]
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:

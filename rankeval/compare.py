@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,10 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from .aggregate import exact_parts
 from .errors import OptionError, plural
-from .evaluation import Evaluation, evaluate_inputs
+from .evaluation import Evaluation, evaluate_inputs, overall
 from .load import Truth, load_predictions, open_input, swapped
+from .names import from_name
 from .notices import Notice
+from .registry import GEOMETRIC, REGISTRY
 from .stats import CORRECTIONS, TESTS, Comparison, compare, correct
 
 
@@ -68,7 +72,9 @@ class CompareResult:
         return list(self.settings.metrics)
 
     def mean(self, run: str, metric: str) -> float:
-        return float(self.values[run][metric].mean())
+        """The overall value over the shared users (a mean, a sum or a geometric mean)."""
+        v = self.values[run][metric]
+        return overall(from_name(metric), exact_parts(v), len(v))
 
     def cell(self, run: str, metric: str) -> Cell | None:
         return next((c for c in self.cells if c.run == run and c.metric == metric), None)
@@ -162,8 +168,8 @@ def compare_runs(
     cells: list[Cell] = []
     for metric in settings.metrics:
         stats = [
-            (name, compare(values[base][metric], values[name][metric], test, rounds, seed,
-                           ci_level))
+            (name, _on_scale(metric, compare(values[base][metric], values[name][metric], test,
+                                             rounds, seed, ci_level)))
             for name in names
             if name != base
         ]
@@ -181,6 +187,17 @@ def compare_runs(
     if top_changes:
         result.top = _top_changes(result, top_changes)
     return result
+
+
+def _on_scale(metric: str, c: Comparison) -> Comparison:
+    """The comparison of a geometric mean (gm_map), whose per-user values are logs: the tests
+    and the effect size stay on the logs; means, delta and interval come back to the metric's
+    scale (the interval of the mean log ratio d maps to gm_a (e^d - 1))."""
+    if REGISTRY[from_name(metric).name].overall != GEOMETRIC or not c.n:
+        return c
+    a, b = math.exp(c.mean_a), math.exp(c.mean_b)
+    return dataclasses.replace(c, mean_a=a, mean_b=b, delta=b - a,
+                               ci_low=a * math.expm1(c.ci_low), ci_high=a * math.expm1(c.ci_high))
 
 
 def _paired(results: list[RunResult], metrics):

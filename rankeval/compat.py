@@ -26,7 +26,11 @@ CUT = {
 # Measures over the whole list.
 UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
          "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-         "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1"}
+         "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1",
+         "bpref": "bpref", "gm_map": "gm_map@all"}
+# Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
+LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
+_LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
 
 _MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 
@@ -44,8 +48,17 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str
         for part in (p.strip() for p in str(word).split(",")):
             if not part:
                 continue
-            if part.isdigit() and previous is not None:  # the ",10" of "P.5,10"
+            if part.isdigit() and previous in CUT:  # the ",10" of "P.5,10"
                 out.append(f"{CUT[previous]}@{part}")
+                continue
+            if previous in LEVELS and re.fullmatch(r"[0-9]*\.?[0-9]+", part):  # ",0.5"
+                out.append(f"{LEVELS[previous]}@{part}")
+                continue
+            level = _LEVEL.match(part)
+            if level:
+                previous = level.group(1)
+                ours = LEVELS[previous]
+                out.append(f"{ours}@{level.group(2)}" if level.group(2) else ours)
                 continue
             match = _MEASURE.match(part)
             name, k = (match.group(1), match.group(2)) if match else (part, None)
@@ -62,8 +75,6 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str
 _NAMES = {v: k for k, v in CUT.items()}
 # Other tools' names that mean something else here, or nothing: what to write instead.
 _RANX = {"r-precision": ("r_precision", ""),
-         "ndcg_burges": ("ndcg", " with {opt:gain} exponential"),
-         "dcg_burges": ("dcg", " with {opt:gain} exponential"),
          "hits": ("hit_rate", " (the share of users with a hit, not a count of hits)")}
 
 
@@ -87,6 +98,9 @@ def foreign(word: str) -> str | None:
 def measure_name(spec: MetricSpec) -> str:
     """trec_eval's output name of a metric (``P_5``, ``map``, ``ndcg_cut_10``), else our own."""
     uncut = {v: k for k, v in UNCUT.items()}
+    if spec.level is not None:
+        trec = {v: k for k, v in LEVELS.items()}[spec.name]
+        return f"{trec}_{spec.level:.2f}"
     if str(spec) in uncut:
         return uncut[str(spec)]
     if spec.k is not None and spec.name in _NAMES:

@@ -28,7 +28,7 @@ from .load import Predictions, Truth, load_inputs
 from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
-from .registry import REGISTRY
+from .registry import GEOMETRIC, MEAN, REGISTRY, SUM
 from .settings import TABLE, Settings, make_settings
 
 
@@ -72,8 +72,7 @@ class Evaluation:
                 values={s: v[order] for s, v in partial.values.items()})
         return cls(
             settings=settings,
-            metrics={str(s): math.fsum(parts) if REGISTRY[s.name].total else mean(parts, n)
-                     for s, parts in partial.sums.items()},
+            metrics={str(s): overall(s, parts, n) for s, parts in partial.sums.items()},
             users=partial.counts,
             inputs=inputs,
             notices=list(partial.notices),
@@ -95,8 +94,14 @@ class Evaluation:
             raise OptionError("{option} must lie strictly between 0 and 1", "confidence")
         if rounds < 100:
             raise OptionError("{option} must be at least 100", "rounds")
-        intervals = {str(s): bootstrap_mean_ci(v, rounds, seed, level)
-                     for s, v in self._values.items() if not REGISTRY[s.name].total}
+        intervals = {}
+        for s, v in self._values.items():
+            how = REGISTRY[s.name].overall
+            if how == MEAN:
+                intervals[str(s)] = bootstrap_mean_ci(v, rounds, seed, level)
+            elif how == GEOMETRIC:  # exp is monotonic: the interval of the mean of the logs
+                intervals[str(s)] = tuple(math.exp(x) for x in
+                                          bootstrap_mean_ci(v, rounds, seed, level))
         return dataclasses.replace(self, intervals=intervals, interval_level=level)
 
     def judged(self, plan):
@@ -140,10 +145,9 @@ class Evaluation:
         """One row per evaluated user (sorted by id), one column per metric."""
         import pandas as pd  # imported here: the command line never needs pandas
 
-        frame = pd.DataFrame({"user_id": pd.array(self.user_ids, dtype=object)})
-        for spec, v in self._values.items():
-            frame[str(spec)] = v
-        return frame
+        columns = {"user_id": pd.array(self.user_ids, dtype=object)}
+        columns.update({str(spec): v for spec, v in self._values.items()})
+        return pd.DataFrame(columns)  # at once: a column at a time fragments wide frames
 
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes)."""
@@ -156,7 +160,7 @@ class Evaluation:
         columns = _columns(self.specs)
         rows: dict[str, list[float]] = {}
         for spec in self.specs:
-            row = rows.setdefault(spec.name, [float("nan")] * len(columns))
+            row = rows.setdefault(spec.row, [float("nan")] * len(columns))
             row[columns.index(spec.column)] = self.metrics[str(spec)]
         return columns, list(rows.items())
 
@@ -188,6 +192,16 @@ class Evaluation:
         from .report.table import html_summary
 
         return html_summary(self)
+
+
+def overall(spec: MetricSpec, parts: list[float], n: int) -> float:
+    """A metric's overall value from the exact parts of the sum of its per-user values."""
+    how = REGISTRY[spec.name].overall
+    if how == SUM:
+        return math.fsum(parts)
+    if how == GEOMETRIC:
+        return math.exp(mean(parts, n)) if n else 0.0
+    return mean(parts, n)
 
 
 def _numeric_order(ids: pa.Array) -> np.ndarray | None:

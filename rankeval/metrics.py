@@ -8,12 +8,13 @@ running counts are a global cumsum minus its value at each user's first row.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
 import numpy as np
 
-from .chunk import Chunk, segment_positions
+from .chunk import Chunk, count_before, segment_positions
 from .names import MetricSpec
 from .registry import REGISTRY
 
@@ -152,6 +153,53 @@ class Sums:
         weights = self._gain(c.ideal_rel, c.ideal_user) / np.log2(c.ideal_pos + 1.0)
         return self._per_user("idcg", k, c.ideal_user, c.ideal_pos, weights)
 
+    @cached_property
+    def burges(self) -> Sums:
+        """The same sums with exponential gain (ranx's dcg_burges and ndcg_burges)."""
+        if self.conv.gain == "exponential":
+            return self
+        return Sums(self.c, dataclasses.replace(self.conv, gain="exponential"))
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Whether each row of the chunk is relevant (a hit)."""
+        t = self.conv.relevance_threshold
+        return self.c.rel > 0 if t is None else self.c.rel >= t
+
+    def judged(self, k: float) -> np.ndarray:
+        j = np.flatnonzero(self.c.judged)
+        return self._per_user("judged", k, self.c.user[j], self.c.pos[j], None)
+
+    @cached_property
+    def _hit_suffix_best(self) -> np.ndarray:
+        """At each hit, the best precision at that hit or at any later one of its user
+        (interpolated precision), as an exact reverse running maximum per user."""
+        if not len(self.h_user):
+            return np.zeros(0)
+        precision = segment_positions(self.h_user) / self.h_pos
+        # The maximum runs over integer keys: the user (reversed) above the value's rank.
+        distinct, rank = np.unique(precision, return_inverse=True)
+        key = (self.c.n_users - 1 - self.h_user.astype(np.int64)) * len(distinct) + rank
+        best = np.maximum.accumulate(key[::-1])[::-1]
+        return distinct[best - (key - rank)]
+
+    @cached_property
+    def err_decay(self) -> np.ndarray:
+        """At each positive row, prod (1 - R_i) over the user's earlier rows (ERR's chance
+        that the reader gets there), multiplied in list order as Chapelle et al. write it."""
+        stop = self.err_stop
+        decay = np.ones(len(stop))
+        ordinal = segment_positions(self.g_user)
+        for o in range(2, int(ordinal.max(initial=0)) + 1):  # a loop over ranks, not users
+            at = np.flatnonzero(ordinal == o)
+            decay[at] = decay[at - 1] * (1.0 - stop[at - 1])
+        return decay
+
+    @cached_property
+    def err_stop(self) -> np.ndarray:
+        top = self.conv.err_max_grade
+        return np.exp2(self.g_rel - top) - np.exp2(-top)  # (2^g - 1) / 2^top, exactly
+
 
 def _precision(s: Sums, k: float) -> np.ndarray:
     if k == np.inf:  # precision@all: over the whole list of each user
@@ -204,6 +252,77 @@ def _ndcg(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.dcg(k), s.idcg(k))
 
 
+# Below this AP, gm_map uses this value (trec_eval's MIN_GEO_MEAN): log(0) is -inf.
+GM_FLOOR = 0.00001
+
+
+def _gm_map(s: Sums, k: float) -> np.ndarray:
+    return np.log(np.maximum(_map(s, k), GM_FLOOR))
+
+
+def _bpref(s: Sums, k: float) -> np.ndarray:
+    """trec_eval's bpref: each retrieved relevant item loses the share of the judged
+    non-relevant items (at most R of them) ranked above it."""
+    c = s.c
+    relevant = s.relevant
+    above = count_before(c.user, c.judged & ~relevant)
+    rows = np.flatnonzero(relevant)
+    user, n = c.user[rows], above[rows]
+    r = c.n_relevant[user]
+    den = np.minimum(c.n_nonrelevant, c.n_relevant)[user]  # > 0 wherever n > 0
+    term = 1.0 - np.minimum(n, r) / np.where(n > 0, den, 1)
+    return _safe_div(np.bincount(user, term, minlength=c.n_users), c.n_relevant)
+
+
+def _iprec(s: Sums, level: float) -> np.ndarray:
+    """trec_eval's iprec_at_recall: the interpolated precision at the hit that reaches
+    recall ``level``, the (long)(level R + 0.9)-th hit (the first for level 0); 0 when the
+    list never reaches it. (+0.9 is a ceiling that forgives float error in level R, as in
+    trec_eval 9.0.8 and pytrec_eval; trec_eval's unreleased head rounds instead.)"""
+    c = s.c
+    need = np.floor(level * c.n_relevant + 0.9).astype(np.int64)
+    found = s.hits(np.inf)
+    first = np.searchsorted(s.h_user, np.arange(c.n_users))
+    reach = (need <= found) & (found > 0)
+    at = first + np.maximum(need, 1) - 1
+    out = np.zeros(c.n_users)
+    out[reach] = s._hit_suffix_best[at[reach]]
+    return out
+
+
+def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
+    """trec_eval's Rprec_mult: precision at c = (long)(m R + 0.9) items, 0 when c is 0."""
+    c = np.floor(m * s.c.n_relevant + 0.9)
+    within = s.h_pos <= c[s.h_user]
+    hits = np.bincount(s.h_user[within], minlength=s.c.n_users)
+    return _safe_div(hits.astype(np.float64), c)
+
+
+def _rbp(s: Sums, k: float) -> np.ndarray:
+    p = s.conv.rbp_p
+    weights = (1.0 - p) * np.power(p, s.h_pos - 1.0)
+    return np.bincount(s.h_user, weights, minlength=s.c.n_users)
+
+
+def _rbp_residual(s: Sums, k: float) -> np.ndarray:
+    """Moffat and Zobel's residual: the weight of the unjudged items of the list plus the
+    weight of everything past its end."""
+    c, p = s.c, s.conv.rbp_p
+    unjudged = np.flatnonzero(~c.judged)
+    weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0)
+    inside = np.bincount(c.user[unjudged], weights, minlength=c.n_users)
+    return inside + np.power(p, s.list_length)
+
+
+def _err(s: Sums, k: float) -> np.ndarray:
+    weights = s.err_stop * s.err_decay / s.g_pos
+    return s._per_user("err", k, s.g_user, s.g_pos, weights)
+
+
+def _judged(s: Sums, k: float) -> np.ndarray:
+    return _safe_div(s.judged(k), np.minimum(s.list_length, k))
+
+
 KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "precision": _precision,
     "recall": _recall,
@@ -222,6 +341,16 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "set_precision": _set_precision,
     "set_recall": _set_recall,
     "set_f1": _set_f1,
+    "bpref": _bpref,
+    "gm_map": _gm_map,
+    "iprec": _iprec,
+    "r_precision_mult": _r_precision_mult,
+    "rbp": _rbp,
+    "rbp_residual": _rbp_residual,
+    "err": _err,
+    "judged": _judged,
+    "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
+    "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
 }
 assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"
 
@@ -231,6 +360,9 @@ def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec,
     read gain, ap_denominator, rr_target and relevance_threshold)."""
     sums = Sums(chunk, conv)
     # K = infinity is the whole list: every `pos <= K` holds and min(R, K) is R.
+    # A metric measured at levels gets its level (iprec@0.5) in place of K.
     return {
-        spec: KERNELS[spec.name](sums, np.inf if spec.k is None else spec.k) for spec in specs
+        spec: KERNELS[spec.name](sums, spec.level if spec.level is not None
+                                 else np.inf if spec.k is None else spec.k)
+        for spec in specs
     }

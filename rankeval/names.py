@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,13 +22,17 @@ class MetricSpec:
     """One metric at one cut-off; ``str(spec)`` is the canonical name, e.g. ``ndcg@10``.
 
     ``k`` is None for the whole list (``ndcg@all``) and for metrics without a cut-off
-    (``r_precision``, which cuts each list at the user's R).
+    (``r_precision``, which cuts each list at the user's R). ``level`` is the recall level or
+    multiple of a metric measured at levels (``iprec@0.5``), else None.
     """
 
     name: str
     k: int | None
+    level: float | None = None
 
     def __str__(self) -> str:
+        if self.level is not None:
+            return f"{self.name}@{format_level(self.level)}"
         if not REGISTRY[self.name].cutoff:
             return self.name
         return f"{self.name}@{ALL if self.k is None else self.k}"
@@ -38,6 +43,31 @@ class MetricSpec:
         if self.k is not None:
             return self.k
         return ALL if REGISTRY[self.name].cutoff else REGISTRY[self.name].at
+
+    @property
+    def row(self) -> str:
+        """The row of a metric x K table: the name, with its level for a level metric."""
+        return self.name if self.level is None else str(self)
+
+
+def format_level(level: float) -> str:
+    """``0.5`` -> ``'0.5'``, ``1`` -> ``'1.0'``: always with a point, so that a level never
+    reads as a cut-off."""
+    text = f"{level:g}"
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def parse_level(name: str, text: str) -> float:
+    low, high = REGISTRY[name].level_range
+    try:
+        level = float(text)
+    except ValueError:
+        level = math.nan
+    if not low <= level <= high:
+        example = format_level(REGISTRY[name].levels[5])
+        raise OptionError(f"metric '{name}@{text}': the level must be a number from "
+                          f"{low:g} to {high:g}, e.g. {name}@{example}")
+    return level
 
 
 def parse_k(text: str) -> int:
@@ -51,6 +81,11 @@ def parse_k(text: str) -> int:
 def from_name(text: str) -> MetricSpec:
     """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``)."""
     name, k = parse(text)
+    if isinstance(k, float):
+        return MetricSpec(name, None, k)
+    if k is None and REGISTRY[name].levels:
+        raise OptionError(f"metric {text!r} needs a level, e.g. {name}@"
+                          f"{format_level(REGISTRY[name].levels[5])}")
     if k is None and REGISTRY[name].cutoff:
         raise OptionError(f"metric {text!r} needs a cut-off, e.g. {name}@10")
     return MetricSpec(name, None if k in (None, ALL) else int(k))
@@ -73,9 +108,9 @@ def suggest(word: str) -> str:
     return "known metrics: " + ", ".join(REGISTRY) + " (see 'rankeval metrics')"
 
 
-def parse(text: str) -> tuple[str, int | str | None]:
+def parse(text: str) -> tuple[str, int | float | str | None]:
     """``'nDCG@10'`` -> ``('ndcg', 10)``; ``'map@all'`` -> ``('map', 'all')``;
-    ``'p'`` -> ``('precision', None)``."""
+    ``'p'`` -> ``('precision', None)``; ``'iprec@0.5'`` -> ``('iprec', 0.5)``."""
     match = _NAME_RE.match(text)
     if not match:
         raise OptionError(f"cannot read metric {text!r}: expected a name such as ndcg or ndcg@10")
@@ -88,6 +123,8 @@ def parse(text: str) -> tuple[str, int | str | None]:
         raise OptionError(f"unknown metric {word!r}: {hint or suggest(word)}")
     if k is None:
         return name, None
+    if REGISTRY[name].levels:
+        return name, parse_level(name, k)
     if not REGISTRY[name].cutoff:
         whole = "it cuts at R" if REGISTRY[name].at == "R" else "it takes the whole list"
         raise OptionError(f"metric {text.strip()!r}: {name} takes no cut-off ({whole})")
@@ -114,6 +151,10 @@ def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
             if not part.strip():
                 continue
             name, k = parse(part)
+            if REGISTRY[name].levels:
+                for level in [k] if isinstance(k, float) else REGISTRY[name].levels:
+                    specs[MetricSpec(name, None, level)] = None
+                continue
             if not REGISTRY[name].cutoff or k == ALL:
                 specs[MetricSpec(name, None)] = None
                 continue

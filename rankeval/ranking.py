@@ -7,6 +7,7 @@ ideal lists. Every stage is vectorized over all rows; there is no loop over user
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from .join import ideal_lists, lookup, repeats, truth_pairs
 from .load import Predictions, Truth
 from .notices import Notice
 from .ordering import order_rows, scores_against_ranks, take
+from .registry import REGISTRY
 
 
 @dataclass(frozen=True)
@@ -228,24 +230,87 @@ def build(preds: Predictions, truth: Truth, settings) -> Built:
     pos = segment_positions(su)
     notices += check_order(preds, rows, su, pos, settings)
 
+    if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
+        rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
+    n_items, n = codes.n_items, sel.counts.evaluated
+    keys, values = _compact(keys, values, sel, codes)
+    judged = None
+    if needs_judgements(settings):
+        jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
+        judged = lookup(jkeys, jvalues, su, codes.p_item, rows, n_items) > 0
+        if settings.judged_only:  # condensed lists: the judged items move up
+            rows, su, pos, judged = _keep(rows, su, pos, judged, judged)
+            pos = segment_positions(su)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     cut = pos <= kmax
     beyond = int(len(cut) - np.count_nonzero(cut))
-    if beyond:
-        rows = np.flatnonzero(cut) if rows is None else rows[cut]
-        su, pos = su[cut], pos[cut]
-    n_items, n = codes.n_items, sel.counts.evaluated
-    if n < codes.n_users:  # to the evaluated users' compact codes (still sorted)
-        users = sel.compact[keys // n_items]
-        kept = users >= 0
-        keys = pair_keys(users[kept], keys[kept] % n_items, n_items)
-        values = values[kept]
+    rows, su, pos, judged = _keep(rows, su, pos, cut, judged)
     rel = lookup(keys, values, su, codes.p_item, rows, n_items)
+    check_grades(truth, settings)
     chunk = _chunk(n, su, pos, take(codes.p_item, rows), rel, keys // n_items, values, kmax,
                    sel.n_relevant[sel.evaluated])
+    if judged is not None:
+        chunk = dataclasses.replace(chunk, judged=judged,
+                                    n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond)
+
+
+def _keep(rows, su, pos, mask: np.ndarray, judged):
+    """The ordered rows where ``mask`` holds (rows stay None when all are kept)."""
+    if mask.all():
+        return rows, su, pos, judged
+    return ((np.flatnonzero(mask) if rows is None else rows[mask]), su[mask], pos[mask],
+            None if judged is None else judged[mask])
+
+
+def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes):
+    """Truth (key, value) pairs of the evaluated users, keyed by their compact codes."""
+    n_items = codes.n_items
+    if sel.counts.evaluated == codes.n_users:
+        return keys, values
+    users = sel.compact[keys // n_items]
+    kept = users >= 0
+    return pair_keys(users[kept], keys[kept] % n_items, n_items), values[kept]
+
+
+def needs_judgements(settings) -> bool:
+    """Whether the build must mark judged items (a metric reads them, or condensed lists)."""
+    return settings.judged_only or any(REGISTRY[s.name].judgements for s in settings.specs)
+
+
+def judged_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys of the judged truth pairs (relevance >= 0), each with the value 1."""
+    judged = truth.relevance >= 0
+    keys = np.sort(pair_keys(codes.t_user[judged], codes.t_item[judged], codes.n_items))
+    return keys, np.ones(len(keys))
+
+
+def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.ndarray:
+    """Judged non-relevant truth items (0 <= relevance, not relevant) per evaluated user."""
+    t = settings.relevance_threshold
+    rel = truth.relevance
+    nonrelevant = (rel >= 0) & ~(rel > 0 if t is None else rel >= t)
+    counts = np.bincount(codes.t_user[nonrelevant], minlength=codes.n_users)
+    return counts[sel.evaluated]
+
+
+def check_grades(truth: Truth, settings) -> None:
+    """ERR's stopping probability (2^g - 1) / 2^max is above 1 past its highest grade."""
+    if not any(s.name == "err" for s in settings.specs):
+        return
+    top = settings.err_max_grade
+    bad = np.flatnonzero(truth.relevance > top)
+    if len(bad):
+        report(InputError(truth.source.label, f"relevance values above ERR's highest grade {top:g}",
+                          column=truth.columns.get("relevance"), count=len(bad),
+                          examples=[(int(i) + 1, _number(truth.relevance[i])) for i in bad[:5]],
+                          hint="raise {opt:err_max_grade}", unit=truth.source.unit))
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
 
 
 def _chunk(n, su, pos, item, rel, truth_user, truth_rel, kmax, n_relevant) -> Chunk:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 PER_USER = "per_user"  # a value per user; the overall value is their mean
 CORPUS = "corpus"  # one value for the whole run (coverage, Gini): not a mean over users
+MEAN, SUM, GEOMETRIC = "mean", "sum", "geometric"
 # Inputs a metric may need beyond the predictions and the truth.
 INPUTS = ("interactions", "item_features", "catalog")
 
@@ -27,12 +28,26 @@ class Metric:
     cutoff: bool = True  # takes a K (``ndcg@10``, ``ndcg@all``); r_precision cuts at R instead
     needs: frozenset[str] = frozenset()  # extra inputs, from INPUTS
     scope: str = PER_USER
-    total: bool = False  # the overall value is the sum over users, not the mean (trec_eval's num_*)
+    # How per-user values make the overall value: their mean; their sum (trec_eval's num_*);
+    # or exp of their mean, the per-user values being logs (trec_eval's gm_map).
+    overall: str = MEAN
     at: str = "all"  # the summary column of a metric without a cut-off: the whole list, or R
+    # A metric measured at levels instead of cut-offs (``iprec@0.5``): the levels a bare name
+    # expands to, and the interval a level must lie in.
+    levels: tuple[float, ...] = ()
+    level_range: tuple[float, float] = (0.0, 1.0)
+    judgements: bool = False  # reads which items are judged at all (bpref, judged@K, RBP)
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
         assert self.needs <= set(INPUTS), self.needs
+        assert self.overall in (MEAN, SUM, GEOMETRIC), self.overall
+        assert not self.levels or not self.cutoff, "a metric takes levels or cut-offs"
+
+    @property
+    def total(self) -> bool:
+        """The overall value is a count summed over users (printed as an integer)."""
+        return self.overall == SUM
 
 
 REGISTRY: dict[str, Metric] = {
@@ -118,18 +133,58 @@ REGISTRY.update({
     for m in (
         Metric("num_ret", ("num_retrieved",), "number of items in the user's whole list "
                "(overall: the sum over users, as trec_eval)", "n", bounded=False,
-               cutoff=False, total=True),
+               cutoff=False, overall=SUM),
         Metric("num_rel", ("num_relevant",), "number of the user's relevant items in the truth, R "
-               "(overall: the sum)", "R", bounded=False, cutoff=False, total=True),
+               "(overall: the sum)", "R", bounded=False, cutoff=False, overall=SUM),
         Metric("num_rel_ret", ("num_relevant_retrieved",), "relevant items anywhere in the "
                "user's list (overall: the sum)", "sum_j hit_j", bounded=False, cutoff=False,
-               total=True),
+               overall=SUM),
         Metric("set_precision", ("set_p",), "share of the whole list that is relevant "
                "(0 for an empty list)", "num_rel_ret / num_ret", cutoff=False),
         Metric("set_recall", ("set_r",), "share of the relevant items found anywhere in the "
                "list", "num_rel_ret / R", cutoff=False),
         Metric("set_f1", ("set_f",), "harmonic mean of set_precision and set_recall (0 when "
                "both are 0)", "2 P R / (P + R)", cutoff=False),
+    )
+})
+
+# trec_eval's other measures, and those of ir_measures and ranx.
+REGISTRY.update({
+    m.name: m
+    for m in (
+        Metric("bpref", (), "share of judged non-relevant items ranked below each retrieved "
+               "relevant item (Buckley and Voorhees 2004; unjudged items are ignored)",
+               "1/R sum_{rel j} (1 - min(n_j, R) / min(N, R)), n_j judged non-relevant above j",
+               cutoff=False, judgements=True),
+        Metric("gm_map", ("gm_ap",), "geometric mean of AP over users (trec_eval; per user "
+               "the log of max(AP, 0.00001))", "exp(mean_u log max(AP_u, 1e-5))",
+               bounded=False, overall=GEOMETRIC),
+        Metric("iprec", ("iprec_at_recall", "interpolated_precision"), "interpolated "
+               "precision at a recall level: the best precision at that recall or beyond "
+               "(iprec@0.5; iprec alone gives trec_eval's 11 levels)",
+               "max_{j : recall@j >= level} precision@j", cutoff=False,
+               levels=(*(float(f"0.{i}") for i in range(10)), 1.0)),
+        Metric("r_precision_mult", ("rprec_mult",), "precision at a multiple of R "
+               "(r_precision_mult@2.0 is precision at 2R, as trec_eval's Rprec_mult_2.00)",
+               "hits@c / c, c = floor(m R + 0.9)", cutoff=False,
+               levels=tuple(float(f"{i / 5:.1f}") for i in range(1, 11)),
+               level_range=(0.0, 1e6)),
+        Metric("rbp", ("rank_biased_precision",), "rank-biased precision over the whole list: "
+               "a user reads on with probability p (see --rbp-p; Moffat and Zobel 2008)",
+               "(1 - p) sum_j hit_j p^(j-1)", cutoff=False),
+        Metric("rbp_residual", (), "how much RBP could still rise if every unjudged item in "
+               "the list, and every item past its end, were relevant", "(1 - p) sum_{unjudged j}"
+               " p^(j-1) + p^n", cutoff=False, judgements=True),
+        Metric("err", ("expected_reciprocal_rank",), "expected reciprocal rank of graded "
+               "relevance (Chapelle et al. 2009; see --err-max-grade)",
+               "sum_j R_j / j prod_{i<j} (1 - R_i), R = (2^rel - 1) / 2^max_grade"),
+        Metric("judged", ("judged_at_k",), "share of the top K that has a judgement in the "
+               "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
+               judgements=True),
+        Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
+               "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
+        Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",
+               "dcg_burges@K / its ideal"),
     )
 })
 

@@ -23,6 +23,26 @@ from .registry import DEFAULT_K, DEFAULT_METRICS
 _UNSET: Any = object()
 
 
+def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
+            integer: bool = False) -> Callable[[Any], Any]:
+    """A parser of a number in an interval, for a row of the table."""
+    def parse(value: Any) -> Any:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            x = math.nan
+        ok = (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+        if integer and ok:
+            ok = x == int(x)
+        if not ok:
+            what = "a whole number" if integer else "a number"
+            lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+            span = f"{lo}{low:g}, {high:g}{hi}" if math.isfinite(high) else f">= {low:g}"
+            raise OptionError(f"{{option}} must be {what} in {span}, got {value!r}", name)
+        return int(x) if integer else x
+    return parse
+
+
 def _threshold(value: Any) -> float | None:
     if value is None:
         return None
@@ -53,6 +73,7 @@ class Setting:
     footer: Callable[[Any], str | None] = lambda value: None
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
     metavar: str | None = None
+    applies_to: tuple[str, ...] = ()  # the metrics it changes; () for all (footer only then)
 
     @property
     def is_flag(self) -> bool:
@@ -142,6 +163,42 @@ TABLE: tuple[Setting, ...] = (
         footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
     ),
     Setting(
+        "max_depth",
+        "Only the first N items of each list count, for every metric and K (trec_eval -M).",
+        None,
+        trec_eval=None,
+        parse=_number("max_depth", 1, math.inf, False, False, integer=True),
+        metavar="N",
+        footer=lambda v: None if v is None else f"lists cut at {v}",
+    ),
+    Setting(
+        "judged_only",
+        "Condensed lists: drop the items without a judgement in the truth before cutting at "
+        "K, so that the rest move up (trec_eval -J; Sakai 2007).",
+        False,
+        trec_eval=False,
+        footer=lambda v: "judged items only" if v else None,
+    ),
+    Setting(
+        "rbp_p",
+        "Persistence p of rank-biased precision: the chance of reading on to the next item.",
+        0.8,
+        parse=_number("rbp_p", 0, 1, True, True),
+        metavar="P",
+        footer=lambda v: f"RBP p {v:g}",
+        applies_to=("rbp", "rbp_residual"),
+    ),
+    Setting(
+        "err_max_grade",
+        "Highest relevance grade of ERR: a grade g stops the reader with probability "
+        "(2^g - 1) / 2^max (gdeval and ir_measures use 4); higher grades are an error.",
+        4.0,
+        parse=_number("err_max_grade", 0, 1024, True, False),
+        metavar="G",
+        footer=lambda v: f"ERR max grade {v:g}",
+        applies_to=("err",),
+    ),
+    Setting(
         "dedupe",
         "Keep the best-ranked of repeated (user, item) predictions instead of failing.",
         False,
@@ -179,7 +236,9 @@ def comparable_names() -> list[str]:
 
 def footer(settings) -> str:
     """The conventions that shaped the numbers, as the table footer shows them."""
-    parts = [text for s in TABLE if (text := s.footer(getattr(settings, s.name))) is not None]
+    names = {spec.name for spec in settings.specs}
+    parts = [text for s in TABLE if (not s.applies_to or names & set(s.applies_to))
+             and (text := s.footer(getattr(settings, s.name))) is not None]
     if settings.compat:
         changed = ", ".join(settings.compat_overrides)
         parts.insert(0, f"compat {settings.compat}" + (f" except {changed}" if changed else ""))

@@ -31,15 +31,21 @@ METRICS = [*REGISTRY, "ndcg@all", "map@all", "precision@all"]
 KS = [1, 3, 10]
 
 
+# A value off the default for each setting that takes a number (a new one must be added here).
+NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_grade": 6.0}
+
+
 def _conventions() -> list[dict]:
     """Every value of every setting, one at a time, and all of them off their defaults."""
     cases = [{}]
     for s in TABLE:
-        values = s.choices if s.choices is not None else ([True] if s.is_flag else [2.0])
+        values = (s.choices if s.choices is not None else [True] if s.is_flag
+                  else [NUMBERS[s.name]])
         cases += [{s.name: v} for v in values if v != s.default]
     cases.append({"gain": "exponential", "ap_denominator": "relevant",
                   "rr_target": "most-relevant", "relevance_threshold": 2.0, "ties": "input",
-                  "zero_relevant_users": "zero", "skip_missing_users": True, "dedupe": True})
+                  "zero_relevant_users": "zero", "skip_missing_users": True, "dedupe": True,
+                  "max_depth": 8, "judged_only": True, "rbp_p": 0.9})
     return cases
 
 

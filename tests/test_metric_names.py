@@ -28,7 +28,8 @@ def test_parse(text, expected):
 @pytest.mark.parametrize("name", list(REGISTRY))
 @pytest.mark.parametrize("k", [7, None])
 def test_canonical_names_round_trip(name, k):
-    spec = MetricSpec(name, k if REGISTRY[name].cutoff else None)
+    level = REGISTRY[name].levels[3] if REGISTRY[name].levels else None
+    spec = MetricSpec(name, k if REGISTRY[name].cutoff else None, level)
     assert from_name(str(spec)) == spec
 
 

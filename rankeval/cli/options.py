@@ -129,7 +129,8 @@ def _setting_option(s) -> Callable:
     if s.choices is not None:
         return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
                             help=f"{s.help} Default {s.default}.")
-    return click.option(*names, type=float, metavar=s.metavar, help=s.help)
+    default = "" if s.default is None else f" Default {s.default:g}."
+    return click.option(*names, type=float, metavar=s.metavar, help=s.help + default)
 
 
 def setting_option(name: str) -> Callable:

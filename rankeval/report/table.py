@@ -26,10 +26,11 @@ def _fmt(value: float) -> str:
 
 def with_ci(ev, name: str, column, value: float) -> str:
     """The mean, with its interval when ``score --ci`` asked for one."""
-    from ..names import MetricSpec
+    from ..names import MetricSpec, from_name
 
-    spec = MetricSpec(name, column if isinstance(column, int) else None)
-    if REGISTRY[name].total and not math.isnan(value):
+    spec = from_name(name) if "@" in name else MetricSpec(name, column if isinstance(column, int)
+                                                           else None)
+    if REGISTRY[spec.name].total and not math.isnan(value):
         return f"{value:,.0f}"  # a count summed over users
     interval = ev.intervals.get(str(spec))
     if interval is None or math.isnan(value):
