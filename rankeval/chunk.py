@@ -6,7 +6,8 @@ numpy does (a Spark worker, a notebook) without the readers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -35,6 +36,9 @@ class Chunk:
     # as "in the pool, not judged"), and each user's judged non-relevant items in the truth.
     judged: np.ndarray | None = None
     n_nonrelevant: np.ndarray | None = None
+    # When tied scores exist: the pos of the first row of each row's tie group (rows of equal
+    # score in a user's list), else None. A group straddling the deepest K is kept whole.
+    tie_start: np.ndarray | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -53,21 +57,51 @@ class Chunk:
             max_relevance=self.max_relevance[start:stop],
             judged=None if self.judged is None else self.judged[a:b],
             n_nonrelevant=None if self.n_nonrelevant is None else self.n_nonrelevant[start:stop],
+            tie_start=None if self.tie_start is None else self.tie_start[a:b],
         )
+
+    def reordered(self, best_first: bool) -> Chunk:
+        """The chunk with each tie group's rows ordered by relevance, descending (the
+        optimistic order) or ascending (pessimistic); positions stay, items move."""
+        if self.tie_start is None:
+            return self
+        # Sort key within the chunk: (user, group start) keep their order, then relevance.
+        rel = -self.rel if best_first else self.rel
+        order = np.lexsort((rel, self.tie_start, self.user))
+        return replace(self, item=self.item[order], rel=self.rel[order],
+                       judged=None if self.judged is None else self.judged[order])
 
 
 def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:
-    """For each row, how many earlier rows of the same user have ``flags`` set."""
+    """For each row, how many earlier rows of the same user have ``flags`` set (or the sum
+    of their counts, for whole-number counts)."""
     n = len(sorted_user)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    running = np.cumsum(flags, dtype=np.int64)
+    running = np.cumsum(flags, dtype=np.int64 if flags.dtype == bool else None)
     running -= flags
     start = np.zeros(n, dtype=np.int64)  # each row's user's first row
     first = np.flatnonzero(sorted_user[1:] != sorted_user[:-1]) + 1
     start[first] = first
     np.maximum.accumulate(start, out=start)
     return running - running[start]
+
+
+def within_group_product(offset: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """Per row, the product of ``factor`` over its group's rows up to itself, where
+    ``offset`` is the 1-based place of each row in its group (groups contiguous).
+
+    Multiplied in row order, one offset at a time over all groups: a loop over the depth of
+    the largest group, not over groups."""
+    out = factor.astype(np.float64, copy=True)
+    if not len(out):
+        return out
+    order = np.argsort(offset, kind="stable")
+    bounds = np.searchsorted(offset[order], np.arange(2, int(offset.max()) + 2))
+    for a, b in itertools.pairwise(bounds):
+        rows = order[a:b]
+        out[rows] *= out[rows - 1]
+    return out
 
 
 def segment_positions(sorted_user: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .chunk import Chunk, count_before, segment_positions
+from .chunk import Chunk, count_before, segment_positions, within_group_product
 from .names import MetricSpec
 from .registry import REGISTRY
 
@@ -52,19 +52,19 @@ class Sums:
 
     Only rows with a positive relevance can add to any metric (gain and relevance are 0 at or
     below 0), and they are usually a small share of the rows, so the sums run over those rows
-    alone: ``g`` (positive gain) and its subset ``h`` (relevant: the hits).
+    alone: ``g`` (positive gain, ``g_gain``) and ``h`` (relevant: the hits, each worth
+    ``h_w``, None meaning 1).
+
+    Under ``ties="expected"`` (McSherry and Najork 2008) every row of a tie group holds the
+    group's mean hit and mean gain, so every measure linear in hits or gains (precision,
+    recall, F1, R-precision, CG, DCG, NDCG, RBP, judged) is its expectation over all orders of
+    the group; AP, RR, hit rate and bpref have their own closed forms below.
     """
 
     def __init__(self, chunk: Chunk, conv):
         self.c = chunk
         self.conv = conv
         self._cache: dict[tuple[str, float], np.ndarray] = {}
-        rel = chunk.rel
-        g = np.flatnonzero(rel > 0)
-        self.g_user, self.g_pos, self.g_rel = chunk.user[g], chunk.pos[g], rel[g]
-        t = conv.relevance_threshold
-        h = slice(None) if t is None else self.g_rel >= t
-        self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
         top = chunk.max_relevance
         largest = float(top.max()) if len(top) else 0.0
         # Per-user divisor of every gain, or None: gains are used as they are.
@@ -72,6 +72,81 @@ class Sums:
         with np.errstate(over="ignore"):
             if largest > 0 and gain(np.array([largest]), conv.gain)[0] >= _SCALE_FROM:
                 self.unit = gain(np.where(top > 0, top, 1.0), conv.gain)
+        self.expected = conv.ties == "expected" and chunk.tie_start is not None
+        rel = chunk.rel
+        g = np.flatnonzero(rel > 0)
+        self.g_user, self.g_pos, self.g_rel = chunk.user[g], chunk.pos[g], rel[g]
+        if self.expected:
+            self._spread_over_groups()
+            return
+        self.g_gain = self._gain(self.g_rel, self.g_user)
+        t = conv.relevance_threshold
+        h = slice(None) if t is None else self.g_rel >= t
+        self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
+        self.h_w = None
+
+    # -- tie groups (expected mode) -------------------------------------------------------
+
+    @cached_property
+    def group(self) -> np.ndarray:
+        """Each row's tie group, numbered 0.. in row order (a group of one for untied rows)."""
+        c = self.c
+        start = c.pos == c.tie_start
+        return np.cumsum(start) - 1
+
+    @cached_property
+    def group_first(self) -> np.ndarray:
+        """Row index of each group's first row."""
+        return np.flatnonzero(self.c.pos == self.c.tie_start)
+
+    @cached_property
+    def group_size(self) -> np.ndarray:
+        return np.bincount(self.group).astype(np.float64)
+
+    @cached_property
+    def offset(self) -> np.ndarray:
+        """1-based place of each row in its tie group."""
+        return (self.c.pos - self.c.tie_start + 1).astype(np.int64)
+
+    def group_sum(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.group, values, minlength=len(self.group_first))
+
+    def before_group(self, per_group: np.ndarray) -> np.ndarray:
+        """Per group, the sum of ``per_group`` over the user's earlier groups."""
+        return count_before(self.c.user[self.group_first], per_group)
+
+    @cached_property
+    def group_hits(self) -> np.ndarray:
+        return self.group_sum(self.relevant.astype(np.float64))
+
+    def _spread_over_groups(self) -> None:
+        """Each row holds its group's mean hit and mean gain (the expectation at its place)."""
+        c = self.c
+        n = self.group_size[self.group]
+        gains = np.zeros(len(c.rel))
+        positive = c.rel > 0
+        gains[positive] = self._gain(c.rel[positive], c.user[positive])
+        mean_gain = self.group_sum(gains)[self.group] / n
+        g = np.flatnonzero(mean_gain > 0)
+        self.g_user, self.g_pos, self.g_gain = c.user[g], c.pos[g], mean_gain[g]
+        mean_hit = self.group_hits[self.group] / n
+        h = np.flatnonzero(mean_hit > 0)
+        self.h_user, self.h_pos, self.h_w = c.user[h], c.pos[h], mean_hit[h]
+
+    def _none_before(self, targets: np.ndarray) -> np.ndarray:
+        """Per row, the chance that no target item of its group lies at an earlier place of
+        the group, the group's ``targets`` being placed uniformly at random."""
+        n = self.group_size[self.group]
+        t = targets[self.group]
+        j = self.offset
+        # P(none in the first j) = prod_{i <= j} (n - t - i + 1) / (n - i + 1)
+        upto = within_group_product(j, (n - t - j + 1) / (n - j + 1))
+        before = np.ones(len(upto))
+        later = j > 1
+        before[later] = upto[np.flatnonzero(later) - 1]
+        return before
+
+    # -- per-user sums --------------------------------------------------------------------
 
     def _gain(self, rel: np.ndarray, user: np.ndarray) -> np.ndarray:
         if self.unit is None:
@@ -109,15 +184,57 @@ class Sums:
         return out
 
     @cached_property
-    def rr_rank(self) -> np.ndarray:
+    def _rr_rank(self) -> np.ndarray:
         users, pos = self.h_user, self.h_pos
         if self.conv.rr_target == "most-relevant":
             top = self.h_rel == self.c.max_relevance[users]
             users, pos = users[top], pos[top]
         return self._first_pos(users, pos, self.c.n_users)
 
+    @cached_property
+    def rr_target(self) -> np.ndarray:
+        """Whether each row is what RR looks for: relevant, or of the user's top relevance."""
+        c = self.c
+        if self.conv.rr_target == "most-relevant":
+            return self.relevant & (c.rel == c.max_relevance[c.user])
+        return self.relevant
+
+    def rr(self, k: float) -> np.ndarray:
+        """Reciprocal rank at K (expected: each place of the first group holding a target,
+        weighted by the chance that the first target lands there)."""
+        c = self.c
+        if not self.expected:
+            rank = self._rr_rank
+            return np.where(rank <= k, 1.0 / rank, 0.0)
+        targets = self.group_sum(self.rr_target.astype(np.float64))
+        first_group = (targets > 0) & (self.before_group(targets > 0) == 0)
+        rows = np.flatnonzero(first_group[self.group])
+        n, t = self.group_size[self.group[rows]], targets[self.group[rows]]
+        j = self.offset[rows]
+        chance = self._none_before(targets)[rows] * t / (n - j + 1)
+        return self._per_user("rr", k, c.user[rows], c.pos[rows], chance / c.pos[rows])
+
+    def hit_rate(self, k: float) -> np.ndarray:
+        """1 if a hit lies in the top K (expected: 1 - the hypergeometric chance that the
+        group across K keeps all its hits below K, when no earlier group has one)."""
+        if not self.expected:
+            return (self.hits(k) > 0).astype(np.float64)
+        c = self.c
+        length = self.list_length.astype(np.int64)
+        has = length > 0
+        first = np.searchsorted(c.user, np.arange(c.n_users))
+        last = first + np.minimum(length, int(min(k, 2**62))) - 1  # the row at min(K, n)
+        rows = last[has]
+        g = self.group[rows]
+        none = self._none_before(self.group_hits)  # before each row; the row itself next
+        n, r, j = self.group_size[g], self.group_hits[g], self.offset[rows]
+        miss = none[rows] * (n - r - j + 1) / (n - j + 1)
+        out = np.zeros(c.n_users)
+        out[has] = 1.0 - np.where(self.before_group(self.group_hits)[g] > 0, 0.0, miss)
+        return out
+
     def hits(self, k: float) -> np.ndarray:
-        return self._per_user("hits", k, self.h_user, self.h_pos, None)
+        return self._per_user("hits", k, self.h_user, self.h_pos, self.h_w)
 
     @cached_property
     def list_length(self) -> np.ndarray:
@@ -125,25 +242,38 @@ class Sums:
 
     @cached_property
     def hits_at_r(self) -> np.ndarray:
-        m = self.h_pos <= self.c.n_relevant[self.h_user]
-        return np.bincount(self.h_user[m], minlength=self.c.n_users).astype(np.float64)
+        return self.hits_within(self.c.n_relevant)
+
+    def hits_within(self, depth: np.ndarray) -> np.ndarray:
+        """Hits at places up to a per-user depth."""
+        m = self.h_pos <= depth[self.h_user]
+        w = None if self.h_w is None else self.h_w[m]
+        return np.bincount(self.h_user[m], w, minlength=self.c.n_users).astype(np.float64)
 
     @cached_property
     def _precision_at_hits(self) -> np.ndarray:
-        """precision@j at each hit: its ordinal among the user's hits over its position."""
-        return segment_positions(self.h_user) / self.h_pos
+        """Each hit's share of AP before the division: precision at the hit (expected:
+        McSherry and Najork's (r/n) (H + 1 + (j - 1)(r - 1)/(n - 1)) / pos, H hits in the
+        user's earlier groups, j the place in a group of n holding r hits)."""
+        if not self.expected:
+            return segment_positions(self.h_user) / self.h_pos
+        hit_groups = self.group[np.flatnonzero(self.group_hits[self.group] > 0)]
+        n, r = self.group_size[hit_groups], self.group_hits[hit_groups]
+        earlier = self.before_group(self.group_hits)[hit_groups]
+        j = self.offset[self.group_hits[self.group] > 0]
+        share = np.where(n > 1, (j - 1) * (r - 1) / np.maximum(n - 1, 1), 0.0)
+        return (r / n) * (earlier + 1 + share) / self.h_pos
 
     def ap_sum(self, k: float) -> np.ndarray:
         return self._per_user("ap", k, self.h_user, self.h_pos, self._precision_at_hits)
 
     def cg(self, k: float) -> np.ndarray:
         """Sums of gains (scaled when ``unit`` is set; see ``unscaled``)."""
-        weights = self._gain(self.g_rel, self.g_user)
-        return self._per_user("cg", k, self.g_user, self.g_pos, weights)
+        return self._per_user("cg", k, self.g_user, self.g_pos, self.g_gain)
 
     @cached_property
     def _discounted_gain(self) -> np.ndarray:
-        return self._gain(self.g_rel, self.g_user) / np.log2(self.g_pos + 1.0)
+        return self.g_gain / np.log2(self.g_pos + 1.0)
 
     def dcg(self, k: float) -> np.ndarray:
         return self._per_user("dcg", k, self.g_user, self.g_pos, self._discounted_gain)
@@ -166,9 +296,16 @@ class Sums:
         t = self.conv.relevance_threshold
         return self.c.rel > 0 if t is None else self.c.rel >= t
 
+    @cached_property
+    def judged_weight(self) -> np.ndarray:
+        """Per row, 1 if judged (expected: the judged share of its tie group)."""
+        judged = self.c.judged.astype(np.float64)
+        if not self.expected:
+            return judged
+        return (self.group_sum(judged) / self.group_size)[self.group]
+
     def judged(self, k: float) -> np.ndarray:
-        j = np.flatnonzero(self.c.judged)
-        return self._per_user("judged", k, self.c.user[j], self.c.pos[j], None)
+        return self._per_user("judged", k, self.c.user, self.c.pos, self.judged_weight)
 
     @cached_property
     def _hit_suffix_best(self) -> np.ndarray:
@@ -221,12 +358,11 @@ def _f1(s: Sums, k: float) -> np.ndarray:
 
 
 def _hit_rate(s: Sums, k: float) -> np.ndarray:
-    return (s.hits(k) > 0).astype(np.float64)
+    return s.hit_rate(k)
 
 
 def _mrr(s: Sums, k: float) -> np.ndarray:
-    rank = s.rr_rank
-    return np.where(rank <= k, 1.0 / rank, 0.0)
+    return s.rr(k)
 
 
 def _map(s: Sums, k: float) -> np.ndarray:
@@ -265,6 +401,8 @@ def _bpref(s: Sums, k: float) -> np.ndarray:
     non-relevant items (at most R of them) ranked above it."""
     c = s.c
     relevant = s.relevant
+    if s.expected:
+        return _expected_bpref(s)
     above = count_before(c.user, c.judged & ~relevant)
     rows = np.flatnonzero(relevant)
     user, n = c.user[rows], above[rows]
@@ -272,6 +410,25 @@ def _bpref(s: Sums, k: float) -> np.ndarray:
     den = np.minimum(c.n_nonrelevant, c.n_relevant)[user]  # > 0 wherever n > 0
     term = 1.0 - np.minimum(n, r) / np.where(n > 0, den, 1)
     return _safe_div(np.bincount(user, term, minlength=c.n_users), c.n_relevant)
+
+
+def _expected_bpref(s: Sums) -> np.ndarray:
+    """bpref over all orders of each tie group: a relevant item of a group with b judged
+    non-relevant items has y = 0..b of them above it, equally likely, besides the ``base``
+    of earlier groups; sum_y min(base + y, R) is a difference of two closed-form sums."""
+    c = s.c
+    nonrel = s.group_sum((c.judged & ~s.relevant).astype(np.float64))
+    base = s.before_group(nonrel)
+    user = c.user[s.group_first]
+    r, cap = c.n_relevant[user], np.minimum(c.n_nonrelevant, c.n_relevant)[user]
+
+    def upto(t: np.ndarray) -> np.ndarray:  # sum_{x=0}^{t} min(x, R), for t >= -1
+        return np.where(t <= r, t * (t + 1) / 2, r * (r + 1) / 2 + (t - r) * r)
+
+    mean_lost = (upto(base + nonrel) - upto(base - 1)) / (nonrel + 1)
+    term = 1.0 - mean_lost / np.where(cap > 0, cap, 1)
+    return _safe_div(np.bincount(user, s.group_hits * term, minlength=c.n_users),
+                     c.n_relevant)
 
 
 def _iprec(s: Sums, level: float) -> np.ndarray:
@@ -293,14 +450,14 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
 def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
     """trec_eval's Rprec_mult: precision at c = (long)(m R + 0.9) items, 0 when c is 0."""
     c = np.floor(m * s.c.n_relevant + 0.9)
-    within = s.h_pos <= c[s.h_user]
-    hits = np.bincount(s.h_user[within], minlength=s.c.n_users)
-    return _safe_div(hits.astype(np.float64), c)
+    return _safe_div(s.hits_within(c), c)
 
 
 def _rbp(s: Sums, k: float) -> np.ndarray:
     p = s.conv.rbp_p
     weights = (1.0 - p) * np.power(p, s.h_pos - 1.0)
+    if s.h_w is not None:
+        weights *= s.h_w
     return np.bincount(s.h_user, weights, minlength=s.c.n_users)
 
 
@@ -308,8 +465,8 @@ def _rbp_residual(s: Sums, k: float) -> np.ndarray:
     """Moffat and Zobel's residual: the weight of the unjudged items of the list plus the
     weight of everything past its end."""
     c, p = s.c, s.conv.rbp_p
-    unjudged = np.flatnonzero(~c.judged)
-    weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0)
+    unjudged = np.flatnonzero(s.judged_weight < 1)
+    weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0) * (1 - s.judged_weight[unjudged])
     inside = np.bincount(c.user[unjudged], weights, minlength=c.n_users)
     return inside + np.power(p, s.list_length)
 

@@ -19,6 +19,9 @@ TIE_WORDS = {
     "trec": "item id descending, as trec_eval",
     "item-asc": "item id ascending",
     "input": "the order of the rows in the file",
+    "expected": "the expected value over all orders",
+    "optimistic": "relevant items first",
+    "pessimistic": "relevant items last",
 }
 
 
@@ -58,6 +61,10 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     "ties_at_cutoff": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "
         f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]})"
+    ),
+    "ties_at_list_end": lambda n, p, o: (
+        f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "
+        "that score, so the tie-aware values cover the submitted items only"
     ),
     "padded_ids": lambda n, p, o: (
         f"{plural(n, 'row')} {_are(n, 'has', 'have')} ids with leading or trailing whitespace; "

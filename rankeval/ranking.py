@@ -135,7 +135,9 @@ def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
         keep = np.flatnonzero(u >= 0)
         others = np.flatnonzero(u < 0)
         u = u[keep]
-    perm = order_rows(u, take(codes.p_item, keep), preds.rank, preds.score, ties, keep)
+    # Tie-aware orders start from trec_eval's and then treat each tie group as a whole.
+    base = "trec" if ties in TIE_AWARE else ties
+    perm = order_rows(u, take(codes.p_item, keep), preds.rank, preds.score, base, keep)
     rows = keep if perm is None else perm if keep is None else keep[perm]
     return rows, (u if perm is None else u[perm]), others
 
@@ -198,7 +200,7 @@ def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
             straddle = (su[at_k + 1] == su[at_k]) & (s[at_k + 1] == s[at_k])
             tied_users.append(su[at_k[straddle]])
         n_tied = len(np.unique(np.concatenate(tied_users)))
-        if n_tied:
+        if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
             notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
     return notices
 
@@ -242,9 +244,15 @@ def build(preds: Predictions, truth: Truth, settings) -> Built:
             rows, su, pos, judged = _keep(rows, su, pos, judged, judged)
             pos = segment_positions(su)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
-    cut = pos <= kmax
-    beyond = int(len(cut) - np.count_nonzero(cut))
+    score = None if preds.score is None else take(preds.score, rows)
+    tie_start = None if score is None else tie_groups(su, score, pos)
+    beyond = int(np.count_nonzero(pos > kmax))
+    notices += tie_notices(su, pos, tie_start, kmax, settings)
+    # A tie group across the deepest K is kept whole: the orders of its items decide.
+    cut = pos <= kmax if tie_start is None else tie_start <= kmax
     rows, su, pos, judged = _keep(rows, su, pos, cut, judged)
+    if tie_start is not None and not cut.all():
+        tie_start = tie_start[cut]
     rel = lookup(keys, values, su, codes.p_item, rows, n_items)
     check_grades(truth, settings)
     chunk = _chunk(n, su, pos, take(codes.p_item, rows), rel, keys // n_items, values, kmax,
@@ -252,9 +260,40 @@ def build(preds: Predictions, truth: Truth, settings) -> Built:
     if judged is not None:
         chunk = dataclasses.replace(chunk, judged=judged,
                                     n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
+    if tie_start is not None:
+        chunk = dataclasses.replace(chunk, tie_start=tie_start)
+        if settings.ties in ("optimistic", "pessimistic"):
+            chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond)
+
+
+def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray | None:
+    """Per row, the pos of the first row of its run of equal scores within the user's list
+    (its tie group); None when no two neighbours tie."""
+    same = (su[1:] == su[:-1]) & (score[1:] == score[:-1])
+    if not same.any():
+        return None
+    first = np.arange(len(su))
+    first[1:][same] = 0
+    np.maximum.accumulate(first, out=first)
+    return pos[first]
+
+
+TIE_AWARE = ("expected", "optimistic", "pessimistic")
+
+
+def tie_notices(su, pos, tie_start, kmax: int, settings) -> list[Notice]:
+    """Under a tie-aware order: the users whose list ends inside a tie group that reaches
+    the scored depth (items past the end may share its score; the orders are over the
+    submitted items only)."""
+    if settings.ties not in TIE_AWARE or tie_start is None:
+        return []
+    last = np.flatnonzero(np.append(su[1:] != su[:-1], True))
+    ends_tied = (pos[last] > tie_start[last]) & (tie_start[last] <= kmax)
+    n = int(np.count_nonzero(ends_tied))
+    return [Notice("ties_at_list_end", n)] if n else []
 
 
 def _keep(rows, su, pos, mask: np.ndarray, judged):

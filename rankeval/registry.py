@@ -37,6 +37,8 @@ class Metric:
     levels: tuple[float, ...] = ()
     level_range: tuple[float, float] = (0.0, 1.0)
     judgements: bool = False  # reads which items are judged at all (bpref, judged@K, RBP)
+    # Has a closed form for its expectation over the orders of tied scores (--ties expected).
+    tie_expectation: bool = True
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
@@ -158,12 +160,12 @@ REGISTRY.update({
                cutoff=False, judgements=True),
         Metric("gm_map", ("gm_ap",), "geometric mean of AP over users (trec_eval; per user "
                "the log of max(AP, 0.00001))", "exp(mean_u log max(AP_u, 1e-5))",
-               bounded=False, overall=GEOMETRIC),
+               bounded=False, overall=GEOMETRIC, tie_expectation=False),
         Metric("iprec", ("iprec_at_recall", "interpolated_precision"), "interpolated "
                "precision at a recall level: the best precision at that recall or beyond "
                "(iprec@0.5; iprec alone gives trec_eval's 11 levels)",
                "max_{j : recall@j >= level} precision@j", cutoff=False,
-               levels=(*(float(f"0.{i}") for i in range(10)), 1.0)),
+               levels=(*(float(f"0.{i}") for i in range(10)), 1.0), tie_expectation=False),
         Metric("r_precision_mult", ("rprec_mult",), "precision at a multiple of R "
                "(r_precision_mult@2.0 is precision at 2R, as trec_eval's Rprec_mult_2.00)",
                "hits@c / c, c = floor(m R + 0.9)", cutoff=False,
@@ -177,7 +179,8 @@ REGISTRY.update({
                " p^(j-1) + p^n", cutoff=False, judgements=True),
         Metric("err", ("expected_reciprocal_rank",), "expected reciprocal rank of graded "
                "relevance (Chapelle et al. 2009; see --err-max-grade)",
-               "sum_j R_j / j prod_{i<j} (1 - R_i), R = (2^rel - 1) / 2^max_grade"),
+               "sum_j R_j / j prod_{i<j} (1 - R_i), R = (2^rel - 1) / 2^max_grade",
+               tie_expectation=False),
         Metric("judged", ("judged_at_k",), "share of the top K that has a judgement in the "
                "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
                judgements=True),

@@ -140,10 +140,11 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "ties",
-        "Order of tied scores: item id descending as trec_eval, item id ascending, or the "
-        "order of the rows in the file.",
+        "Tied scores: ordered by item id descending as trec_eval, item id ascending, or "
+        "file order; or scored fairly: the expected value over all their orders, or the "
+        "best or worst order (relevant items first or last).",
         "trec",
-        ("trec", "item-asc", "input"),
+        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic"),
         trec_eval="trec",
         footer=lambda v: f"ties {v}",
     ),
@@ -278,6 +279,15 @@ def make_settings(
             overrides.append(name)
         chosen[name] = value
     specs = _specs(metrics, k, compat)
+    if chosen["ties"] == "expected":
+        from .registry import REGISTRY
+
+        open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
+        if open_form:
+            raise OptionError(
+                f"{{option}} expected has no closed form for {', '.join(open_form)} (their "
+                "expectation over tie orders is not a function of each group's counts); use "
+                "{opt:ties} optimistic / pessimistic for bounds", "ties")
     return Settings(
         metrics=tuple(str(s) for s in specs),
         k=tuple(sorted({s.k for s in specs if s.k is not None})),

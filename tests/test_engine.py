@@ -89,8 +89,11 @@ def _merged(pieces, settings):
 @pytest.mark.parametrize("n", [1, 2, 7])
 def test_partitions_merge_into_the_whole(options, n):
     preds, truth = _data(seed=n, dedupe=bool(options.get("dedupe")))
-    whole = evaluate(preds, truth, METRICS, KS, **options)
-    settings = make_settings(METRICS, KS, **options)
+    metrics = METRICS
+    if options.get("ties") == "expected":  # without the measures that have no closed form
+        metrics = [m for m in METRICS if REGISTRY[m.split("@")[0]].tie_expectation]
+    whole = evaluate(preds, truth, metrics, KS, **options)
+    settings = make_settings(metrics, KS, **options)
     merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings)
     pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
     assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum

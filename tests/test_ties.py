@@ -1,0 +1,214 @@
+"""Tie-aware scoring (SPEC section 8): --ties expected equals the mean over every order of the
+tied items, enumerated by brute force; optimistic and pessimistic are the best and worst of
+those orders; scikit-learn's NDCG and the tie-aware-retrieval-metrics package agree."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import trm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import ndcg_score
+
+from rankeval import evaluate
+from rankeval.errors import OptionError
+from rankeval.registry import REGISTRY
+
+EXPECTABLE = [name for name, m in REGISTRY.items() if m.tie_expectation]
+KS = [1, 2, 3, 5]
+
+
+def _example8():
+    preds = pd.DataFrame({"user_id": "u", "item_id": list("ABCDE"),
+                          "score": [0.9, 0.5, 0.5, 0.5, 0.1]})
+    truth = pd.DataFrame({"user_id": "u", "item_id": list("CDE"), "relevance": [1, 2, 1]})
+    return preds, truth
+
+
+@pytest.mark.parametrize(("ties", "expected"), [
+    ("expected", [1 / 3, 1 / 3, 0.23981246656813146, 1 / 6]),
+    ("optimistic", [0.5, 0.5, 0.4796249331362629, 0.25]),
+    ("pessimistic", [0.0, 0.0, 0.0, 0.0]),
+])
+def test_spec_worked_example_8(ties, expected):
+    names = ["precision@2", "mrr@2", "ndcg@2", "map@2"]
+    got = evaluate(*_example8(), names, ties=ties).metrics
+    assert [got[n] for n in names] == pytest.approx(expected, abs=1e-12)
+
+
+def _orders(preds: pd.DataFrame) -> pd.DataFrame:
+    """Every order of every user's tie groups, each as a user ``u#n`` with ranks."""
+    rows = []
+    for user, frame in preds.groupby("user_id", sort=False):
+        frame = frame.sort_values(["score", "item_id"], ascending=[False, False])
+        groups = [list(g.item_id) for _, g in frame.groupby("score", sort=False)]
+        for n, parts in enumerate(itertools.product(*map(itertools.permutations, groups))):
+            items = [i for part in parts for i in part]
+            rows += [(f"{user}#{n}", item, r) for r, item in enumerate(items, 1)]
+    return pd.DataFrame(rows, columns=["user_id", "item_id", "rank"])
+
+
+def _expand_truth(truth: pd.DataFrame, orders: pd.DataFrame) -> pd.DataFrame:
+    ids = pd.DataFrame({"user_id": orders.user_id.unique()})
+    ids["base"] = ids.user_id.str.split("#").str[0]
+    return ids.merge(truth.rename(columns={"user_id": "base"}), on="base").drop(columns="base")
+
+
+def _brute_force(preds, truth, names, ks, **options) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per user: the mean, min and max of every metric over all orders of its tie groups."""
+    orders = _orders(preds)
+    every = evaluate(orders, _expand_truth(truth, orders), names, ks, ties="input",
+                     **options).per_user
+    every["user_id"] = every.user_id.str.split("#").str[0]
+    grouped = every.groupby("user_id")
+    return grouped.mean(), grouped.min(), grouped.max()
+
+
+@st.composite
+def tied_runs(draw):
+    """Users with lists of up to 9 items over a few score levels (tie groups of up to 5) and
+    graded truth with judged zeros, unjudged pool entries (-1) and relevant items not listed."""
+    preds, truth = [], []
+    for u in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 9))
+        levels = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+        assume_small = [levels.count(v) for v in set(levels)]
+        if math.prod(math.factorial(c) for c in assume_small) > 3000:
+            levels = list(range(n))  # keep the enumeration small
+        preds += [(f"u{u}", f"i{j}", float(s)) for j, s in enumerate(levels)]
+        pool = [f"i{j}" for j in range(n + 3)]
+        judged = draw(st.lists(st.sampled_from(pool), unique=True, min_size=1, max_size=8))
+        grades = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged),
+                               max_size=len(judged)))
+        grades[0] = max(grades[0], 1)  # every user has a relevant item
+        truth += [(f"u{u}", i, float(g)) for i, g in zip(judged, grades, strict=True)]
+    return (pd.DataFrame(preds, columns=["user_id", "item_id", "score"]),
+            pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"]))
+
+
+OPTIONS = st.fixed_dictionaries({
+    "gain": st.sampled_from(["linear", "exponential"]),
+    "ap_denominator": st.sampled_from(["min", "relevant"]),
+    "rr_target": st.sampled_from(["first-relevant", "most-relevant"]),
+    "relevance_threshold": st.sampled_from([None, 2.0]),
+    "rbp_p": st.sampled_from([0.5, 0.8]),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(tied_runs(), OPTIONS)
+def test_expected_equals_the_mean_over_every_order(data, options):
+    preds, truth = data
+    names = [*EXPECTABLE, "precision@all", "ndcg@all", "map@all", "mrr@all"]
+    if options["relevance_threshold"] and not (truth.relevance >= 2).any():
+        options = {**options, "relevance_threshold": None}
+    mean, low, high = _brute_force(preds, truth, names, KS, **options)
+    ours = evaluate(preds, truth, names, KS, ties="expected", **options).per_user
+    ours = ours.set_index("user_id").loc[mean.index]
+    np.testing.assert_allclose(ours.to_numpy(), mean[ours.columns].to_numpy(), rtol=0,
+                               atol=1e-12)
+    for ties, bound in (("optimistic", high), ("pessimistic", low)):
+        side = evaluate(preds, truth, names, KS, ties=ties, **options).per_user
+        side = side.set_index("user_id").loc[mean.index]
+        # Relevant items first (last) is the best (worst) order for the measures of hits
+        # and gains; bpref, judged and the residual also depend on which items are judged.
+        for col in side.columns:
+            if col.split("@")[0] in ("precision", "recall", "f1", "hit_rate", "dcg", "ndcg",
+                                     "cg", "r_precision", "rbp"):
+                np.testing.assert_allclose(side[col], bound[col], rtol=0, atol=1e-12,
+                                           err_msg=f"{ties} {col}")
+
+
+def test_a_group_of_eight_tied_items():
+    """One group of 8 across every K (8! = 40,320 orders), graded, with hits before it."""
+    items = list("abcdefghij")
+    preds = pd.DataFrame({"user_id": "u", "item_id": items,
+                          "score": [9.0, 8.0] + [5.0] * 8})
+    truth = pd.DataFrame({"user_id": "u", "item_id": ["b", "c", "e", "f", "j", "z"],
+                          "relevance": [1.0, 3.0, 0.0, 2.0, 1.0, 2.0]})
+    names = ["precision", "recall", "hit_rate", "mrr", "map", "ndcg", "bpref", "rbp",
+             "r_precision", "judged"]
+    mean, _, _ = _brute_force(preds, truth, names, [1, 3, 4, 7, 10])
+    ours = evaluate(preds, truth, names, [1, 3, 4, 7, 10], ties="expected").per_user
+    got = ours.set_index("user_id").loc[mean.index]
+    np.testing.assert_allclose(got.to_numpy(), mean[got.columns].to_numpy(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_binary_measures_match_tie_aware_retrieval_metrics(seed):
+    """trm (Yang et al., ACL 2026): binary relevance, every relevant item among the
+    candidates; its AP divides by R (--ap-denominator relevant)."""
+    rng = np.random.default_rng(seed)
+    scores, labels, rows, truth = [], [], [], []
+    for q in range(40):
+        n = int(rng.integers(3, 20))
+        s = rng.integers(0, 4, n).astype(float)  # heavy ties
+        rel = rng.random(n) < 0.3
+        rel[0] = True
+        scores.append(s.tolist())
+        labels.append(rel.tolist())
+        rows += [(f"q{q}", f"d{j}", s[j]) for j in range(n)]
+        truth += [(f"q{q}", f"d{j}", 1.0) for j in range(n) if rel[j]]
+    ks = [1, 3, 5, 10]
+    theirs = trm.evaluate(scores, labels, ["ndcg", "mrr", "map", "recall", "precision", "f1"],
+                          ks)
+    preds = pd.DataFrame(rows, columns=["user_id", "item_id", "score"])
+    gold = pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"])
+    names = {"ndcg": "ndcg", "mrr": "mrr", "map": "map", "recall": "recall",
+             "precision": "precision", "f1": "f1"}
+    ours = evaluate(preds, gold, list(names.values()), ks, ties="expected",
+                    ap_denominator="relevant")
+    for theirs_name, ours_name in names.items():
+        for k in ks:
+            assert ours.metrics[f"{ours_name}@{k}"] == pytest.approx(
+                theirs.metrics[theirs_name][k].expected, abs=1e-12), (theirs_name, k)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_graded_ndcg_matches_scikit_learn_which_averages_ties(seed):
+    rng = np.random.default_rng(seed)
+    n_users, n_items, k = 30, 12, 6
+    grades = rng.integers(0, 4, (n_users, n_items)).astype(float)
+    grades[:, 0] = np.maximum(grades[:, 0], 1)
+    scores = rng.integers(0, 3, (n_users, n_items)).astype(float)
+    preds = pd.DataFrame([(f"u{u}", f"i{i}", scores[u, i]) for u in range(n_users)
+                          for i in range(n_items)], columns=["user_id", "item_id", "score"])
+    truth = pd.DataFrame([(f"u{u}", f"i{i}", grades[u, i]) for u in range(n_users)
+                          for i in range(n_items) if grades[u, i] > 0],
+                         columns=["user_id", "item_id", "relevance"])
+    ours = evaluate(preds, truth, [f"ndcg@{k}"], ties="expected").per_user
+    for u in range(n_users):
+        theirs = ndcg_score(grades[u:u + 1], scores[u:u + 1], k=k, ignore_ties=False)
+        assert ours.set_index("user_id").loc[f"u{u}", f"ndcg@{k}"] == pytest.approx(
+            theirs, abs=1e-12)
+
+
+def test_expected_refuses_measures_without_a_closed_form(run_cli, write):
+    with pytest.raises(OptionError, match="no closed form for err, gm_map"):
+        evaluate(*_example8(), ["err@5", "gm_map@5", "ndcg@5"], ties="expected")
+    preds = write("p.csv", "user_id,item_id,score\nu,a,1\nu,b,1\n")
+    truth = write("t.csv", "user_id,item_id,relevance\nu,a,1\n")
+    r = run_cli("score", preds, truth, "-m", "iprec", "--ties", "expected")
+    assert r.exit_code == 2
+    assert r.stderr.strip().startswith("rankeval: error: --ties expected has no closed form "
+                                       "for iprec")
+    ok = run_cli("score", preds, truth, "-m", "iprec@0.5", "--ties", "optimistic", "-f", "json")
+    assert ok.exit_code == 0 and '"iprec@0.5": 1.0' in ok.stdout
+
+
+def test_lists_ending_in_a_tie_are_counted():
+    preds = pd.DataFrame({"user_id": ["a", "a", "a", "b", "b", "c", "c"],
+                          "item_id": ["x", "y", "z", "x", "y", "x", "y"],
+                          "score": [3.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0]})
+    truth = pd.DataFrame({"user_id": ["a", "b", "c"], "item_id": "y", "relevance": 1.0})
+    r = evaluate(preds, truth, ["ndcg@10"], ties="expected")
+    assert [n.count for n in r.notices if n.code == "ties_at_list_end"] == [2]  # a and c
+    shallow = evaluate(preds, truth, ["ndcg@1"], ties="expected")  # a's tie starts past K
+    assert [n.count for n in shallow.notices if n.code == "ties_at_list_end"] == [1]
+    plain = evaluate(preds, truth, ["ndcg@10"])
+    assert not [n for n in plain.notices if n.code == "ties_at_list_end"]
