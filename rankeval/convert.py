@@ -64,6 +64,9 @@ def convert(
     if kind is not None and kind not in KINDS:
         raise OptionError(f"{{option}} must be one of {', '.join(KINDS)}, got {kind!r}", "kind")
     ties = ROWS["ties"].check(ties)
+    if ties in ("expected", "optimistic", "pessimistic"):
+        raise OptionError(f"{{option}} {ties} scores ties fairly when evaluating; a converted "
+                          "file holds one order: use trec, item-asc or input", "ties")
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])
     in_fmt = detect_format(source, input_format, "{opt:input_format}")

@@ -39,6 +39,11 @@ class Partial:
     counts: UserCounts
     notices: list[Notice]
     rows_beyond_k: int
+    # Users with tied scores within the scored depth, and the exact parts of each metric's
+    # sum under the pessimistic and the optimistic order of their ties (empty without ties).
+    tied_users: int = 0
+    tie_bounds: dict[MetricSpec, tuple[tuple[float, ...], tuple[float, ...]]] = (
+        dataclasses.field(default_factory=dict))
 
 
 def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
@@ -48,6 +53,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
     for spec, v in values.items():
         if not np.isfinite(v).all():
             raise _unrepresentable(spec, v, built, truth, settings)
+    tied, bounds = tie_bounds(built.chunk, settings)
     return Partial(
         users=built.users,
         values=values,
@@ -55,7 +61,23 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
         counts=built.counts,
         notices=built.notices,
         rows_beyond_k=built.prediction_rows_beyond_k,
+        tied_users=tied,
+        tie_bounds=bounds,
     )
+
+
+def tie_bounds(chunk, settings):
+    """(users with ties, {spec: (pessimistic parts, optimistic parts)}): how far each mean
+    can move with the order of tied items alone."""
+    if chunk.tie_start is None:
+        return 0, {}
+    tied = np.unique(chunk.user[chunk.pos != chunk.tie_start]).size
+    if not tied:
+        return 0, {}
+    fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
+    low = compute(chunk.reordered(best_first=False), settings.specs, fixed)
+    high = compute(chunk.reordered(best_first=True), settings.specs, fixed)
+    return tied, {s: (exact_parts(low[s]), exact_parts(high[s])) for s in settings.specs}
 
 
 def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
@@ -94,6 +116,10 @@ def merge(partials: Sequence[Partial]) -> Partial:
         counts=counts,
         notices=merge_notices(p.notices for p in partials),
         rows_beyond_k=sum(p.rows_beyond_k for p in partials),
+        tied_users=sum(p.tied_users for p in partials),
+        tie_bounds={s: tuple(tuple(x for p in partials if p.tie_bounds
+                                   for x in p.tie_bounds[s][side]) for side in (0, 1))
+                    for s in specs if any(p.tie_bounds for p in partials)},
     )
 
 

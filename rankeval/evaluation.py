@@ -59,6 +59,9 @@ class Evaluation:
     interval_level: float | None = None
     verdicts: tuple = ()  # gates.Verdict
     baseline: dict[str, Any] | None = None
+    tied_users: int = 0  # users with tied scores within the scored depth
+    # metric -> (pessimistic, optimistic) mean: what the order of tied items alone can do
+    tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary]):
@@ -79,6 +82,9 @@ class Evaluation:
             prediction_rows_beyond_k=partial.rows_beyond_k,
             _values=partial.values,
             _user_array=partial.users,
+            tied_users=partial.tied_users,
+            tie_range={str(s): (overall(s, low, n), overall(s, high, n))
+                       for s, (low, high) in partial.tie_bounds.items()},
         )
 
     @property

@@ -60,7 +60,8 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     ),
     "ties_at_cutoff": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "
-        f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]})"
+        f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "
+        f"{o('ties', 'expected')} scores them fairly)"
     ),
     "ties_at_list_end": lambda n, p, o: (
         f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "

@@ -7,6 +7,7 @@ Judged@K against ir_measures; RBP's residual against Moffat and Zobel's definiti
 
 from __future__ import annotations
 
+import json
 import math
 
 import ir_measures
@@ -230,5 +231,7 @@ def test_level_names_and_compat_names(run_cli, write):
     ]
     r = run_cli("score", run, qrels, "-m", "iprec@0.5,iprec@0.55", "-f", "json")
     assert '"iprec@0.5": 0.6666666666666666' in r.stdout and '"iprec@0.55"' in r.stdout
+    curve = json.loads(r.stdout)["curves"]["iprec"]  # the precision-recall curve
+    assert curve == {"level": [0.5, 0.55], "value": [2 / 3, 2 / 3]}
     bad = run_cli("score", run, qrels, "-m", "iprec@2")
     assert bad.exit_code == 2 and "level must be a number from 0 to 1" in bad.stderr

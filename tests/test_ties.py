@@ -5,6 +5,7 @@ those orders; scikit-learn's NDCG and the tie-aware-retrieval-metrics package ag
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import numpy as np
@@ -212,3 +213,36 @@ def test_lists_ending_in_a_tie_are_counted():
     assert [n.count for n in shallow.notices if n.code == "ties_at_list_end"] == [1]
     plain = evaluate(preds, truth, ["ndcg@10"])
     assert not [n for n in plain.notices if n.code == "ties_at_list_end"]
+
+
+def test_every_report_shows_the_tie_sensitivity(run_cli, write, tmp_path):
+    preds, truth = _example8()
+    p, t = write("p.csv", preds.to_csv(index=False)), write("t.csv", truth.to_csv(index=False))
+    table = run_cli("score", p, t, "-m", "ndcg@2,map@2", "--ties", "expected")
+    assert table.exit_code == 0, table.stderr
+    assert "ndcg@2       0.0000    0.2398      0.4796" in table.stdout
+    assert "tie sensitivity: 1 user has tied scores; reported: the expected value" in table.stdout
+    md = run_cli("score", p, t, "-m", "ndcg@2", "-f", "markdown")
+    assert "| ndcg@2 | 0.0000 | 0.4796 | 0.4796 |" in md.stdout  # trec's order is the best here
+    doc = json.loads(run_cli("score", p, t, "-m", "ndcg@2", "--ties", "pessimistic",
+                             "-f", "json").stdout)
+    assert doc["metrics"]["ndcg@2"] == 0.0
+    assert doc["ties"] == {"users": 1, "range": {"ndcg@2": {
+        "pessimistic": 0.0, "optimistic": 0.4796249331362629}}}
+    untied = preds.assign(score=[5.0, 4.0, 3.0, 2.0, 1.0])
+    u = write("u.csv", untied.to_csv(index=False))
+    clean = json.loads(run_cli("score", u, t, "-m", "ndcg@2", "-f", "json").stdout)
+    assert clean["ties"] is None
+    assert "tie sensitivity" not in run_cli("score", u, t, "-m", "ndcg@2").stdout
+    # The range merges across partitions like every mean.
+    r = evaluate(pd.concat([preds, preds.assign(user_id="v")]),
+                 pd.concat([truth, truth.assign(user_id="v")]), ["ndcg@2"], ties="expected")
+    assert r.tied_users == 2 and r.tie_range["ndcg@2"] == pytest.approx((0, 0.4796249331362629))
+
+
+def test_convert_writes_one_order_only(run_cli, write, tmp_path):
+    preds = write("p.csv", "user_id,item_id,score\nu,a,1\nu,b,1\n")
+    r = run_cli("convert", preds, str(tmp_path / "o.trec"), "--ties", "expected")
+    assert r.exit_code == 2
+    assert "--ties expected scores ties fairly when evaluating" in r.stderr
+    assert not (tmp_path / "o.trec").exists()

@@ -45,9 +45,28 @@ def document(ev) -> dict[str, Any]:
         "gates": [v.to_dict() for v in ev.verdicts],
         "passed": ev.passed,
         "baseline": ev.baseline,
+        "ties": (
+            {"users": ev.tied_users,
+             "range": {m: {"pessimistic": lo, "optimistic": hi}
+                       for m, (lo, hi) in ev.tie_range.items()}}
+            if ev.tied_users else None
+        ),
+        "curves": curves(ev),
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }
+
+
+def curves(ev) -> dict[str, dict[str, list[float]]]:
+    """Metrics measured at levels as curves: ``iprec`` is the interpolated precision-recall
+    curve (``{"level": [0.0, ...], "value": [...]}``)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for spec in ev.specs:
+        if spec.level is not None:
+            curve = out.setdefault(spec.name, {"level": [], "value": []})
+            curve["level"].append(spec.level)
+            curve["value"].append(ev.metrics[str(spec)])
+    return out
 
 
 def render(ev) -> str:

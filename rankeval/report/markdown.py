@@ -8,7 +8,16 @@ import re
 from ..gates import show_pair
 from ..settings import footer
 from . import visible
-from .table import compare_cell, compare_footer, comparison, p_text, users_line, with_ci
+from .table import (
+    compare_cell,
+    compare_footer,
+    comparison,
+    p_text,
+    tie_note,
+    tie_rows,
+    users_line,
+    with_ci,
+)
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -44,6 +53,13 @@ def render(ev) -> str:
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
             lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
+    moved = tie_rows(ev)
+    if moved:
+        lines += ["", "| metric | pessimistic | reported | optimistic |", "|---|---:|---:|---:|"]
+        lines += [f"| {m} | {lo} | {mid} | {hi} |" for m, lo, mid, hi in moved]
+        lines += ["", tie_note(ev)]
+    elif ev.tied_users:
+        lines += ["", tie_note(ev, small=True)]
     lines += ["", users_line(ev), "", footer(ev.settings)]
     return "\n".join(lines) + "\n"
 

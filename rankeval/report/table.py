@@ -9,6 +9,7 @@ import math
 
 from rich.markup import escape
 
+from ..errors import plural
 from ..gates import show_pair
 from ..registry import REGISTRY
 from ..settings import footer
@@ -75,6 +76,19 @@ def render(ev, console) -> None:
                       "over users", style="dim", highlight=False)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(footer(ev.settings), style="dim", highlight=False, soft_wrap=True)
+    moved = tie_rows(ev)
+    if ev.tied_users and not moved:
+        console.print(tie_note(ev, small=True), style="dim", highlight=False, soft_wrap=True)
+    if moved:
+        console.print()
+        ties = Table(box=None, header_style="bold", pad_edge=False)
+        for column in ("metric", "pessimistic", "reported", "optimistic"):
+            ties.add_column(column, justify="left" if column == "metric" else "right",
+                            overflow="fold")
+        for row in moved:
+            ties.add_row(*row)
+        console.print(ties)
+        console.print(tie_note(ev), style="dim", highlight=False, soft_wrap=True)
     if ev.baseline is not None:
         console.print()
         base = Table(box=None, header_style="bold", pad_edge=False)
@@ -97,6 +111,26 @@ def render(ev, console) -> None:
             value, _ = show_pair(v.value, v.limit)
             gates.add_row(v.metric, value, v.condition(), verdict)
         console.print(gates)
+
+
+def tie_rows(ev) -> list[tuple[str, str, str, str]]:
+    """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
+    move."""
+    rows = [(m, f"{lo:.4f}", f"{ev.metrics[m]:.4f}", f"{hi:.4f}")
+            for m, (lo, hi) in ev.tie_range.items()]
+    return [row for row in rows if row[1] != row[3]]  # moves that show at 4 decimals
+
+
+def tie_note(ev, small: bool = False) -> str:
+    how = {"expected": "the expected value over all orders of tied items",
+           "optimistic": "the optimistic order", "pessimistic": "the pessimistic order"}
+    reported = how.get(ev.settings.ties, f"ties broken by --ties {ev.settings.ties}")
+    have = "has" if ev.tied_users == 1 else "have"
+    if small:
+        return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; no mean "
+                "changes in its 4th decimal between the worst and best order of their ties")
+    return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; reported: "
+            f"{reported}; the range is relevant items last to first within each tie")
 
 
 def comparison(ev) -> list[tuple[str, float, float, float]]:
