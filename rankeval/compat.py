@@ -15,6 +15,10 @@ from .names import MetricSpec
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000).
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
+# What trec_eval prints without -m, in its order (its runid and num_q lines aside).
+DEFAULT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                    "recip_rank", "iprec_at_recall", "P")
+
 # Measures that take cut-offs: trec_eval name -> rankeval name.
 CUT = {
     "P": "precision",

@@ -58,6 +58,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"rank column orders the lists ({p['column']!r} is not used); tools that order by "
         "score (trec_eval, ranx) will disagree"
     ),
+    "score_orders": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} ranks that disagree with their scores: the "
+        f"{p['column']!r} column orders the lists, as trec_eval does under "
+        f"{o('compat', 'trec_eval')} ({p['rank']!r} is not used)"
+    ),
     "ties_at_cutoff": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "
         f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "

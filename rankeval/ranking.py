@@ -227,10 +227,20 @@ def build(preds: Predictions, truth: Truth, settings) -> Built:
     if len(dup):
         report_duplicates(truth, dup, None)
     sel = select(codes, truth, settings)
+    ranks = None
+    if settings.compat == "trec_eval" and preds.rank is not None and preds.score is not None:
+        ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)  # as trec_eval
     rows, su, others = order(preds, codes, sel, settings.ties)
     rows, su, notices = dedupe(preds, codes, rows, su, others, settings.dedupe)
     pos = segment_positions(su)
     notices += check_order(preds, rows, su, pos, settings)
+    if ranks is not None:
+        r = take(ranks, rows)
+        against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
+        if against.any():
+            notices.append(Notice("score_orders", int(np.unique(su[1:][against]).size),
+                                  {"column": preds.columns["score"],
+                                   "rank": preds.columns["rank"]}))
 
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
         rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)

@@ -306,9 +306,11 @@ def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
     given = parse_ks(str(x) for x in k) if k else None
     if isinstance(metrics, str):
         metrics = [metrics]
-    words = list(metrics) if metrics else list(DEFAULT_METRICS)
     if compat is None:
+        words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K))
-    from .compat import DEFAULT_CUTOFFS, translate
+    from .compat import DEFAULT_CUTOFFS, DEFAULT_MEASURES, translate
+
+    words = list(metrics) if metrics else list(DEFAULT_MEASURES)
 
     return expand(translate(words, given), given or list(DEFAULT_CUTOFFS))

@@ -235,3 +235,63 @@ def test_level_names_and_compat_names(run_cli, write):
     assert curve == {"level": [0.5, 0.55], "value": [2 / 3, 2 / 3]}
     bad = run_cli("score", run, qrels, "-m", "iprec@2")
     assert bad.exit_code == 2 and "level must be a number from 0 to 1" in bad.stderr
+
+
+def test_compat_without_measures_prints_trec_eval_default_output(tmp_path, run_cli):
+    """trec_eval's default lines (runid and num_q aside), in its order, with its values; on
+    trec_eval's own test collection the output equals its test/out.test of 9.0.8 line for
+    line (checked by hand: the collection is not ours to ship)."""
+    from .test_trec import write_qrels, write_run
+
+    preds, truth = generate(91, 80, 150, 40, 15)
+    truth = truth[truth.user_id.isin(set(preds.user_id))]  # trec_eval without -c skips them
+    qrels, run = as_dicts(preds, truth)
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, {"num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                "recip_rank", "iprec_at_recall", "P"}).evaluate(run)
+    run_path, qrels_path = tmp_path / "a.run", tmp_path / "a.qrels"
+    write_run(preds, run_path)
+    write_qrels(truth, qrels_path)
+    r = run_cli("score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec")
+    assert r.exit_code == 0, r.stderr
+    levels = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
+    cuts = [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    names = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+             "recip_rank", *levels, *cuts]
+    lines = [line.split("\t") for line in r.stdout.splitlines()]
+    assert [name.strip() for name, _, _ in lines] == names
+    users = list(theirs.values())
+    for padded, who, value in lines:
+        name = padded.strip()
+        column = [v[name] for v in users]
+        if name.startswith("num_"):
+            want = f"{sum(column):.0f}"
+        elif name == "gm_map":
+            want = f"{math.exp(sum(column) / len(column)):.4f}"
+        else:
+            want = f"{sum(column) / len(column):.4f}"
+        assert (who, value) == ("all", want), name
+
+
+def test_compat_orders_by_score_when_a_file_has_ranks_too(run_cli, write):
+    """trec_eval never reads the rank column; under --compat trec_eval neither does rankeval,
+    and it says so when the ranks tell another order."""
+    preds, truth = generate(93, 60, 90, 20, 10)
+    preds = preds.assign(score=np.round(preds.score, 0))  # ties the ranks break their own way
+    shuffled = preds.sample(frac=1, random_state=1)
+    shuffled["rank"] = shuffled.groupby("user_id").cumcount() + 1  # an order of its own
+    qrels, run = as_dicts(preds, truth)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10"}).evaluate(run)
+    p, t = write("p.csv", shuffled.to_csv(index=False)), write("t.csv", truth.to_csv(index=False))
+    r = run_cli("score", p, t, "--compat", "trec_eval", "-m", "map,ndcg_cut.10", "-f", "json",
+                "--per-user", str(p) + ".users.csv")
+    assert r.exit_code == 0, r.stderr
+    assert "ranks that disagree with their scores: the 'score' column orders the lists, as " \
+           "trec_eval does under --compat trec_eval ('rank' is not used)" in r.stderr
+    table = pd.read_csv(str(p) + ".users.csv", dtype={"user_id": str}).set_index("user_id")
+    for user, values in theirs.items():
+        assert table.loc[user, "map@all"] == pytest.approx(values["map"], abs=1e-12)
+        assert table.loc[user, "ndcg@10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-12)
+    plain = evaluate(shuffled, truth, ["map@all"], ap_denominator="relevant",
+                     relevance_threshold=1, zero_relevant_users="zero")
+    assert plain.metrics["map@all"] != json.loads(r.stdout)["metrics"]["map@all"]  # ranks won
