@@ -295,3 +295,21 @@ def test_compat_orders_by_score_when_a_file_has_ranks_too(run_cli, write):
     plain = evaluate(shuffled, truth, ["map@all"], ap_denominator="relevant",
                      relevance_threshold=1, zero_relevant_users="zero")
     assert plain.metrics["map@all"] != json.loads(r.stdout)["metrics"]["map@all"]  # ranks won
+
+
+def test_readme_worked_examples():
+    """The README's hand computations of bpref, RBP, its residual and ERR."""
+    preds = pd.DataFrame({"user_id": "q", "item_id": ["d1", "d2", "d3", "d4", "d5"],
+                          "rank": [1, 2, 3, 4, 5]})
+    truth = pd.DataFrame({"user_id": "q", "item_id": ["d1", "d2", "d4", "d5", "d6", "d7"],
+                          "relevance": [0, 1, 1, 0, 1, 0]})
+    got = evaluate(preds, truth, ["bpref", "rbp", "rbp_residual"]).metrics
+    assert got["bpref"] == pytest.approx((2 / 3 + 2 / 3) / 3, abs=1e-15)
+    assert got["rbp"] == pytest.approx(0.2 * (0.8 + 0.8**3), abs=1e-15)
+    assert got["rbp_residual"] == pytest.approx(0.2 * 0.8**2 + 0.8**5, abs=1e-15)
+    graded = pd.DataFrame({"user_id": "q", "item_id": ["d1", "d3", "d4"],
+                           "relevance": [2, 3, 1]})
+    err = evaluate(preds, graded, ["err@5"]).metrics["err@5"]
+    assert err == pytest.approx(3 / 16 + (13 / 16) * (7 / 16) / 3
+                                + (13 / 16) * (9 / 16) * (1 / 16) / 4, abs=1e-15)
+    assert f"{err:.7f}" == "0.3131307"

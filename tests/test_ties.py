@@ -246,3 +246,12 @@ def test_convert_writes_one_order_only(run_cli, write, tmp_path):
     assert r.exit_code == 2
     assert "--ties expected scores ties fairly when evaluating" in r.stderr
     assert not (tmp_path / "o.trec").exists()
+
+
+def test_readme_tied_average_precision():
+    """The README's worked example: expected, optimistic, pessimistic and trec AP@3."""
+    got = {ties: evaluate(*_example8(), ["map@3"], ties=ties).metrics["map@3"]
+           for ties in ("expected", "optimistic", "pessimistic", "trec")}
+    assert got == pytest.approx({"expected": 2 / 9, "optimistic": (1 / 2 + 2 / 3) / 3,
+                                 "pessimistic": (1 / 3) / 3, "trec": (1 / 2 + 2 / 3) / 3},
+                                abs=1e-15)

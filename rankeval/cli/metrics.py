@@ -20,7 +20,8 @@ from .app import cli, console
     show_default=True,
 )
 def metrics_command(fmt: str) -> int:
-    """List every metric: name, aliases and definition.
+    """List every metric: name, aliases, definition, what it takes after the @, and whether
+    --ties expected has a closed form for it.
 
     \b
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
@@ -38,6 +39,9 @@ def metrics_command(fmt: str) -> int:
                         "summary": m.summary,
                         "formula": m.formula,
                         "bounded": m.bounded,
+                        "takes": _takes(m),
+                        "overall": m.overall,
+                        "ties_expected": m.tie_expectation,
                     }
                     for m in REGISTRY.values()
                 ],
@@ -50,20 +54,36 @@ def metrics_command(fmt: str) -> int:
         from rich.table import Table
 
         table = Table(box=None, header_style="bold", pad_edge=False)
-        for column in ("metric", "aliases", "definition", "per user"):
+        for column in ("metric", "aliases", "definition", "per user", "takes", "--ties expected"):
             table.add_column(column)
         for m in REGISTRY.values():
-            table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula)
+            table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula, _takes(m),
+                          _expected(m))
         console(sys.stdout).print(table)
     return 0
 
 
 def metrics_markdown() -> str:
     """The metrics table of the README, generated from the registry."""
-    lines = ["| metric | aliases | definition | per user |", "|---|---|---|---|"]
+    lines = ["| metric | aliases | definition | per user | takes | `--ties expected` |",
+             "|---|---|---|---|---|---|"]
     for m in REGISTRY.values():
         aliases = ", ".join(f"`{a}`" for a in m.aliases)
-        lines.append(f"| `{m.name}` | {aliases} | {m.summary} | `{m.formula}` |")
+        lines.append(f"| `{m.name}` | {aliases} | {m.summary} | `{m.formula}` | {_takes(m)} | "
+                     f"{_expected(m)} |")
     return "\n".join(lines) + "\n"
+
+
+def _takes(m) -> str:
+    """What follows the @: a cut-off, a level, or nothing."""
+    if m.levels:
+        return "level (@0.5)"
+    if m.cutoff:
+        return "K (@10, @all)"
+    return "R" if m.at == "R" else "whole list"
+
+
+def _expected(m) -> str:
+    return "closed form" if m.tie_expectation else "no closed form (refused)"
 
 
