@@ -285,7 +285,7 @@ def make_settings(
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
         if open_form:
             raise OptionError(
-                f"{{option}} expected has no closed form for {', '.join(open_form)} (their "
+                f"{{option}} expected has no closed form for {', '.join(open_form)} (the "
                 "expectation over tie orders is not a function of each group's counts); use "
                 "{opt:ties} optimistic / pessimistic for bounds", "ties")
     return Settings(

@@ -313,3 +313,19 @@ def test_readme_worked_examples():
     assert err == pytest.approx(3 / 16 + (13 / 16) * (7 / 16) / 3
                                 + (13 / 16) * (9 / 16) * (1 / 16) / 4, abs=1e-15)
     assert f"{err:.7f}" == "0.3131307"
+
+
+def test_compare_reports_gm_map_on_its_own_scale(run_cli):
+    """compare tests gm_map on the per-user logs but shows geometric means and their delta."""
+    sample = "sample_data/"
+    r = run_cli("compare", sample + "preds.csv", sample + "popular.csv", sample + "truth.csv",
+                "-m", "gm_map@10", "-f", "json", "-q")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    means = [evaluate(sample + f, sample + "truth.csv", ["gm_map@10"]).metrics["gm_map@10"]
+             for f in ("preds.csv", "popular.csv")]
+    cell = doc["comparisons"][0]
+    assert cell["baseline_mean"] == pytest.approx(means[0], rel=1e-12)
+    assert cell["mean"] == pytest.approx(means[1], rel=1e-12)
+    assert cell["delta"] == pytest.approx(means[1] - means[0], rel=1e-12)
+    assert cell["ci"][0] < cell["delta"] < cell["ci"][1]
