@@ -39,6 +39,11 @@ class Chunk:
     # When tied scores exist: the pos of the first row of each row's tie group (rows of equal
     # score in a user's list), else None. A group straddling the deepest K is kept whole.
     tie_start: np.ndarray | None = None
+    # With --train: per item code, its training popularity and whether it is in the long
+    # tail; and the number of training users (novelty). Shared by every partition.
+    popularity: np.ndarray | None = None
+    long_tail: np.ndarray | None = None
+    n_train_users: int = 0
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -58,6 +63,9 @@ class Chunk:
             judged=None if self.judged is None else self.judged[a:b],
             n_nonrelevant=None if self.n_nonrelevant is None else self.n_nonrelevant[start:stop],
             tie_start=None if self.tie_start is None else self.tie_start[a:b],
+            popularity=self.popularity,
+            long_tail=self.long_tail,
+            n_train_users=self.n_train_users,
         )
 
     def reordered(self, best_first: bool) -> Chunk:

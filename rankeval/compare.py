@@ -16,7 +16,7 @@ from .evaluation import Evaluation, evaluate_inputs, overall
 from .load import Truth, load_predictions, open_input, swapped
 from .names import from_name
 from .notices import Notice
-from .registry import GEOMETRIC, REGISTRY
+from .registry import CORPUS, GEOMETRIC, REGISTRY
 from .stats import CORRECTIONS, TESTS, Comparison, compare, correct
 
 
@@ -48,7 +48,7 @@ class Cell:
             "p_adjusted": _finite_or_none(self.p_adjusted),
             "significant": self.significant,
             "effect_size": s.effect_size,
-            "ci": [s.ci_low, s.ci_high],
+            "ci": [_finite_or_none(s.ci_low), _finite_or_none(s.ci_high)],
             "wins": s.wins,
             "ties": s.ties,
             "losses": s.losses,
@@ -72,7 +72,10 @@ class CompareResult:
         return list(self.settings.metrics)
 
     def mean(self, run: str, metric: str) -> float:
-        """The overall value over the shared users (a mean, a sum or a geometric mean)."""
+        """The overall value over the shared users (a mean, a sum or a geometric mean; a
+        corpus-level metric's value for the run)."""
+        if _is_corpus(metric):
+            return next(r.evaluation.metrics[metric] for r in self.runs if r.name == run)
         v = self.values[run][metric]
         return overall(from_name(metric), exact_parts(v), len(v))
 
@@ -138,6 +141,7 @@ def compare_runs(
     columns: dict[str, str | None] | None = None,
     truth_table=None,
     reading: dict[str, Any] | None = None,
+    extras=None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
     if test not in TESTS:
@@ -163,16 +167,22 @@ def compare_runs(
             table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
             cols.get("score_col"),
         )
-        results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings)))
-    shared, values, notices = _paired(results, settings.metrics)
+        results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
+    per_user = [m for m in settings.metrics if not _is_corpus(m)]
+    shared, values, notices = _paired(results, per_user)
+    by_name = {r.name: r.evaluation for r in results}
     cells: list[Cell] = []
     for metric in settings.metrics:
-        stats = [
-            (name, _on_scale(metric, compare(values[base][metric], values[name][metric], test,
-                                             rounds, seed, ci_level)))
-            for name in names
-            if name != base
-        ]
+        if _is_corpus(metric):  # one value per run: its difference, without a test
+            stats = [(name, _corpus_comparison(by_name[base], by_name[name], metric, len(shared)))
+                     for name in names if name != base]
+        else:
+            stats = [
+                (name, _on_scale(metric, compare(values[base][metric], values[name][metric],
+                                                 test, rounds, seed, ci_level)))
+                for name in names
+                if name != base
+            ]
         adjusted = correct([s.p_value for _, s in stats], correction)
         cells += [
             Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None)
@@ -187,6 +197,19 @@ def compare_runs(
     if top_changes:
         result.top = _top_changes(result, top_changes)
     return result
+
+
+def _is_corpus(metric: str) -> bool:
+    return REGISTRY[from_name(metric).name].scope == CORPUS
+
+
+def _corpus_comparison(a: Evaluation, b: Evaluation, metric: str, n: int) -> Comparison:
+    """A corpus-level metric has no per-user values to pair: the difference of the two
+    values, with no test, interval or wins."""
+    x, y = a.metrics[metric], b.metrics[metric]
+    nan = math.nan
+    return Comparison(n=n, mean_a=x, mean_b=y, delta=y - x, p_value=nan, effect_size=0.0,
+                      ci_low=nan, ci_high=nan, wins=0, ties=0, losses=0)
 
 
 def _on_scale(metric: str, c: Comparison) -> Comparison:
@@ -237,6 +260,8 @@ def _top_changes(result: CompareResult, n: int) -> dict:
             continue
         out[r.name] = {}
         for metric in result.metrics:
+            if _is_corpus(metric):  # no users to list
+                continue
             a, b = result.values[result.baseline][metric], result.values[r.name][metric]
             diff = b - a
             order = np.argsort(diff, kind="stable")

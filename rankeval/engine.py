@@ -11,6 +11,8 @@ the partials on the driver.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,6 +29,7 @@ from .names import MetricSpec
 from .notices import Notice
 from .notices import merge as merge_notices
 from .ranking import UserCounts, build
+from .registry import CORPUS, REGISTRY
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,49 @@ class Partial:
     tied_users: int = 0
     tie_bounds: dict[MetricSpec, tuple[tuple[float, ...], tuple[float, ...]]] = (
         dataclasses.field(default_factory=dict))
+    # For corpus metrics, per cut-off (None: the whole list): the ids of the items in any
+    # top-K list with their counts, the users with a non-empty top K, the longest list.
+    item_counts: dict[int | None, ItemCounts] = dataclasses.field(default_factory=dict)
 
 
-def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
-    """Build and score the users of one partition."""
-    built = build(preds, truth, settings)
+@dataclass(frozen=True)
+class ItemCounts:
+    ids: pa.Array
+    counts: np.ndarray
+    users: int
+    longest: int
+
+    def __add__(self, other: ItemCounts) -> ItemCounts:
+        ids = pa.concat_arrays([self.ids.cast(pa.string()), other.ids.cast(pa.string())])
+        counts = np.concatenate([self.counts, other.counts])
+        order = to_numpy(pc.sort_indices(ids))
+        ids, counts = ids.take(from_numpy(order)), counts[order]
+        same = to_numpy(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)).fill_null(False))
+        starts = np.flatnonzero(np.concatenate([[True], ~same])) if len(ids) else np.zeros(0, int)
+        return ItemCounts(ids.take(from_numpy(starts)), np.add.reduceat(counts, starts)
+                          if len(starts) else counts, self.users + other.users,
+                          max(self.longest, other.longest))
+
+
+def item_counts(chunk, item_ids: pa.Array, settings) -> dict[int | None, ItemCounts]:
+    """Per cut-off of a corpus metric: how many top-K lists hold each item."""
+    out = {}
+    for k in {s.k for s in settings.specs if REGISTRY[s.name].scope == CORPUS}:
+        rows = np.flatnonzero(chunk.pos <= k) if k is not None else slice(None)
+        counts = np.bincount(chunk.item[rows], minlength=len(item_ids))
+        present = np.flatnonzero(counts)
+        users = np.unique(chunk.user[rows]).size
+        longest = int(np.bincount(chunk.user[rows]).max(initial=0)) if users else 0
+        out[k] = ItemCounts(item_ids.take(from_numpy(present)), counts[present], users,
+                            longest)
+    return out
+
+
+def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
+                       stats=None) -> Partial:
+    """Build and score the users of one partition (``extras`` and ``stats``: see
+    ``ranking.build``)."""
+    built = build(preds, truth, settings, extras, stats)
     values = compute(built.chunk, settings.specs, settings)
     for spec, v in values.items():
         if not np.isfinite(v).all():
@@ -59,10 +100,11 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings) -> Partial:
         values=values,
         sums={spec: exact_parts(v) for spec, v in values.items()},
         counts=built.counts,
-        notices=built.notices,
+        notices=merge_notices([built.notices]),  # in one order, however many partitions
         rows_beyond_k=built.prediction_rows_beyond_k,
         tied_users=tied,
         tie_bounds=bounds,
+        item_counts=item_counts(built.chunk, built.item_ids, settings),
     )
 
 
@@ -77,7 +119,7 @@ def tie_bounds(chunk, settings):
     fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
     low = compute(chunk.reordered(best_first=False), settings.specs, fixed)
     high = compute(chunk.reordered(best_first=True), settings.specs, fixed)
-    return tied, {s: (exact_parts(low[s]), exact_parts(high[s])) for s in settings.specs}
+    return tied, {s: (exact_parts(low[s]), exact_parts(high[s])) for s in low}  # per-user only
 
 
 def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
@@ -117,10 +159,21 @@ def merge(partials: Sequence[Partial]) -> Partial:
         notices=merge_notices(p.notices for p in partials),
         rows_beyond_k=sum(p.rows_beyond_k for p in partials),
         tied_users=sum(p.tied_users for p in partials),
-        tie_bounds={s: tuple(tuple(x for p in partials if p.tie_bounds
-                                   for x in p.tie_bounds[s][side]) for side in (0, 1))
-                    for s in specs if any(p.tie_bounds for p in partials)},
+        tie_bounds=_merged_bounds(partials),
+        item_counts={k: functools.reduce(operator.add, (p.item_counts[k] for p in partials))
+                     for k in partials[0].item_counts},
     )
+
+
+def _merged_bounds(partials: Sequence[Partial]):
+    """Tie bounds of the union: a partition without ties adds its own sums to both sides."""
+    tied = next((p.tie_bounds for p in partials if p.tie_bounds), None)
+    if tied is None:
+        return {}
+    return {s: tuple(tuple(x for p in partials
+                           for x in (p.tie_bounds[s][side] if p.tie_bounds else p.sums[s]))
+                     for side in (0, 1))
+            for s in tied}
 
 
 def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[Notice]:

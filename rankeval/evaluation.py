@@ -16,19 +16,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 if TYPE_CHECKING:
     import pandas as pd
 
 from .aggregate import mean
 from .arrow import from_numpy, to_numpy
+from .beyond import Extras, ItemStats, check_needs, item_stats, load_extras
+from .corpus import CORPUS_KERNELS, Lists
 from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
 from .inputs import COLUMN_OPTIONS
 from .load import Predictions, Truth, load_inputs
 from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
-from .registry import GEOMETRIC, MEAN, REGISTRY, SUM
+from .registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
 from .settings import TABLE, Settings, make_settings
 
 
@@ -64,7 +67,8 @@ class Evaluation:
     tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
-    def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary]):
+    def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary],
+                     corpus: dict[str, float] | None = None):
         """Users in display order: by number when every id is an integer written plainly
         (1, 2, 10 rather than 1, 10, 2), else as byte strings."""
         n = len(partial.users)
@@ -75,7 +79,8 @@ class Evaluation:
                 values={s: v[order] for s, v in partial.values.items()})
         return cls(
             settings=settings,
-            metrics={str(s): overall(s, parts, n) for s, parts in partial.sums.items()},
+            metrics={str(s): overall(s, partial.sums[s], n) if s in partial.sums
+                     else (corpus or {})[str(s)] for s in settings.specs},
             users=partial.counts,
             inputs=inputs,
             notices=list(partial.notices),
@@ -89,7 +94,13 @@ class Evaluation:
 
     @property
     def specs(self) -> list[MetricSpec]:
-        return list(self._values)
+        """Every metric, per-user and corpus-level, in the order asked for."""
+        return list(self.settings.specs)
+
+    @property
+    def corpus(self) -> list[str]:
+        """The corpus-level metrics: one value for the run, no per-user values."""
+        return [str(s) for s in self.specs if REGISTRY[s.name].scope == CORPUS]
 
     def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
         """A copy with a percentile bootstrap confidence interval (over users) for every mean."""
@@ -134,7 +145,13 @@ class Evaluation:
 
     def values(self, metric: str | MetricSpec) -> np.ndarray:
         """Per-user values of one metric, in the order of ``per_user``."""
-        return self._values[metric if isinstance(metric, MetricSpec) else from_name(metric)]
+        spec = metric if isinstance(metric, MetricSpec) else from_name(metric)
+        if REGISTRY[spec.name].scope == CORPUS:
+            from .errors import OptionError
+
+            raise OptionError(f"{spec} is a corpus-level metric: one value for the run "
+                              "(in .metrics), no per-user values")
+        return self._values[spec]
 
     @cached_property
     def user_ids(self) -> np.ndarray:
@@ -231,20 +248,26 @@ def _columns(specs: list[MetricSpec]) -> list[int | str]:
     return sorted(c for c in cols if isinstance(c, int)) + [c for c in (ALL, "R") if c in cols]
 
 
-def evaluate_inputs(preds: Predictions, truth: Truth, settings) -> Evaluation:
+def evaluate_inputs(preds: Predictions, truth: Truth, settings,
+                    extras: Extras | None = None) -> Evaluation:
     """Evaluate loaded and checked inputs with the local engine (one partition)."""
-    partial = evaluate_partition(preds, truth, settings)
-    return finish(partial, settings, preds, truth)
+    extras = extras or Extras()
+    stats = item_stats(extras, preds, settings)
+    partial = evaluate_partition(preds, truth, settings, extras, stats)
+    return finish(partial, settings, preds, truth, extras, stats)
 
 
-def finish(partial: Partial, settings, preds: Predictions, truth: Truth) -> Evaluation:
-    """Merged partial -> Evaluation: user notices, the no-user check, input summaries."""
+def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
+           extras: Extras | None = None, stats: ItemStats | None = None) -> Evaluation:
+    """Merged partial -> Evaluation: user notices, the no-user check, corpus metrics, input
+    summaries."""
     error = unevaluable(partial.counts, settings, truth.source.label, preds.source.label)
     if error is not None:
         raise error
     partial = with_user_notices(partial, settings, preds.source.label, truth.source.label)
-    partial = dataclasses.replace(partial, notices=[*partial.notices,
-                                                    *judgement_notices(truth, settings)])
+    partial = dataclasses.replace(partial, notices=[
+        *partial.notices, *judgement_notices(truth, settings),
+        *item_notices(partial, settings, extras or Extras(), stats)])
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
@@ -252,7 +275,43 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth) -> Eval
         "truth": InputSummary(truth.source.path, truth.source.format, truth.source.rows,
                               c.in_truth),
     }
-    return Evaluation.from_partial(partial, settings, inputs)
+    for role, data in (("train", (extras or Extras()).train),
+                       ("catalog", (extras or Extras()).catalog)):
+        if data is not None:
+            users = len(pc.unique(data.user)) if role == "train" else 0
+            inputs[role] = InputSummary(data.source.path, data.source.format, data.source.rows,
+                                        users)
+    corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
+              if REGISTRY[spec.name].scope == CORPUS}
+    return Evaluation.from_partial(partial, settings, inputs, corpus)
+
+
+def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) -> float:
+    counts = partial.item_counts[spec.k]
+    lists = Lists(counts=counts.counts, users=counts.users,
+                  k=spec.k if spec.k is not None else counts.longest,
+                  catalog_size=stats.catalog_size if stats is not None else 0)
+    return CORPUS_KERNELS[spec.name](lists)
+
+
+def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | None):
+    """The catalog fallback, predicted items outside --catalog, items unseen in training."""
+    if stats is None:
+        return []
+    names = {s.name for s in settings.specs}
+    notices = []
+    if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
+        notices.append(Notice("catalog_fallback", stats.catalog_size))
+    if stats.outside:
+        notices.append(Notice("outside_catalog", stats.outside,
+                              {"path": extras.catalog.source.label}))
+    if "novelty" in names and partial.item_counts:
+        widest = partial.item_counts[max(partial.item_counts, key=lambda k: k or 2**62)]
+        pop, _ = stats.at(widest.ids)
+        unseen = int(np.count_nonzero(pop == 0))
+        if unseen:
+            notices.append(Notice("unseen_items", unseen))
+    return notices
 
 
 def evaluate(
@@ -264,6 +323,8 @@ def evaluate(
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
+    train: Any = None,
+    catalog: Any = None,
     **options: Any,
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
@@ -274,14 +335,19 @@ def evaluate(
     ``user_col``, ``item_col``, ``rank_col``, ``score_col``, ``relevance_col``.
     ``metrics``: names such as ``"ndcg"`` (every K) or ``"map@5"``; ``k``: one or more cut-offs.
     ``compat="trec_eval"``: trec_eval's conventions and measure names.
+    ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
+    and the popularity metrics; ``catalog``: the item universe (coverage, gini). Any form the
+    two main inputs take.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
     columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
     settings = make_settings(metrics, k, compat=compat, **options)
+    check_needs(settings, {n for n, v in (("train", train), ("catalog", catalog))
+                           if v is not None})
     loaded = load_inputs(predictions, truth, columns, preds_format, truth_format)
-    return evaluate_inputs(*loaded, settings)
+    return evaluate_inputs(*loaded, settings, load_extras(train, catalog, columns))
 
 
 def _document_options() -> None:

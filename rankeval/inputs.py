@@ -14,12 +14,15 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "score": ("score", ("prediction", "pred", "pred_score", "prob", "probability")),
     "relevance": ("relevance", ("rel", "rating", "label", "grade", "rating:float",
                                 "label:float")),
+    "count": ("count", ("weight", "interactions", "n_interactions", "plays", "clicks")),
 }
 # role -> (required columns, optional columns). Later roles (training interactions, item
 # features, segments) are rows here.
 ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "predictions": (("user", "item"), ("rank", "score")),
     "truth": (("user", "item"), ("relevance",)),
+    "train": (("user", "item"), ("count",)),  # training interactions (--train)
+    "catalog": (("item",), ()),  # the item universe (--catalog)
 }
 COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS)  # user_col, item_col, ...
 

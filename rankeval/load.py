@@ -51,6 +51,26 @@ class Truth:
     columns: dict[str, str]
 
 
+@dataclass(frozen=True)
+class Train:
+    """Training interactions: one row per (user, item) event, with an optional count."""
+
+    user: pa.ChunkedArray
+    item: pa.ChunkedArray
+    count: np.ndarray | None  # None: every row is one interaction
+    source: Source
+    columns: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The item universe: one item per row."""
+
+    item: pa.ChunkedArray
+    source: Source
+    columns: dict[str, str]
+
+
 def _report_rows(
     label: str, problem: str, column: str, idx: np.ndarray, show
 ) -> None:
@@ -244,6 +264,41 @@ def load_truth(
         source=Source(table.path, table.format, data.num_rows),
         columns=_roles(user=user, item=item, relevance=relevance),
     )
+
+
+def load_train(
+    table: Table | MemoryTable,
+    user_col: str | None = None,
+    item_col: str | None = None,
+    count_col: str | None = None,
+) -> Train:
+    """Training interactions; a count column (counts >= 0) weighs each row."""
+    label = table.label
+    found = resolve_role(table.columns, "train", {"user_col": user_col, "item_col": item_col,
+                                                  "count_col": count_col}, label)
+    user, item, count = (found[c] for c in ("user", "item", "count"))
+    types = {user: ID, item: ID} | ({count: pa.float64()} if count is not None else {})
+    data = _read(table, types)
+    counts = None
+    if count is not None:
+        counts = _finite(data, count, label)
+        bad = counts < 0
+        if bad.any():
+            _report_rows(label, "counts below 0", count, np.flatnonzero(bad),
+                         lambda i, c=counts: _num(c[i]))
+    return Train(user=_ids(data, user, label), item=_ids(data, item, label), count=counts,
+                 source=Source(table.path, table.format, data.num_rows),
+                 columns=_roles(user=user, item=item, count=count))
+
+
+def load_catalog(table: Table | MemoryTable, item_col: str | None = None) -> Catalog:
+    """The item universe (repeated items count once)."""
+    label = table.label
+    found = resolve_role(table.columns, "catalog", {"item_col": item_col}, label)
+    data = _read(table, {found["item"]: ID})
+    return Catalog(item=_ids(data, found["item"], label),
+                   source=Source(table.path, table.format, data.num_rows),
+                   columns=_roles(item=found["item"]))
 
 
 def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .chunk import Chunk, count_before, segment_positions, within_group_product
 from .names import MetricSpec
-from .registry import REGISTRY
+from .registry import PER_USER, REGISTRY
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
@@ -307,6 +307,19 @@ class Sums:
     def judged(self, k: float) -> np.ndarray:
         return self._per_user("judged", k, self.c.user, self.c.pos, self.judged_weight)
 
+    def spread(self, values: np.ndarray) -> np.ndarray:
+        """Per-row values, each replaced by its tie group's mean in expected mode (the
+        expectation at that place for any measure that adds up per-row values)."""
+        if not self.expected:
+            return values
+        return (self.group_sum(values) / self.group_size)[self.group]
+
+    def mean_over_list(self, what: str, k: float, values: np.ndarray) -> np.ndarray:
+        """Per user, the mean of per-row values over the top K (0 for an empty list)."""
+        c = self.c
+        total = self._per_user(what, k, c.user, c.pos, self.spread(values))
+        return _safe_div(total, np.minimum(self.list_length, k))
+
     @cached_property
     def _hit_suffix_best(self) -> np.ndarray:
         """At each hit, the best precision at that hit or at any later one of its user
@@ -476,6 +489,25 @@ def _err(s: Sums, k: float) -> np.ndarray:
     return s._per_user("err", k, s.g_user, s.g_pos, weights)
 
 
+def _arp(s: Sums, k: float) -> np.ndarray:
+    return s.mean_over_list("arp", k, s.c.popularity[s.c.item])
+
+
+def _long_tail(s: Sums, k: float) -> np.ndarray:
+    return s.mean_over_list("long_tail", k, s.c.long_tail[s.c.item].astype(np.float64))
+
+
+def _novelty(s: Sums, k: float) -> np.ndarray:
+    """-log2(pop / U) per item; an item unseen in training counts log2(U + 1), the largest
+    finite value (SPEC section 7)."""
+    c = s.c
+    u = float(c.n_train_users)
+    pop = c.popularity
+    info = np.where(pop > 0, -np.log2(np.where(pop > 0, pop, 1.0) / max(u, 1.0)),
+                    np.log2(u + 1.0))
+    return s.mean_over_list("novelty", k, info[c.item])
+
+
 def _judged(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.judged(k), np.minimum(s.list_length, k))
 
@@ -508,8 +540,12 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "judged": _judged,
     "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
     "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
+    "arp": _arp,
+    "long_tail": _long_tail,
+    "novelty": _novelty,
 }
-assert set(KERNELS) == set(REGISTRY), "every registered metric needs a kernel"
+assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
+    "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")
 
 
 def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec, np.ndarray]:
@@ -521,5 +557,5 @@ def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec,
     return {
         spec: KERNELS[spec.name](sums, spec.level if spec.level is not None
                                  else np.inf if spec.k is None else spec.k)
-        for spec in specs
+        for spec in specs if REGISTRY[spec.name].scope == PER_USER
     }

@@ -68,6 +68,30 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "
         f"{o('ties', 'expected')} scores them fairly)"
     ),
+    "seen_dropped": lambda n, p, o: (
+        f"{plural(n, 'prediction row')} of {p['path']} {_are(n, 'was', 'were')} seen in "
+        f"training and dropped ({o('exclude_seen')}); later items moved up"
+    ),
+    "short_after_exclusion": lambda n, p, o: (
+        f"{_users(n)} had at least {p['k']} predictions but fewer than {p['k']} after "
+        f"{o('exclude_seen')} (their input lists were too short to fill the top {p['k']})"
+    ),
+    "seen_truth_dropped": lambda n, p, o: (
+        f"{plural(n, 'truth row')} of {p['path']} {_are(n, 'was', 'were')} seen in training "
+        f"and dropped ({o('exclude_seen_truth')})"
+    ),
+    "unseen_items": lambda n, p, o: (
+        f"{plural(n, 'recommended item')} never appear in training: novelty counts "
+        f"{_are(n, 'it', 'them')} as log2(training users + 1)"
+    ),
+    "catalog_fallback": lambda n, p, o: (
+        f"no {o('catalog')}: the catalog is the {n:,} items of {o('train')} and the "
+        "predictions (coverage and gini are over those)"
+    ),
+    "outside_catalog": lambda n, p, o: (
+        f"{plural(n, 'predicted item')} {_are(n, 'is', 'are')} not in {p['path']}: "
+        f"{_are(n, 'it joins', 'they join')} the catalog"
+    ),
     "ties_at_list_end": lambda n, p, o: (
         f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "
         "that score, so the tie-aware values cover the submitted items only"

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .arrow import from_numpy
+from .beyond import Extras, ItemStats, is_seen, seen_keys
 from .chunk import Chunk, segment_positions
 from .encode import duplicates, factorize, padded, pair_keys
 from .errors import InputError, report
@@ -52,6 +53,7 @@ class Built:
     counts: UserCounts
     notices: list[Notice]  # about rows (user-level notices derive from ``counts``)
     prediction_rows_beyond_k: int
+    item_ids: pa.Array  # the ids of the chunk's item codes
 
 
 @dataclass(frozen=True)
@@ -218,29 +220,44 @@ def padded_rows(codes: Codes) -> list[Notice]:
     return [Notice("padded_ids", n)]
 
 
-def build(preds: Predictions, truth: Truth, settings) -> Built:
-    """Join, order and cut the predictions as ``settings`` say; count every user case."""
+def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
+          stats: ItemStats | None = None) -> Built:
+    """Join, order and cut the predictions as ``settings`` say; count every user case.
+    ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
+    serve seen-item exclusion and the popularity metrics."""
     codes = encode(preds, truth)
     # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
     # so the lookup and the ideal lists need only the positive truth rows.
     keys, values, dup = truth_pairs(codes.t_user, codes.t_item, truth.relevance, codes.n_items)
     if len(dup):
         report_duplicates(truth, dup, None)
+    notices: list[Notice] = []
+    seen = None
+    if extras is not None and extras.train is not None and (
+            settings.exclude_seen or settings.exclude_seen_truth):
+        seen = seen_keys(extras.train, codes.user_ids, codes.item_ids, codes.n_items)
+    if settings.exclude_seen_truth:
+        codes, truth, dropped = _drop_seen_truth(codes, truth, seen)
+        if dropped:
+            notices.append(Notice("seen_truth_dropped", dropped, {"path": truth.source.label}))
+            keys, values, _ = truth_pairs(codes.t_user, codes.t_item, truth.relevance,
+                                          codes.n_items)
     sel = select(codes, truth, settings)
     ranks = None
     if settings.compat == "trec_eval" and preds.rank is not None and preds.score is not None:
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)  # as trec_eval
     rows, su, others = order(preds, codes, sel, settings.ties)
-    rows, su, notices = dedupe(preds, codes, rows, su, others, settings.dedupe)
+    rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
+    notices += found
     pos = segment_positions(su)
     notices += check_order(preds, rows, su, pos, settings)
+    if settings.exclude_seen:  # after the checks of the file's own ranks
+        rows, su, found = _drop_seen(codes, rows, su, seen, settings, preds.source.label)
+        if found:
+            notices += found
+            pos = segment_positions(su)
     if ranks is not None:
-        r = take(ranks, rows)
-        against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
-        if against.any():
-            notices.append(Notice("score_orders", int(np.unique(su[1:][against]).size),
-                                  {"column": preds.columns["score"],
-                                   "rank": preds.columns["rank"]}))
+        notices += _score_orders(preds, ranks, rows, su)
 
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
         rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
@@ -270,13 +287,70 @@ def build(preds: Predictions, truth: Truth, settings) -> Built:
     if judged is not None:
         chunk = dataclasses.replace(chunk, judged=judged,
                                     n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
+    if stats is not None:
+        pop, tail = stats.at(codes.item_ids)
+        chunk = dataclasses.replace(chunk, popularity=pop, long_tail=tail,
+                                    n_train_users=stats.n_train_users)
     if tie_start is not None:
         chunk = dataclasses.replace(chunk, tie_start=tie_start)
         if settings.ties in ("optimistic", "pessimistic"):
             chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
-    return Built(chunk, users, sel.counts, notices, beyond)
+    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+
+
+def _score_orders(preds: Predictions, ranks: np.ndarray, rows, su) -> list[Notice]:
+    """Under --compat trec_eval, the users whose rank column tells another order than their
+    scores (which order the lists, as in trec_eval)."""
+    r = take(ranks, rows)
+    against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
+    if not against.any():
+        return []
+    return [Notice("score_orders", int(np.unique(su[1:][against]).size),
+                   {"column": preds.columns["score"], "rank": preds.columns["rank"]})]
+
+
+def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
+    """Truth rows whose pair is in training, dropped (``--exclude-seen-truth``)."""
+    hit = is_seen(pair_keys(codes.t_user, codes.t_item, codes.n_items), seen)
+    n = int(np.count_nonzero(hit))
+    if not n:
+        return codes, truth, 0
+    keep = ~hit
+    mask = pa.array(keep)
+    truth = dataclasses.replace(truth, user=truth.user.filter(mask), item=truth.item.filter(mask),
+                                relevance=truth.relevance[keep])
+    codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
+    return codes, truth, n
+
+
+def _drop_seen(codes: Codes, rows, su, seen: np.ndarray, settings, label: str):
+    """Ordered rows whose (user, item) was seen in training, dropped before the cut; the
+    rest keep their order and move up. Counts the rows, and the users left with fewer than
+    the deepest K items who had that many before."""
+    keys = pair_keys(_full_users(codes, rows, su), take(codes.p_item, rows), codes.n_items)
+    hit = is_seen(keys, seen)
+    n = int(np.count_nonzero(hit))
+    if not n:
+        return rows, su, []
+    before = np.bincount(su)
+    keep = ~hit
+    rows = np.flatnonzero(keep) if rows is None else rows[keep]
+    su = su[keep]
+    notices = [Notice("seen_dropped", n, {"path": label})]
+    if settings.cut is not None:
+        after = np.bincount(su, minlength=len(before))
+        short = int(np.count_nonzero((before >= settings.cut) & (after < settings.cut)))
+        if short:
+            notices.append(Notice("short_after_exclusion", short, {"k": settings.cut}))
+    return rows, su, notices
+
+
+def _full_users(codes: Codes, rows, su) -> np.ndarray:
+    """The ordered rows' user codes over the whole user dictionary (``su`` holds compact
+    codes of the evaluated users)."""
+    return codes.p_user if rows is None else codes.p_user[rows]
 
 
 def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray | None:

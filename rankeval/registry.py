@@ -39,6 +39,7 @@ class Metric:
     judgements: bool = False  # reads which items are judged at all (bpref, judged@K, RBP)
     # Has a closed form for its expectation over the orders of tied scores (--ties expected).
     tie_expectation: bool = True
+    count: bool = False  # a count over the run (item_coverage): printed as an integer
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
@@ -48,8 +49,9 @@ class Metric:
 
     @property
     def total(self) -> bool:
-        """The overall value is a count summed over users (printed as an integer)."""
-        return self.overall == SUM
+        """The value is a count (summed over users, or counted over the run): printed as an
+        integer."""
+        return self.overall == SUM or self.count
 
 
 REGISTRY: dict[str, Metric] = {
@@ -188,6 +190,43 @@ REGISTRY.update({
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",
                "dcg_burges@K / its ideal"),
+    )
+})
+
+# Beyond accuracy (SPEC section 7): the lists against the catalog and training popularity.
+_NEEDS_TRAIN = frozenset({"interactions"})
+REGISTRY.update({
+    m.name: m
+    for m in (
+        Metric("coverage", ("catalog_coverage",), "share of the catalog found in any top-K list "
+               "(corpus: one value for the run)", "|union of L_u| / |catalog|",
+               needs=frozenset({"catalog"}), scope=CORPUS, tie_expectation=False),
+        Metric("item_coverage", ("distinct_items",), "number of distinct items in all top-K "
+               "lists (corpus)", "|union of L_u|", bounded=False, scope=CORPUS,
+               tie_expectation=False, count=True),
+        Metric("entropy", ("shannon_entropy",), "Shannon entropy in bits of the items' shares "
+               "of all top-K slots (corpus)", "-sum_i p_i log2 p_i", bounded=False,
+               scope=CORPUS, tie_expectation=False),
+        Metric("norm_entropy", ("normalized_entropy",), "entropy divided by log2 of the "
+               "catalog size (corpus; 1 = every catalog item equally often)",
+               "entropy / log2 |catalog|", needs=frozenset({"catalog"}), scope=CORPUS,
+               tie_expectation=False),
+        Metric("gini", ("gini_index",), "Gini coefficient of how often each catalog item is "
+               "recommended, never-recommended items at 0 (corpus; 0 = equal, 1 = one item)",
+               "sum_j (2j - n - 1) c_j / (n sum_j c_j), c ascending, n = |catalog|",
+               needs=frozenset({"catalog"}), scope=CORPUS, tie_expectation=False),
+        Metric("personalization", (), "1 - mean overlap |L_u & L_v| / K over all pairs of "
+               "users with a list (corpus; from item counts, linear time)",
+               "1 - sum_i c_i (c_i - 1) / (K U (U - 1))", scope=CORPUS, tie_expectation=False),
+        Metric("arp", ("average_recommendation_popularity",), "mean training popularity of "
+               "the top K (see --popularity)", "mean_{i in L_u} pop(i)", bounded=False,
+               needs=_NEEDS_TRAIN),
+        Metric("long_tail", ("long_tail_share", "aplt"), "share of the top K in the long tail "
+               "(outside the most popular items holding 80% of popularity; see --tail-share)",
+               "|L_u in tail| / |L_u|", needs=_NEEDS_TRAIN),
+        Metric("novelty", ("self_information",), "mean self-information of the top K: "
+               "-log2(pop(i) / training users); an unseen item counts log2(users + 1)",
+               "mean_{i in L_u} -log2(pop(i) / U_train)", bounded=False, needs=_NEEDS_TRAIN),
     )
 })
 

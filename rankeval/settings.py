@@ -200,6 +200,37 @@ TABLE: tuple[Setting, ...] = (
         applies_to=("err",),
     ),
     Setting(
+        "exclude_seen",
+        "Drop predicted (user, item) pairs present in --train before cutting at K; the rest "
+        "move up.",
+        False,
+        footer=lambda v: "seen items excluded" if v else None,
+    ),
+    Setting(
+        "exclude_seen_truth",
+        "Also drop truth rows whose (user, item) pair is in --train.",
+        False,
+        footer=lambda v: "seen truth excluded" if v else None,
+    ),
+    Setting(
+        "popularity",
+        "Item popularity from --train: its distinct users, or its interactions (rows, or the "
+        "sum of the count column).",
+        "users",
+        ("users", "interactions"),
+        footer=lambda v: f"popularity: {v}",
+        applies_to=("arp", "long_tail", "novelty"),
+    ),
+    Setting(
+        "tail_share",
+        "long_tail: the short head is the most popular items holding 1 - S of all popularity.",
+        0.2,
+        parse=_number("tail_share", 0, 1, True, True),
+        metavar="S",
+        footer=lambda v: f"long tail beyond {1 - v:.0%} of popularity",
+        applies_to=("long_tail",),
+    ),
+    Setting(
         "dedupe",
         "Keep the best-ranked of repeated (user, item) predictions instead of failing.",
         False,

@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .beyond import Extras, check_needs, item_stats, load_extras
 from .engine import judgement_notices, unevaluable, user_notices
 from .errors import InputError, collecting
 from .load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
@@ -59,11 +60,18 @@ def validate_inputs(
     columns: dict[str, str | None] | None = None,
     acknowledged: frozenset[str] = frozenset(),
     reading: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Validation:
-    """Read both inputs and run every check of ``score``, collecting problems, not stopping."""
+    """Read both inputs (and ``extra``: train, catalog and their formats) and run every check
+    of ``score``, collecting problems, not stopping."""
     cols = columns or {}
     result = Validation(acknowledged=acknowledged)
+    extra = extra or {}
+    check_needs(settings, {n for n in ("train", "catalog") if extra.get(n) is not None})
     with collecting() as problems:
+        extras = _load(problems, lambda: load_extras(
+            extra.get("train"), extra.get("catalog"), cols, reading, extra.get("train_format"),
+            extra.get("catalog_format")))
         run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format,
                                                        reading))
         truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format, reading))
@@ -79,8 +87,14 @@ def validate_inputs(
                 s = data.source
                 result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
                                        "columns": data.columns}
+        for role in ("train", "catalog"):
+            data = getattr(extras, role, None)
+            if data is not None:
+                s = data.source
+                result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
+                                       "columns": data.columns}
         if run is not None and judged is not None:
-            _check_join(result, problems, run, judged, settings)
+            _check_join(result, problems, run, judged, settings, extras)
     result.errors = problems
     return result
 
@@ -98,9 +112,11 @@ def _load(problems: list[InputError], load):
         return None
 
 
-def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, settings):
+def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, settings,
+                extras: Extras | None = None):
     try:
-        built = build(preds, truth, settings)
+        extras = extras or Extras()
+        built = build(preds, truth, settings, extras, item_stats(extras, preds, settings))
     except InputError as exc:
         problems.append(exc)
         return

@@ -46,6 +46,21 @@ def main(seed: int = 20261122) -> None:
     popular = [(user, items[i], r + 1) for user in users for r, i in enumerate(range(top))]
     pd.DataFrame(popular, columns=["user_id", "item_id", "rank"]).to_csv(
         HERE / "popular.csv", index=False)
+    _train_and_catalog(np.random.default_rng(seed + 1), users, items, popularity, t)
+
+
+def _train_and_catalog(rng, users, items, popularity, truth: pd.DataFrame) -> None:
+    """What each user consumed before the test period (never a test item), with play counts;
+    and the catalog: every item, including some nobody saw."""
+    held_out = set(zip(truth.user_id, truth.item_id, strict=True))
+    rows = []
+    for user in users:
+        seen = rng.choice(len(items), size=int(rng.integers(8, 31)), replace=False, p=popularity)
+        rows += [(user, items[i], int(rng.integers(1, 6))) for i in seen
+                 if (user, items[i]) not in held_out]
+    pd.DataFrame(rows, columns=["user_id", "item_id", "count"]).to_csv(HERE / "train.csv",
+                                                                        index=False)
+    pd.DataFrame({"item_id": items}).to_csv(HERE / "catalog.csv", index=False)
 
 
 if __name__ == "__main__":

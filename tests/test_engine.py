@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from rankeval import evaluate
 from rankeval.aggregate import exact_parts, mean
+from rankeval.beyond import item_stats, load_extras
 from rankeval.engine import evaluate_partition, merge
 from rankeval.evaluation import finish
 from rankeval.io.readers import MemoryTable
@@ -32,7 +33,8 @@ KS = [1, 3, 10]
 
 
 # A value off the default for each setting that takes a number (a new one must be added here).
-NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_grade": 6.0}
+NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_grade": 6.0,
+           "tail_share": 0.5}
 
 
 def _conventions() -> list[dict]:
@@ -45,8 +47,22 @@ def _conventions() -> list[dict]:
     cases.append({"gain": "exponential", "ap_denominator": "relevant",
                   "rr_target": "most-relevant", "relevance_threshold": 2.0, "ties": "input",
                   "zero_relevant_users": "zero", "skip_missing_users": True, "dedupe": True,
-                  "max_depth": 8, "judged_only": True, "rbp_p": 0.9})
+                  "max_depth": 8, "judged_only": True, "rbp_p": 0.9, "exclude_seen": True,
+                  "exclude_seen_truth": True, "popularity": "interactions"})
     return cases
+
+
+def _extras(preds: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Training interactions (some of them predicted again, some repeated) and a catalog
+    with items nobody predicted."""
+    rng = np.random.default_rng(seed)
+    seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
+    other = pd.DataFrame({"user_id": rng.choice(preds.user_id.unique(), 300),
+                          "item_id": rng.choice(preds.item_id.unique(), 300)})
+    train = pd.concat([seen, other, other.head(20)], ignore_index=True)
+    train["count"] = rng.integers(1, 4, len(train))
+    catalog = pd.DataFrame({"item_id": [*preds.item_id.unique(), "never-1", "never-2"]})
+    return train, catalog
 
 
 def _data(seed: int, dedupe: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -75,14 +91,19 @@ def _split(preds, truth, n: int, seed: int):
             return pieces
 
 
-def _merged(pieces, settings):
+def _merged(pieces, settings, train=None, catalog=None):
+    """Each partition built on its own; item statistics (popularity, catalog) computed once
+    over the whole inputs, as a distributed engine would broadcast them."""
+    whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
+    whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
+    extras = load_extras(train, catalog)
+    stats = item_stats(extras, whole_p, settings)
     partials = []
     for p, t in pieces:
         partials.append(evaluate_partition(load_predictions(MemoryTable(p, "predictions")),
-                                           load_truth(MemoryTable(t, "truth")), settings))
-    whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
-    whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
-    return finish(merge(partials), settings, whole_p, whole_t)
+                                           load_truth(MemoryTable(t, "truth")), settings,
+                                           extras, stats))
+    return finish(merge(partials), settings, whole_p, whole_t, extras, stats)
 
 
 @pytest.mark.parametrize("options", _conventions(), ids=lambda o: ",".join(map(str, o.items())))
@@ -92,9 +113,10 @@ def test_partitions_merge_into_the_whole(options, n):
     metrics = METRICS
     if options.get("ties") == "expected":  # without the measures that have no closed form
         metrics = [m for m in METRICS if REGISTRY[m.split("@")[0]].tie_expectation]
-    whole = evaluate(preds, truth, metrics, KS, **options)
+    train, catalog = _extras(preds, seed=n)
+    whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog, **options)
     settings = make_settings(metrics, KS, **options)
-    merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings)
+    merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings, train, catalog)
     pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
     assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum
     assert merged.users == whole.users
@@ -107,11 +129,12 @@ def test_a_split_that_breaks_a_user_is_not_what_partitions_are():
     """The contract needs complete users: splitting one user's rows changes the result, so the
     test above would catch an engine that partitions by row."""
     preds, truth = _data(seed=3)
-    settings = make_settings(METRICS, KS)
+    plain = [m for m in METRICS if not REGISTRY[m.split("@")[0]].needs]
+    settings = make_settings(plain, KS)
     by_row = merge([evaluate_partition(load_predictions(MemoryTable(p, "predictions")),
                                        load_truth(MemoryTable(truth, "truth")), settings)
                     for p in (preds.iloc[: len(preds) // 2], preds.iloc[len(preds) // 2:])])
-    whole = evaluate(preds, truth, METRICS, KS)
+    whole = evaluate(preds, truth, plain, KS)
     assert by_row.counts != whole.users
 
 

@@ -11,6 +11,7 @@ from .options import (
     Command,
     option,
     pop_columns,
+    pop_extras,
     pop_reading,
     pop_settings,
     report_options,
@@ -60,16 +61,18 @@ def compare_command(files, **kw) -> int:
       rankeval compare a.csv b.csv truth.csv --test randomization --rounds 100000 --seed 7
       rankeval compare main.csv pr.csv truth.csv --fail-if-worse -m ndcg@10
     """
+    from ..beyond import check_needs, load_extras
     from ..compare import compare_runs, run_names
     from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
     from ..load import load_truth, open_input
     from ..report import module
     from ..settings import make_settings
 
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
+    check_needs(settings, {n for n in ("train", "catalog") if extra[n] is not None})
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     if kw["per_user"] is not None:
@@ -77,7 +80,8 @@ def compare_command(files, **kw) -> int:
         per_user_format(kw["per_user"])
         if kw["per_user"] == "-" and kw["output"] == "-":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
-    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]}, [truth, *runs])
+    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]},
+                   [truth, *runs, *(extra[n] for n in ("train", "catalog") if extra[n])])
     truth_table = open_input(truth, "truth", kw["truth_format"], reading)
     judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
                         columns["relevance_col"])
@@ -86,7 +90,8 @@ def compare_command(files, **kw) -> int:
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
-        reading=reading,
+        reading=reading, extras=load_extras(extra["train"], extra["catalog"], columns, reading,
+                                            extra["train_format"], extra["catalog_format"]),
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")

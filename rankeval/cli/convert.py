@@ -24,7 +24,7 @@ from .options import Command, column_options, option, setting_option
               help="Run tag, the last field of each line of a TREC run.")
 @setting_option("ties")
 @setting_option("dedupe")
-@column_options
+@(lambda f: column_options(f, roles=("predictions", "truth")))
 @option("delimiter")
 @option("encoding")
 @option("quiet", help="Do not print the summary line or warnings.")

@@ -11,7 +11,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from ..inputs import COLUMNS
+from ..inputs import COLUMNS, ROLES
 from ..io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from ..registry import DEFAULT_METRICS, REGISTRY
 from ..report import choices as report_choices
@@ -69,6 +69,19 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "truth_format": (("--truth-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of TRUTH (default: from the extension; required for -).")),
+    "train": (("--train",), dict(
+        metavar="FILE", help="Training interactions (user, item, optional count): for "
+        "--exclude-seen and the popularity metrics (arp, long_tail, novelty); also the "
+        "catalog when --catalog is not given.")),
+    "catalog": (("--catalog",), dict(
+        metavar="FILE", help="The item universe, one item per row (coverage, gini, "
+        "norm_entropy).")),
+    "train_format": (("--train-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --train (default: from the extension; required for -).")),
+    "catalog_format": (("--catalog-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --catalog (default: from the extension; required for -).")),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
         "semicolons and no comma is read with ';').")),
@@ -145,9 +158,12 @@ def settings_options(f):
     return option("compat")(f)
 
 
-def column_options(f):
-    """--user-col ... --relevance-col, from the column map."""
+def column_options(f, roles: tuple[str, ...] = tuple(ROLES)):
+    """--user-col ... --count-col, from the column map (only the columns of ``roles``)."""
+    wanted = {c for role in roles for part in ROLES[role] for c in part}
     for column, (default, _) in reversed(COLUMNS.items()):
+        if column not in wanted:
+            continue
         f = click.option(f"--{column}-col", f"{column}_col", metavar="NAME",
                          help="Column name, when the default and its aliases are not in the "
                          f"file. Default {default}.")(f)
@@ -170,8 +186,9 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     columns and the input formats."""
     preds = {"help": preds_help} if preds_help else {}
     return _stack(option("k"), option("metrics"), settings_options, column_options,
-                  option("preds_format", **preds), option("truth_format"), option("delimiter"),
-                  option("encoding"))
+                  option("preds_format", **preds), option("truth_format"), option("train"),
+                  option("catalog"), option("train_format"), option("catalog_format"),
+                  option("delimiter"), option("encoding"))
 
 
 def report_options(command: str) -> Callable:
@@ -187,6 +204,12 @@ def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
 
 def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS}
+
+
+def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
+    """--train, --catalog and their formats, as ``beyond.load_extras`` takes them."""
+    return {name: kw.pop(name) for name in ("train", "catalog", "train_format",
+                                            "catalog_format")}
 
 
 def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:

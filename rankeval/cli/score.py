@@ -13,6 +13,7 @@ from .options import (
     Command,
     option,
     pop_columns,
+    pop_extras,
     pop_reading,
     pop_settings,
     report_options,
@@ -63,11 +64,14 @@ def score(predictions, truth, **kw) -> int:
       rankeval score preds.csv truth.csv -m ndcg@10 -f json -o report.json
       cat preds.tsv | rankeval score - truth.csv --preds-format tsv --per-user users.csv
       rankeval score preds.csv truth.csv --gain exponential --ap-denominator relevant
+      rankeval score preds.parquet test.parquet --train train.parquet --exclude-seen \\
+          -m ndcg,coverage,gini,novelty,arp,long_tail,personalization
       rankeval score preds.csv truth.csv --fail-under ndcg@10=0.35 --baseline main.json \\
           --max-drop 1% --junit gates.xml
 
     Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
+    from ..beyond import check_needs, load_extras
     from ..evaluation import evaluate_inputs
     from ..gates import plan_gates
     from ..io.formats import STDIN, STDOUT
@@ -82,9 +86,10 @@ def score(predictions, truth, **kw) -> int:
     if kw["per_query"] and fmt != "trec":
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
+    check_needs(settings, {n for n in ("train", "catalog") if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
     if kw["junit"] is not None:
@@ -98,14 +103,19 @@ def score(predictions, truth, **kw) -> int:
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
     check_distinct({"--output": output, "--per-user": per_user, "--junit": kw["junit"]},
-                   [predictions, truth, *([kw["baseline"]] if kw["baseline"] else [])])
+                   [predictions, truth, *([kw["baseline"]] if kw["baseline"] else []),
+                    *(extra[n] for n in ("train", "catalog") if extra[n] is not None)])
+    if sum(x == STDIN for x in (predictions, truth, extra["train"], extra["catalog"])) > 1:
+        raise OptionError("only one input can be read from standard input")
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
         run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
                                   kw["truth_format"], reading)
+        extras = load_extras(extra["train"], extra["catalog"], columns, reading,
+                             extra["train_format"], extra["catalog_format"])
         progress.stage(f"scoring {run.source.rows:,} predictions")
-        result = evaluate_inputs(run, judged, settings)
+        result = evaluate_inputs(run, judged, settings, extras)
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])

@@ -11,6 +11,7 @@ from .emit import emit
 from .options import (
     Command,
     pop_columns,
+    pop_extras,
     pop_reading,
     pop_settings,
     report_options,
@@ -43,16 +44,17 @@ def validate(predictions, truth, strict, **kw) -> int:
     from ..validate import ANSWERS, validate_inputs
 
     check_writable(kw["output"], "--output")
-    check_distinct({"--output": kw["output"]}, [predictions, truth])
+    check_distinct({"--output": kw["output"]},
+                   [predictions, truth, *(kw[n] for n in ("train", "catalog") if kw[n])])
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
                              truth_format=kw["truth_format"], columns=columns,
-                             acknowledged=acknowledged, reading=reading)
+                             acknowledged=acknowledged, reading=reading, extra=extra)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
          lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")

@@ -5,14 +5,18 @@ from __future__ import annotations
 import csv
 import io
 
+from ..registry import REGISTRY
+
 
 def render(ev) -> str:
-    """One row per metric@K: ``metric,name,k,value`` with full-precision values."""
+    """One row per metric@K: ``metric,name,k,value,scope`` with full-precision values;
+    scope is ``per_user`` (a mean over users) or ``corpus`` (one value for the run)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["metric", "name", "k", "value"])
+    writer.writerow(["metric", "name", "k", "value", "scope"])
     for spec in ev.specs:
-        writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)])])
+        writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)]),
+                         REGISTRY[spec.name].scope])
     return out.getvalue()
 
 

@@ -29,6 +29,7 @@ def document(ev) -> dict[str, Any]:
         "schema": SCHEMA_VERSION,
         "k": list(ev.settings.k),
         "metrics": dict(ev.metrics),
+        "corpus_metrics": ev.corpus,
         "settings": ev.settings.to_dict(),
         "inputs": {
             role: dataclasses.asdict(summary)

@@ -12,6 +12,7 @@ from .table import (
     compare_cell,
     compare_footer,
     comparison,
+    corpus_line,
     p_text,
     tie_note,
     tie_rows,
@@ -60,6 +61,8 @@ def render(ev) -> str:
         lines += ["", tie_note(ev)]
     elif ev.tied_users:
         lines += ["", tie_note(ev, small=True)]
+    if ev.corpus:
+        lines += ["", corpus_line(ev)]
     lines += ["", users_line(ev), "", footer(ev.settings)]
     return "\n".join(lines) + "\n"
 

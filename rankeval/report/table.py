@@ -39,6 +39,13 @@ def with_ci(ev, name: str, column, value: float) -> str:
     return f"{value:.4f} [{interval[0]:.4f}, {interval[1]:.4f}]"
 
 
+def corpus_line(ev) -> str:
+    """Which rows are corpus-level: one value for the run, not a mean over users."""
+    names = list(dict.fromkeys(s.name for s in ev.specs if str(s) in ev.corpus))
+    return ("corpus-level (one value for the whole run, not a mean over users): "
+            + ", ".join(names))
+
+
 def users_line(ev) -> str:
     """Every user count of SPEC section 2, in words."""
     u, s = ev.users, ev.settings
@@ -74,6 +81,8 @@ def render(ev, console) -> None:
     if ev.intervals:
         console.print(f"in brackets: {ev.interval_level:.0%} bootstrap confidence intervals "
                       "over users", style="dim", highlight=False)
+    if ev.corpus:
+        console.print(corpus_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(footer(ev.settings), style="dim", highlight=False, soft_wrap=True)
     moved = tie_rows(ev)

@@ -1,0 +1,163 @@
+"""The inputs beyond predictions and truth (``--train``, ``--catalog``): item popularity, the
+catalog and its long tail, and which (user, item) pairs were seen in training.
+
+Item statistics are computed once over the whole inputs, never per partition of users, so
+that every partition scores against the same popularity and the same catalog (SPEC section 7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .arrow import to_numpy
+from .encode import factorize, pair_keys
+from .errors import OptionError
+from .load import Catalog, Predictions, Train, load_catalog, load_train, open_input
+from .registry import REGISTRY
+
+# Options that provide each input a metric may need (registry ``needs``).
+PROVIDERS = {"interactions": ("train",), "catalog": ("catalog", "train"),
+             "item_features": ("item_features",)}
+
+
+@dataclass(frozen=True)
+class Extras:
+    """The optional inputs of an evaluation."""
+
+    train: Train | None = None
+    catalog: Catalog | None = None
+
+    def given(self) -> set[str]:
+        return {name for name in ("train", "catalog") if getattr(self, name) is not None}
+
+
+def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None = None,
+                reading: dict[str, Any] | None = None, train_format: str | None = None,
+                catalog_format: str | None = None) -> Extras:
+    """Open and load ``--train`` and ``--catalog`` (paths or in-memory tables), with the same
+    column options as the main inputs."""
+    cols = columns or {}
+    loaded_train = loaded_catalog = None
+    if train is not None:
+        loaded_train = load_train(open_input(train, "train", train_format, reading),
+                                  cols.get("user_col"), cols.get("item_col"),
+                                  cols.get("count_col"))
+    if catalog is not None:
+        loaded_catalog = load_catalog(open_input(catalog, "catalog", catalog_format, reading),
+                                      cols.get("item_col"))
+    return Extras(loaded_train, loaded_catalog)
+
+
+def check_needs(settings, given: set[str]) -> None:
+    """A metric or option without the input it needs: an error naming the option, raised
+    before any data is read."""
+    for spec in settings.specs:
+        for need in sorted(REGISTRY[spec.name].needs):
+            if not given & set(PROVIDERS[need]):
+                options = " or ".join(f"{{opt:{o}}}" for o in PROVIDERS[need])
+                raise OptionError(f"{spec.name} needs {options} (SPEC section 7)")
+    for flag in ("exclude_seen", "exclude_seen_truth"):
+        if getattr(settings, flag) and "train" not in given:
+            raise OptionError(f"{{opt:{flag}}} needs {{opt:train}}: the training interactions "
+                              "say which items each user has seen")
+
+
+@dataclass(frozen=True)
+class ItemStats:
+    """Per item id (catalog, training and predicted items; byte order): popularity in
+    training, whether it is in the long tail, and the catalog it belongs to."""
+
+    ids: pa.Array
+    pop: np.ndarray  # distinct training users of the item, or its interactions; 0 if unseen
+    tail: np.ndarray  # bool: outside the short head
+    n_train_users: int
+    catalog_size: int
+    fallback: bool  # no --catalog: the catalog is the training items plus the predicted ones
+    outside: int  # predicted items missing from --catalog (they join the catalog)
+
+    def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """(popularity, long tail) of each of ``item_ids``."""
+        idx = pc.index_in(item_ids, value_set=self.ids)
+        where = to_numpy(idx.fill_null(-1)).astype(np.int64)
+        known = where >= 0
+        pop = np.zeros(len(where))
+        pop[known] = self.pop[where[known]]
+        tail = np.ones(len(where), dtype=bool)
+        tail[known] = self.tail[where[known]]
+        return pop, tail
+
+
+def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None:
+    """Popularity, long tail and catalog, when a metric needs them."""
+    if extras.train is None and extras.catalog is None:
+        return None
+    train, catalog = extras.train, extras.catalog
+    columns = [preds.item]
+    if train is not None:
+        columns.append(train.item)
+    if catalog is not None:
+        columns.append(catalog.item)
+    codes, ids = factorize(*columns)
+    n = len(ids)
+    predicted = np.zeros(n, dtype=bool)
+    predicted[codes[0]] = True
+    pop, n_users = np.zeros(n), 0
+    if train is not None:
+        t_item = codes[1]
+        (t_user,), users = factorize(train.user)
+        n_users = len(users)
+        if settings.popularity == "users":  # distinct training users of each item
+            keys = np.unique(pair_keys(t_item, t_user, max(n_users, 1)))
+            pop = np.bincount(keys // max(n_users, 1), minlength=n).astype(np.float64)
+        else:
+            pop = np.bincount(t_item, weights=train.count, minlength=n).astype(np.float64)
+    if catalog is not None:
+        member = np.zeros(n, dtype=bool)
+        member[codes[-1]] = True
+        outside = int(np.count_nonzero(predicted & ~member))
+        member |= predicted
+    else:
+        member = predicted.copy()
+        if train is not None:
+            member[codes[1]] = True
+        outside = 0
+    return ItemStats(ids=ids, pop=pop, tail=_long_tail(pop, member, settings.tail_share),
+                     n_train_users=n_users, catalog_size=int(member.sum()),
+                     fallback=catalog is None, outside=outside)
+
+
+def _long_tail(pop: np.ndarray, member: np.ndarray, tail_share: float) -> np.ndarray:
+    """Catalog items by popularity descending, then id ascending: the short head is the
+    shortest prefix holding at least 1 - tail_share of all popularity; the rest is tail."""
+    tail = np.ones(len(pop), dtype=bool)
+    total = float(pop[member].sum())
+    if total <= 0:
+        return tail
+    items = np.flatnonzero(member)
+    ranked = items[np.lexsort((items, -pop[items]))]
+    held = np.cumsum(pop[ranked])
+    size = int(np.searchsorted(held, (1.0 - tail_share) * total - 1e-12 * total)) + 1
+    tail[ranked[:size]] = False
+    return tail
+
+
+def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:
+    """Sorted (user, item) keys, in a build's codes, of the training pairs; pairs whose user
+    or item the build does not know cannot match a prediction and are left out."""
+    u = to_numpy(pc.index_in(train.user, value_set=user_ids).fill_null(-1)).astype(np.int64)
+    i = to_numpy(pc.index_in(train.item, value_set=item_ids).fill_null(-1)).astype(np.int64)
+    known = (u >= 0) & (i >= 0)
+    return np.unique(pair_keys(u[known], i[known], n_items))
+
+
+def is_seen(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Whether each key is among the sorted ``seen`` keys."""
+    if not len(seen):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(seen, keys), len(seen) - 1)
+    return seen[at] == keys
