@@ -16,8 +16,17 @@ import pyarrow.compute as pc
 
 from .arrow import to_numpy
 from .encode import factorize, pair_keys
-from .errors import OptionError
-from .load import Catalog, Predictions, Train, load_catalog, load_train, open_input
+from .errors import InputError, OptionError
+from .load import (
+    Catalog,
+    ItemFeatures,
+    Predictions,
+    Train,
+    load_catalog,
+    load_item_features,
+    load_train,
+    open_input,
+)
 from .registry import REGISTRY
 
 # Options that provide each input a metric may need (registry ``needs``).
@@ -31,18 +40,59 @@ class Extras:
 
     train: Train | None = None
     catalog: Catalog | None = None
+    item_features: ItemFeatures | None = None
 
     def given(self) -> set[str]:
-        return {name for name in ("train", "catalog") if getattr(self, name) is not None}
+        return {name for name in ("train", "catalog", "item_features")
+                if getattr(self, name) is not None}
+
+
+@dataclass(frozen=True)
+class ItemVectors:
+    """Unit-length item vectors by item id (a zero row: an item whose features are all 0),
+    for cosine similarity as a dot product."""
+
+    ids: pa.Array
+    unit: np.ndarray  # len(ids) x dims
+
+    @classmethod
+    def of(cls, features: ItemFeatures) -> ItemVectors:
+        (codes,), ids = factorize(features.item)
+        if len(ids) < len(codes):
+            seen = np.zeros(len(ids), dtype=bool)
+            first = np.zeros(len(codes), dtype=bool)
+            order = np.unique(codes, return_index=True)[1]
+            first[order] = True
+            seen[codes[order]] = True
+            rows = np.flatnonzero(~first)
+            raise InputError(features.source.label, "items listed more than once",
+                             column=features.columns["item"], count=len(rows),
+                             examples=[(int(r) + 1, features.item[int(r)].as_py())
+                                       for r in rows[:5]])
+        unit = np.zeros((len(ids), features.vectors.shape[1]))
+        norm = np.linalg.norm(features.vectors, axis=1)
+        nonzero = norm > 0
+        unit[codes[nonzero]] = features.vectors[nonzero] / norm[nonzero, None]
+        return cls(ids, unit)
+
+    def rows(self, item_ids: pa.Array) -> np.ndarray:
+        """Each id's row in ``unit``, -1 for an item without features."""
+        idx = pc.index_in(item_ids, value_set=self.ids)
+        return to_numpy(idx.fill_null(-1)).astype(np.int64)
 
 
 def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None = None,
                 reading: dict[str, Any] | None = None, train_format: str | None = None,
-                catalog_format: str | None = None) -> Extras:
-    """Open and load ``--train`` and ``--catalog`` (paths or in-memory tables), with the same
-    column options as the main inputs."""
+                catalog_format: str | None = None, item_features: Any = None,
+                item_features_format: str | None = None) -> Extras:
+    """Open and load ``--train``, ``--catalog`` and ``--item-features`` (paths or in-memory
+    tables), with the same column options as the main inputs."""
     cols = columns or {}
-    loaded_train = loaded_catalog = None
+    loaded_train = loaded_catalog = loaded_features = None
+    if item_features is not None:
+        loaded_features = load_item_features(
+            open_input(item_features, "item_features", item_features_format, reading),
+            cols.get("item_col"))
     if train is not None:
         loaded_train = load_train(open_input(train, "train", train_format, reading),
                                   cols.get("user_col"), cols.get("item_col"),
@@ -50,7 +100,7 @@ def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None 
     if catalog is not None:
         loaded_catalog = load_catalog(open_input(catalog, "catalog", catalog_format, reading),
                                       cols.get("item_col"))
-    return Extras(loaded_train, loaded_catalog)
+    return Extras(loaded_train, loaded_catalog, loaded_features)
 
 
 def check_needs(settings, given: set[str]) -> None:
@@ -79,6 +129,7 @@ class ItemStats:
     catalog_size: int
     fallback: bool  # no --catalog: the catalog is the training items plus the predicted ones
     outside: int  # predicted items missing from --catalog (they join the catalog)
+    vectors: ItemVectors | None = None
 
     def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(popularity, long tail) of each of ``item_ids``."""
@@ -94,7 +145,7 @@ class ItemStats:
 
 def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None:
     """Popularity, long tail and catalog, when a metric needs them."""
-    if extras.train is None and extras.catalog is None:
+    if extras.train is None and extras.catalog is None and extras.item_features is None:
         return None
     train, catalog = extras.train, extras.catalog
     columns = [preds.item]
@@ -126,9 +177,46 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
         if train is not None:
             member[codes[1]] = True
         outside = 0
+    vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
     return ItemStats(ids=ids, pop=pop, tail=_long_tail(pop, member, settings.tail_share),
                      n_train_users=n_users, catalog_size=int(member.sum()),
-                     fallback=catalog is None, outside=outside)
+                     fallback=catalog is None, outside=outside, vectors=vectors)
+
+
+def feature_arrays(stats: ItemStats, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(unit vector per item code, whether it has features) for a build's items."""
+    rows = stats.vectors.rows(item_ids)
+    has = rows >= 0
+    vectors = np.zeros((len(rows), stats.vectors.unit.shape[1]))
+    vectors[has] = stats.vectors.unit[rows[has]]
+    return vectors, has
+
+
+def profiles(stats: ItemStats, train: Train, user_ids: pa.Array, compact: np.ndarray,
+             n_users: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per evaluated user: the sum of the unit vectors of its distinct training items, and
+    how many distinct training items it has (items without features count, with no
+    similarity, as in Microsoft Recommenders)."""
+    unit = stats.vectors.unit
+    user = to_numpy(pc.index_in(train.user, value_set=user_ids).fill_null(-1)).astype(np.int64)
+    known = user >= 0
+    user[known] = compact[user[known]]
+    known = user >= 0
+    item = to_numpy(pc.index_in(train.item, value_set=stats.vectors.ids).fill_null(-1))
+    # Distinct (user, item) over every training item, featureless ones as one bucket each.
+    (codes,), _ = factorize(train.item)
+    key = pair_keys(user[known], codes[known].astype(np.int64), int(codes.max(initial=0)) + 1)
+    rows = np.flatnonzero(known)[np.unique(key, return_index=True)[1]]
+    history = np.bincount(user[rows], minlength=n_users).astype(np.float64)
+    profile = np.zeros((n_users, unit.shape[1]))
+    with_vector = rows[item[rows] >= 0]
+    if len(with_vector):
+        order = np.argsort(user[with_vector], kind="stable")
+        with_vector = with_vector[order]
+        users = user[with_vector]
+        starts = np.flatnonzero(np.concatenate([[True], users[1:] != users[:-1]]))
+        profile[users[starts]] = np.add.reduceat(unit[item[with_vector]], starts, axis=0)
+    return profile, history
 
 
 def _long_tail(pop: np.ndarray, member: np.ndarray, tail_share: float) -> np.ndarray:

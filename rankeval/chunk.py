@@ -44,6 +44,13 @@ class Chunk:
     popularity: np.ndarray | None = None
     long_tail: np.ndarray | None = None
     n_train_users: int = 0
+    # With --item-features: per item code, its unit feature vector (a zero row without
+    # features) and whether it has one; per user, the sum of the unit vectors of its training
+    # items and how many distinct training items it has (serendipity).
+    vectors: np.ndarray | None = None
+    has_vector: np.ndarray | None = None
+    profile: np.ndarray | None = None
+    history: np.ndarray | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -66,6 +73,10 @@ class Chunk:
             popularity=self.popularity,
             long_tail=self.long_tail,
             n_train_users=self.n_train_users,
+            vectors=self.vectors,
+            has_vector=self.has_vector,
+            profile=None if self.profile is None else self.profile[start:stop],
+            history=None if self.history is None else self.history[start:stop],
         )
 
     def reordered(self, best_first: bool) -> Chunk:

@@ -178,7 +178,8 @@ def compare_runs(
                      for name in names if name != base]
         else:
             stats = [
-                (name, _on_scale(metric, compare(values[base][metric], values[name][metric],
+                (name, _on_scale(metric, compare(*_both_scored(values[base][metric],
+                                                               values[name][metric]),
                                                  test, rounds, seed, ci_level)))
                 for name in names
                 if name != base
@@ -197,6 +198,12 @@ def compare_runs(
     if top_changes:
         result.top = _top_changes(result, top_changes)
     return result
+
+
+def _both_scored(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The users both runs scored (a metric such as ild leaves some users without a value)."""
+    both = ~(np.isnan(a) | np.isnan(b))
+    return (a, b) if both.all() else (a[both], b[both])
 
 
 def _is_corpus(metric: str) -> bool:

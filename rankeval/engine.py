@@ -50,6 +50,8 @@ class Partial:
     # For corpus metrics, per cut-off (None: the whole list): the ids of the items in any
     # top-K list with their counts, the users with a non-empty top K, the longest list.
     item_counts: dict[int | None, ItemCounts] = dataclasses.field(default_factory=dict)
+    # Metrics that cannot score every user (ild): how many users they scored.
+    scored: dict[MetricSpec, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,20 +93,27 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     ``ranking.build``)."""
     built = build(preds, truth, settings, extras, stats)
     values = compute(built.chunk, settings.specs, settings)
+    scored = {}
     for spec, v in values.items():
-        if not np.isfinite(v).all():
+        finite = np.isfinite(v)
+        if not REGISTRY[spec.name].every_user:  # NaN: a user this metric cannot score
+            scored[spec] = int(np.count_nonzero(finite))
+            finite |= np.isnan(v)
+        if not finite.all():
             raise _unrepresentable(spec, v, built, truth, settings)
     tied, bounds = tie_bounds(built.chunk, settings)
     return Partial(
         users=built.users,
         values=values,
-        sums={spec: exact_parts(v) for spec, v in values.items()},
+        sums={spec: exact_parts(v[~np.isnan(v)] if spec in scored else v)
+              for spec, v in values.items()},
         counts=built.counts,
         notices=merge_notices([built.notices]),  # in one order, however many partitions
         rows_beyond_k=built.prediction_rows_beyond_k,
         tied_users=tied,
         tie_bounds=bounds,
         item_counts=item_counts(built.chunk, built.item_ids, settings),
+        scored=scored,
     )
 
 
@@ -162,6 +171,7 @@ def merge(partials: Sequence[Partial]) -> Partial:
         tie_bounds=_merged_bounds(partials),
         item_counts={k: functools.reduce(operator.add, (p.item_counts[k] for p in partials))
                      for k in partials[0].item_counts},
+        scored={s: sum(p.scored[s] for p in partials) for s in partials[0].scored},
     )
 
 

@@ -79,8 +79,8 @@ class Evaluation:
                 values={s: v[order] for s, v in partial.values.items()})
         return cls(
             settings=settings,
-            metrics={str(s): overall(s, partial.sums[s], n) if s in partial.sums
-                     else (corpus or {})[str(s)] for s in settings.specs},
+            metrics={str(s): overall(s, partial.sums[s], partial.scored.get(s, n))
+                     if s in partial.sums else (corpus or {})[str(s)] for s in settings.specs},
             users=partial.counts,
             inputs=inputs,
             notices=list(partial.notices),
@@ -114,6 +114,7 @@ class Evaluation:
         intervals = {}
         for s, v in self._values.items():
             how = REGISTRY[s.name].overall
+            v = v[~np.isnan(v)]  # users a metric could not score (ild) are not resampled
             if how == MEAN:
                 intervals[str(s)] = bootstrap_mean_ci(v, rounds, seed, level)
             elif how == GEOMETRIC:  # exp is monotonic: the interval of the mean of the logs
@@ -302,6 +303,10 @@ def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | 
     notices = []
     if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
         notices.append(Notice("catalog_fallback", stats.catalog_size))
+    for spec, scored in partial.scored.items():
+        if scored < partial.counts.evaluated:
+            notices.append(Notice("not_scored", partial.counts.evaluated - scored,
+                                  {"metric": str(spec)}))
     if stats.outside:
         notices.append(Notice("outside_catalog", stats.outside,
                               {"path": extras.catalog.source.label}))
@@ -325,6 +330,7 @@ def evaluate(
     truth_format: str | None = None,
     train: Any = None,
     catalog: Any = None,
+    item_features: Any = None,
     **options: Any,
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
@@ -336,18 +342,20 @@ def evaluate(
     ``metrics``: names such as ``"ndcg"`` (every K) or ``"map@5"``; ``k``: one or more cut-offs.
     ``compat="trec_eval"``: trec_eval's conventions and measure names.
     ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
-    and the popularity metrics; ``catalog``: the item universe (coverage, gini). Any form the
-    two main inputs take.
+    and the popularity metrics; ``catalog``: the item universe (coverage, gini);
+    ``item_features``: per-item vectors or tags (ild, serendipity). Any form the two main
+    inputs take.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
     columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
     settings = make_settings(metrics, k, compat=compat, **options)
-    check_needs(settings, {n for n, v in (("train", train), ("catalog", catalog))
-                           if v is not None})
+    check_needs(settings, {n for n, v in (("train", train), ("catalog", catalog),
+                                          ("item_features", item_features)) if v is not None})
     loaded = load_inputs(predictions, truth, columns, preds_format, truth_format)
-    return evaluate_inputs(*loaded, settings, load_extras(train, catalog, columns))
+    return evaluate_inputs(*loaded, settings, load_extras(train, catalog, columns,
+                                                          item_features=item_features))
 
 
 def _document_options() -> None:

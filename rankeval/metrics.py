@@ -508,6 +508,55 @@ def _novelty(s: Sums, k: float) -> np.ndarray:
     return s.mean_over_list("novelty", k, info[c.item])
 
 
+_ROWS = 1 << 18  # rows per block of the feature kernels: rows x dims stays small
+
+
+def _ild(s: Sums, k: float) -> np.ndarray:
+    """Over pairs of unit vectors, sum_{i<j} v_i . v_j = (|sum v|^2 - sum |v|^2) / 2, so a
+    list of n costs n vectors, not n^2 pairs. NaN (not scored) below 2 items with features."""
+    c = s.c
+    rows = np.flatnonzero((c.pos <= k) & c.has_vector[c.item])
+    user = c.user[rows]
+    n = np.bincount(user, minlength=c.n_users).astype(np.float64)
+    total = np.zeros((c.n_users, c.vectors.shape[1]))
+    for a in range(0, len(rows), _ROWS):
+        block = rows[a:a + _ROWS]
+        _add_rows(total, c.user[block], c.vectors[c.item[block]])
+    norms = np.einsum("ij,ij->i", c.vectors, c.vectors)[c.item[rows]]
+    squares = np.bincount(user, norms, minlength=c.n_users)
+    same = (np.einsum("ij,ij->i", total, total) - squares) / 2
+    pairs = n * (n - 1) / 2
+    out = np.full(c.n_users, np.nan)
+    scored = n >= 2
+    out[scored] = 1.0 - same[scored] / pairs[scored]
+    return out
+
+
+def _add_rows(total: np.ndarray, user: np.ndarray, vectors: np.ndarray) -> None:
+    """total[u] += each row's vector, for rows sorted by user (a segmented sum)."""
+    if not len(user):
+        return
+    starts = np.flatnonzero(np.concatenate([[True], user[1:] != user[:-1]]))
+    total[user[starts]] += np.add.reduceat(vectors, starts, axis=0)
+
+
+def _serendipity(s: Sums, k: float) -> np.ndarray:
+    """Microsoft Recommenders' serendipity with binary relevance: per item of the list,
+    rel x (1 - v_i . profile_u / history_u); NaN (not scored) without training items."""
+    c = s.c
+    history = c.history
+    value = np.zeros(len(c.item))
+    for a in range(0, len(c.item), _ROWS):
+        user, item = c.user[a:a + _ROWS], c.item[a:a + _ROWS]
+        sim = np.einsum("ij,ij->i", c.vectors[item], c.profile[user])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sim = np.where(history[user] > 0, sim / history[user], 0.0)
+        value[a:a + _ROWS] = s.relevant[a:a + _ROWS] * (1.0 - sim)
+    out = s.mean_over_list("serendipity", k, value)
+    out[history == 0] = np.nan
+    return out
+
+
 def _judged(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.judged(k), np.minimum(s.list_length, k))
 
@@ -543,6 +592,8 @@ KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
     "arp": _arp,
     "long_tail": _long_tail,
     "novelty": _novelty,
+    "ild": _ild,
+    "serendipity": _serendipity,
 }
 assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")

@@ -92,6 +92,10 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{plural(n, 'predicted item')} {_are(n, 'is', 'are')} not in {p['path']}: "
         f"{_are(n, 'it joins', 'they join')} the catalog"
     ),
+    "not_scored": lambda n, p, o: (
+        f"{p['metric']} scores no value for {_users(n)} (ild: fewer than 2 items with "
+        "features; serendipity: no training items): its mean is over the others"
+    ),
     "ties_at_list_end": lambda n, p, o: (
         f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "
         "that score, so the tie-aware values cover the submitted items only"

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from .arrow import from_numpy
-from .beyond import Extras, ItemStats, is_seen, seen_keys
+from .beyond import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
 from .chunk import Chunk, segment_positions
 from .encode import duplicates, factorize, padded, pair_keys
 from .errors import InputError, report
@@ -288,9 +288,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
         chunk = dataclasses.replace(chunk, judged=judged,
                                     n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
     if stats is not None:
-        pop, tail = stats.at(codes.item_ids)
-        chunk = dataclasses.replace(chunk, popularity=pop, long_tail=tail,
-                                    n_train_users=stats.n_train_users)
+        chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
     if tie_start is not None:
         chunk = dataclasses.replace(chunk, tie_start=tie_start)
         if settings.ties in ("optimistic", "pessimistic"):
@@ -298,6 +296,25 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+
+
+def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
+                    sel: Selection, settings) -> Chunk:
+    """Popularity and long tail per item; feature vectors and training profiles when a
+    metric needs them."""
+    pop, tail = stats.at(codes.item_ids)
+    chunk = dataclasses.replace(chunk, popularity=pop, long_tail=tail,
+                                n_train_users=stats.n_train_users)
+    if stats.vectors is None:
+        return chunk
+    vectors, has = feature_arrays(stats, codes.item_ids)
+    chunk = dataclasses.replace(chunk, vectors=vectors, has_vector=has)
+    wanted = any(s.name == "serendipity" for s in settings.specs)
+    if wanted and extras is not None and extras.train is not None:
+        profile, history = profiles(stats, extras.train, codes.user_ids, sel.compact,
+                                    chunk.n_users)
+        chunk = dataclasses.replace(chunk, profile=profile, history=history)
+    return chunk
 
 
 def _score_orders(preds: Predictions, ranks: np.ndarray, rows, su) -> list[Notice]:

@@ -40,6 +40,9 @@ class Metric:
     # Has a closed form for its expectation over the orders of tied scores (--ties expected).
     tie_expectation: bool = True
     count: bool = False  # a count over the run (item_coverage): printed as an integer
+    # Some users cannot be scored (ild: fewer than 2 items with features): their value is
+    # NaN, counted, and the overall value is the mean over the others.
+    every_user: bool = True
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
@@ -224,6 +227,16 @@ REGISTRY.update({
         Metric("long_tail", ("long_tail_share", "aplt"), "share of the top K in the long tail "
                "(outside the most popular items holding 80% of popularity; see --tail-share)",
                "|L_u in tail| / |L_u|", needs=_NEEDS_TRAIN),
+        Metric("ild", ("intra_list_diversity", "diversity"), "intra-list diversity: mean "
+               "over pairs of the top K of 1 - cosine similarity of their --item-features "
+               "(users with fewer than 2 items with features are not scored)",
+               "mean_{i<j in L_u} 1 - cos(f_i, f_j)", needs=frozenset({"item_features"}),
+               tie_expectation=False, every_user=False),
+        Metric("serendipity", (), "mean over the top K of relevance (0/1) x (1 - the item's "
+               "mean cosine similarity to the user's training items) (Microsoft "
+               "Recommenders; users without training items are not scored)",
+               "mean_{i in L_u} rel(i) (1 - mean_{j in train_u} cos(f_i, f_j))",
+               needs=frozenset({"item_features", "interactions"}), every_user=False),
         Metric("novelty", ("self_information",), "mean self-information of the top K: "
                "-log2(pop(i) / training users); an unseen item counts log2(users + 1)",
                "mean_{i in L_u} -log2(pop(i) / U_train)", bounded=False, needs=_NEEDS_TRAIN),

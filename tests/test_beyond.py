@@ -277,3 +277,105 @@ def test_recbole_and_elliot_formulas_where_conventions_match():
     share = top.groupby("item_id").size() / len(top)
     elliot_entropy = float((weights * -np.log2(share)).sum() / top.user_id.nunique())
     assert r[f"entropy@{k}"] == pytest.approx(elliot_entropy, abs=1e-12)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    return float(a @ b / (na * nb)) if na and nb else 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(runs(), st.sampled_from([2, 3, 5]), st.integers(0, 2**31))
+def test_ild_and_serendipity_by_brute_force(data, k, seed):
+    """Every pair of each list (ild), every (recommended, training) item pair (serendipity),
+    as Microsoft Recommenders computes them (python_evaluation.py, user_diversity and
+    user_item_serendipity with item feature vectors): users that cannot be scored are NaN
+    and left out of the mean."""
+    preds, truth, train, catalog = data
+    rng = np.random.default_rng(seed)
+    items = list(catalog.item_id)
+    with_features = [i for i in items if rng.random() < 0.85]
+    vectors = {i: rng.integers(0, 3, 4).astype(float) for i in with_features}
+    feats = pd.DataFrame({"item_id": with_features,
+                          **{f"f{d}": [vectors[i][d] for i in with_features] for d in range(4)}})
+    r = evaluate(preds, truth, ["ild", "serendipity"], k, item_features=feats, train=train)
+    table = r.per_user.set_index("user_id")
+    relevant = set(zip(truth.user_id, truth.item_id, strict=True))
+    history = train.drop_duplicates().groupby("user_id").item_id.apply(list).to_dict()
+    ild_values, seren_values = [], []
+    for user, items_u in _lists(preds, k).items():
+        if user not in table.index:
+            continue
+        featured = [i for i in items_u if i in vectors]
+        if len(featured) < 2:
+            assert math.isnan(table.loc[user, f"ild@{k}"])
+        else:
+            sims = [_cosine(vectors[a], vectors[b])
+                    for a, b in itertools.combinations(featured, 2)]
+            assert table.loc[user, f"ild@{k}"] == pytest.approx(1 - np.mean(sims), abs=1e-12)
+            ild_values.append(1 - np.mean(sims))
+        seen = history.get(user, [])
+        if not seen:
+            assert math.isnan(table.loc[user, f"serendipity@{k}"])
+            continue
+        per_item = [((user, i) in relevant) * (1 - np.mean(
+            [_cosine(vectors[i], vectors[j]) if i in vectors and j in vectors else 0.0
+             for j in seen])) for i in items_u]
+        assert table.loc[user, f"serendipity@{k}"] == pytest.approx(np.mean(per_item),
+                                                                    abs=1e-12)
+        seren_values.append(np.mean(per_item))
+    if ild_values:
+        assert r.metrics[f"ild@{k}"] == pytest.approx(np.mean(ild_values), abs=1e-12)
+    if seren_values:
+        assert r.metrics[f"serendipity@{k}"] == pytest.approx(np.mean(seren_values), abs=1e-12)
+
+
+def test_item_features_from_tags_lists_and_columns(run_cli, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    preds, truth, train, _ = _example7()
+    p, t = tmp_path / "p.csv", tmp_path / "t.csv"
+    preds.to_csv(p, index=False)
+    truth.to_csv(t, index=False)
+    vec = {i: [float(j % 3 == 0), float(j % 2), 1.0] for j, i in enumerate("ABCDEFGH")}
+    pq.write_table(pa.table({"item_id": list(vec), "embedding": list(vec.values())}),
+                   tmp_path / "f.parquet")
+    pd.DataFrame({"item_id": list(vec), **{f"f{d}": [v[d] for v in vec.values()]
+                                           for d in range(3)}}).to_csv(tmp_path / "f.csv",
+                                                                       index=False)
+    results = [json.loads(run_cli("score", p, t, "--item-features", tmp_path / name, "-k", "3",
+                                  "-m", "ild", "-f", "json").stdout)["metrics"]["ild@3"]
+               for name in ("f.parquet", "f.csv")]
+    assert results[0] == results[1]
+    tags = tmp_path / "tags.csv"
+    tags.write_text("item_id,genres\nA,x|y\nB,y\nC,x|z\nE,z\nF,\nG,y|z\n")
+    r = run_cli("score", p, t, "--item-features", tags, "-k", "3", "-m", "ild", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    # u1: B C E -> {y} {x,z} {z}: 1 - mean(0, 0, 1/sqrt 2); u2: A E F (F no tags: a zero
+    # vector, similar to nothing); u3: C E G -> {x,z} {z} {y,z}.
+    u1 = 1 - (1 / math.sqrt(2)) / 3
+    u2 = 1 - 0 / 3
+    cz = _cosine(np.array([1.0, 0, 1]), np.array([0.0, 1, 1]))  # C {x,z} . G {y,z}
+    ez = _cosine(np.array([0.0, 0, 1]), np.array([0.0, 1, 1]))  # E {z} . G {y,z}
+    u3 = 1 - (1 / math.sqrt(2) + cz + ez) / 3
+    assert json.loads(r.stdout)["metrics"]["ild@3"] == pytest.approx((u1 + u2 + u3) / 3,
+                                                                     abs=1e-12)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,f0\nA,1\nA,2\n")
+    r = run_cli("score", p, t, "--item-features", bad, "-m", "ild@3")
+    assert r.exit_code == 2 and "items listed more than once" in r.stderr
+    r = run_cli("score", p, t, "-m", "serendipity@3", "--item-features", tmp_path / "f.csv")
+    assert r.exit_code == 2 and "serendipity needs --train" in r.stderr
+
+
+def test_users_a_metric_cannot_score_are_counted_and_left_out():
+    preds = pd.DataFrame({"user_id": ["a", "a", "b"], "item_id": ["x", "y", "x"],
+                          "rank": [1, 2, 1]})
+    truth = pd.DataFrame({"user_id": ["a", "b"], "item_id": ["x", "x"], "relevance": 1.0})
+    feats = pd.DataFrame({"item_id": ["x", "y"], "f0": [1.0, 0.0], "f1": [0.0, 1.0]})
+    r = evaluate(preds, truth, ["ild", "precision"], 2, item_features=feats)
+    assert r.metrics["ild@2"] == 1.0  # a only; b has one item
+    assert np.isnan(r.per_user.set_index("user_id").loc["b", "ild@2"])
+    assert {n.code: n.count for n in r.notices}["not_scored"] == 1
+    assert r.with_intervals(rounds=200).intervals["ild@2"] == (1.0, 1.0)

@@ -52,9 +52,9 @@ def _conventions() -> list[dict]:
     return cases
 
 
-def _extras(preds: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Training interactions (some of them predicted again, some repeated) and a catalog
-    with items nobody predicted."""
+def _extras(preds: pd.DataFrame, seed: int):
+    """Training interactions (some of them predicted again, some repeated), a catalog with
+    items nobody predicted, and feature vectors for most items."""
     rng = np.random.default_rng(seed)
     seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
     other = pd.DataFrame({"user_id": rng.choice(preds.user_id.unique(), 300),
@@ -62,7 +62,10 @@ def _extras(preds: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]
     train = pd.concat([seen, other, other.head(20)], ignore_index=True)
     train["count"] = rng.integers(1, 4, len(train))
     catalog = pd.DataFrame({"item_id": [*preds.item_id.unique(), "never-1", "never-2"]})
-    return train, catalog
+    featured = catalog.item_id[rng.random(len(catalog)) < 0.8]
+    features = pd.DataFrame({"item_id": featured,
+                             **{f"f{d}": rng.normal(size=len(featured)) for d in range(3)}})
+    return train, catalog, features
 
 
 def _data(seed: int, dedupe: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -91,12 +94,12 @@ def _split(preds, truth, n: int, seed: int):
             return pieces
 
 
-def _merged(pieces, settings, train=None, catalog=None):
+def _merged(pieces, settings, train=None, catalog=None, features=None):
     """Each partition built on its own; item statistics (popularity, catalog) computed once
     over the whole inputs, as a distributed engine would broadcast them."""
     whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
     whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
-    extras = load_extras(train, catalog)
+    extras = load_extras(train, catalog, item_features=features)
     stats = item_stats(extras, whole_p, settings)
     partials = []
     for p, t in pieces:
@@ -113,10 +116,12 @@ def test_partitions_merge_into_the_whole(options, n):
     metrics = METRICS
     if options.get("ties") == "expected":  # without the measures that have no closed form
         metrics = [m for m in METRICS if REGISTRY[m.split("@")[0]].tie_expectation]
-    train, catalog = _extras(preds, seed=n)
-    whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog, **options)
+    train, catalog, features = _extras(preds, seed=n)
+    whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog,
+                     item_features=features, **options)
     settings = make_settings(metrics, KS, **options)
-    merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings, train, catalog)
+    merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings, train, catalog,
+                     features)
     pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
     assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum
     assert merged.users == whole.users

@@ -72,7 +72,8 @@ def compare_command(files, **kw) -> int:
     runs, truth = _runs_and_truth(list(files), kw, reading)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    check_needs(settings, {n for n in ("train", "catalog") if extra[n] is not None})
+    check_needs(settings, {n for n in ("train", "catalog", "item_features")
+                           if extra[n] is not None})
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     if kw["per_user"] is not None:
@@ -81,8 +82,12 @@ def compare_command(files, **kw) -> int:
         if kw["per_user"] == "-" and kw["output"] == "-":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]},
-                   [truth, *runs, *(extra[n] for n in ("train", "catalog") if extra[n])])
+                   [truth, *runs,
+                    *(extra[n] for n in ("train", "catalog", "item_features") if extra[n])])
     truth_table = open_input(truth, "truth", kw["truth_format"], reading)
+    extras = load_extras(extra["train"], extra["catalog"], columns, reading,
+                         extra["train_format"], extra["catalog_format"],
+                         extra["item_features"], extra["item_features_format"])
     judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
                         columns["relevance_col"])
     result = compare_runs(
@@ -90,8 +95,7 @@ def compare_command(files, **kw) -> int:
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
-        reading=reading, extras=load_extras(extra["train"], extra["catalog"], columns, reading,
-                                            extra["train_format"], extra["catalog_format"]),
+        reading=reading, extras=extras,
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")

@@ -76,6 +76,12 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "catalog": (("--catalog",), dict(
         metavar="FILE", help="The item universe, one item per row (coverage, gini, "
         "norm_entropy).")),
+    "item_features": (("--item-features",), dict(
+        metavar="FILE", help="Per-item vectors (numeric columns, or a list column in Parquet) "
+        "or tags ('drama|comedy'), one row per item: for ild and serendipity.")),
+    "item_features_format": (("--item-features-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --item-features (default: from the extension; required for -).")),
     "train_format": (("--train-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of --train (default: from the extension; required for -).")),
@@ -187,7 +193,8 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     preds = {"help": preds_help} if preds_help else {}
     return _stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
-                  option("catalog"), option("train_format"), option("catalog_format"),
+                  option("catalog"), option("item_features"), option("train_format"),
+                  option("catalog_format"), option("item_features_format"),
                   option("delimiter"), option("encoding"))
 
 
@@ -208,8 +215,8 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
 
 def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
     """--train, --catalog and their formats, as ``beyond.load_extras`` takes them."""
-    return {name: kw.pop(name) for name in ("train", "catalog", "train_format",
-                                            "catalog_format")}
+    return {name: kw.pop(name) for name in ("train", "catalog", "item_features", "train_format",
+                                            "catalog_format", "item_features_format")}
 
 
 def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:

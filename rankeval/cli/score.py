@@ -89,7 +89,8 @@ def score(predictions, truth, **kw) -> int:
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    check_needs(settings, {n for n in ("train", "catalog") if extra[n] is not None})
+    check_needs(settings, {n for n in ("train", "catalog", "item_features")
+                           if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
     if kw["junit"] is not None:
@@ -104,8 +105,10 @@ def score(predictions, truth, **kw) -> int:
     check_writable(output, "--output")
     check_distinct({"--output": output, "--per-user": per_user, "--junit": kw["junit"]},
                    [predictions, truth, *([kw["baseline"]] if kw["baseline"] else []),
-                    *(extra[n] for n in ("train", "catalog") if extra[n] is not None)])
-    if sum(x == STDIN for x in (predictions, truth, extra["train"], extra["catalog"])) > 1:
+                    *(extra[n] for n in ("train", "catalog", "item_features")
+                      if extra[n] is not None)])
+    if sum(x == STDIN for x in (predictions, truth, extra["train"], extra["catalog"],
+                                extra["item_features"])) > 1:
         raise OptionError("only one input can be read from standard input")
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
@@ -113,7 +116,8 @@ def score(predictions, truth, **kw) -> int:
         run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
                                   kw["truth_format"], reading)
         extras = load_extras(extra["train"], extra["catalog"], columns, reading,
-                             extra["train_format"], extra["catalog_format"])
+                             extra["train_format"], extra["catalog_format"],
+                             extra["item_features"], extra["item_features_format"])
         progress.stage(f"scoring {run.source.rows:,} predictions")
         result = evaluate_inputs(run, judged, settings, extras)
         if kw["intervals"]:

@@ -45,7 +45,8 @@ def validate(predictions, truth, strict, **kw) -> int:
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
-                   [predictions, truth, *(kw[n] for n in ("train", "catalog") if kw[n])])
+                   [predictions, truth, *(kw[n] for n in ("train", "catalog", "item_features")
+                                           if kw[n])])
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)

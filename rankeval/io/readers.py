@@ -228,6 +228,21 @@ class Table:
             return pa.input_stream(self.path, compression="gzip" if self._gzip else None)
         return self.path
 
+    def nested(self, name: str) -> pa.ChunkedArray | None:
+        """A list-typed column as stored (Parquet item vectors), or None when the column is
+        flat or the format has no nested types."""
+        if self._parsed is not None:
+            col = self._parsed.column(name)
+            return col if pa.types.is_nested(col.type) else None
+        if self.format != "parquet":
+            return None
+        try:
+            if not pa.types.is_nested(pq.read_schema(self._source()).field(name).type):
+                return None
+            return pq.ParquetFile(self._source()).read(columns=[name]).column(name)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(self.label, f"not a readable Parquet file ({one_line(exc)})") from None
+
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         """Read just the columns in ``types`` (which must exist), converted to those types."""
         if self._parsed is not None:
@@ -317,6 +332,10 @@ class MemoryTable:
 
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         return cast_columns(self._table.select(list(types)), types, self.label)
+
+    def nested(self, name: str) -> pa.ChunkedArray | None:
+        col = self._table.column(name)
+        return col if pa.types.is_nested(col.type) else None
 
 
 def _kind(data) -> str:
