@@ -334,7 +334,7 @@ def test_item_features_from_tags_lists_and_columns(run_cli, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    preds, truth, train, _ = _example7()
+    preds, truth, _, _ = _example7()
     p, t = tmp_path / "p.csv", tmp_path / "t.csv"
     preds.to_csv(p, index=False)
     truth.to_csv(t, index=False)
