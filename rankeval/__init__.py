@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 # (and `rankeval --help`) stays light.
 _EXPORTS = {
     "evaluate": "evaluation",
+    "evaluate_scores": "scores",
     "Evaluation": "evaluation",
     "make_settings": "settings",
     "Settings": "settings",
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from .notices import Notice as Notice
     from .registry import REGISTRY as REGISTRY
     from .registry import Metric as Metric
+    from .scores import evaluate_scores as evaluate_scores
     from .settings import Settings as Settings
     from .settings import make_settings as make_settings
     from .validate import validate_inputs as validate_inputs
