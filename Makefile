@@ -60,8 +60,12 @@ smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	$(BIN)/rankeval score sample_data/preds.parquet sample_data/truth.parquet --per-user - | head -3
 
 BENCH ?= S
-bench: $(VENV)/.test ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W)
+bench: $(VENV)/.test ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W), then the beyond-accuracy timings
 	$(BIN)/python benchmarks/bench.py --shapes $(BENCH)
+	$(BIN)/python benchmarks/beyond.py
+
+bench-beyond: $(VENV)/.test ## Time ild, personalization and evaluate_scores at 1M users / 100k x 50k
+	$(BIN)/python benchmarks/beyond.py
 
 clean: ## Remove the virtualenv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -518,10 +518,7 @@ def _ild(s: Sums, k: float) -> np.ndarray:
     rows = np.flatnonzero((c.pos <= k) & c.has_vector[c.item])
     user = c.user[rows]
     n = np.bincount(user, minlength=c.n_users).astype(np.float64)
-    total = np.zeros((c.n_users, c.vectors.shape[1]))
-    for a in range(0, len(rows), _ROWS):
-        block = rows[a:a + _ROWS]
-        _add_rows(total, c.user[block], c.vectors[c.item[block]])
+    total = _user_sums(user, c.item[rows], c.vectors, c.n_users)
     norms = np.einsum("ij,ij->i", c.vectors, c.vectors)[c.item[rows]]
     squares = np.bincount(user, norms, minlength=c.n_users)
     same = (np.einsum("ij,ij->i", total, total) - squares) / 2
@@ -532,12 +529,29 @@ def _ild(s: Sums, k: float) -> np.ndarray:
     return out
 
 
-def _add_rows(total: np.ndarray, user: np.ndarray, vectors: np.ndarray) -> None:
-    """total[u] += each row's vector, for rows sorted by user (a segmented sum)."""
-    if not len(user):
-        return
-    starts = np.flatnonzero(np.concatenate([[True], user[1:] != user[:-1]]))
-    total[user[starts]] += np.add.reduceat(vectors, starts, axis=0)
+_CELLS = 1 << 21  # floats gathered at once by _user_sums
+
+
+def _user_sums(user: np.ndarray, item: np.ndarray, vectors: np.ndarray,
+               n_users: int) -> np.ndarray:
+    """Per user, the sum of the vectors of its rows (``user`` sorted). Users with the same
+    number of rows are summed together as a (users, rows, dims) block: a plain sum over one
+    axis, several times faster than a segmented reduction. Loops over row counts and
+    blocks, never over users."""
+    dims = vectors.shape[1]
+    total = np.zeros((n_users, dims))
+    counts = np.bincount(user, minlength=n_users)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    by_count = np.argsort(counts, kind="stable")
+    edges = np.searchsorted(counts[by_count], np.arange(counts.max(initial=0) + 2))
+    for size in range(1, len(edges) - 1):
+        users = by_count[edges[size]:edges[size + 1]]
+        step = max(1, _CELLS // (size * dims))
+        for a in range(0, len(users), step):
+            block = users[a:a + step]
+            rows = starts[block][:, None] + np.arange(size)
+            total[block] = vectors[item[rows]].sum(axis=1)
+    return total
 
 
 def _serendipity(s: Sums, k: float) -> np.ndarray:
