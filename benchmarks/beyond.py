@@ -26,8 +26,8 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import rankeval  # noqa: E402
-from rankeval.corpus import CORPUS_KERNELS, Lists  # noqa: E402
+import rankeval
+from rankeval.corpus import CORPUS_KERNELS, Lists
 
 
 def lists(rng, n_users: int, n_items: int, length: int) -> tuple[pa.Table, pa.Table]:
