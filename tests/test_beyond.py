@@ -379,3 +379,27 @@ def test_users_a_metric_cannot_score_are_counted_and_left_out():
     assert np.isnan(r.per_user.set_index("user_id").loc["b", "ild@2"])
     assert {n.code: n.count for n in r.notices}["not_scored"] == 1
     assert r.with_intervals(rounds=200).intervals["ild@2"] == (1.0, 1.0)
+
+
+def test_worked_example_ild_and_serendipity():
+    """By hand. Features x = (1, 0), y = (0, 1), z = (1, 1), w = (1, 1); v has none.
+    User a: list x y z, training x z, y relevant. cos(x,y) = 0, cos(x,z) = cos(y,z) = 1/sqrt 2:
+    ild = 1 - (0 + 2/sqrt 2)/3 = 0.5285954792089682. serendipity: y is 1 - (cos(y,x) +
+    cos(y,z))/2 = 1 - 1/(2 sqrt 2) from the history, x and z are not relevant: the mean over 3
+    items is (1 - 1/(2 sqrt 2))/3. User b: list x w v (v has no features: ild over x, w only =
+    1 - 1/sqrt 2), training q (no features: a history of 1 item similar to nothing), w
+    relevant: serendipity (1 - 0)/3."""
+    preds = pd.DataFrame({"user_id": ["a"] * 3 + ["b"] * 3,
+                          "item_id": ["x", "y", "z", "x", "w", "v"], "rank": [1, 2, 3] * 2})
+    truth = pd.DataFrame({"user_id": ["a", "b"], "item_id": ["y", "w"], "relevance": 1.0})
+    feats = pd.DataFrame({"item_id": ["x", "y", "z", "w"], "f0": [1, 0, 1, 1],
+                          "f1": [0, 1, 1, 1]})
+    train = pd.DataFrame({"user_id": ["a", "a", "b"], "item_id": ["x", "z", "q"]})
+    r = evaluate(preds, truth, ["ild", "serendipity"], 3, item_features=feats, train=train)
+    table = r.per_user.set_index("user_id")
+    root2 = math.sqrt(2)
+    assert table.loc["a", "ild@3"] == pytest.approx(1 - (2 / root2) / 3, abs=1e-15)
+    assert table.loc["b", "ild@3"] == pytest.approx(1 - 1 / root2, abs=1e-15)
+    assert table.loc["a", "serendipity@3"] == pytest.approx((1 - 1 / (2 * root2)) / 3,
+                                                            abs=1e-15)
+    assert table.loc["b", "serendipity@3"] == pytest.approx(1 / 3, abs=1e-15)
