@@ -77,7 +77,11 @@ def _scorer(scores: Any, n_users: int | None, n_items: int | None
             ) -> tuple[Callable[[np.ndarray], np.ndarray], int, int]:
     """(scores of a block of user indices, number of users, number of items)."""
     if isinstance(scores, tuple) and len(scores) == 2:
-        u, v = (np.asarray(x, dtype=np.float64) for x in scores)
+        u, v = (np.asarray(x) for x in scores)
+        # float32 factors (as most models keep them) give float32 scores, exactly as the
+        # model's own product would; anything else is computed in float64.
+        kind = np.float32 if u.dtype == v.dtype == np.float32 else np.float64
+        u, v = u.astype(kind, copy=False), v.astype(kind, copy=False)
         if u.ndim != 2 or v.ndim != 2 or u.shape[1] != v.shape[1]:
             raise OptionError("factors must be (users x d, items x d) arrays with the same d, "
                               f"got {u.shape} and {v.shape}")
@@ -135,7 +139,7 @@ def _top_k(compute, n_users: int, n_items: int, depth: int, seen, user_ids, item
     i = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     v = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0)
     return pa.table({"user_id": _labels(u, user_ids), "item_id": _labels(i, item_ids),
-                     "score": pa.array(v, pa.float64())})
+                     "score": pa.array(v.astype(np.float64), pa.float64())})
 
 
 def _best(s: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

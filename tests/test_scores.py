@@ -100,3 +100,14 @@ def test_ids_exclusions_as_tables_and_errors():
         evaluate_scores(dense, test, ["ndcg@all"])
     with pytest.raises(OptionError, match="same d"):
         evaluate_scores((np.ones((3, 2)), np.ones((4, 3))), test, ["ndcg@5"])
+
+
+def test_float32_factors_score_in_float32(tmp_path):
+    """Scores are the model's own float32 product; the file path on those scores agrees."""
+    _, (u, v), test, train = _data(6)
+    u32, v32 = u.astype(np.float32), v.astype(np.float32)
+    ours = evaluate_scores((u32, v32), test, ["ndcg", "recall"], k=10, exclude=train)
+    dense = (u32 @ v32.T).astype(np.float64)
+    paths = _as_files(dense, test, train, 10, tmp_path)
+    oracle = evaluate(str(paths["p"]), str(paths["t"]), ["ndcg", "recall"], 10)
+    assert ours.metrics == oracle.metrics
