@@ -403,3 +403,16 @@ def test_worked_example_ild_and_serendipity():
     assert table.loc["a", "serendipity@3"] == pytest.approx((1 - 1 / (2 * root2)) / 3,
                                                             abs=1e-15)
     assert table.loc["b", "serendipity@3"] == pytest.approx(1 / 3, abs=1e-15)
+
+
+def test_validate_reads_and_checks_the_extra_inputs(run_cli, tmp_path):
+    s = "sample_data/"
+    ok = run_cli("validate", s + "preds.csv", s + "truth.csv", "--train", s + "train.csv",
+                 "--catalog", s + "catalog.csv", "-m", "coverage@10,arp@10", "-f", "json")
+    assert ok.exit_code == 0, ok.stderr
+    inputs = json.loads(ok.stdout)["inputs"]
+    assert inputs["train"]["rows"] == 5178 and inputs["catalog"]["rows"] == 400
+    bad = tmp_path / "train.csv"
+    bad.write_text("user_id,item_id,count\nu001,i0001,-2\n")
+    r = run_cli("validate", s + "preds.csv", s + "truth.csv", "--train", bad, "-m", "arp@10")
+    assert r.exit_code == 2 and "counts below 0" in r.stdout + r.stderr
