@@ -17,16 +17,8 @@ import pyarrow.compute as pc
 from .arrow import to_numpy
 from .encode import factorize, pair_keys
 from .errors import InputError, OptionError
-from .load import (
-    Catalog,
-    ItemFeatures,
-    Predictions,
-    Train,
-    load_catalog,
-    load_item_features,
-    load_train,
-    open_input,
-)
+from .features import ItemFeatures, load_item_features
+from .load import Catalog, Predictions, Train, load_catalog, load_train, open_input
 from .registry import REGISTRY
 
 # Options that provide each input a metric may need (registry ``needs``).

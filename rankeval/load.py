@@ -71,17 +71,6 @@ class Catalog:
     columns: dict[str, str]
 
 
-@dataclass(frozen=True)
-class ItemFeatures:
-    """Per-item vectors (numeric columns, a list column, or tags made one-hot)."""
-
-    item: pa.ChunkedArray
-    vectors: np.ndarray  # rows x dims, float64
-    source: Source
-    columns: dict[str, str]
-    kind: str  # "columns", "list" or "tags"
-
-
 def _report_rows(
     label: str, problem: str, column: str, idx: np.ndarray, show
 ) -> None:
@@ -310,74 +299,6 @@ def load_catalog(table: Table | MemoryTable, item_col: str | None = None) -> Cat
     return Catalog(item=_ids(data, found["item"], label),
                    source=Source(table.path, table.format, data.num_rows),
                    columns=_roles(item=found["item"]))
-
-
-def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
-                       tag_separator: str = "|") -> ItemFeatures:
-    """Item vectors for similarity metrics: one list column (Parquet, Arrow) of numbers, or
-    numeric columns (``f0 .. fn`` in CSV), or one text column of tags (``drama|comedy``) or a
-    list of strings, made one-hot."""
-    label = table.label
-    item = resolve_role(table.columns, "item_features", {"item_col": item_col}, label)["item"]
-    others = [c for c in table.columns if c != item]
-    if not others:
-        raise InputError(label, "no feature columns: give numeric columns, a list column or "
-                         "a column of tags beside the item column")
-    nested = table.nested(others[0]) if len(others) == 1 else None
-    source = lambda n: Source(table.path, table.format, n)  # noqa: E731
-    if nested is not None:
-        ids = _ids(_read(table, {item: ID}), item, label)
-        vectors, kind = _list_vectors(nested, others[0], label)
-        return ItemFeatures(ids, vectors, source(len(ids)), {"item": item}, kind)
-    if len(others) == 1:
-        data = _read(table, {item: ID, others[0]: pa.string()})
-        try:
-            values = _finite(_read(table, {others[0]: pa.float64()}), others[0], label)
-        except InputError:  # text: tags
-            tags = pc.split_pattern(data.column(others[0]).fill_null(""), tag_separator)
-            return ItemFeatures(_ids(data, item, label), _one_hot(tags),
-                                source(data.num_rows), {"item": item}, "tags")
-        return ItemFeatures(_ids(data, item, label), values[:, None], source(data.num_rows),
-                            {"item": item}, "columns")
-    data = _read(table, {item: ID} | {c: pa.float64() for c in others})
-    vectors = np.column_stack([_finite(data, c, label) for c in others])
-    return ItemFeatures(_ids(data, item, label), vectors, source(data.num_rows),
-                        {"item": item}, "columns")
-
-
-def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarray, str]:
-    arr = col.combine_chunks()
-    flat = arr.flatten()
-    lengths = to_numpy(pc.list_value_length(arr).fill_null(0))
-    if pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type):
-        return _one_hot(col), "tags"
-    if not len(lengths) or (lengths != lengths[0]).any() or lengths[0] == 0:
-        raise InputError(label, "feature lists of different lengths (every item needs a "
-                         "vector of the same size)", column=name)
-    try:
-        values = to_numpy(flat.cast(pa.float64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError(label, f"feature lists of type {flat.type}: numbers are needed",
-                         column=name) from None
-    if not np.isfinite(values).all():
-        raise InputError(label, "feature values that are not finite numbers", column=name)
-    return values.reshape(len(lengths), int(lengths[0])), "list"
-
-
-def _one_hot(tags) -> np.ndarray:
-    """Lists of tags as a one-hot matrix (empty tags ignored)."""
-    col = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
-    lengths = to_numpy(pc.list_value_length(col).fill_null(0))
-    flat = pc.utf8_trim_whitespace(col.flatten().cast(pa.string()))
-    encoded = flat.dictionary_encode()
-    codes = to_numpy(encoded.indices.fill_null(-1)).astype(np.int64)
-    names = encoded.dictionary.to_pylist()
-    rows = np.repeat(np.arange(len(lengths)), lengths)
-    empty = names.index("") if "" in names else -1
-    keep = (codes >= 0) & (codes != empty)
-    matrix = np.zeros((len(lengths), max(len(names), 1)))
-    matrix[rows[keep], codes[keep]] = 1.0
-    return matrix
 
 
 def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:

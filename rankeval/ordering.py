@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
+from .notices import Notice
 
 
 def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
@@ -79,3 +80,30 @@ def scores_against_ranks(su: np.ndarray, score: np.ndarray, ties_count: bool) ->
     same_user = su[1:] == su[:-1]
     bad = same_user & ((score[1:] >= score[:-1]) if ties_count else (score[1:] > score[:-1]))
     return int(np.unique(su[1:][bad]).size) if bad.any() else 0
+
+
+def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray | None:
+    """Per row, the pos of the first row of its run of equal scores within the user's list
+    (its tie group); None when no two neighbours tie."""
+    same = (su[1:] == su[:-1]) & (score[1:] == score[:-1])
+    if not same.any():
+        return None
+    first = np.arange(len(su))
+    first[1:][same] = 0
+    np.maximum.accumulate(first, out=first)
+    return pos[first]
+
+
+TIE_AWARE = ("expected", "optimistic", "pessimistic")
+
+
+def tie_notices(su, pos, tie_start, kmax: int, settings) -> list[Notice]:
+    """Under a tie-aware order: the users whose list ends inside a tie group that reaches
+    the scored depth (items past the end may share its score; the orders are over the
+    submitted items only)."""
+    if settings.ties not in TIE_AWARE or tie_start is None:
+        return []
+    last = np.flatnonzero(np.append(su[1:] != su[:-1], True))
+    ends_tied = (pos[last] > tie_start[last]) & (tie_start[last] <= kmax)
+    n = int(np.count_nonzero(ends_tied))
+    return [Notice("ties_at_list_end", n)] if n else []

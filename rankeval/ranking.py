@@ -22,7 +22,7 @@ from .errors import InputError, report
 from .join import ideal_lists, lookup, repeats, truth_pairs
 from .load import Predictions, Truth
 from .notices import Notice
-from .ordering import order_rows, scores_against_ranks, take
+from .ordering import TIE_AWARE, order_rows, scores_against_ranks, take, tie_groups, tie_notices
 from .registry import REGISTRY
 
 
@@ -368,33 +368,6 @@ def _full_users(codes: Codes, rows, su) -> np.ndarray:
     """The ordered rows' user codes over the whole user dictionary (``su`` holds compact
     codes of the evaluated users)."""
     return codes.p_user if rows is None else codes.p_user[rows]
-
-
-def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray | None:
-    """Per row, the pos of the first row of its run of equal scores within the user's list
-    (its tie group); None when no two neighbours tie."""
-    same = (su[1:] == su[:-1]) & (score[1:] == score[:-1])
-    if not same.any():
-        return None
-    first = np.arange(len(su))
-    first[1:][same] = 0
-    np.maximum.accumulate(first, out=first)
-    return pos[first]
-
-
-TIE_AWARE = ("expected", "optimistic", "pessimistic")
-
-
-def tie_notices(su, pos, tie_start, kmax: int, settings) -> list[Notice]:
-    """Under a tie-aware order: the users whose list ends inside a tie group that reaches
-    the scored depth (items past the end may share its score; the orders are over the
-    submitted items only)."""
-    if settings.ties not in TIE_AWARE or tie_start is None:
-        return []
-    last = np.flatnonzero(np.append(su[1:] != su[:-1], True))
-    ends_tied = (pos[last] > tie_start[last]) & (tie_start[last] <= kmax)
-    n = int(np.count_nonzero(ends_tied))
-    return [Notice("ties_at_list_end", n)] if n else []
 
 
 def _keep(rows, su, pos, mask: np.ndarray, judged):

@@ -416,3 +416,11 @@ def test_validate_reads_and_checks_the_extra_inputs(run_cli, tmp_path):
     bad.write_text("user_id,item_id,count\nu001,i0001,-2\n")
     r = run_cli("validate", s + "preds.csv", s + "truth.csv", "--train", bad, "-m", "arp@10")
     assert r.exit_code == 2 and "counts below 0" in r.stdout + r.stderr
+
+
+def test_one_input_at_most_from_standard_input(run_cli):
+    s = "sample_data/"
+    for args in (["-", "-"], [s + "preds.csv", "-", "--train", "-"]):
+        r = run_cli("score", *args, "--truth-format", "csv", "--preds-format", "csv")
+        assert r.exit_code == 2
+        assert "only one input can be read from standard input" in r.stderr

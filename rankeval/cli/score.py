@@ -74,8 +74,8 @@ def score(predictions, truth, **kw) -> int:
     from ..beyond import check_needs, load_extras
     from ..evaluation import evaluate_inputs
     from ..gates import plan_gates
-    from ..io.formats import STDIN, STDOUT
-    from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
+    from ..io.formats import STDOUT
+    from ..io.output import write_per_user
     from ..load import load_inputs
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
@@ -93,23 +93,9 @@ def score(predictions, truth, **kw) -> int:
                            if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
-    if kw["junit"] is not None:
-        check_writable(kw["junit"], "--junit")
-    if predictions == STDIN and truth == STDIN:
-        raise OptionError("PREDS and TRUTH cannot both be read from standard input")
-    if per_user is not None:
-        check_writable(per_user, "--per-user")
-        per_user_format(per_user)
-        if per_user == STDOUT and output == STDOUT and fmt != "table":
-            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
-    check_writable(output, "--output")
-    check_distinct({"--output": output, "--per-user": per_user, "--junit": kw["junit"]},
-                   [predictions, truth, *([kw["baseline"]] if kw["baseline"] else []),
-                    *(extra[n] for n in ("train", "catalog", "item_features")
-                      if extra[n] is not None)])
-    if sum(x == STDIN for x in (predictions, truth, extra["train"], extra["catalog"],
-                                extra["item_features"])) > 1:
-        raise OptionError("only one input can be read from standard input")
+    inputs = [predictions, truth, *(extra[n] for n in ("train", "catalog", "item_features")
+                                    if extra[n] is not None)]
+    _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
@@ -150,3 +136,24 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)
     return 0 if result.passed else EXIT_GATE_FAILED
+
+
+def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: str,
+                   inputs: list[str], baseline: str | None) -> None:
+    """Before reading anything: every output can be written, none is an input, and at most
+    one input comes from standard input."""
+    from ..io.formats import STDIN, STDOUT
+    from ..io.output import check_distinct, check_writable, per_user_format
+
+    if sum(x == STDIN for x in inputs) > 1:
+        raise OptionError("only one input can be read from standard input")
+    if junit is not None:
+        check_writable(junit, "--junit")
+    if per_user is not None:
+        check_writable(per_user, "--per-user")
+        per_user_format(per_user)
+        if per_user == STDOUT and output == STDOUT and fmt != "table":
+            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
+    check_writable(output, "--output")
+    check_distinct({"--output": output, "--per-user": per_user, "--junit": junit},
+                   [*inputs, *([baseline] if baseline else [])])

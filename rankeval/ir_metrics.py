@@ -1,0 +1,94 @@
+"""trec_eval's, ir_measures' and ranx's measures beyond the classic ones: gm_map, bpref,
+interpolated precision, precision at multiples of R, RBP and its residual, ERR, judged@K.
+Numpy only; kernels as in ``metrics.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .chunk import count_before
+from .sums import Sums, _safe_div
+
+
+def _bpref(s: Sums, k: float) -> np.ndarray:
+    """trec_eval's bpref: each retrieved relevant item loses the share of the judged
+    non-relevant items (at most R of them) ranked above it."""
+    c = s.c
+    relevant = s.relevant
+    if s.expected:
+        return _expected_bpref(s)
+    above = count_before(c.user, c.judged & ~relevant)
+    rows = np.flatnonzero(relevant)
+    user, n = c.user[rows], above[rows]
+    r = c.n_relevant[user]
+    den = np.minimum(c.n_nonrelevant, c.n_relevant)[user]  # > 0 wherever n > 0
+    term = 1.0 - np.minimum(n, r) / np.where(n > 0, den, 1)
+    return _safe_div(np.bincount(user, term, minlength=c.n_users), c.n_relevant)
+
+
+def _expected_bpref(s: Sums) -> np.ndarray:
+    """bpref over all orders of each tie group: a relevant item of a group with b judged
+    non-relevant items has y = 0..b of them above it, equally likely, besides the ``base``
+    of earlier groups; sum_y min(base + y, R) is a difference of two closed-form sums."""
+    c = s.c
+    nonrel = s.group_sum((c.judged & ~s.relevant).astype(np.float64))
+    base = s.before_group(nonrel)
+    user = c.user[s.group_first]
+    r, cap = c.n_relevant[user], np.minimum(c.n_nonrelevant, c.n_relevant)[user]
+
+    def upto(t: np.ndarray) -> np.ndarray:  # sum_{x=0}^{t} min(x, R), for t >= -1
+        return np.where(t <= r, t * (t + 1) / 2, r * (r + 1) / 2 + (t - r) * r)
+
+    mean_lost = (upto(base + nonrel) - upto(base - 1)) / (nonrel + 1)
+    term = 1.0 - mean_lost / np.where(cap > 0, cap, 1)
+    return _safe_div(np.bincount(user, s.group_hits * term, minlength=c.n_users),
+                     c.n_relevant)
+
+
+def _iprec(s: Sums, level: float) -> np.ndarray:
+    """trec_eval's iprec_at_recall: the interpolated precision at the hit that reaches
+    recall ``level``, the (long)(level R + 0.9)-th hit (the first for level 0); 0 when the
+    list never reaches it. (+0.9 is a ceiling that forgives float error in level R, as in
+    trec_eval 9.0.8 and pytrec_eval; trec_eval's unreleased head rounds instead.)"""
+    c = s.c
+    need = np.floor(level * c.n_relevant + 0.9).astype(np.int64)
+    found = s.hits(np.inf)
+    first = np.searchsorted(s.h_user, np.arange(c.n_users))
+    reach = (need <= found) & (found > 0)
+    at = first + np.maximum(need, 1) - 1
+    out = np.zeros(c.n_users)
+    out[reach] = s._hit_suffix_best[at[reach]]
+    return out
+
+
+def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
+    """trec_eval's Rprec_mult: precision at c = (long)(m R + 0.9) items, 0 when c is 0."""
+    c = np.floor(m * s.c.n_relevant + 0.9)
+    return _safe_div(s.hits_within(c), c)
+
+
+def _rbp(s: Sums, k: float) -> np.ndarray:
+    p = s.conv.rbp_p
+    weights = (1.0 - p) * np.power(p, s.h_pos - 1.0)
+    if s.h_w is not None:
+        weights *= s.h_w
+    return np.bincount(s.h_user, weights, minlength=s.c.n_users)
+
+
+def _rbp_residual(s: Sums, k: float) -> np.ndarray:
+    """Moffat and Zobel's residual: the weight of the unjudged items of the list plus the
+    weight of everything past its end."""
+    c, p = s.c, s.conv.rbp_p
+    unjudged = np.flatnonzero(s.judged_weight < 1)
+    weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0) * (1 - s.judged_weight[unjudged])
+    inside = np.bincount(c.user[unjudged], weights, minlength=c.n_users)
+    return inside + np.power(p, s.list_length)
+
+
+def _err(s: Sums, k: float) -> np.ndarray:
+    weights = s.err_stop * s.err_decay / s.g_pos
+    return s._per_user("err", k, s.g_user, s.g_pos, weights)
+
+
+def _judged(s: Sums, k: float) -> np.ndarray:
+    return _safe_div(s.judged(k), np.minimum(s.list_length, k))
