@@ -244,9 +244,13 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
                                           codes.n_items)
     sel = select(codes, truth, settings)
     ranks = None
-    if settings.compat == "trec_eval" and preds.rank is not None and preds.score is not None:
-        ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)  # as trec_eval
     rows, su, others = order(preds, codes, sel, settings.ties)
+    if settings.compat == "trec_eval" and _ranks_differ_from_scores(preds, rows, su):
+        # trec_eval orders by score (ties by docno) and never reads the ranks. When the rank
+        # order is the strictly falling score order (the usual file), it is that order
+        # already, and the cheaper sort by rank stands.
+        ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
+        rows, su, others = order(preds, codes, sel, settings.ties)
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
     notices += found
     pos = segment_positions(su)
@@ -315,6 +319,16 @@ def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes
                                     chunk.n_users)
         chunk = dataclasses.replace(chunk, profile=profile, history=history)
     return chunk
+
+
+def _ranks_differ_from_scores(preds: Predictions, rows, su) -> bool:
+    """Whether a file with ranks and scores has, in rank order, a score that does not fall
+    (a tie, or a rise) or a repeated rank: then ordering by score gives another list."""
+    if preds.rank is None or preds.score is None:
+        return False
+    s, r = take(preds.score, rows), take(preds.rank, rows)
+    same = su[1:] == su[:-1]
+    return bool((same & ((s[1:] >= s[:-1]) | (r[1:] == r[:-1]))).any())
 
 
 def _score_orders(preds: Predictions, ranks: np.ndarray, rows, su) -> list[Notice]:

@@ -329,3 +329,14 @@ def test_compare_reports_gm_map_on_its_own_scale(run_cli):
     assert cell["mean"] == pytest.approx(means[1], rel=1e-12)
     assert cell["delta"] == pytest.approx(means[1] - means[0], rel=1e-12)
     assert cell["ci"][0] < cell["delta"] < cell["ci"][1]
+
+
+def test_compat_ignores_repeated_ranks_as_trec_eval_does(run_cli, write):
+    """trec_eval never reads the rank field: repeated ranks are no error under compat."""
+    run = write("a.csv", "user_id,item_id,rank,score\nq,a,1,3.0\nq,b,1,2.0\nq,c,1,1.0\n")
+    qrels = write("t.csv", "user_id,item_id,relevance\nq,b,1\n")
+    r = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "recip_rank", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout)["metrics"]["mrr@all"] == 0.5
+    plain = run_cli("score", run, qrels, "-m", "mrr@10")
+    assert plain.exit_code == 2 and "ranks repeated within a user" in plain.stderr
