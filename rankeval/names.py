@@ -91,9 +91,34 @@ def from_name(text: str) -> MetricSpec:
     return MetricSpec(name, None if k in (None, ALL) else int(k))
 
 
+_RANGE_RE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
+_MAX_KS = 10_000
+
+
+def parse_k_range(text: str) -> list[int]:
+    """``5`` -> [5]; ``1..20`` -> 1, 2, ..., 20; ``10..100:10`` -> 10, 20, ..., 100 (the end
+    is included when the step reaches it)."""
+    if ".." not in text:
+        return [parse_k(text)]
+    match = _RANGE_RE.match(text)
+    shown = f"{{option}}: the K range {text.strip()!r}"
+    if not match:
+        raise OptionError(f"{shown} cannot be read: write FIRST..LAST or FIRST..LAST:STEP, "
+                          "e.g. 1..20 or 10..100:10", "k")
+    first, last, step = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
+    if first < 1 or last < first or step < 1:
+        raise OptionError(f"{shown} needs 1 <= FIRST <= LAST and a STEP >= 1", "k")
+    ks = list(range(first, last + 1, step))
+    if len(ks) > _MAX_KS:
+        raise OptionError(f"{shown} has {len(ks):,} cut-offs (at most {_MAX_KS:,})", "k")
+    return ks
+
+
 def parse_ks(values: Iterable[str]) -> list[int]:
-    """``--k`` values, each one K or a comma list (``5,10,20``): sorted, without repeats."""
-    ks = {parse_k(part) for value in values for part in str(value).split(",") if part.strip()}
+    """``--k`` values, each one K, a comma list (``5,10,20``) or a range (``1..20``,
+    ``10..100:10``): sorted, without repeats."""
+    ks = {k for value in values for part in str(value).split(",") if part.strip()
+          for k in parse_k_range(part)}
     if not ks:
         raise OptionError("{option} needs at least one positive integer", "k")
     return sorted(ks)

@@ -92,3 +92,33 @@ def test_parse_ks(values, expected):
 def test_parse_ks_rejects(bad):
     with pytest.raises(OptionError, match="positive integer"):
         parse_ks([bad])
+
+
+def test_k_ranges():
+    from rankeval.names import parse_ks
+
+    assert parse_ks(["1..5", "10..30:10", "7"]) == [1, 2, 3, 4, 5, 7, 10, 20, 30]
+    assert parse_ks(["10..25:10"]) == [10, 20]  # the end only when the step reaches it
+    assert parse_ks(["3..3"]) == [3]
+    for bad, message in (("0..3", "1 <= FIRST <= LAST"), ("5..2", "1 <= FIRST <= LAST"),
+                         ("1..3:0", "STEP >= 1"), ("1..x", "cannot be read"),
+                         ("1..100000", "100,000 cut-offs")):
+        with pytest.raises(OptionError, match=message):
+            parse_ks([bad])
+
+
+def test_k_ranges_from_the_command_line_and_config(run_cli, write):
+    s = "sample_data/"
+    r = run_cli("score", s + "preds.csv", s + "truth.csv", "-m", "ndcg", "--k", "1..3,10..20:5",
+                "-f", "json", "-q")
+    assert r.exit_code == 0, r.stderr
+    import json
+
+    assert json.loads(r.stdout)["k"] == [1, 2, 3, 10, 15, 20]
+    cfg = write("rankeval.toml", '[tool.rankeval]\nk = "1..3"\nmetrics = ["ndcg"]\n')
+    r = run_cli("score", s + "preds.csv", s + "truth.csv", "--config", cfg, "-f", "json", "-q")
+    assert json.loads(r.stdout)["k"] == [1, 2, 3]
+    bad = run_cli("score", s + "preds.csv", s + "truth.csv", "--k", "0..3")
+    assert bad.exit_code == 2
+    assert bad.stderr.strip() == ("rankeval: error: --k: the K range '0..3' needs "
+                                  "1 <= FIRST <= LAST and a STEP >= 1")

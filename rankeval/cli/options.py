@@ -53,7 +53,8 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
 SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]",
                               help="Cut-off(s): repeat or comma-separate (--k 5 --k 10, "
-                              "--k 5,10,20). Default 10.")),
+                              "--k 5,10,20), or a range (--k 1..20, --k 10..100:10). "
+                              "Default 10.")),
     "metrics": (("-m", "--metrics"), dict(
         multiple=True, metavar="NAME[@K]",
         help="Metrics to compute: repeat or comma-separate; NAME alone takes every K. "
