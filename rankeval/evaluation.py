@@ -43,6 +43,10 @@ class InputSummary:
     users: int
 
 
+# What --stats gives when named without values: the mean and the shape of the distribution.
+STATS = ("mean", "median", "p10", "p90", "std", "zeros")
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """The result of one evaluation: per-user values, means, user counts and warnings.
@@ -59,6 +63,8 @@ class Evaluation:
     _values: dict[MetricSpec, np.ndarray] = field(repr=False)
     _user_array: pa.Array = field(repr=False)
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # metric -> statistic -> value over users (``with_stats``); empty unless asked for
+    distribution: dict[str, dict[str, float]] = field(default_factory=dict)
     interval_level: float | None = None
     verdicts: tuple = ()  # gates.Verdict
     baseline: dict[str, Any] | None = None
@@ -101,6 +107,18 @@ class Evaluation:
     def corpus(self) -> list[str]:
         """The corpus-level metrics: one value for the run, no per-user values."""
         return [str(s) for s in self.specs if REGISTRY[s.name].scope == CORPUS]
+
+    def with_stats(self, stats: str | Iterable[str] = STATS):
+        """A copy with the distribution over users of every per-user metric: any of
+        ``mean``, ``median``, ``p<N>`` (a percentile, numpy's linear interpolation), ``std``
+        (sample standard deviation, n - 1), ``min``, ``max``, ``zeros`` (share of users at
+        0). Users a metric could not score are left out."""
+        wanted = parse_stats(stats)
+        table = {}
+        for spec, v in self._values.items():
+            v = v[~np.isnan(v)]
+            table[str(spec)] = {name: describe(v, name) for name in wanted}
+        return dataclasses.replace(self, distribution=table)
 
     def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
         """A copy with a percentile bootstrap confidence interval (over users) for every mean."""
@@ -216,6 +234,41 @@ class Evaluation:
         from .report.table import html_summary
 
         return html_summary(self)
+
+
+def parse_stats(stats: str | Iterable[str]) -> tuple[str, ...]:
+    """``"mean,median,p90"`` or a list of names -> the names, checked, in the order given."""
+    from .errors import OptionError
+
+    words = stats.split(",") if isinstance(stats, str) else [w for x in stats
+                                                              for w in str(x).split(",")]
+    names = tuple(dict.fromkeys(w.strip().lower() for w in words if w.strip()))
+    for name in names:
+        if name in ("mean", "median", "std", "min", "max", "zeros"):
+            continue
+        if name.startswith("p") and name[1:].isdigit() and 0 <= int(name[1:]) <= 100:
+            continue
+        raise OptionError(f"{{option}}: unknown statistic {name!r} (known: mean, median, "
+                          "p0..p100, std, min, max, zeros)", "stats")
+    if not names:
+        raise OptionError("{option} needs at least one statistic", "stats")
+    return names
+
+
+def describe(v: np.ndarray, name: str) -> float:
+    """One statistic of per-user values (0.0 for no users)."""
+    if not len(v):
+        return 0.0
+    if name == "mean":
+        return float(math.fsum(v) / len(v))
+    if name == "std":
+        return float(np.std(v, ddof=1)) if len(v) > 1 else 0.0
+    if name == "zeros":
+        return float(np.count_nonzero(v == 0) / len(v))
+    if name in ("min", "max"):
+        return float(getattr(np, name)(v))
+    q = 50 if name == "median" else int(name[1:])
+    return float(np.percentile(v, q))
 
 
 def overall(spec: MetricSpec, parts: list[float], n: int) -> float:

@@ -106,6 +106,10 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                    help="Resamples of the bootstrap and randomization.")),
     "confidence": (("--confidence",), dict(type=float, default=0.95, show_default=True,
                                            help="Confidence level of the intervals.")),
+    "stats": (("--stats",), dict(
+        metavar="LIST", help="Also the distribution of each metric over users: any of mean, "
+        "median, p10 (any percentile pN), p90, std, min, max, zeros (share of users at 0), "
+        "comma-separated; e.g. --stats median,p10,p90,zeros.")),
     "intervals": (("--intervals",), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
     "input_format": (("--input-format",), dict(

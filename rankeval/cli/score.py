@@ -43,6 +43,7 @@ from .options import (
 @click.option("--allow-settings-change", is_flag=True,
               help="Compare with a --baseline computed with other settings.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@option("stats")
 @option("intervals")
 @option("confidence")
 @option("rounds")
@@ -106,6 +107,8 @@ def score(predictions, truth, **kw) -> int:
                              extra["item_features"], extra["item_features_format"])
         progress.stage(f"scoring {run.source.rows:,} predictions")
         result = evaluate_inputs(run, judged, settings, extras)
+        if kw["stats"]:
+            result = result.with_stats(kw["stats"])
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])

@@ -10,13 +10,17 @@ from ..registry import REGISTRY
 
 def render(ev) -> str:
     """One row per metric@K: ``metric,name,k,value,scope`` with full-precision values;
-    scope is ``per_user`` (a mean over users) or ``corpus`` (one value for the run)."""
+    scope is ``per_user`` (a mean over users) or ``corpus`` (one value for the run); with
+    ``--stats``, one more column per statistic (empty for corpus metrics)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["metric", "name", "k", "value", "scope"])
+    stats = list(next(iter(ev.distribution.values()))) if ev.distribution else []
+    writer.writerow(["metric", "name", "k", "value", "scope", *stats])
     for spec in ev.specs:
+        shape = ev.distribution.get(str(spec), {})
         writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)]),
-                         REGISTRY[spec.name].scope])
+                         REGISTRY[spec.name].scope, *(repr(shape[s]) if s in shape else ""
+                                                      for s in stats)])
     return out.getvalue()
 
 

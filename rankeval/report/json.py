@@ -53,6 +53,7 @@ def document(ev) -> dict[str, Any]:
             if ev.tied_users else None
         ),
         "curves": curves(ev),
+        "distribution": ev.distribution or None,
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

@@ -13,6 +13,7 @@ from .table import (
     compare_footer,
     comparison,
     corpus_line,
+    distribution_rows,
     p_text,
     tie_note,
     tie_rows,
@@ -54,6 +55,11 @@ def render(ev) -> str:
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
             lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
+    if ev.distribution:
+        head, rows = distribution_rows(ev)
+        lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        lines += ["", "Distribution over users."]
     moved = tie_rows(ev)
     if moved:
         lines += ["", "| metric | pessimistic | reported | optimistic |", "|---|---:|---:|---:|"]

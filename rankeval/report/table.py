@@ -81,6 +81,18 @@ def render(ev, console) -> None:
     if ev.intervals:
         console.print(f"in brackets: {ev.interval_level:.0%} bootstrap confidence intervals "
                       "over users", style="dim", highlight=False)
+    if ev.distribution:
+        console.print()
+        dist = Table(box=None, header_style="bold", pad_edge=False)
+        head, rows = distribution_rows(ev)
+        for column in head:
+            dist.add_column(column, justify="left" if column == "metric" else "right",
+                            overflow="fold")
+        for row in rows:
+            dist.add_row(*row)
+        console.print(dist)
+        console.print("distribution over users (users a metric cannot score left out)",
+                      style="dim", highlight=False)
     if ev.corpus:
         console.print(corpus_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
@@ -120,6 +132,17 @@ def render(ev, console) -> None:
             value, _ = show_pair(v.value, v.limit)
             gates.add_row(v.metric, value, v.condition(), verdict)
         console.print(gates)
+
+
+def distribution_rows(ev) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the distribution over users: one row per metric, one column per
+    statistic; shares (zeros) as percentages."""
+    stats = list(next(iter(ev.distribution.values())))
+    rows = []
+    for metric, values in ev.distribution.items():
+        rows.append([metric, *(f"{values[s]:.1%}" if s == "zeros" else f"{values[s]:.4f}"
+                               for s in stats)])
+    return ["metric", *stats], rows
 
 
 def tie_rows(ev) -> list[tuple[str, str, str, str]]:
