@@ -65,6 +65,8 @@ class Evaluation:
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     # metric -> statistic -> value over users (``with_stats``); empty unless asked for
     distribution: dict[str, dict[str, float]] = field(default_factory=dict)
+    # segment column -> one Segment per value (``by_segment``); empty unless asked for
+    segments: dict[str, list] = field(default_factory=dict)
     interval_level: float | None = None
     verdicts: tuple = ()  # gates.Verdict
     baseline: dict[str, Any] | None = None
@@ -107,6 +109,19 @@ class Evaluation:
     def corpus(self) -> list[str]:
         """The corpus-level metrics: one value for the run, no per-user values."""
         return [str(s) for s in self.specs if REGISTRY[s.name].scope == CORPUS]
+
+    def by_segment(self, segments: Any, by: str | Iterable[str], fmt: str | None = None,
+                   reading: dict[str, Any] | None = None):
+        """A copy with every per-user metric averaged within each value of the user
+        attributes ``by`` of ``segments`` (a table or path with a user column); users absent
+        from it form a counted ``(missing)`` segment; ``"activity:quartiles"`` cuts a numeric
+        attribute into quantile bins (also ``:deciles``, ``:N``)."""
+        from .load import open_input
+        from .segments import segment
+
+        table = open_input(segments, "segments", fmt, reading)
+        return dataclasses.replace(self, segments=segment(
+            self, table, [by] if isinstance(by, str) else list(by)))
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """A copy with the distribution over users of every per-user metric: any of

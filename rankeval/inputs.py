@@ -24,6 +24,7 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "train": (("user", "item"), ("count",)),  # training interactions (--train)
     "catalog": (("item",), ()),  # the item universe (--catalog)
     "item_features": (("item",), ()),  # every other column is a feature (--item-features)
+    "segments": (("user",), ()),  # user attributes (--segments)
 }
 COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS)  # user_col, item_col, ...
 

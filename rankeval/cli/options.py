@@ -106,6 +106,13 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
                                    help="Resamples of the bootstrap and randomization.")),
     "confidence": (("--confidence",), dict(type=float, default=0.95, show_default=True,
                                            help="Confidence level of the intervals.")),
+    "segments": (("--segments",), dict(
+        metavar="FILE", help="A user table (user column + attributes, any input format) to "
+        "break every metric down by --segment-by.")),
+    "segment_by": (("--segment-by",), dict(
+        multiple=True, metavar="COLUMN[:BINS]", help="A column of --segments to break the "
+        "metrics down by (repeatable); COLUMN:quartiles, :deciles or :N cuts a numeric one "
+        "into quantile bins.")),
     "stats": (("--stats",), dict(
         metavar="LIST", help="Also the distribution of each metric over users: any of mean, "
         "median, p10 (any percentile pN), p90, std, min, max, zeros (share of users at 0), "

@@ -43,6 +43,8 @@ from .options import (
 @click.option("--allow-settings-change", is_flag=True,
               help="Compare with a --baseline computed with other settings.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@option("segments")
+@option("segment_by")
 @option("stats")
 @option("intervals")
 @option("confidence")
@@ -95,7 +97,14 @@ def score(predictions, truth, **kw) -> int:
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
     inputs = [predictions, truth, *(extra[n] for n in ("train", "catalog", "item_features")
-                                    if extra[n] is not None)]
+                                    if extra[n] is not None),
+              *([kw["segments"]] if kw["segments"] is not None else [])]
+    if kw["segment_by"] and kw["segments"] is None:
+        raise OptionError("{opt:segment_by} needs {opt:segments} FILE")
+    if kw["segments"] is not None:
+        from ..segments import parse_by
+
+        parse_by(kw["segment_by"])
     _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
@@ -109,6 +118,9 @@ def score(predictions, truth, **kw) -> int:
         result = evaluate_inputs(run, judged, settings, extras)
         if kw["stats"]:
             result = result.with_stats(kw["stats"])
+        if kw["segments"] is not None:
+            progress.stage(f"segments from {kw['segments']}")
+            result = result.by_segment(kw["segments"], kw["segment_by"], reading=reading)
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])

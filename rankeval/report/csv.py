@@ -21,6 +21,12 @@ def render(ev) -> str:
         writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)]),
                          REGISTRY[spec.name].scope, *(repr(shape[s]) if s in shape else ""
                                                       for s in stats)])
+    for column, segments in ev.segments.items():  # rows "ndcg@10[country=DE]"
+        for seg in segments:
+            for metric, value in seg.metrics.items():
+                spec = next(s for s in ev.specs if str(s) == metric)
+                writer.writerow([f"{metric}[{column}={seg.value}]", spec.name, spec.column,
+                                 repr(value), "segment", *([""] * len(stats))])
     return out.getvalue()
 
 

@@ -54,6 +54,8 @@ def document(ev) -> dict[str, Any]:
         ),
         "curves": curves(ev),
         "distribution": ev.distribution or None,
+        "segments": ({column: [seg.to_dict() for seg in rows]
+                      for column, rows in ev.segments.items()} or None),
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

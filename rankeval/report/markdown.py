@@ -15,6 +15,7 @@ from .table import (
     corpus_line,
     distribution_rows,
     p_text,
+    segment_tables,
     tie_note,
     tie_rows,
     users_line,
@@ -55,6 +56,9 @@ def render(ev) -> str:
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
             lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
+    for head, rows in segment_tables(ev).values():
+        lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
     if ev.distribution:
         head, rows = distribution_rows(ev)
         lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]

@@ -93,6 +93,15 @@ def render(ev, console) -> None:
         console.print(dist)
         console.print("distribution over users (users a metric cannot score left out)",
                       style="dim", highlight=False)
+    for column, (head, rows) in segment_tables(ev).items():
+        console.print()
+        seg = Table(box=None, header_style="bold", pad_edge=False)
+        for name in head:
+            seg.add_column(name, justify="left" if name == column else "right",
+                           overflow="fold")
+        for row in rows:
+            seg.add_row(*(data(x) for x in row))
+        console.print(seg)
     if ev.corpus:
         console.print(corpus_line(ev), style="dim", highlight=False, soft_wrap=True)
     console.print(users_line(ev), style="dim", highlight=False, soft_wrap=True)
@@ -132,6 +141,17 @@ def render(ev, console) -> None:
             value, _ = show_pair(v.value, v.limit)
             gates.add_row(v.metric, value, v.condition(), verdict)
         console.print(gates)
+
+
+def segment_tables(ev) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """Per segment column: (header, rows) with the user count and every per-user metric."""
+    out = {}
+    for column, segments in ev.segments.items():
+        metrics = list(segments[0].metrics) if segments else []
+        rows = [[s.value, f"{s.users:,}", *(f"{s.metrics[m]:.4f}" for m in metrics)]
+                for s in segments]
+        out[column] = ([column, "users", *metrics], rows)
+    return out
 
 
 def distribution_rows(ev) -> tuple[list[str], list[list[str]]]:

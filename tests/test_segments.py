@@ -1,0 +1,79 @@
+"""--segments / --segment-by: every metric per segment value, with user counts (#16)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankeval import evaluate
+from rankeval.errors import InputError, OptionError
+
+S = "sample_data/"
+
+
+def _segments(n: int = 289) -> pd.DataFrame:
+    ids = [f"u{i:03d}" for i in range(1, n + 1)]
+    return pd.DataFrame({"user_id": ids,
+                         "country": np.where(np.arange(n) % 3 == 0, "DE", "FR"),
+                         "activity": np.arange(n) * 1.5})
+
+
+def test_segment_means_are_group_means_of_the_per_user_values():
+    seg = _segments()
+    r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10", "recall@5"]).by_segment(
+        seg, ["country", "activity:quartiles"])
+    table = r.per_user.merge(seg, on="user_id", how="left")
+    table["country"] = table["country"].fillna("(missing)")
+    expected = table.groupby("country")[["ndcg@10", "recall@5"]].mean()
+    got = {s.value: s for s in r.segments["country"]}
+    assert [s.value for s in r.segments["country"]] == ["DE", "FR", "(missing)"]
+    for value, row in expected.iterrows():
+        assert got[value].users == int((table.country == value).sum())
+        assert got[value].metrics["ndcg@10"] == pytest.approx(row["ndcg@10"], abs=1e-12)
+        assert got[value].metrics["recall@5"] == pytest.approx(row["recall@5"], abs=1e-12)
+    bins = r.segments["activity:quartiles"]
+    assert [s.value for s in bins][-1] == "(missing)"
+    assert sum(s.users for s in bins) == len(r.per_user)
+    # Quartile edges of the segment file's values; each evaluated user in its bin.
+    edges = np.quantile(seg.activity, [0, 0.25, 0.5, 0.75, 1])
+    joined = table.dropna(subset=["activity"])
+    which = np.clip(np.searchsorted(edges, joined.activity, side="right") - 1, 0, 3)
+    assert [s.users for s in bins[:4]] == np.bincount(which, minlength=4).tolist()
+    assert bins[0].value.startswith("[0, ") and bins[3].value.endswith("]")
+
+
+def test_segment_errors():
+    r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10"])
+    with pytest.raises(InputError, match="no column 'region'"):
+        r.by_segment(_segments(), "region")
+    twice = pd.concat([_segments(3), _segments(3)])
+    with pytest.raises(InputError, match="users listed more than once"):
+        r.by_segment(twice, "country")
+    with pytest.raises(InputError):
+        r.by_segment(_segments(), "country:quartiles")  # text cannot be binned
+    with pytest.raises(OptionError, match=":quartiles, :deciles or :N"):
+        r.by_segment(_segments(), "activity:thirds")
+
+
+def test_every_report_format_carries_segments(run_cli, write):
+    seg = write("seg.csv", _segments().to_csv(index=False))
+    base = [S + "preds.csv", S + "truth.csv", "-m", "ndcg@10", "--segments", seg,
+            "--segment-by", "country", "-q"]
+    doc = json.loads(run_cli("score", *base, "-f", "json").stdout)
+    rows = doc["segments"]["country"]
+    assert [r["value"] for r in rows] == ["DE", "FR", "(missing)"]
+    assert sum(r["users"] for r in rows) == doc["users"]["evaluated"]
+    table = run_cli("score", *base).stdout
+    assert "country    users  ndcg@10" in table and "(missing)" in table
+    md = run_cli("score", *base, "-f", "markdown").stdout
+    assert "| country | users | ndcg@10 |" in md and "| \\(missing) |" not in md
+    csv = run_cli("score", *base, "-f", "csv").stdout.splitlines()
+    assert any(line.startswith("ndcg@10[country=DE],ndcg,10,") and line.endswith(",segment")
+               for line in csv)
+    bad = run_cli("score", S + "preds.csv", S + "truth.csv", "--segment-by", "country")
+    assert bad.exit_code == 2 and "--segment-by needs --segments FILE" in bad.stderr
+    bad = run_cli("score", S + "preds.csv", S + "truth.csv", "--segments", seg)
+    assert bad.exit_code == 2 and "--segments needs --segment-by COLUMN" in bad.stderr
