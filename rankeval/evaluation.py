@@ -165,7 +165,21 @@ class Evaluation:
                 "metrics": {m: b for m, b, _, _ in rows},
                 "delta": {m: d for m, _, _, d in rows},
             }
-        return dataclasses.replace(self, verdicts=tuple(plan.check(self.metrics)),
+        values = dict(self.metrics)
+        for column, segments in self.segments.items():  # ndcg@10[country=DE]
+            values.update({f"{m}[{column}={seg.value}]": v
+                           for seg in segments for m, v in seg.metrics.items()})
+        for gate in plan.gates:
+            if gate.metric and gate.metric not in values:
+                from .errors import OptionError
+
+                column = gate.metric.partition("[")[2].partition("=")[0]
+                known = [seg.value for seg in self.segments.get(column, [])]
+                raise OptionError(
+                    f"gate {gate.text!r}: no segment {gate.metric.partition('[')[2][:-1]!r} "
+                    + (f"(values of {column}: {', '.join(known)})" if known else
+                       f"({column!r} is not a --segment-by column of this run)"))
+        return dataclasses.replace(self, verdicts=tuple(plan.check(values)),
                                    baseline=baseline)
 
     @property

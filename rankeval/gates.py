@@ -19,7 +19,9 @@ from .registry import REGISTRY
 from .report.json import Report, read_report
 from .settings import ROWS, comparable_names
 
-_THRESHOLD = re.compile(r"^\s*([^<>=\s]+)\s*(>=|<=|=)\s*(\S+)\s*$")
+# METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
+_THRESHOLD = re.compile(r"^\s*([^<>=\s\[]+(?:\[[^\]]*\])?)\s*(>=|<=|=)\s*(\S+)\s*$")
+_SEGMENT = re.compile(r"^([^\[]+)\[\s*([^=\]]+?)\s*=\s*([^\]]*?)\s*\]$")
 _DROP = re.compile(r"^\s*(?:([^<>=\s]+)\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
 
 
@@ -171,6 +173,10 @@ def plan_gates(
 
 
 def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> str:
+    segment = _SEGMENT.match(word)
+    if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
+        base = _metric(segment.group(1), settings, computed, flag, text)
+        return f"{base}[{segment.group(2)}={segment.group(3)}]"
     from .compat import translate
 
     words = translate([word]) if settings.compat else [word]
@@ -207,12 +213,15 @@ def _threshold(kind: str, text: str, settings, computed: set[str]) -> Gate:
         raise OptionError(f"{flag} {text}: use {expected} (or =) with {flag}")
     name = _metric(word, settings, computed, flag, text)
     threshold = _number(number, flag, text)
-    if REGISTRY[from_name(name).name].bounded and not 0 <= threshold <= 1:
+    if REGISTRY[from_name(name.split("[")[0]).name].bounded and not 0 <= threshold <= 1:
         raise OptionError(f"{flag} {text}: {name} lies in [0, 1], so {threshold:g} cannot be met")
     return Gate(kind, name, threshold=threshold, text=text)
 
 
 def _drop(text: str, settings, computed: set[str]) -> Gate:
+    if "[" in text:
+        raise OptionError(f"{{opt:max_drop}} {text}: a baseline report holds whole-run means; "
+                          "gate a segment with {opt:fail_under} or {opt:fail_over}")
     match = _DROP.match(text)
     if not match:
         raise OptionError(

@@ -77,3 +77,26 @@ def test_every_report_format_carries_segments(run_cli, write):
     assert bad.exit_code == 2 and "--segment-by needs --segments FILE" in bad.stderr
     bad = run_cli("score", S + "preds.csv", S + "truth.csv", "--segments", seg)
     assert bad.exit_code == 2 and "--segments needs --segment-by COLUMN" in bad.stderr
+
+
+def test_gates_can_name_a_segment(run_cli, write):
+    seg = write("seg.csv", _segments().to_csv(index=False))
+    base = [S + "preds.csv", S + "truth.csv", "-m", "ndcg@10", "--segments", seg,
+            "--segment-by", "country", "-q"]
+    r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10"]).by_segment(_segments(),
+                                                                           "country")
+    de = next(s for s in r.segments["country"] if s.value == "DE").metrics["ndcg@10"]
+    passed = run_cli("score", *base, "--fail-under", f"ndcg@10[country=DE]={de - 0.001}")
+    assert passed.exit_code == 0, passed.stderr
+    failed = run_cli("score", *base, "--fail-under", f"ndcg@10[country=DE]>={de + 0.001}",
+                     "-f", "json")
+    assert failed.exit_code == 1
+    gate = json.loads(failed.stdout)["gates"][0]
+    assert gate["metric"] == "ndcg@10[country=DE]" and gate["value"] == de
+    table = run_cli("score", *base, "--fail-under", f"ndcg@10[country=DE]={de + 0.001}")
+    assert "ndcg@10[country=DE]" in table.stdout  # shown as written, not read as markup
+    unknown = run_cli("score", *base, "--fail-under", "ndcg@10[country=XX]=0.3")
+    assert unknown.exit_code == 2
+    assert "no segment 'country=XX' (values of country: DE, FR, (missing))" in unknown.stderr
+    drop = run_cli("score", *base, "--max-drop", "ndcg@10[country=DE]=0.01")
+    assert drop.exit_code == 2 and "whole-run means" in drop.stderr

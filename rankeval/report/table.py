@@ -139,7 +139,7 @@ def render(ev, console) -> None:
         for v in ev.verdicts:
             verdict = "[green]passed[/]" if v.passed else "[bold red]FAILED[/]"
             value, _ = show_pair(v.value, v.limit)
-            gates.add_row(v.metric, value, v.condition(), verdict)
+            gates.add_row(data(v.metric), value, v.condition(), verdict)
         console.print(gates)
 
 
