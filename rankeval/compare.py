@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from .aggregate import exact_parts
 from .errors import OptionError, plural
@@ -66,6 +67,9 @@ class CompareResult:
     options: dict[str, Any]
     notices: list[Notice] = field(default_factory=list)
     top: dict[str, dict[str, dict[str, list[dict]]]] = field(default_factory=dict)
+    # segment column -> [{"value", "users", "cells": [Cell]}], tests corrected across the
+    # runs and segments of each metric
+    segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def metrics(self) -> list[str]:
@@ -142,6 +146,8 @@ def compare_runs(
     truth_table=None,
     reading: dict[str, Any] | None = None,
     extras=None,
+    segments: Any = None,
+    segment_by: Any = (),
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
     if test not in TESTS:
@@ -197,7 +203,45 @@ def compare_runs(
     )
     if top_changes:
         result.top = _top_changes(result, top_changes)
+    if segments is not None:
+        result.segments = _by_segment(result, segments, segment_by, reading)
     return result
+
+
+def _by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
+    """Every per-user metric compared within each segment value; p-values corrected over
+    all (run, segment) tests of one metric and segment column."""
+    from .load import open_input
+    from .segments import ordered_values, user_labels
+
+    table = open_input(table_or_path, "segments", None, reading)
+    shared = pa.array(result.shared_users.tolist(), pa.string())
+    opts = result.options
+    out = {}
+    for word, (labels, rank) in user_labels(shared, table, by).items():
+        rows = [{"value": v, "users": int(np.count_nonzero(labels == v)), "cells": []}
+                for v in ordered_values(labels, rank)]
+        for metric in result.metrics:
+            if _is_corpus(metric):
+                continue
+            tests = []
+            for row in rows:
+                members = labels == row["value"]
+                a = result.values[result.baseline][metric][members]
+                for r in result.runs:
+                    if r.name == result.baseline:
+                        continue
+                    b = result.values[r.name][metric][members]
+                    stats = _on_scale(metric, compare(*_both_scored(a, b), opts["test"],
+                                                      opts["rounds"], opts["seed"],
+                                                      opts["ci_level"]))
+                    tests.append((row, r.name, stats))
+            adjusted = correct([t[2].p_value for t in tests], opts["correction"])
+            for (row, run, stats), p in zip(tests, adjusted, strict=True):
+                row["cells"].append(Cell(run, metric, stats, p, bool(p < opts["alpha"])
+                                         if math.isfinite(p) else None))
+        out[word] = rows
+    return out
 
 
 def _both_scored(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

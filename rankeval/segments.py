@@ -50,6 +50,13 @@ def parse_by(words) -> list[tuple[str, int | None, str]]:
 
 def segment(ev, table, by) -> dict[str, list[Segment]]:
     """Per column of ``by``: one ``Segment`` per value (in value order, ``(missing)`` last)."""
+    return {word: _means(ev, labels, rank)
+            for word, (labels, rank) in user_labels(ev.user_id_array, table, by).items()}
+
+
+def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, dict | None]]:
+    """Per column of ``by``: each user's segment label (``(missing)`` when absent from the
+    table), and the order of binned labels (None: value order)."""
     from .load import _read
 
     columns = parse_by(by)
@@ -63,7 +70,7 @@ def segment(ev, table, by) -> dict[str, list[Segment]]:
     users = data.column(user_col).cast(pa.string()).combine_chunks()
     if len(pc.unique(users)) < len(users):
         raise InputError(label, "users listed more than once", column=user_col)
-    where = to_numpy(pc.index_in(ev.user_id_array.cast(pa.string()), value_set=users)
+    where = to_numpy(pc.index_in(user_ids.cast(pa.string()), value_set=users)
                      .fill_null(-1)).astype(np.int64)
     out = {}
     for name, bins, word in columns:
@@ -75,9 +82,15 @@ def segment(ev, table, by) -> dict[str, list[Segment]]:
         else:
             labels = data.column(name).fill_null("").to_numpy(zero_copy_only=False)
         labels = np.asarray(labels, dtype=object)
-        per_user = np.where(where >= 0, labels[np.maximum(where, 0)], MISSING).astype(str)
-        out[word] = _means(ev, per_user, rank)
+        out[word] = (np.where(where >= 0, labels[np.maximum(where, 0)], MISSING).astype(str),
+                     rank)
     return out
+
+
+def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:
+    """The distinct labels in display order: bins in order, ``(missing)`` last."""
+    values = np.unique(labels).tolist()
+    return sorted(values, key=lambda v: (v == MISSING, rank.get(v, 0) if rank else 0, v))
 
 
 def _user_column(table) -> str:
@@ -114,7 +127,6 @@ def _means(ev, per_user: np.ndarray, rank: dict[str, int] | None = None) -> list
         total = np.bincount(codes[ok], v[ok], minlength=n)
         count = np.bincount(codes[ok], minlength=n)
         means[str(spec)] = np.divide(total, count, out=np.zeros(n), where=count > 0)
-    order = sorted(range(n), key=lambda i: (values[i] == MISSING,
-                                            rank.get(values[i], 0) if rank else 0, values[i]))
-    return [Segment(str(values[i]), int(sizes[i]),
-                    {m: float(x[i]) for m, x in means.items()}) for i in order]
+    index = {v: i for i, v in enumerate(values.tolist())}
+    return [Segment(v, int(sizes[index[v]]), {m: float(x[index[v]]) for m, x in means.items()})
+            for v in ordered_values(values, rank)]

@@ -100,3 +100,37 @@ def test_gates_can_name_a_segment(run_cli, write):
     assert "no segment 'country=XX' (values of country: DE, FR, (missing))" in unknown.stderr
     drop = run_cli("score", *base, "--max-drop", "ndcg@10[country=DE]=0.01")
     assert drop.exit_code == 2 and "whole-run means" in drop.stderr
+
+
+def test_compare_breaks_down_by_segment(run_cli, write):
+    from rankeval.stats import compare, correct
+
+    seg = write("seg.csv", _segments().to_csv(index=False))
+    runs = [S + "preds.csv", S + "popular.csv", S + "truth.csv"]
+    r = run_cli("compare", *runs, "-m", "ndcg@10", "--segments", seg, "--segment-by", "country",
+                "-f", "json", "-q", "--per-user", str(seg) + ".users.csv")
+    assert r.exit_code == 0, r.stderr
+    rows = json.loads(r.stdout)["segments"]["country"]
+    assert [row["value"] for row in rows] == ["DE", "FR", "(missing)"]
+    users = pd.read_csv(str(seg) + ".users.csv", dtype={"user_id": str}).merge(
+        _segments(), on="user_id", how="left").fillna({"country": "(missing)"})
+    tests = []
+    for row in rows:
+        part = users[users.country == row["value"]]
+        assert row["users"] == len(part)
+        tests.append(compare(part["preds/ndcg@10"].to_numpy(),
+                             part["popular/ndcg@10"].to_numpy()))
+    adjusted = correct([t.p_value for t in tests], "holm")  # over the segments of the metric
+    for row, t, p in zip(rows, tests, adjusted, strict=True):
+        cell = row["comparisons"][0]
+        assert cell["delta"] == pytest.approx(t.delta, abs=1e-12)
+        assert cell["p_value"] == pytest.approx(t.p_value, rel=1e-9)
+        assert cell["p_adjusted"] == pytest.approx(p, rel=1e-9)
+    csv = run_cli("compare", *runs, "-m", "ndcg@10", "--segments", seg, "--segment-by",
+                  "country", "-f", "csv", "-q").stdout
+    assert "popular,ndcg@10[country=DE]," in csv
+    md = run_cli("compare", *runs, "-m", "ndcg@10", "--segments", seg, "--segment-by",
+                 "country", "-f", "markdown", "-q").stdout
+    assert "| country | users | run | ndcg@10 |" in md
+    alone = run_cli("compare", *runs, "--segments", seg)
+    assert alone.exit_code == 2 and "go together" in alone.stderr

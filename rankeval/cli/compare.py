@@ -44,6 +44,8 @@ from .options import (
               "for the users compared: .csv, .parquet, or - for stdout.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@option("segments")
+@option("segment_by")
 @report_options("compare")
 def compare_command(files, **kw) -> int:
     """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
@@ -74,6 +76,8 @@ def compare_command(files, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     check_needs(settings, {n for n in ("train", "catalog", "item_features")
                            if extra[n] is not None})
+    if bool(kw["segments"]) != bool(kw["segment_by"]):
+        raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     if kw["per_user"] is not None:
@@ -95,7 +99,7 @@ def compare_command(files, **kw) -> int:
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
-        reading=reading, extras=extras,
+        reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")

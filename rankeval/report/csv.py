@@ -36,9 +36,12 @@ def render_compare(result) -> str:
     writer.writerow(["run", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "effect_size", "wins", "ties",
                      "losses"])
-    for c in result.cells:
+    named = [(c, c.metric) for c in result.cells]
+    named += [(c, f"{c.metric}[{column}={row['value']}]")  # per segment
+              for column, rows in result.segments.items() for row in rows for c in row["cells"]]
+    for c, metric in named:
         s = c.stats
-        writer.writerow([c.run, c.metric, repr(s.mean_b), repr(s.mean_a), repr(s.delta),
+        writer.writerow([c.run, metric, repr(s.mean_b), repr(s.mean_a), repr(s.delta),
                          repr(s.ci_low), repr(s.ci_high), repr(s.p_value), repr(c.p_adjusted),
                          c.significant, repr(s.effect_size), s.wins, s.ties, s.losses])
     return out.getvalue()

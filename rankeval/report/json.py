@@ -97,6 +97,10 @@ def compare_document(result) -> dict[str, Any]:
         ],
         "users": {"shared": len(result.shared_users)},
         "comparisons": [c.to_dict() for c in result.cells],
+        "segments": ({column: [{"value": row["value"], "users": row["users"],
+                                "comparisons": [c.to_dict() for c in row["cells"]]}
+                               for row in rows]
+                      for column, rows in result.segments.items()} or None),
         "top_changes": result.top,
         "warnings": [n.message for n in result.notices],
     }

@@ -9,8 +9,10 @@ from ..gates import show_pair
 from ..settings import footer
 from . import visible
 from .table import (
+    ci_text,
     compare_cell,
     compare_footer,
+    compare_segment_tables,
     comparison,
     corpus_line,
     distribution_rows,
@@ -123,8 +125,14 @@ def render_compare(result) -> str:
     for c in result.cells:
         s = c.stats
         mark = "*" if c.significant else ""
-        lines.append(f"| {cell(c.run)} | {c.metric} | {s.delta:+.4f} | [{s.ci_low:+.4f}, "
-                     f"{s.ci_high:+.4f}] | {p_text(s.p_value)} | {p_text(c.p_adjusted)}{mark} | "
+        lines.append(f"| {cell(c.run)} | {c.metric} | {s.delta:+.4f} | {ci_text(s)} | "
+                     f"{p_text(s.p_value)} | {p_text(c.p_adjusted)}{mark} | "
                      f"{s.effect_size:+.3f} | {s.wins}/{s.ties}/{s.losses} |")
+    for column, (head, rows) in compare_segment_tables(result).items():
+        lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
+                  "|---|---:|---|" + "---:|" * (len(head) - 3)]
+        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+        lines += ["", f"Per {cell(column)}: mean and delta against the baseline; * significant "
+                  "after correction over the runs and segments of each metric."]
     lines += ["", *(cell(line) for line in compare_footer(result))]
     return "\n".join(lines) + "\n"

@@ -143,6 +143,36 @@ def render(ev, console) -> None:
         console.print(gates)
 
 
+def compare_segment_tables(result) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """Per segment column: rows of (segment, users, run, one 'mean delta*' cell per metric)."""
+    out = {}
+    for column, rows in result.segments.items():
+        metrics = list(dict.fromkeys(c.metric for row in rows for c in row["cells"]))
+        lines = []
+        for row in rows:
+            runs = list(dict.fromkeys(c.run for c in row["cells"]))
+            for run in runs:
+                cells = {c.metric: c for c in row["cells"] if c.run == run}
+                lines.append([row["value"], f"{row['users']:,}", run,
+                              *(_segment_cell(cells[m]) for m in metrics)])
+        out[column] = ([column, "users", "run", *metrics], lines)
+    return out
+
+
+def ci_text(s) -> str:
+    """``[-0.0140, +0.0134]``, or ``-`` where there is no interval (a corpus metric)."""
+    if math.isnan(s.ci_low):
+        return "-"
+    return f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]"
+
+
+def _segment_cell(cell) -> str:
+    s = cell.stats
+    if not s.n:
+        return "-"
+    return f"{s.mean_b:.4f} {s.delta:+.4f}" + ("*" if cell.significant else "")
+
+
 def segment_tables(ev) -> dict[str, tuple[list[str], list[list[str]]]]:
     """Per segment column: (header, rows) with the user count and every per-user metric."""
     out = {}
@@ -273,11 +303,22 @@ def render_compare(result, console) -> None:
                           overflow="fold")
     for c in result.cells:
         s = c.stats
-        detail.add_row(data(c.run), c.metric, f"{s.delta:+.4f}",
-                       escape(f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]"),
+        detail.add_row(data(c.run), c.metric, f"{s.delta:+.4f}", escape(ci_text(s)),
                        p_text(s.p_value), p_text(c.p_adjusted) + ("*" if c.significant else ""),
                        f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
     console.print(detail)
+    for column, (head, rows) in compare_segment_tables(result).items():
+        console.print()
+        seg = Table(box=None, header_style="bold", pad_edge=False)
+        for name in head:
+            seg.add_column(name, justify="right" if name not in (column, "run") else "left",
+                           overflow="fold")
+        for row in rows:
+            seg.add_row(*(data(x) for x in row))
+        console.print(seg)
+        console.print(f"per {column}: mean and delta against {result.baseline}; * significant "
+                      "after correction over the runs and segments of each metric",
+                      style="dim", highlight=False, soft_wrap=True)
     for run, metrics in result.top.items():
         for metric, changes in metrics.items():
             console.print()
