@@ -107,3 +107,24 @@ def tie_notices(su, pos, tie_start, kmax: int, settings) -> list[Notice]:
     ends_tied = (pos[last] > tie_start[last]) & (tie_start[last] <= kmax)
     n = int(np.count_nonzero(ends_tied))
     return [Notice("ties_at_list_end", n)] if n else []
+
+
+def ranks_differ_from_scores(rank, score, rows, su) -> bool:
+    """Whether a file with ranks and scores has, in rank order, a score that does not fall
+    (a tie, or a rise) or a repeated rank: then ordering by score gives another list."""
+    if rank is None or score is None:
+        return False
+    s, r = take(score, rows), take(rank, rows)
+    same = su[1:] == su[:-1]
+    return bool((same & ((s[1:] >= s[:-1]) | (r[1:] == r[:-1]))).any())
+
+
+def score_orders(columns: dict[str, str], ranks: np.ndarray, rows, su) -> list[Notice]:
+    """Under --compat trec_eval, the users whose rank column tells another order than their
+    scores (which order the lists, as in trec_eval)."""
+    r = take(ranks, rows)
+    against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
+    if not against.any():
+        return []
+    return [Notice("score_orders", int(np.unique(su[1:][against]).size),
+                   {"column": columns["score"], "rank": columns["rank"]})]

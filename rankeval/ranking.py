@@ -22,7 +22,16 @@ from .errors import InputError, report
 from .join import ideal_lists, lookup, repeats, truth_pairs
 from .load import Predictions, Truth
 from .notices import Notice
-from .ordering import TIE_AWARE, order_rows, scores_against_ranks, take, tie_groups, tie_notices
+from .ordering import (
+    TIE_AWARE,
+    order_rows,
+    ranks_differ_from_scores,
+    score_orders,
+    scores_against_ranks,
+    take,
+    tie_groups,
+    tie_notices,
+)
 from .registry import REGISTRY
 
 
@@ -245,10 +254,10 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     sel = select(codes, truth, settings)
     ranks = None
     rows, su, others = order(preds, codes, sel, settings.ties)
-    if settings.compat == "trec_eval" and _ranks_differ_from_scores(preds, rows, su):
-        # trec_eval orders by score (ties by docno) and never reads the ranks. When the rank
-        # order is the strictly falling score order (the usual file), it is that order
-        # already, and the cheaper sort by rank stands.
+    if settings.compat == "trec_eval" and ranks_differ_from_scores(preds.rank, preds.score,
+                                                                   rows, su):
+        # trec_eval orders by score and never reads ranks; when the ranks already give the
+        # strictly falling score order (the usual file), the cheaper rank sort stands.
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
         rows, su, others = order(preds, codes, sel, settings.ties)
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
@@ -261,7 +270,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
             notices += found
             pos = segment_positions(su)
     if ranks is not None:
-        notices += _score_orders(preds, ranks, rows, su)
+        notices += score_orders(preds.columns, ranks, rows, su)
 
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
         rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
@@ -319,27 +328,6 @@ def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes
                                     chunk.n_users)
         chunk = dataclasses.replace(chunk, profile=profile, history=history)
     return chunk
-
-
-def _ranks_differ_from_scores(preds: Predictions, rows, su) -> bool:
-    """Whether a file with ranks and scores has, in rank order, a score that does not fall
-    (a tie, or a rise) or a repeated rank: then ordering by score gives another list."""
-    if preds.rank is None or preds.score is None:
-        return False
-    s, r = take(preds.score, rows), take(preds.rank, rows)
-    same = su[1:] == su[:-1]
-    return bool((same & ((s[1:] >= s[:-1]) | (r[1:] == r[:-1]))).any())
-
-
-def _score_orders(preds: Predictions, ranks: np.ndarray, rows, su) -> list[Notice]:
-    """Under --compat trec_eval, the users whose rank column tells another order than their
-    scores (which order the lists, as in trec_eval)."""
-    r = take(ranks, rows)
-    against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
-    if not against.any():
-        return []
-    return [Notice("score_orders", int(np.unique(su[1:][against]).size),
-                   {"column": preds.columns["score"], "rank": preds.columns["rank"]})]
 
 
 def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):

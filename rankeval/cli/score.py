@@ -99,12 +99,7 @@ def score(predictions, truth, **kw) -> int:
     inputs = [predictions, truth, *(extra[n] for n in ("train", "catalog", "item_features")
                                     if extra[n] is not None),
               *([kw["segments"]] if kw["segments"] is not None else [])]
-    if kw["segment_by"] and kw["segments"] is None:
-        raise OptionError("{opt:segment_by} needs {opt:segments} FILE")
-    if kw["segments"] is not None:
-        from ..segments import parse_by
-
-        parse_by(kw["segment_by"])
+    _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"])
     _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
@@ -172,3 +167,18 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
     check_writable(output, "--output")
     check_distinct({"--output": output, "--per-user": per_user, "--junit": junit},
                    [*inputs, *([baseline] if baseline else [])])
+
+
+def _check_breakdowns(stats: str | None, segments: str | None, segment_by) -> None:
+    """--stats and --segments/--segment-by are read before any input, so that a typo costs
+    no scoring."""
+    if stats:
+        from ..distribution import parse_stats
+
+        parse_stats(stats)
+    if segment_by and segments is None:
+        raise OptionError("{opt:segment_by} needs {opt:segments} FILE")
+    if segments is not None:
+        from ..segments import parse_by
+
+        parse_by(segment_by)
