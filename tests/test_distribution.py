@@ -60,3 +60,10 @@ def test_every_report_format_carries_it(run_cli):
     assert bad.exit_code == 2
     assert bad.stderr.strip() == ("rankeval: error: --stats: unknown statistic 'p9x' (known: "
                                   "mean, median, p0..p100, std, min, max, zeros)")
+
+
+def test_a_bad_statistic_stops_before_any_input_is_read(run_cli, tmp_path):
+    missing = str(tmp_path / "no-such.csv")
+    r = run_cli("score", missing, missing + "2", "--stats", "medium")
+    assert r.exit_code == 2
+    assert "unknown statistic 'medium'" in r.stderr and "no-such" not in r.stderr
