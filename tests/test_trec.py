@@ -254,3 +254,13 @@ def test_whole_list_measures_match_pytrec_eval(tmp_path, run_cli, seed):
     printed = trec_lines(r.stdout)
     assert printed[("num_ret", "all")] == str(sum(int(v["num_ret"]) for v in theirs.values()))
     assert ("set_F", "all") in printed
+
+
+def test_trailing_words_in_a_run_are_named(run_cli, write):
+    """trec_eval's own test/results.trunc has words after the 6th field; trec_eval skips them,
+    rankeval refuses them with a hint to cut them."""
+    run = write("a.run", "q1 Q0 d1 1 2.0 run more junk\nq1 Q0 d2 2 1.0 run\n")
+    qrels = write("a.qrels", "q1 0 d1 1\n")
+    r = run_cli("score", run, qrels)
+    assert r.exit_code == 2
+    assert "they have more than 6 fields" in r.stderr and "cut -d' ' -f1-6" in r.stderr

@@ -64,6 +64,10 @@ def _raise_field_count(text: bytes, n_fields: int, layout: str, label: str) -> N
         fields, what = other[n_fields]
         hint = f"{len(bad)} of them have {fields} fields, as in {what}" if all(
             counts[n - 1] == fields for n in bad) else None
+        if all(counts[n - 1] > n_fields for n in bad):  # trailing words (trec_eval skips them)
+            hint = (f"they have more than {n_fields} fields: trec_eval ignores what follows the "
+                    f"{n_fields}th, rankeval does not guess; keep the first {n_fields}, e.g. "
+                    f"cut -d' ' -f1-{n_fields}")
         raise InputError(
             label, f"lines without the {n_fields} fields '{layout}'", count=len(bad),
             examples=[(n, lines[n - 1].decode("utf-8", "replace")) for n in bad[:5]],
