@@ -134,3 +134,13 @@ def test_compare_breaks_down_by_segment(run_cli, write):
     assert "| country | users | run | ndcg@10 |" in md
     alone = run_cli("compare", *runs, "--segments", seg)
     assert alone.exit_code == 2 and "go together" in alone.stderr
+
+
+def test_the_notebook_view_shows_segments_distribution_and_corpus_marks():
+    seg = _segments()
+    r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10", "coverage@10"],
+                 train=S + "train.csv").by_segment(seg, "country").with_stats("median")
+    page = r._repr_html_()
+    assert "<th>country</th>" in page and "<td>(missing)</td>" in page
+    assert "<th>median</th>" in page
+    assert "corpus-level" in page

@@ -242,9 +242,26 @@ def html_summary(ev) -> str:
         + "</tr>"
         for name, values in rows
     )
-    notes = "<br>".join(html.escape(t) for t in (users_line(ev), footer(ev.settings)))
+    extra = [_html_table(head, rows) for head, rows in segment_tables(ev).values()]
+    if ev.distribution:
+        extra.append(_html_table(*distribution_rows(ev)))
+    moved = tie_rows(ev)
+    if moved:
+        extra.append(_html_table(["metric", "pessimistic", "reported", "optimistic"], moved))
+    lines = [users_line(ev), footer(ev.settings)]
+    if ev.corpus:
+        lines.insert(0, corpus_line(ev))
+    notes = "<br>".join(html.escape(t) for t in lines)
     return (f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{body}</tbody></table>"
-            f"<p><small>{notes}</small></p>")
+            + "".join(extra) + f"<p><small>{notes}</small></p>")
+
+
+def _html_table(head: list[str], rows: list[list[str]]) -> str:
+    """A small HTML table of text cells (escaped)."""
+    top = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{top}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
