@@ -102,7 +102,7 @@ def _scorer(scores: Any, n_users: int | None, n_items: int | None
 
 def _ids(names: Sequence[Any] | None, n: int, what: str) -> np.ndarray:
     if names is None:
-        return np.array([str(i) for i in range(n)], dtype=object)
+        return np.arange(n).astype(str).astype(object)  # no Python loop over users
     out = np.array([str(x) for x in names], dtype=object)
     if len(out) != n:
         raise OptionError(f"{what}: {len(out)} names for {n} {what}")
