@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test test-fast golden lint fmt docs smoke bench clean
+.PHONY: help install browser run test test-fast golden lint fmt docs smoke bench clean
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,6 +25,16 @@ $(VENV)/.test: pyproject.toml
 
 install: $(VENV)/.test ## Create .venv with rankeval and the test tools
 
+# The HTML report's browser tests and the README screenshot drive the system's Chromium.
+# Missing: installed with apt-get (as root, or through sudo), else one line says what to do.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+browser: ## Check for Chromium (the report's browser tests); install it with apt-get if missing
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  command -v apt-get >/dev/null 2>&1 || { echo "make: the HTML report tests need Chromium: install the 'chromium' package"; exit 1; }; \
+	  echo "make: installing Debian's chromium for the HTML report tests (apt-get)"; \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
+	  || { echo "make: could not install chromium: run 'apt-get install chromium' as root"; exit 1; }; }
+
 run: $(VENV)/.runtime ## Score the bundled sample data
 	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 5,10 -m ndcg,map,recall
 
@@ -32,11 +42,11 @@ run: $(VENV)/.runtime ## Score the bundled sample data
 # the compiled code outside the clone, so that later runs and fresh CI clones reuse it.
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
 
-test: $(VENV)/.test ## Lint and run the test suite
+test: $(VENV)/.test browser ## Lint and run the test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
-test-fast: $(VENV)/.test ## The test suite without the tests marked slow
+test-fast: $(VENV)/.test browser ## The test suite without the tests marked slow
 	$(BIN)/pytest -m "not slow"
 
 golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the diff)
@@ -49,7 +59,8 @@ lint: $(VENV)/.test ## Lint only
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
 
-docs: $(VENV)/.runtime ## Regenerate the README's metric table from the registry
+docs: $(VENV)/.test browser ## Regenerate the README's metric table and report screenshot
+	$(BIN)/python docs/screenshot.py
 	$(BIN)/python -c "import re, pathlib; from rankeval.cli import metrics_markdown; \
 	p = pathlib.Path('README.md'); s = p.read_text(); \
 	a, b = s.index('<!-- metrics:start'), s.index('<!-- metrics:end -->'); \

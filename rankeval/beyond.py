@@ -122,6 +122,7 @@ class ItemStats:
     fallback: bool  # no --catalog: the catalog is the training items plus the predicted ones
     outside: int  # predicted items missing from --catalog (they join the catalog)
     vectors: ItemVectors | None = None
+    member: np.ndarray | None = None  # bool per id: in the catalog
 
     def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(popularity, long tail) of each of ``item_ids``."""
@@ -172,7 +173,8 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
     return ItemStats(ids=ids, pop=pop, tail=_long_tail(pop, member, settings.tail_share),
                      n_train_users=n_users, catalog_size=int(member.sum()),
-                     fallback=catalog is None, outside=outside, vectors=vectors)
+                     fallback=catalog is None, outside=outside, vectors=vectors,
+                     member=member)
 
 
 def feature_arrays(stats: ItemStats, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .aggregate import exact_parts
+from .arrow import from_numpy, to_numpy
 from .errors import OptionError, plural
 from .evaluation import Evaluation, evaluate_inputs, overall
 from .load import Truth, load_predictions, open_input, swapped
@@ -70,6 +72,8 @@ class CompareResult:
     # segment column -> [{"value", "users", "cells": [Cell]}], tests corrected across the
     # runs and segments of each metric
     segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # run -> metric -> bootstrap interval of its mean over the shared users (``--ci``)
+    intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
 
     @property
     def metrics(self) -> list[str]:
@@ -148,16 +152,10 @@ def compare_runs(
     extras=None,
     segments: Any = None,
     segment_by: Any = (),
+    intervals: bool = False,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
-    if test not in TESTS:
-        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
-    if not 0 < alpha < 1 or not 0 < ci_level < 1:
-        raise OptionError("{opt:alpha} and {opt:confidence} must lie strictly between 0 and 1")
-    if rounds < 100:
-        raise OptionError("{option} must be at least 100", "rounds")
+    _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     base = baseline if baseline is not None else names[0]
     if base not in names:
@@ -203,9 +201,40 @@ def compare_runs(
     )
     if top_changes:
         result.top = _top_changes(result, top_changes)
+    if intervals:
+        result.intervals = _intervals(result)
     if segments is not None:
         result.segments = _by_segment(result, segments, segment_by, reading)
     return result
+
+
+def _check_options(test: str, correction: str, alpha: float, ci_level: float,
+                   rounds: int) -> None:
+    if test not in TESTS:
+        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
+    if correction not in CORRECTIONS:
+        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
+    if not 0 < alpha < 1 or not 0 < ci_level < 1:
+        raise OptionError("{opt:alpha} and {opt:confidence} must lie strictly between 0 and 1")
+    if rounds < 100:
+        raise OptionError("{option} must be at least 100", "rounds")
+
+
+def _intervals(result: CompareResult) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per run and per-user metric, the bootstrap interval of its mean over the users
+    compared (the same users for every run, so that the bands of a K curve are comparable)."""
+    from .stats import bootstrap_mean_ci
+
+    o = result.options
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    for run, metrics in result.values.items():
+        out[run] = {}
+        for metric, v in metrics.items():
+            low, high = bootstrap_mean_ci(v[~np.isnan(v)], o["rounds"], o["seed"], o["ci_level"])
+            if REGISTRY[from_name(metric).name].overall == GEOMETRIC:  # a mean of logs
+                low, high = math.exp(low), math.exp(high)
+            out[run][metric] = (low, high)
+    return out
 
 
 def _by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
@@ -276,30 +305,25 @@ def _on_scale(metric: str, c: Comparison) -> Comparison:
 
 def _paired(results: list[RunResult], metrics):
     """The users every run evaluates (all of them unless skip_missing_users drops some per
-    run), in the first run's order, and each run's values aligned to them by id."""
-    first = results[0].evaluation.user_ids
-    common = first
+    run), in the first run's order, and each run's values aligned to them by id. Arrow's
+    hash joins: numpy's set functions on object arrays are quadratic."""
+    first = results[0].evaluation.user_id_array
+    keep = np.ones(len(first), dtype=bool)
     for r in results[1:]:
-        common = np.intersect1d(common, r.evaluation.user_ids)
-    shared = first[np.isin(first, common)]
+        keep &= to_numpy(pc.is_in(first, value_set=r.evaluation.user_id_array))
+    shared = first.filter(from_numpy(keep))
     notices = []
     values: dict[str, dict[str, np.ndarray]] = {}
     for r in results:
-        ids = r.evaluation.user_ids
+        ids = r.evaluation.user_id_array
         r.dropped = int(len(ids) - len(shared))
         if r.dropped:
             notices.append(Notice("users_not_shared", r.dropped, {"run": r.name}))
-        at = _positions(ids, shared)
+        at = to_numpy(pc.index_in(shared, value_set=ids)).astype(np.int64)
         values[r.name] = {m: r.evaluation.values(m)[at] for m in metrics}
     if len(shared) == 0:
         raise OptionError("the runs share no evaluated user: nothing to compare")
-    return shared, values, notices
-
-
-def _positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Where each of ``wanted`` (all present) sits in ``ids``."""
-    order = np.argsort(ids, kind="stable")
-    return order[np.searchsorted(ids[order], wanted)]
+    return shared.to_numpy(zero_copy_only=False), values, notices
 
 
 def _top_changes(result: CompareResult, n: int) -> dict:

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 from .aggregate import exact_parts
 from .arrow import from_numpy, to_numpy
 from .errors import InputError, plural
+from .exposure import exposure_ks
 from .load import Predictions, Truth
 from .metrics import compute
 from .names import MetricSpec
@@ -73,10 +74,11 @@ class ItemCounts:
                           max(self.longest, other.longest))
 
 
-def item_counts(chunk, item_ids: pa.Array, settings) -> dict[int | None, ItemCounts]:
-    """Per cut-off of a corpus metric: how many top-K lists hold each item."""
+def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None, ItemCounts]:
+    """Per cut-off of a corpus metric (and of ``also``): how many top-K lists hold each
+    item."""
     out = {}
-    for k in {s.k for s in settings.specs if REGISTRY[s.name].scope == CORPUS}:
+    for k in {s.k for s in settings.specs if REGISTRY[s.name].scope == CORPUS} | set(also):
         rows = np.flatnonzero(chunk.pos <= k) if k is not None else slice(None)
         counts = np.bincount(chunk.item[rows], minlength=len(item_ids))
         present = np.flatnonzero(counts)
@@ -112,7 +114,8 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
         rows_beyond_k=built.prediction_rows_beyond_k,
         tied_users=tied,
         tie_bounds=bounds,
-        item_counts=item_counts(built.chunk, built.item_ids, settings),
+        item_counts=item_counts(built.chunk, built.item_ids, settings,
+                                also=exposure_ks(settings, stats)),
         scored=scored,
     )
 

@@ -27,6 +27,7 @@ from .beyond import Extras, ItemStats, check_needs, item_stats, load_extras
 from .corpus import CORPUS_KERNELS, Lists
 from .distribution import STATS, describe, parse_stats
 from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
+from .exposure import Exposure, exposure, exposure_ks
 from .inputs import COLUMN_OPTIONS
 from .load import Predictions, Truth, load_inputs
 from .names import ALL, MetricSpec, from_name
@@ -70,6 +71,7 @@ class Evaluation:
     tied_users: int = 0  # users with tied scores within the scored depth
     # metric -> (pessimistic, optimistic) mean: what the order of tied items alone can do
     tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
+    exposure: Exposure | None = None  # popularity bias, when --train gives a popularity
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary],
@@ -328,7 +330,11 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
                                         users)
     corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
               if REGISTRY[spec.name].scope == CORPUS}
-    return Evaluation.from_partial(partial, settings, inputs, corpus)
+    ev = Evaluation.from_partial(partial, settings, inputs, corpus)
+    ks = exposure_ks(settings, stats)
+    if ks:
+        ev = dataclasses.replace(ev, exposure=exposure(partial.item_counts[ks[0]], stats, ks[0]))
+    return ev
 
 
 def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) -> float:

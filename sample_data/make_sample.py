@@ -3,7 +3,7 @@
 A small catalogue recommender: 300 users, 400 items with a popularity skew, graded relevance 0..4
 (0 = judged not relevant), and a model whose scores are the true affinity plus noise. Two users
 have only non-relevant judgements and three have no predictions, so the report shows how such
-users are counted.
+users are counted. users.csv gives a country and an activity count per user (six are missing).
 """
 
 from pathlib import Path
@@ -47,6 +47,21 @@ def main(seed: int = 20261122) -> None:
     pd.DataFrame(popular, columns=["user_id", "item_id", "rank"]).to_csv(
         HERE / "popular.csv", index=False)
     _train_and_catalog(np.random.default_rng(seed + 1), users, items, popularity, t)
+    _users(np.random.default_rng(seed + 2), users)
+
+
+def _users(rng, users) -> None:
+    """User attributes to break the metrics down by (--segments): a country, and the number
+    of training interactions. Six users are missing, as in real user tables."""
+    train = pd.read_csv(HERE / "train.csv")
+    activity = train.groupby("user_id").size()
+    country = rng.choice(["DE", "FR", "KR", "US", "BR"], size=len(users),
+                         p=[0.3, 0.2, 0.2, 0.2, 0.1])
+    rows = [(u, c, int(activity.get(u, 0))) for u, c in zip(users, country, strict=True)]
+    missing = set(rng.choice(len(users), size=6, replace=False).tolist())
+    pd.DataFrame([r for i, r in enumerate(rows) if i not in missing],
+                 columns=["user_id", "country", "train_interactions"]).to_csv(
+        HERE / "users.csv", index=False)
 
 
 def _train_and_catalog(rng, users, items, popularity, truth: pd.DataFrame) -> None:

@@ -124,8 +124,8 @@ def test_the_same_option_means_the_same_thing_in_every_command():
 
 
 @pytest.mark.parametrize("args, old, new", [
-    (["score", PREDS, TRUTH, "--ci", "--ci-rounds", "200", "-f", "json"], "--ci",
-     "--intervals"),
+    (["score", PREDS, TRUTH, "--ci", "--ci-rounds", "200", "-f", "json"], "--ci-rounds",
+     "--rounds"),
     (["compare", PREDS, PREDS, TRUTH, "--baseline", "preds-2", "-f", "json"], "--baseline",
      "--baseline-run"),
     (["compare", PREDS, PREDS, TRUTH, "--runs-format", "csv", "-f", "json"], "--runs-format",
@@ -137,7 +137,7 @@ def test_old_spellings_still_work_and_warn(run_cli, args, old, new):
     assert f"{old} is now {new}" in r.stderr or f"{old} is now {new}" in r.stderr.replace(
         "compare --baseline", "--baseline")
     doc = r.json()
-    if old == "--ci":
+    if old == "--ci-rounds":
         assert doc["ci"]["intervals"]
     if old == "--baseline":
         assert doc["baseline"] == "preds-2"

@@ -27,7 +27,10 @@ OUTPUTS = {  # command whose output goes to PATH (the inputs are copies in the s
     "score --per-user": lambda p, t, path: ["score", p, t, "--per-user", path, "-q"],
     "score --junit": lambda p, t, path: ["score", p, t, "--fail-under", "ndcg@10=0.1",
                                          "--junit", path, "-q"],
+    "score --html": lambda p, t, path: ["score", p, t, "-k", "10", "--html", path, "-q"],
     "compare -o": lambda p, t, path: ["compare", p, p, t, "-f", "json", "-o", path, "-q"],
+    "compare --html": lambda p, t, path: ["compare", p, p, t, "-m", "ndcg@10", "--html", path,
+                                          "-q"],
     "validate -o": lambda p, t, path: ["validate", p, t, "-f", "json", "-o", path, "-q"],
     "convert OUT": lambda p, t, path: ["convert", p, path, "-q"],
 }

@@ -6,7 +6,7 @@ import click
 
 from ..errors import EXIT_GATE_FAILED, OptionError
 from .app import cli, show_notices
-from .emit import emit
+from .emit import check_html, emit, write_html
 from .options import (
     Command,
     option,
@@ -36,6 +36,8 @@ from .options import (
               help="Significance level, after the correction.")
 @click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
               show_default=True, help="Multiple-comparison correction across the runs, per metric.")
+@option("intervals", help="Add a bootstrap confidence interval (over the users compared) to "
+        "every run's mean.")
 @option("confidence")
 @click.option("--top-changes", type=click.IntRange(min=0), default=0, metavar="N",
               help="List the N users most helped and most hurt, per run and metric.")
@@ -46,6 +48,7 @@ from .options import (
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
 @option("segments")
 @option("segment_by")
+@option("html")
 @report_options("compare")
 def compare_command(files, **kw) -> int:
     """Compare runs against TRUTH: means, deltas against a baseline, and which are real.
@@ -62,6 +65,8 @@ def compare_command(files, **kw) -> int:
       rankeval compare bm25.run dense.run truth.qrels --compat trec_eval -m map -m ndcg_cut.10
       rankeval compare a.csv b.csv truth.csv --test randomization --rounds 100000 --seed 7
       rankeval compare main.csv pr.csv truth.csv --fail-if-worse -m ndcg@10
+      rankeval compare a.csv b.csv truth.csv --k 1..20 --ci --segments users.csv \\
+          --segment-by country -f html -o report.html
     """
     from ..beyond import check_needs, load_extras
     from ..compare import compare_runs, run_names
@@ -80,12 +85,14 @@ def compare_command(files, **kw) -> int:
         raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
+    check_html(kw["fmt"].lower(), kw["html"])
     if kw["per_user"] is not None:
         check_writable(kw["per_user"], "--per-user")
         per_user_format(kw["per_user"])
         if kw["per_user"] == "-" and kw["output"] == "-":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
-    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"]},
+    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"],
+                    "--html": kw["html"]},
                    [truth, *runs,
                     *(extra[n] for n in ("train", "catalog", "item_features") if extra[n])])
     truth_table = open_input(truth, "truth", kw["truth_format"], reading)
@@ -100,6 +107,7 @@ def compare_command(files, **kw) -> int:
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
         reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
+        intervals=kw["intervals"],
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
@@ -110,6 +118,7 @@ def compare_command(files, **kw) -> int:
     report = module(fmt)
     emit(kw["output"], fmt, lambda c: report.render_compare(result, c),
          lambda: report.render_compare(result))
+    write_html(kw["html"], result)
     if kw["fail_if_worse"] and result.worse:
         for c in result.worse:
             click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "

@@ -30,3 +30,26 @@ def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
         else:
             draw(console(buffer, plain=True))
         write_text(output, buffer.getvalue())
+
+
+def check_html(fmt: str, html: str | None) -> None:
+    """Before reading anything: an HTML report can be drawn and written."""
+    from ..io.output import check_writable
+
+    if fmt == "html" or html is not None:
+        from ..report.html import check_available
+
+        check_available()
+    if html is not None:
+        check_writable(html, "--html")
+
+
+def write_html(path: str | None, result) -> None:
+    """``--html FILE``: the HTML report beside the chosen format."""
+    if path is None:
+        return
+    from ..io.output import write_text
+    from ..report import html
+
+    render = html.render_compare if hasattr(result, "cells") else html.render
+    write_text(path, render(result))

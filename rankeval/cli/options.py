@@ -117,7 +117,10 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="LIST", help="Also the distribution of each metric over users: any of mean, "
         "median, p10 (any percentile pN), p90, std, min, max, zeros (share of users at 0), "
         "comma-separated; e.g. --stats median,p10,p90,zeros.")),
-    "intervals": (("--intervals",), dict(
+    "html": (("--html",), dict(
+        metavar="FILE", help="Also write the report as one static HTML page with charts "
+        "(beside -f/-o; needs rankeval[report]).")),
+    "intervals": (("--intervals", "--ci"), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
     "input_format": (("--input-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
@@ -129,7 +132,6 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 
 # Old spelling -> the option that replaced it (kept hidden; using it warns).
 RENAMED = {
-    "--ci": "intervals",
     "--ci-level": "confidence",
     "--ci-rounds": "rounds",
     "--runs-format": "preds_format",

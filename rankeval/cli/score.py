@@ -8,7 +8,7 @@ import click
 
 from ..errors import EXIT_GATE_FAILED, OptionError
 from .app import cli, show_notices, warn
-from .emit import emit
+from .emit import check_html, emit, write_html
 from .options import (
     Command,
     option,
@@ -43,6 +43,7 @@ from .options import (
 @click.option("--allow-settings-change", is_flag=True,
               help="Compare with a --baseline computed with other settings.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@option("html")
 @option("segments")
 @option("segment_by")
 @option("stats")
@@ -65,6 +66,7 @@ def score(predictions, truth, **kw) -> int:
       rankeval score preds.csv truth.csv --k 10
       rankeval score preds.parquet truth.csv -m ndcg,map,recall --k 5,10,20
       rankeval score preds.csv truth.csv -m ndcg@10 -f json -o report.json
+      rankeval score preds.csv truth.csv --k 1..20 --ci --html report.html
       cat preds.tsv | rankeval score - truth.csv --preds-format tsv --per-user users.csv
       rankeval score preds.csv truth.csv --gain exponential --ap-denominator relevant
       rankeval score preds.parquet test.parquet --train train.parquet --exclude-seen \\
@@ -100,7 +102,7 @@ def score(predictions, truth, **kw) -> int:
                                     if extra[n] is not None),
               *([kw["segments"]] if kw["segments"] is not None else [])]
     _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"])
-    _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"])
+    _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"], kw["html"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
         progress.stage(f"reading {predictions} and {truth}")
@@ -127,6 +129,7 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, lambda c: report.render(result, c),
          lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
          to_stderr=output == STDOUT and per_user == STDOUT)
+    write_html(kw["html"], result)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 
@@ -149,7 +152,7 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
 
 
 def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: str,
-                   inputs: list[str], baseline: str | None) -> None:
+                   inputs: list[str], baseline: str | None, html: str | None) -> None:
     """Before reading anything: every output can be written, none is an input, and at most
     one input comes from standard input."""
     from ..io.formats import STDIN, STDOUT
@@ -159,13 +162,15 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
         raise OptionError("only one input can be read from standard input")
     if junit is not None:
         check_writable(junit, "--junit")
+    check_html(fmt, html)
     if per_user is not None:
         check_writable(per_user, "--per-user")
         per_user_format(per_user)
         if per_user == STDOUT and output == STDOUT and fmt != "table":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
-    check_distinct({"--output": output, "--per-user": per_user, "--junit": junit},
+    check_distinct({"--output": output, "--per-user": per_user, "--junit": junit,
+                    "--html": html},
                    [*inputs, *([baseline] if baseline else [])])
 
 

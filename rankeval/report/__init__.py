@@ -35,6 +35,8 @@ FORMATS: dict[str, Format] = {
         Format("csv", "csv", ("score", "compare"), "one row per metric, full precision"),
         Format("markdown", "markdown", ("score", "compare"), "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines"),
+        Format("html", "html", ("score", "compare"),
+               "one static page with charts (rankeval[report])"),
     )
 }
 

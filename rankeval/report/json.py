@@ -56,6 +56,7 @@ def document(ev) -> dict[str, Any]:
         "distribution": ev.distribution or None,
         "segments": ({column: [seg.to_dict() for seg in rows]
                       for column, rows in ev.segments.items()} or None),
+        "exposure": ev.exposure.to_dict() if ev.exposure is not None else None,
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }
@@ -92,6 +93,10 @@ def compare_document(result) -> dict[str, Any]:
                 "evaluated_users": r.evaluation.users.evaluated,
                 "dropped_users": r.dropped,
                 "metrics": {m: result.mean(r.name, m) for m in result.metrics},
+                "ci": ({m: list(v) for m, v in result.intervals[r.name].items()}
+                       if result.intervals else None),
+                "exposure": (r.evaluation.exposure.to_dict()
+                             if r.evaluation.exposure is not None else None),
             }
             for r in result.runs
         ],

@@ -1,0 +1,179 @@
+"""The sections of the compare HTML report (the page itself: ``html``)."""
+
+from __future__ import annotations
+
+from ..names import from_name
+from . import figures
+from .html import (
+    _conventions,
+    _curves,
+    _distributions,
+    _notices,
+    _popularity,
+    chart_section,
+    charts_grid,
+    section,
+    table,
+    text,
+)
+from .table import ci_text, compare_footer, compare_segment_tables, p_text
+
+
+def compare_sections(result) -> list[str]:
+    view = figures.View.of_comparison(result)
+    notices = [*(n.message for n in result.notices),
+               *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
+    return [
+        _verdict(result), _summary(result), _curves(view), _forest(result),
+        _differences(result), _distributions(view), _segments(result), _popularity(view),
+        _top(result), _notices(notices),
+        _conventions(result.settings, compare_footer(result), _inputs(result)),
+    ]
+
+
+def _verdict(result) -> str:
+    """Per run: on how many metrics it is significantly better and worse."""
+    rows = []
+    for r in result.runs:
+        if r.name == result.baseline:
+            continue
+        cells = [c for c in result.cells if c.run == r.name]
+        better = [c.metric for c in cells if c.significant and c.stats.delta > 0]
+        worse = [c.metric for c in cells if c.significant and c.stats.delta < 0]
+        rows.append([text(r.name),
+                     f'<span class="pass">{len(better)}</span>' + _list(better),
+                     f'<span class="{"fail" if worse else ""}">{len(worse)}</span>'
+                     + _list(worse),
+                     str(len(cells) - len(better) - len(worse))])
+    a = result.options["alpha"]
+    return section("verdict", "Verdict", table(
+        ["run", "significantly better", "significantly worse", "no significant difference"],
+        rows, raw=True), f"Against the baseline {text(result.baseline)}, at alpha {a:g} after "
+        f"{text(result.options['correction'])} correction over the runs.")
+
+
+def _list(metrics: list[str]) -> str:
+    return f' <span class="note">({text(compact(metrics))})</span>' if metrics else ""
+
+
+def compact(metrics: list[str]) -> str:
+    """``ndcg@1, ndcg@2, ..., ndcg@20, recall@5`` -> ``ndcg@1..20, recall@5``."""
+    rows: dict[str, list] = {}
+    for m in metrics:
+        spec = from_name(m)
+        rows.setdefault(spec.row if spec.k is not None else m, []).append(spec.k)
+    parts = []
+    for row, ks in rows.items():
+        if ks == [None]:
+            parts.append(row)
+            continue
+        runs, start = [], 0
+        for i in range(1, len(ks) + 1):
+            if i == len(ks) or ks[i] != ks[i - 1] + 1:
+                a, b = ks[start], ks[i - 1]
+                runs.append(f"{a}" if a == b else f"{a},{b}" if b == a + 1 else f"{a}..{b}")
+                start = i
+        parts.append(f"{row}@{','.join(runs)}")
+    return ", ".join(parts)
+
+
+def _summary(result) -> str:
+    others = [r.name for r in result.runs if r.name != result.baseline]
+    level = f"{result.options['ci_level']:.0%} CI"
+    head = ["metric", f"{result.baseline} (baseline)"]
+    for run in others:
+        head += [run, f"delta {run}", level, "p adjusted", "win/tie/loss"]
+    rows = []
+    for metric in result.metrics:
+        row = [text(metric), _mean(result, result.baseline, metric)]
+        for run in others:
+            c = result.cell(run, metric)
+            s = c.stats
+            mark = "*" if c.significant else "?" if c.significant is None else ""
+            cls = ("pass" if s.delta > 0 else "fail") if c.significant else ""
+            row += [_mean(result, run, metric), f'<span class="{cls}">{s.delta:+.4f}{mark}'
+                    "</span>", ci_text(s), p_text(c.p_adjusted),
+                    f"{s.wins:,}/{s.ties:,}/{s.losses:,}" if s.n else "-"]
+        rows.append(row)
+    intro = (f"Means over the {len(result.shared_users):,} users every run evaluates; delta = "
+             "run - baseline; * significant after correction, ? the test is undefined.")
+    if result.intervals:
+        intro += " Means carry bootstrap confidence intervals."
+    return section("summary", "Summary", table(head, rows, raw=True), intro)
+
+
+def _mean(result, run: str, metric: str) -> str:
+    mean = result.mean(run, metric)
+    band = result.intervals.get(run, {}).get(metric)
+    return f"{mean:.4f}" + (f" [{band[0]:.4f}, {band[1]:.4f}]" if band else "")
+
+
+def _forest(result) -> str:
+    wtl = figures.win_tie_loss(result)
+    return chart_section("forest", "Differences from the baseline",
+                         figures.forest(result) + ([wtl] if wtl else []),
+                         "Each dot is a difference of means with its confidence interval; "
+                         "a difference is coloured when significant after the correction.")
+
+
+def _differences(result) -> str:
+    return chart_section("differences", "Per-user differences", figures.differences(result),
+                         "The same users under both runs: how many gain, how many lose and by how "
+                         "much (one cut-off per metric: 10 when asked, else the deepest).")
+
+
+def _top(result) -> str:
+    if not result.top:
+        return ""
+    body = ""
+    shown = {str(s) for s in figures.headline(list(result.settings.specs))}
+    for run, metrics in result.top.items():
+        for metric, lists in metrics.items():
+            if metric not in shown:
+                continue
+            rows = [[label, u["user"], f"{u['baseline']:.4f}", f"{u['run']:.4f}",
+                     f"{u['run'] - u['baseline']:+.4f}"]
+                    for label in ("helped", "hurt") for u in lists[label]]
+            body += f"<h3>{text(run)}: {text(metric)}</h3>" + table(
+                ["", "user", result.baseline, run, "delta"], rows)
+    return section("top-changes", "Top changes", body,
+                   "The users a run helps and hurts most, against the baseline, at one "
+                   "cut-off per metric (the JSON report has every cut-off).")
+
+
+def _segments(result) -> str:
+    if not result.segments:
+        return ""
+    body = ""
+    tables = compare_segment_tables(result)
+    runs = [r.name for r in result.runs]
+    for column, rows in result.segments.items():
+        metrics = list(dict.fromkeys(c.metric for row in rows for c in row["cells"]))
+        shown = [str(s) for s in figures.headline([s for s in result.settings.specs
+                                                   if str(s) in metrics])]
+        labels, users = [r["value"] for r in rows], [r["users"] for r in rows]
+        items = []
+        for m in shown:
+            values = []
+            for row in rows:
+                cells = {c.run: c.stats for c in row["cells"] if c.metric == m}
+                base = next(iter(cells.values())).mean_a
+                values.append([base if run == result.baseline else cells[run].mean_b
+                               for run in runs])
+            items.append(figures.segment_bars(column, labels, users, m, values, runs))
+        head, lines = tables[column]
+        body += f"<h3>By {text(column)}</h3>" + charts_grid(items) + table(head, lines)
+    return section("segments", "Segments", body,
+                   "Each run's mean within each segment; in the tables, the mean and the "
+                   "difference from the baseline, * significant after correction over the "
+                   "runs and segments of each metric.")
+
+
+def _inputs(result) -> str:
+    rows = [[r.name + (" (baseline)" if r.name == result.baseline else ""), r.path,
+             f"{r.evaluation.inputs['predictions'].rows:,}",
+             f"{r.evaluation.users.evaluated:,}", f"{r.dropped:,}"] for r in result.runs]
+    truth = result.runs[0].evaluation.inputs["truth"]
+    rows.append(["truth", truth.path, f"{truth.rows:,}", f"{truth.users:,} in truth", ""])
+    return table(["input", "path", "rows", "users evaluated", "left out (not in every run)"],
+                 rows)

@@ -1,0 +1,266 @@
+"""HTML: one self-contained, static page (``-f html -o report.html``, ``--html FILE``).
+
+No script, no request: styles inline, charts as inline SVG (``charts``, from aggregates made
+in ``figures``), so the page opens offline from a CI artifact and stays small for any number
+of users. Light and dark styles follow ``prefers-color-scheme``; print is light. Every section
+appears only when it applies; each has a stable element id (tests and links rely on them).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from .. import __version__
+from ..errors import OptionError
+from ..gates import show_pair
+from ..settings import footer
+from . import figures, visible
+from .table import (
+    distribution_rows,
+    tie_note,
+    tie_rows,
+    users_line,
+    with_ci,
+)
+
+CSS = """
+:root { --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --grid: #d8dee4; --panel: #f6f8fa;
+  --good: #1a7f37; --bad: #cf222e; --accent: #0969da; color-scheme: light dark; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1;
+  --grid: #30363d; --panel: #161b22; --good: #3fb950; --bad: #f85149; --accent: #4493f8; } }
+@media print { :root { --fg: #000; --bg: #fff; --muted: #444; --grid: #ccc; --panel: #fff;
+  --good: #1a7f37; --bad: #cf222e; } section, figure { break-inside: avoid; }
+  .scroll { overflow: visible; } }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 72rem; padding: 1.5rem; color: var(--fg);
+  background: var(--bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto,
+  "DejaVu Sans", sans-serif; }
+h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin: 0 0 .5rem; }
+h3 { font-size: 1rem; margin: 1rem 0 .4rem; }
+header p, .note, figcaption { color: var(--muted); }
+section { border-top: 1px solid var(--grid); padding: 1rem 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: .25rem 0; }
+th, td { padding: .2rem .6rem; border-bottom: 1px solid var(--grid); text-align: right;
+  white-space: nowrap; }
+th:first-child, td:first-child, .text { text-align: left; }
+thead th { border-bottom: 2px solid var(--grid); }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(30rem, 1fr));
+  gap: 1rem; }
+figure { margin: 0; background: var(--panel); border-radius: 6px; padding: .5rem; }
+figure svg { width: 100%; height: auto; display: block; }
+svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans",
+  sans-serif; }
+figcaption { font-size: .85rem; padding: .25rem .25rem 0; }
+.pass { color: var(--good); font-weight: 600; } .fail { color: var(--bad); font-weight: 600; }
+.banner { font-size: 1.1rem; padding: .5rem .75rem; border-radius: 6px;
+  background: var(--panel); border-left: 4px solid var(--good); }
+.banner.failed { border-left-color: var(--bad); }
+code { font-size: .9em; }
+ul { margin: .25rem 0; padding-left: 1.25rem; }
+"""
+
+
+_NUMBER = re.compile(r"^(<[^>]+>)*[-+]?[\d.,\[\]\s%+/e*?-]*(</[^>]+>)?$")
+
+
+def text(value: object) -> str:
+    """Data (ids, names, paths) as HTML text: escaped, control characters made visible."""
+    return html.escape(visible(value))
+
+
+def table(head: list[str], rows: list[list[str]], raw: bool = False) -> str:
+    """A table of text cells (escaped unless ``raw``: cells already HTML); numbers right,
+    words left."""
+    cell = (lambda x: x) if raw else text
+    top = "".join(f"<th>{text(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td{'' if _NUMBER.match(str(x)) else ' class=text'}>"
+                                    f"{cell(x)}</td>" for x in row) + "</tr>"
+                   for row in rows)
+    return f'<div class="scroll"><table><thead><tr>{top}</tr></thead><tbody>{body}</tbody>' \
+           "</table></div>"
+
+
+def section(sid: str, title: str, body: str, intro: str = "") -> str:
+    lead = f'<p class="note">{intro}</p>' if intro else ""
+    return f'<section id="{sid}"><h2>{text(title)}</h2>{lead}{body}</section>'
+
+
+def chart_section(sid: str, title: str, items: list[tuple[str, str, str]], intro: str) -> str:
+    """A section of charts, or nothing when there is none to draw."""
+    return section(sid, title, charts_grid(items), intro) if items else ""
+
+
+def charts_grid(items: list[tuple[str, str, str]]) -> str:
+    return '<div class="grid">' + "".join(
+        f'<figure id="{cid}">{svg}<figcaption>{text(caption)}</figcaption></figure>'
+        for cid, caption, svg in items) + "</div>"
+
+
+def page(title: str, lead: str, sections: list[str]) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="generator" content="rankeval {__version__}">'
+            f"<title>{text(title)}</title><style>{CSS}</style></head><body>"
+            f"<header id=\"top\"><h1>{text(title)}</h1><p>{lead}</p></header>"
+            + "".join(s for s in sections if s) + "</body></html>\n")
+
+
+def check_available() -> None:
+    """Before any input is read: the plotting library is installed."""
+    from . import charts
+
+    if not charts.available():
+        raise OptionError("the HTML report draws its charts with matplotlib: "
+                          "pip install 'rankeval[report]' (or matplotlib)")
+
+
+def render(ev) -> str:
+    """The score report as one HTML page."""
+    check_available()
+    run = ev.inputs["predictions"].path
+    view = figures.View.of_evaluation(ev, Path(run).name if run != "-" else "stdin")
+    lead = (f"<code>{text(run)}</code> against <code>{text(ev.inputs['truth'].path)}</code> · "
+            f"{ev.users.evaluated:,} users evaluated · rankeval {__version__}")
+    sections = [
+        _gates(ev), _summary(ev), _curves(view), _distributions(view, ev),
+        _segments_score(ev), _popularity(view), _ties(ev),
+        _notices([n.message for n in ev.notices]),
+        _conventions(ev.settings, [users_line(ev)], _inputs(ev)),
+    ]
+    return page(f"rankeval: {view.runs[0]}", lead, sections)
+
+
+def _gates(ev) -> str:
+    if not ev.verdicts:
+        return ""
+    failed = sum(not v.passed for v in ev.verdicts)
+    banner = (f'<p class="banner failed">✗ {failed} of {len(ev.verdicts)} gates failed</p>'
+              if failed else f'<p class="banner">✓ all {len(ev.verdicts)} gates passed</p>')
+    rows = [[f'<span class="{"pass" if v.passed else "fail"}">'
+             f'{"✓ pass" if v.passed else "✗ FAIL"}</span>', text(v.metric),
+             text(show_pair(v.value, v.limit)[0]), text(v.condition())] for v in ev.verdicts]
+    return section("gates", "Gates", banner + table(["", "gate", "value", "condition"], rows,
+                                                   raw=True))
+
+
+def _summary(ev) -> str:
+    columns, rows = ev.summary_rows()
+    cells = [[with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True)]
+             for name, values in rows]
+    if len(columns) > max(8, len(rows)):  # a long K range reads down the page, not across
+        body = table(["K", *(name for name, _ in rows)],
+                     [[f"@{c}", *(line[j] for line in cells)] for j, c in enumerate(columns)])
+    else:
+        body = table(["metric", *(f"@{c}" for c in columns)],
+                     [[name, *line] for (name, _), line in zip(rows, cells, strict=True)])
+    intro = "Means over the evaluated users"
+    if ev.intervals:
+        intro += f", with {ev.interval_level:.0%} bootstrap confidence intervals"
+    if ev.corpus:
+        names = dict.fromkeys(s.name for s in ev.specs if str(s) in ev.corpus)
+        intro += ("; corpus-level metrics (" + ", ".join(map(text, names))
+                  + ") are one value for the whole run")
+    if ev.baseline is not None:
+        from .table import comparison
+
+        body += f"<h3>Against {text(ev.baseline['path'])}</h3>" + table(
+            ["metric", "baseline", "current", "delta"],
+            [[m, f"{b:.4f}", f"{c:.4f}", f"{d:+.4f}"] for m, b, c, d in comparison(ev)])
+    return section("summary", "Summary", body, intro + ".")
+
+
+def _curves(view) -> str:
+    return chart_section("curves", "Metrics by cut-off", figures.curves(view),
+                         "How each metric grows with K, one line per run.")
+
+
+def _distributions(view, ev=None) -> str:
+    items = figures.distributions(view)
+    if not items:
+        return ""
+    body = charts_grid(items)
+    if ev is not None and ev.distribution:
+        body += table(*distribution_rows(ev))
+    return section("distributions", "Distribution over users", body,
+                   "The share of users at each value: a mean hides users the model fails "
+                   "(at 0) and the spread. One cut-off per metric: 10 when asked, else the "
+                   "deepest.")
+
+
+def _segments_score(ev) -> str:
+    if not ev.segments:
+        return ""
+    body = ""
+    for column, segs in ev.segments.items():
+        if not segs:
+            continue
+        metrics = list(segs[0].metrics)
+        shown = [str(s) for s in figures.headline([s for s in ev.specs
+                                                   if str(s) in metrics])]
+        labels, users = [s.value for s in segs], [s.users for s in segs]
+        items = [figures.segment_bars(column, labels, users, m,
+                                      [[s.metrics[m]] for s in segs], [m]) for m in shown]
+        body += (f"<h3>By {text(column)}</h3>" + charts_grid(items)
+                 + table([column, "users", *metrics],
+                         [[s.value, f"{s.users:,}", *(f"{s.metrics[m]:.4f}" for m in metrics)]
+                          for s in segs]))
+    return section("segments", "Segments", body,
+                   "Every per-user metric averaged within each segment; users absent from "
+                   "the segment file form the (missing) segment.")
+
+
+def _popularity(view) -> str:
+    return chart_section("popularity", "Popularity bias", figures.popularity(view),
+                         "Whether recommendations concentrate on popular items: the further a "
+                         "curve from the diagonal, the more exposure a few items take.")
+
+
+def _ties(ev) -> str:
+    moved = tie_rows(ev)
+    if not ev.tied_users:
+        return ""
+    body = table(["metric", "pessimistic", "reported", "optimistic"],
+                 [list(r) for r in moved]) if moved else ""
+    return section("ties", "Tied scores", body + f'<p class="note">{text(tie_note(ev, not moved))}'
+                   "</p>")
+
+
+def _notices(messages: list[str]) -> str:
+    if not messages:
+        return ""
+    items = "".join(f"<li>{text(m)}</li>" for m in messages)
+    return section("notices", "Notices", f"<ul>{items}</ul>")
+
+
+def _conventions(settings, lines: list[str], inputs: str) -> str:
+    parts = footer(settings).removeprefix("settings: ").split(" · ")
+    items = "".join(f"<li>{text(p)}</li>" for p in parts)
+    notes = "".join(f'<p class="note">{text(line)}</p>' for line in lines)
+    return section("conventions", "Conventions and inputs",
+                   f"<ul>{items}</ul>{notes}{inputs}",
+                   "The settings that shaped these numbers (rankeval's settings table; the "
+                   "JSON report has them all).")
+
+
+def _inputs(ev) -> str:
+    rows = [[role, s.path, s.format, f"{s.rows:,}", f"{s.users:,}" if s.users else ""]
+            for role, s in ev.inputs.items()]
+    return table(["input", "path", "format", "rows", "users"], rows)
+
+
+def render_compare(result) -> str:
+    """The compare report as one HTML page."""
+    from .compare_html import compare_sections
+
+    check_available()
+    names = ", ".join(r.name for r in result.runs)
+    lead = (f"{len(result.runs)} runs ({text(names)}) against "
+            f"<code>{text(result.options['truth'])}</code> · baseline "
+            f"<strong>{text(result.baseline)}</strong> · {len(result.shared_users):,} users "
+            f"compared · rankeval {__version__}")
+    return page("rankeval: compare " + " vs ".join(r.name for r in result.runs), lead,
+                compare_sections(result))
+

@@ -1,0 +1,306 @@
+"""The HTML report (-f html, --html): sections, charts, escaping, determinism, size, and the
+popularity-bias numbers behind its charts. The browser's view of it: test_browser.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankeval
+from rankeval.report import charts, html
+
+from .conftest import ROOT, SAMPLE
+
+GOLDEN = Path(__file__).parent / "golden"
+PREDS, POPULAR, TRUTH = SAMPLE / "preds.csv", SAMPLE / "popular.csv", SAMPLE / "truth.csv"
+EXTRA = ["--train", SAMPLE / "train.csv", "--catalog", SAMPLE / "catalog.csv"]
+SEGMENTS = ["--segments", SAMPLE / "users.csv", "--segment-by", "country",
+            "--segment-by", "train_interactions:quartiles"]
+
+
+def ids(page: str) -> list[str]:
+    return re.findall(r'<(?:section|figure) id="([^"]+)"', page)
+
+
+def score_page(run_cli, tmp_path, *extra) -> str:
+    out = tmp_path / "r.html"
+    r = run_cli("score", PREDS, TRUTH, "--k", "1..10", "-m", "ndcg,recall,map,gini", *EXTRA,
+                *SEGMENTS, "--stats", "mean,median,zeros", "--ci", "--rounds", "500",
+                "--fail-under", "ndcg@10=0.3", "--fail-under", "ndcg@10[country=KR]=0.3",
+                "-f", "html", "-o", out, "-q", *extra)
+    assert r.exit_code == 1, r.stderr  # the KR gate fails: the report is still written
+    return out.read_text()
+
+
+def compare_page(run_cli, tmp_path, *extra) -> str:
+    out = tmp_path / "c.html"
+    r = run_cli("compare", PREDS, POPULAR, TRUTH, "--k", "1..10", "-m", "ndcg,recall,coverage",
+                *EXTRA, *SEGMENTS, "--ci", "--rounds", "500", "--top-changes", "3",
+                "-f", "html", "-o", out, "-q", *extra)
+    assert r.exit_code == 0, r.stderr
+    return out.read_text()
+
+
+def test_score_report_has_every_section_that_applies(run_cli, tmp_path):
+    page = score_page(run_cli, tmp_path)
+    found = ids(page)
+    for sid in ("gates", "summary", "curves", "chart-curve-ndcg", "chart-curve-recall",
+                "distributions", "chart-dist-ndcg-10", "segments",
+                "chart-seg-country-ndcg-10", "chart-seg-train-interactions-quartiles-ndcg-10",
+                "popularity", "chart-lorenz", "chart-popularity-groups", "notices",
+                "conventions"):
+        assert sid in found, sid
+    assert found.count("chart-curve-gini") == 0  # corpus metrics have no per-user curve
+    assert "✗ 1 of 2 gates failed" in page and "✓ pass" in page and "✗ FAIL" in page
+    assert "[0." in page  # the intervals in the summary table
+    assert "(missing)" in page and "6 users" in page
+    assert page.count("<svg") == len([i for i in found if i.startswith("chart-")])
+
+
+def test_compare_report_has_every_section_that_applies(run_cli, tmp_path):
+    page = compare_page(run_cli, tmp_path)
+    found = ids(page)
+    for sid in ("verdict", "summary", "curves", "chart-curve-ndcg", "forest",
+                "chart-forest-ndcg", "chart-forest-recall", "chart-win-tie-loss",
+                "differences", "chart-diff-ndcg-10", "distributions", "segments",
+                "chart-seg-country-recall-10", "popularity", "chart-lorenz", "top-changes",
+                "notices", "conventions"):
+        assert sid in found, sid
+    assert "chart-forest-coverage" not in found  # a corpus metric has no paired test
+    assert "popular (baseline)" not in page and "preds (baseline)" in page
+
+
+def test_sections_only_when_they_apply(run_cli, tmp_path):
+    out = tmp_path / "plain.html"
+    r = run_cli("score", PREDS, TRUTH, "--k", "10", "-f", "html", "-o", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    found = ids(out.read_text())
+    assert {"summary", "distributions", "conventions"} <= set(found)
+    for absent in ("gates", "curves", "segments", "popularity"):
+        assert absent not in found  # one K: no curve; no --train: no popularity
+
+
+def test_static_and_self_contained(run_cli, tmp_path):
+    for page in (score_page(run_cli, tmp_path), compare_page(run_cli, tmp_path)):
+        assert "<script" not in page.lower()
+        assert not re.search(r"""(src|href)\s*=\s*["'](?!#)""", page)  # only in-page links
+        assert not re.search(r"url\((?!#)", page)  # no stylesheet or font fetches
+        assert "@import" not in page
+        assert len(re.findall(r' id="([^"]+)"', page)) == len(
+            set(re.findall(r' id="([^"]+)"', page)))  # ids unique across the charts
+        assert "prefers-color-scheme: dark" in page and "@media print" in page
+
+
+def test_the_same_inputs_give_the_same_bytes(run_cli, tmp_path):
+    a = compare_page(run_cli, tmp_path)
+    b = compare_page(run_cli, tmp_path)
+    assert a == b
+
+
+def _skeleton(page: str) -> str:
+    """The report's structure: sections, charts and the words drawn in each chart, with
+    what moves between versions of the plotting library (coordinates, tick values,
+    generated ids) scrubbed."""
+    lines = []
+    for m in re.finditer(r'<(section|figure) id="([^"]+)"|<svg |<text[^>]*>([^<]*)</text>',
+                         page):
+        if m.group(1):
+            lines.append(("  " if m.group(1) == "figure" else "") + m.group(2))
+        elif m.group(3) is not None:
+            word = m.group(3)
+            if not re.fullmatch(r"[−\-+]?[\d.,%]+|[\d.]+e[−\-+]?\d+", word):  # tick values
+                lines.append(f"    {word}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["score", "compare"])
+def test_svg_structure_golden(run_cli, tmp_path, kind):
+    page = (score_page if kind == "score" else compare_page)(run_cli, tmp_path)
+    got = _skeleton(page)
+    path = GOLDEN / f"report_{kind}.txt"
+    if os.environ.get("RANKEVAL_UPDATE_GOLDEN"):
+        path.write_text(got)
+    assert got == path.read_text(), f"rerun with RANKEVAL_UPDATE_GOLDEN=1 and review {path}"
+
+
+def test_html_beside_another_format(run_cli, tmp_path):
+    page, report = tmp_path / "r.html", tmp_path / "r.json"
+    r = run_cli("score", PREDS, TRUTH, "--k", "5,10", "-f", "json", "-o", report,
+                "--html", page, "-q")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(report.read_text())["metrics"]["ndcg@10"] > 0
+    assert "chart-dist-ndcg-10" in page.read_text()
+    r = run_cli("compare", PREDS, POPULAR, TRUTH, "-f", "json", "--html", page, "-q")
+    assert r.exit_code == 0 and json.loads(r.stdout)["baseline"] == "preds"
+    assert 'id="forest"' in page.read_text()
+
+
+def test_html_to_stdout(run_cli):
+    r = run_cli("score", PREDS, TRUTH, "--k", "10", "-f", "html", "-q")
+    assert r.exit_code == 0 and r.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_html_outputs_are_checked_before_reading(run_cli, tmp_path):
+    r = run_cli("score", PREDS, TRUTH, "--html", TRUTH)
+    assert r.exit_code == 2 and "--html" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("compare", PREDS, POPULAR, TRUTH, "--html", PREDS)
+    assert r.exit_code == 2 and "--html" in r.stderr
+    r = run_cli("score", PREDS, TRUTH, "--html", tmp_path / "no" / "dir" / "r.html")
+    assert r.exit_code == 2 and "--html" in r.stderr
+
+
+def test_without_matplotlib_a_clear_error(run_cli, monkeypatch, tmp_path):
+    monkeypatch.setattr(charts, "matplotlib", None)
+    out = tmp_path / "r.html"
+    for args in (["score", PREDS, TRUTH, "-f", "html", "-o", out],
+                 ["score", PREDS, TRUTH, "--html", out],
+                 ["compare", PREDS, POPULAR, TRUTH, "-f", "html", "-o", out]):
+        r = run_cli(*args)
+        assert r.exit_code == 2, args
+        assert "rankeval[report]" in r.stderr and "Traceback" not in r.stderr
+        assert not out.exists()
+    ev = rankeval.evaluate(PREDS, TRUTH, k=10)
+    with pytest.raises(rankeval.RankevalError, match="matplotlib"):
+        html.render(ev)
+
+
+def test_data_is_escaped(write, run_cli, tmp_path):
+    hostile = "<script>alert(1)</script>"
+    preds = pd.DataFrame({"user_id": ["a", "a", hostile, hostile],
+                          "item_id": ["x", "y", "x", "y"], "rank": [1, 2, 1, 2]})
+    truth = pd.DataFrame({"user_id": ["a", hostile], "item_id": ["x", "y"],
+                          "relevance": [1, 1]})
+    users = pd.DataFrame({"user_id": ["a", hostile], "team": [hostile, "<b>&amp;"]})
+    p, t, u = write("p.csv", preds), write("t.csv", truth), write("u.csv", users)
+    out = tmp_path / "r.html"
+    r = run_cli("compare", p, p, t, "--name", hostile, "--name", "b&", "--segments", u,
+                "--segment-by", "team", "--top-changes", "2", "-f", "html", "-o", out, "-q")
+    assert r.exit_code == 0, r.stderr
+    page = out.read_text()
+    assert "<script" not in page and "<b>" not in page
+    assert "&lt;script&gt;" in page and "&lt;b&gt;&amp;amp;" in page
+
+
+def test_library_render_and_notebook_use():
+    ev = rankeval.evaluate(PREDS, TRUTH, k="5..10", train=SAMPLE / "train.csv")
+    page = html.render(ev)
+    assert 'id="chart-curve-ndcg"' in page and 'id="chart-lorenz"' in page
+    assert ev.exposure is not None and ev.exposure.k == 10
+    assert json.loads(json.dumps(ev.to_dict()))["exposure"]["k"] == 10
+
+
+# -- the numbers behind the popularity charts ------------------------------------------------
+
+
+def _by_hand(k: int, users, popularity: str = "users"):
+    preds, train = pd.read_csv(PREDS), pd.read_csv(SAMPLE / "train.csv")
+    catalog = pd.read_csv(SAMPLE / "catalog.csv").item_id
+    top = preds[(preds["rank"] <= k) & preds.user_id.isin(set(users))]  # evaluated lists
+    rec = top.item_id.value_counts().reindex(catalog, fill_value=0).to_numpy(float)
+    if popularity == "users":
+        pop = train.groupby("item_id").user_id.nunique()
+    else:
+        pop = train.groupby("item_id")["count"].sum()
+    pop = pop.reindex(catalog, fill_value=0).to_numpy(float)
+    return catalog.to_numpy(), rec, pop
+
+
+@pytest.mark.parametrize("k, popularity", [(10, "users"), (5, "interactions"), (20, "users")])
+def test_exposure_matches_a_direct_computation(k, popularity):
+    ev = rankeval.evaluate(PREDS, TRUTH, k=[1, k], metrics=["ndcg", "gini"],
+                           train=SAMPLE / "train.csv", catalog=SAMPLE / "catalog.csv",
+                           popularity=popularity)
+    e = ev.exposure
+    ids, rec, pop = _by_hand(k, ev.user_ids, popularity)
+    assert (e.k, e.items, e.recommended) == (k, len(ids), int((rec > 0).sum()))
+    assert e.gini == pytest.approx(ev.metrics[f"gini@{k}"], abs=1e-12)
+    # Lorenz: the share held by the least-exposed x of the items, at the exact item steps
+    for values, curve in ((rec, e.lorenz_recommended), (pop, e.lorenz_train)):
+        cum = np.cumsum(np.sort(values)) / values.sum()
+        n = len(values)
+        for i, x in enumerate(np.linspace(0, 1, len(curve))):
+            if (x * n).is_integer() and x > 0:
+                assert curve[i] == pytest.approx(cum[int(x * n) - 1], abs=1e-6)
+        assert curve[0] == 0 and curve[-1] == pytest.approx(1)
+    # groups: ten equal slices of the catalog by training popularity (ties by id)
+    order = sorted(range(len(ids)), key=lambda i: (-pop[i], ids[i]))
+    for g, group in enumerate(np.array_split(order, 10)):
+        assert e.train_share[g] == pytest.approx(pop[group].sum() / pop.sum(), abs=1e-12)
+        assert e.recommended_share[g] == pytest.approx(rec[group].sum() / rec.sum(), abs=1e-12)
+
+
+def test_no_exposure_without_training_data():
+    assert rankeval.evaluate(PREDS, TRUTH, k=10).exposure is None
+    doc = rankeval.evaluate(PREDS, TRUTH, k=10).to_dict()
+    assert doc["exposure"] is None
+
+
+def test_compare_intervals_are_over_the_shared_users(run_cli):
+    r = run_cli("compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10,map@10", "--ci",
+                "--rounds", "1000", "-f", "json", "-q")
+    assert r.exit_code == 0, r.stderr
+    doc = r.json()
+    for run in doc["runs"]:
+        for metric, (low, high) in run["ci"].items():
+            assert low < run["metrics"][metric] < high
+    from rankeval.stats import bootstrap_mean_ci
+
+    per_user = rankeval.evaluate(POPULAR, TRUTH, k=10, metrics="ndcg@10").per_user
+    shared = rankeval.evaluate(PREDS, TRUTH, k=10, metrics="ndcg@10").per_user.user_id
+    v = per_user[per_user.user_id.isin(shared)]["ndcg@10"].to_numpy()
+    assert doc["runs"][1]["ci"]["ndcg@10"] == list(bootstrap_mean_ci(v, 1000, 0, 0.95))
+    plain = run_cli("compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10", "-f", "json", "-q")
+    assert plain.json()["runs"][0]["ci"] is None
+
+
+@pytest.mark.slow
+def test_under_one_megabyte_for_a_million_users(tmp_path):
+    """Charts are aggregates: the page does not grow with the users."""
+    rng = np.random.default_rng(5)
+    n, depth = 1_000_000, 5
+    users = np.repeat(np.arange(n), depth).astype(str)
+    items = ((rng.integers(0, 50_000, n)[:, None] + 9_973 * np.arange(depth)) % 50_000
+             ).ravel().astype(str)  # distinct within each list
+    preds = pd.DataFrame({"user_id": users, "item_id": items,
+                          "rank": np.tile(np.arange(1, depth + 1), n)})
+    # one relevant item per user, the predicted one at a random rank or a miss
+    hit = rng.integers(0, depth + 3, n)
+    at = np.arange(n) * depth + np.minimum(hit, depth - 1)
+    truth = pd.DataFrame({"user_id": np.arange(n).astype(str),
+                          "item_id": np.where(hit < depth, items[at], "none"),
+                          "relevance": rng.integers(1, 4, n)})
+    segments = pd.DataFrame({"user_id": np.arange(n).astype(str),
+                             "group": rng.choice(["a", "b", "c", "d"], n)})
+    pp, tp = tmp_path / "p.parquet", tmp_path / "t.parquet"
+    preds.to_parquet(pp)
+    truth.to_parquet(tp)
+    ev = rankeval.evaluate(pp, tp, k="1..5", metrics="ndcg,recall,mrr").with_stats(
+        "mean,median,zeros").by_segment(segments, "group")
+    page = html.render(ev)
+    assert ev.users.evaluated == n and len(page.encode()) < 1_000_000
+    from rankeval.compare import compare_runs
+    from rankeval.load import load_truth, open_input
+    from rankeval.settings import make_settings
+
+    other = preds.assign(rank=depth + 1 - preds["rank"])
+    op = tmp_path / "o.parquet"
+    other.to_parquet(op)
+    judged = load_truth(open_input(str(tp), "truth", None, None), None, None, None)
+    result = compare_runs(judged, [("a", str(pp)), ("b", str(op))],
+                          make_settings("ndcg,recall", "1..5"), segments=segments,
+                          segment_by=["group"], top_changes=5)
+    page = html.render_compare(result)
+    assert len(page.encode()) < 1_000_000 and 'id="chart-diff-ndcg-5"' in page
+
+
+def test_readme_screenshot_is_current_enough():
+    """make docs writes it; the README shows it."""
+    shot = ROOT / "docs" / "report.png"
+    assert shot.exists() and shot.stat().st_size > 20_000
+    assert "docs/report.png" in (ROOT / "README.md").read_text()
