@@ -200,7 +200,7 @@ def compare_runs(
         notices,
     )
     if top_changes:
-        result.top = _top_changes(result, top_changes)
+        result.top = most_changed(result, top_changes)
     if intervals:
         result.intervals = _intervals(result)
     if segments is not None:
@@ -326,15 +326,16 @@ def _paired(results: list[RunResult], metrics):
     return shared.to_numpy(zero_copy_only=False), values, notices
 
 
-def _top_changes(result: CompareResult, n: int) -> dict:
-    """Per run and metric, the users most helped and most hurt against the baseline."""
+def most_changed(result: CompareResult, n: int, metrics=None) -> dict:
+    """Per run and metric (of ``metrics``, default all), the users most helped and most hurt
+    against the baseline."""
     users = result.shared_users
     out: dict = {}
     for r in result.runs:
         if r.name == result.baseline:
             continue
         out[r.name] = {}
-        for metric in result.metrics:
+        for metric in result.metrics if metrics is None else metrics:
             if _is_corpus(metric):  # no users to list
                 continue
             a, b = result.values[result.baseline][metric], result.values[r.name][metric]

@@ -304,3 +304,17 @@ def test_readme_screenshot_is_current_enough():
     shot = ROOT / "docs" / "report.png"
     assert shot.exists() and shot.stat().st_size > 20_000
     assert "docs/report.png" in (ROOT / "README.md").read_text()
+
+
+def test_top_changes_shown_without_asking_and_only_when_users_change(run_cli, tmp_path):
+    out = tmp_path / "c.html"
+    r = run_cli("compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10", "-f", "html", "-o", out,
+                "-q")
+    assert r.exit_code == 0, r.stderr
+    page = out.read_text()
+    top = page[page.index('id="top-changes"'):]
+    top = top[:top.index("</section>")]
+    assert top.count("<td class=text>helped</td>") == 5
+    assert top.count("<td class=text>hurt</td>") == 5
+    r = run_cli("compare", PREDS, PREDS, TRUTH, "-m", "ndcg@10", "-f", "html", "-o", out, "-q")
+    assert r.exit_code == 0 and 'id="top-changes"' not in out.read_text()

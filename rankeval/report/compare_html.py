@@ -122,23 +122,30 @@ def _differences(result) -> str:
                          "much (one cut-off per metric: 10 when asked, else the deepest).")
 
 
+TOP = 5  # users per list when --top-changes did not say
+
+
 def _top(result) -> str:
-    if not result.top:
-        return ""
+    from ..compare import most_changed
+
+    shown = [str(s) for s in figures.headline(list(result.settings.specs))]
+    top = result.top or most_changed(result, TOP, shown)
     body = ""
-    shown = {str(s) for s in figures.headline(list(result.settings.specs))}
-    for run, metrics in result.top.items():
+    for run, metrics in top.items():
         for metric, lists in metrics.items():
-            if metric not in shown:
+            if metric not in shown or not (lists["helped"] or lists["hurt"]):
                 continue
             rows = [[label, u["user"], f"{u['baseline']:.4f}", f"{u['run']:.4f}",
                      f"{u['run'] - u['baseline']:+.4f}"]
                     for label in ("helped", "hurt") for u in lists[label]]
             body += f"<h3>{text(run)}: {text(metric)}</h3>" + table(
                 ["", "user", result.baseline, run, "delta"], rows)
+    if not body:
+        return ""
     return section("top-changes", "Top changes", body,
                    "The users a run helps and hurts most, against the baseline, at one "
-                   "cut-off per metric (the JSON report has every cut-off).")
+                   "cut-off per metric (--top-changes N sets how many, and puts every "
+                   "cut-off in the JSON report).")
 
 
 def _segments(result) -> str:
