@@ -152,6 +152,7 @@ def compare_runs(
     extras=None,
     segments: Any = None,
     segment_by: Any = (),
+    segment_bins: str | int | None = None,
     intervals: bool = False,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
@@ -204,7 +205,10 @@ def compare_runs(
     if intervals:
         result.intervals = _intervals(result)
     if segments is not None:
-        result.segments = _by_segment(result, segments, segment_by, reading)
+        from .segments import with_bins
+
+        result.segments = _by_segment(result, segments, with_bins(segment_by, segment_bins),
+                                      reading)
     return result
 
 

@@ -110,17 +110,17 @@ class Evaluation:
         return [str(s) for s in self.specs if REGISTRY[s.name].scope == CORPUS]
 
     def by_segment(self, segments: Any, by: str | Iterable[str], fmt: str | None = None,
-                   reading: dict[str, Any] | None = None):
+                   reading: dict[str, Any] | None = None, bins: str | int | None = None):
         """A copy with every per-user metric averaged within each value of the user
         attributes ``by`` of ``segments`` (a table or path with a user column); users absent
         from it form a counted ``(missing)`` segment; ``"activity:quartiles"`` cuts a numeric
-        attribute into quantile bins (also ``:deciles``, ``:N``)."""
+        attribute into quantile bins (also ``:deciles``, ``:N``); ``bins`` does so for every
+        column of ``by`` without bins of its own."""
         from .load import open_input
-        from .segments import segment
+        from .segments import segment, with_bins
 
         table = open_input(segments, "segments", fmt, reading)
-        return dataclasses.replace(self, segments=segment(
-            self, table, [by] if isinstance(by, str) else list(by)))
+        return dataclasses.replace(self, segments=segment(self, table, with_bins(by, bins)))
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """A copy with the distribution over users of every per-user metric: any of

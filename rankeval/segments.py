@@ -48,6 +48,20 @@ def parse_by(words) -> list[tuple[str, int | None, str]]:
     return out
 
 
+def with_bins(by, bins: str | int | None) -> list[str]:
+    """``--segment-bins``: ``bins`` for every column of ``by`` that names none of its own
+    (``activity`` -> ``activity:quartiles``); such a column must then be numeric."""
+    words = [by] if isinstance(by, str) else list(by)
+    if bins is None or bins == "":
+        return words
+    try:
+        parse_by([f"column:{bins}"])
+    except OptionError:
+        raise OptionError(f"{{option}} {bins!r}: quartiles, deciles or N (N >= 2 quantile "
+                          "bins)", "segment_bins") from None
+    return [w if ":" in str(w) else f"{w}:{bins}" for w in words]
+
+
 def segment(ev, table, by) -> dict[str, list[Segment]]:
     """Per column of ``by``: one ``Segment`` per value (in value order, ``(missing)`` last)."""
     return {word: _means(ev, labels, rank)

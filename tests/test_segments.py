@@ -144,3 +144,30 @@ def test_the_notebook_view_shows_segments_distribution_and_corpus_marks():
     assert "<th>country</th>" in page and "<td>(missing)</td>" in page
     assert "<th>median</th>" in page
     assert "corpus-level" in page
+
+
+def test_segment_bins_cut_every_column_without_bins_of_its_own(run_cli, write):
+    seg = _segments()
+    r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10"])
+    by_flag = r.by_segment(seg, ["activity", "country"], bins=None).segments
+    assert [s.value for s in by_flag["country"]] == ["DE", "FR", "(missing)"]
+    binned = r.by_segment(seg, ["activity"], bins="deciles").segments["activity:deciles"]
+    assert binned == r.by_segment(seg, "activity:deciles").segments["activity:deciles"]
+    kept = r.by_segment(seg, ["activity:3"], bins="quartiles").segments
+    assert list(kept) == ["activity:3"]  # a column's own bins win
+    with pytest.raises(InputError, match="non-numeric"):
+        r.by_segment(seg, ["country"], bins="quartiles")
+    path = write("seg.csv", seg)
+    cli = run_cli("score", S + "preds.csv", S + "truth.csv", "-m", "ndcg@10", "--segments",
+                  path, "--segment-by", "activity", "--segment-bins", "4", "-f", "json", "-q")
+    assert cli.exit_code == 0, cli.stderr
+    values = [s["value"] for s in cli.json()["segments"]["activity:4"]]
+    assert values == [s.value for s in r.by_segment(seg, "activity:quartiles")
+                      .segments["activity:quartiles"]]
+    for command in (["score", S + "preds.csv"], ["compare", S + "preds.csv", S + "popular.csv"]):
+        bad = run_cli(*command, S + "truth.csv", "--segments", path, "--segment-by",
+                      "activity", "--segment-bins", "thirds")
+        assert bad.exit_code == 2 and "--segment-bins 'thirds'" in bad.stderr
+    alone = run_cli("compare", S + "preds.csv", S + "popular.csv", S + "truth.csv",
+                    "--segments", path, "--segment-bins", "4")
+    assert alone.exit_code == 2 and "--segment-by" in alone.stderr

@@ -48,6 +48,7 @@ from .options import (
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
 @option("segments")
 @option("segment_by")
+@option("segment_bins")
 @option("html")
 @report_options("compare")
 def compare_command(files, **kw) -> int:
@@ -83,6 +84,12 @@ def compare_command(files, **kw) -> int:
                            if extra[n] is not None})
     if bool(kw["segments"]) != bool(kw["segment_by"]):
         raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
+    if kw["segment_bins"] and not kw["segment_by"]:
+        raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
+    if kw["segment_by"]:
+        from ..segments import parse_by, with_bins
+
+        parse_by(with_bins(kw["segment_by"], kw["segment_bins"]))
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     check_html(kw["fmt"].lower(), kw["html"])
@@ -107,6 +114,7 @@ def compare_command(files, **kw) -> int:
         correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
         reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
+        segment_bins=kw["segment_bins"],
         intervals=kw["intervals"],
     )
     for r in result.runs:

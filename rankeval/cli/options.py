@@ -117,6 +117,9 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="LIST", help="Also the distribution of each metric over users: any of mean, "
         "median, p10 (any percentile pN), p90, std, min, max, zeros (share of users at 0), "
         "comma-separated; e.g. --stats median,p10,p90,zeros.")),
+    "segment_bins": (("--segment-bins",), dict(
+        metavar="BINS", help="Cut every --segment-by column given without :BINS into quantile "
+        "bins: quartiles, deciles or N (the columns must be numeric).")),
     "html": (("--html",), dict(
         metavar="FILE", help="Also write the report as one static HTML page with charts "
         "(beside -f/-o; needs rankeval[report]).")),

@@ -46,6 +46,7 @@ from .options import (
 @option("html")
 @option("segments")
 @option("segment_by")
+@option("segment_bins")
 @option("stats")
 @option("intervals")
 @option("confidence")
@@ -85,6 +86,7 @@ def score(predictions, truth, **kw) -> int:
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
     from ..report import module
+    from ..segments import with_bins
     from ..settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
@@ -101,7 +103,8 @@ def score(predictions, truth, **kw) -> int:
     inputs = [predictions, truth, *(extra[n] for n in ("train", "catalog", "item_features")
                                     if extra[n] is not None),
               *([kw["segments"]] if kw["segments"] is not None else [])]
-    _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"])
+    segment_by = with_bins(kw["segment_by"], kw["segment_bins"])
+    _check_breakdowns(kw["stats"], kw["segments"], segment_by, kw["segment_bins"])
     _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"], kw["html"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
@@ -117,7 +120,7 @@ def score(predictions, truth, **kw) -> int:
             result = result.with_stats(kw["stats"])
         if kw["segments"] is not None:
             progress.stage(f"segments from {kw['segments']}")
-            result = result.by_segment(kw["segments"], kw["segment_by"], reading=reading)
+            result = result.by_segment(kw["segments"], segment_by, reading=reading)
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
@@ -174,7 +177,8 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
                    [*inputs, *([baseline] if baseline else [])])
 
 
-def _check_breakdowns(stats: str | None, segments: str | None, segment_by) -> None:
+def _check_breakdowns(stats: str | None, segments: str | None, segment_by,
+                      bins: str | None) -> None:
     """--stats and --segments/--segment-by are read before any input, so that a typo costs
     no scoring."""
     if stats:
@@ -183,6 +187,8 @@ def _check_breakdowns(stats: str | None, segments: str | None, segment_by) -> No
         parse_stats(stats)
     if segment_by and segments is None:
         raise OptionError("{opt:segment_by} needs {opt:segments} FILE")
+    if bins and not segment_by:
+        raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
     if segments is not None:
         from ..segments import parse_by
 
