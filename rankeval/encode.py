@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
+from .io.cast import _POWERS, integer_ids
 
 
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
@@ -16,8 +17,12 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     docnos with strcmp) and the output order never depends on row order. Ids read as
     dictionaries are hashed once per distinct value of each chunk, never once per row: the
     chunks' small dictionaries are encoded together in one pass, and each row's code is then a
-    gather through its chunk's slice of that encoding.
+    gather through its chunk's slice of that encoding. Ids that are all canonical integers
+    (``io.cast.integer_ids``) skip the text entirely: ``_factorize_integers``.
     """
+    integers = _integer_columns(columns)
+    if integers is not None:
+        return _factorize_integers(integers)
     pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
@@ -41,6 +46,85 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
             start, row = start + len(dictionary), row + len(idx)
         out.append(column_codes)
     return out, distinct
+
+
+def _integer_columns(columns) -> list[np.ndarray] | None:
+    """Each column's ids as int64 when every id of every column is a canonical integer."""
+    out = []
+    for col in columns:
+        parts = []
+        for chunk in col.chunks:
+            if not len(chunk):
+                continue
+            if pa.types.is_dictionary(chunk.type):  # check each distinct value once
+                values = integer_ids(chunk.dictionary)
+                if values is None:
+                    return None
+                parts.append(values[to_numpy(chunk.indices)])
+            else:
+                values = integer_ids(chunk)
+                if values is None:
+                    return None
+                parts.append(values)
+        out.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+    return out if any(len(c) for c in out) else None
+
+
+def _factorize_integers(columns: list[np.ndarray]) -> tuple[list[np.ndarray], pa.Array]:
+    """``factorize`` for integer ids: distinct values by direct addressing when they span a
+    range not much larger than the rows (catalog and user ids usually do), else by one sort;
+    then the byte order of their text from the integers themselves."""
+    every = np.concatenate(columns)
+    low = int(every.min())
+    every -= low  # offsets into the span, in place: no second full-size array
+    span = int(every.max()) + 1
+    if span <= 2 * len(every) + (1 << 20):
+        present = np.zeros(span, dtype=bool)
+        present[every] = True
+        distinct = np.flatnonzero(present)
+        numeric = (np.cumsum(present, dtype=np.int32) - 1)[every]
+        del present
+    else:
+        ordered = np.sort(every)
+        distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+        del ordered
+        numeric = np.searchsorted(distinct, every).astype(np.int32)
+    distinct = distinct.astype(np.int64) + low
+    order = text_order(distinct)
+    if order is not None:  # codes follow the text's byte order, as for any ids
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        numeric = rank[numeric]
+        distinct = distinct[order]
+    out, start = [], 0
+    for col in columns:
+        out.append(numeric[start : start + len(col)])
+        start += len(col)
+    return out, pa.array(distinct).cast(pa.string())
+
+
+_SCALE = np.array([10 ** (19 - d) for d in range(1, 20)], dtype=np.uint64)
+
+
+def text_order(values: np.ndarray) -> np.ndarray | None:
+    """The byte order of distinct integers (ascending) written canonically, as a permutation;
+    None when it is their numeric order (no negatives, one length). "1" < "10" < "2":
+    right-padding the digits to 19 places gives the order, the length breaks ties, and "-"
+    sorts before every digit."""
+    zero = int(np.searchsorted(values, 0))  # values[:zero] are negative
+    magnitude = np.abs(values)
+    digits = np.empty(len(values), dtype=np.int64)
+    for part, ascending in ((slice(zero, None), magnitude[zero:]),
+                            (slice(None, zero), magnitude[:zero][::-1])):
+        # the values are sorted: each length is one run, found by 18 binary searches
+        bounds = np.searchsorted(ascending, _POWERS)
+        counts = np.diff(np.concatenate(([0], bounds, [len(ascending)])))
+        lengths = np.repeat(np.arange(1, 20), counts)
+        digits[part] = lengths if part.start is not None or zero == 0 else lengths[::-1]
+    if zero == 0 and digits[0] == digits[-1]:
+        return None
+    padded = magnitude.astype(np.uint64) * _SCALE[digits - 1]
+    return np.lexsort((digits, padded, values >= 0))
 
 
 def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:

@@ -1,0 +1,130 @@
+"""Ids that are canonical integers take a faster path (integers, not hashed text); it must be
+invisible: the same codes, the same per-user tables, ids shown as written (#17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import rankeval
+from rankeval import encode
+from rankeval.io.cast import integer_ids
+
+NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
+
+
+def test_only_canonical_integers_are_integers():
+    assert integer_ids(pa.array(["0", "7", "-12", "1000000", "-1000000000000000000"])) \
+        .tolist() == [0, 7, -12, 1_000_000, -(10**18)]
+    for text in NOT_CANONICAL:
+        assert integer_ids(pa.array(["1", text])) is None, text
+    assert integer_ids(pa.array(["1", None])) is None
+    assert integer_ids(pa.array([], pa.string())) is None
+
+
+def _string_path(monkeypatch):
+    monkeypatch.setattr(encode, "_integer_columns", lambda columns: None)
+
+
+@given(st.lists(st.integers(-(10**18), 10**18), min_size=1, max_size=60),
+       st.lists(st.integers(-(10**18), 10**18), max_size=30))
+def test_integer_codes_equal_text_codes(a, b):
+    cols = [pa.chunked_array([pa.array([str(x) for x in a])]),
+            pa.chunked_array([pa.array([str(x) for x in b], pa.string()).dictionary_encode()])]
+    fast = encode.factorize(*cols)
+    integers = encode._integer_columns(cols)
+    assert integers is not None
+    original = encode._integer_columns
+    try:
+        encode._integer_columns = lambda columns: None
+        slow = encode.factorize(*cols)
+    finally:
+        encode._integer_columns = original
+    assert fast[1].to_pylist() == slow[1].to_pylist()  # the same ids in byte order
+    for x, y in zip(fast[0], slow[0], strict=True):
+        assert x.tolist() == y.tolist()
+
+
+@given(st.sets(st.integers(-(10**18), 10**18), min_size=1, max_size=200))
+def test_text_order_is_byte_order(values):
+    v = np.array(sorted(values), dtype=np.int64)
+    order = encode.text_order(v)
+    got = v if order is None else v[order]
+    assert [str(x) for x in got] == sorted((str(x) for x in v), key=lambda s: s.encode())
+
+
+def _data(rng, ids_for):
+    rows = []
+    for u in range(40):
+        items = rng.choice(60, size=int(rng.integers(1, 12)), replace=False)
+        rows += [(ids_for("u", u), ids_for("i", i), r + 1, float(rng.integers(0, 5)))
+                 for r, i in enumerate(items)]
+    preds = pd.DataFrame(rows, columns=["user_id", "item_id", "rank", "score"])
+    truth_rows = [(ids_for("u", u), ids_for("i", int(i)), int(rng.integers(0, 4)))
+                  for u in range(45) for i in rng.choice(60, size=4, replace=False)]
+    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "relevance"])
+    return preds.drop(columns="rank"), truth  # ordered by score: ties broken by item id
+
+
+@pytest.mark.parametrize("style", ["plain", "wide", "negative", "mixed_lengths"])
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, style, fmt):
+    ids = {"plain": lambda kind, n: str(n + 1),
+           "wide": lambda kind, n: str(4_000_000_000 + n * 977_000_003),  # sparse: one sort
+           "negative": lambda kind, n: str(n - 30),
+           "mixed_lengths": lambda kind, n: str(10 ** (n % 7) + n)}[style]
+    preds, truth = _data(np.random.default_rng(3), ids)
+    p, t = tmp_path / f"p.{fmt}", tmp_path / f"t.{fmt}"
+    for frame, path in ((preds, p), (truth, t)):
+        if fmt == "csv":
+            frame.to_csv(path, index=False)
+        else:  # integer-typed Parquet columns, as warehouses write them
+            frame.assign(user_id=frame.user_id.astype("int64"),
+                         item_id=frame.item_id.astype("int64")).to_parquet(path)
+    metrics = "ndcg@5,map@10,mrr@3,recall@10,precision@5,hit_rate@1"
+    calls = []
+    original = encode._factorize_integers
+    monkeypatch.setattr(encode, "_factorize_integers", lambda c: calls.append(1) or original(c))
+    fast = rankeval.evaluate(p, t, metrics=metrics)
+    assert len(calls) == 2  # users and items both took the integer path
+    _string_path(monkeypatch)
+    slow = rankeval.evaluate(p, t, metrics=metrics)
+    pd.testing.assert_frame_equal(fast.per_user, slow.per_user)
+    assert fast.metrics == slow.metrics and fast.notices == slow.notices
+    assert fast.per_user.user_id.tolist() == slow.per_user.user_id.tolist()
+
+
+def test_ids_that_look_numeric_stay_text(write):
+    """007 and 7, -0 and 0, +5 and 5, 1e3 and 1000 are different ids, shown as written."""
+    pairs = [("007", "7"), ("-0", "0"), ("+5", "5"), ("1e3", "1000")]
+    rows, truth = [], []
+    for a, b in pairs:
+        rows += [(a, "10", 1), (a, "20", 2), (b, "20", 1), (b, "10", 2)]
+        truth += [(a, "10", 1), (b, "10", 1)]
+    p = write("p.csv", pd.DataFrame(rows, columns=["user_id", "item_id", "rank"]))
+    t = write("t.csv", pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"]))
+    ev = rankeval.evaluate(p, t, metrics="mrr@2")
+    got = dict(zip(ev.per_user.user_id, ev.per_user["mrr@2"], strict=True))
+    for a, b in pairs:
+        assert got[a] == 1.0 and got[b] == 0.5, (a, b)
+    assert ev.users.evaluated == 8
+
+
+def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
+    """The reader's first-MiB look says integers; a '007' after it is still its own id."""
+    n = 120_000  # past the first MiB of the file
+    users = [str(i) for i in range(n)] + ["007"]
+    preds = pd.DataFrame({"user_id": users, "item_id": "5", "rank": 1})
+    truth = pd.DataFrame({"user_id": ["007", "7"], "item_id": ["5", "5"], "relevance": [1, 1]})
+    p, t = write("p.csv", preds), write("t.csv", truth)
+    assert p.stat().st_size > 1 << 20
+    ev = rankeval.evaluate(p, t, metrics="hit_rate@1")
+    assert dict(zip(ev.per_user.user_id, ev.per_user["hit_rate@1"], strict=True)) == \
+        {"7": 1.0, "007": 1.0}
+    assert ev.users.only_in_predictions == n - 1
+    _string_path(monkeypatch)
+    assert rankeval.evaluate(p, t, metrics="hit_rate@1").per_user.equals(ev.per_user)
