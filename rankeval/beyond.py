@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import to_numpy
+from .distinct import distinct, first_index
 from .encode import factorize, pair_keys
 from .errors import InputError, OptionError
 from .features import ItemFeatures, load_item_features
@@ -53,7 +54,7 @@ class ItemVectors:
         if len(ids) < len(codes):
             seen = np.zeros(len(ids), dtype=bool)
             first = np.zeros(len(codes), dtype=bool)
-            order = np.unique(codes, return_index=True)[1]
+            order = first_index(codes)
             first[order] = True
             seen[codes[order]] = True
             rows = np.flatnonzero(~first)
@@ -156,7 +157,7 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
         (t_user,), users = factorize(train.user)
         n_users = len(users)
         if settings.popularity == "users":  # distinct training users of each item
-            keys = np.unique(pair_keys(t_item, t_user, max(n_users, 1)))
+            keys = distinct(pair_keys(t_item, t_user, max(n_users, 1)))
             pop = np.bincount(keys // max(n_users, 1), minlength=n).astype(np.float64)
         else:
             pop = np.bincount(t_item, weights=train.count, minlength=n).astype(np.float64)
@@ -200,7 +201,7 @@ def profiles(stats: ItemStats, train: Train, user_ids: pa.Array, compact: np.nda
     # Distinct (user, item) over every training item, featureless ones as one bucket each.
     (codes,), _ = factorize(train.item)
     key = pair_keys(user[known], codes[known].astype(np.int64), int(codes.max(initial=0)) + 1)
-    rows = np.flatnonzero(known)[np.unique(key, return_index=True)[1]]
+    rows = np.flatnonzero(known)[first_index(key)]
     history = np.bincount(user[rows], minlength=n_users).astype(np.float64)
     profile = np.zeros((n_users, unit.shape[1]))
     with_vector = rows[item[rows] >= 0]
@@ -234,7 +235,7 @@ def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int
     u = to_numpy(pc.index_in(train.user, value_set=user_ids).fill_null(-1)).astype(np.int64)
     i = to_numpy(pc.index_in(train.item, value_set=item_ids).fill_null(-1)).astype(np.int64)
     known = (u >= 0) & (i >= 0)
-    return np.unique(pair_keys(u[known], i[known], n_items))
+    return distinct(pair_keys(u[known], i[known], n_items))
 
 
 def is_seen(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:

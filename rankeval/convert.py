@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .chunk import segment_positions
+from .distinct import first_index
 from .encode import duplicates, factorize, pair_keys
 from .errors import InputError, OptionError, plural
 from .inputs import COLUMNS
@@ -146,7 +147,7 @@ def _predictions_table(
     if order is None:  # already in ranking order
         order = np.arange(len(user))
     keys = pair_keys(user[order], item[order], max(len(items), 1))
-    _, first = np.unique(keys, return_index=True)
+    first = first_index(keys)
     if len(first) < len(keys):
         if not dedupe:
             dup = duplicates(pair_keys(user, item, max(len(items), 1)))

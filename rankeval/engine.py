@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from .aggregate import exact_parts
 from .arrow import from_numpy, to_numpy
+from .distinct import count_distinct
 from .errors import InputError, plural
 from .exposure import exposure_ks
 from .load import Predictions, Truth
@@ -82,7 +83,7 @@ def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None
         rows = np.flatnonzero(chunk.pos <= k) if k is not None else slice(None)
         counts = np.bincount(chunk.item[rows], minlength=len(item_ids))
         present = np.flatnonzero(counts)
-        users = np.unique(chunk.user[rows]).size
+        users = count_distinct(chunk.user[rows])
         longest = int(np.bincount(chunk.user[rows]).max(initial=0)) if users else 0
         out[k] = ItemCounts(item_ids.take(from_numpy(present)), counts[present], users,
                             longest)
@@ -125,7 +126,7 @@ def tie_bounds(chunk, settings):
     can move with the order of tied items alone."""
     if chunk.tie_start is None:
         return 0, {}
-    tied = np.unique(chunk.user[chunk.pos != chunk.tie_start]).size
+    tied = count_distinct(chunk.user[chunk.pos != chunk.tie_start])
     if not tied:
         return 0, {}
     fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given

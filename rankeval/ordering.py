@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
+from .distinct import count_distinct
 from .notices import Notice
 
 
@@ -79,7 +80,7 @@ def scores_against_ranks(su: np.ndarray, score: np.ndarray, ties_count: bool) ->
     """
     same_user = su[1:] == su[:-1]
     bad = same_user & ((score[1:] >= score[:-1]) if ties_count else (score[1:] > score[:-1]))
-    return int(np.unique(su[1:][bad]).size) if bad.any() else 0
+    return count_distinct(su[1:][bad]) if bad.any() else 0
 
 
 def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray | None:
@@ -126,5 +127,5 @@ def score_orders(columns: dict[str, str], ranks: np.ndarray, rows, su) -> list[N
     against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
     if not against.any():
         return []
-    return [Notice("score_orders", int(np.unique(su[1:][against]).size),
+    return [Notice("score_orders", count_distinct(su[1:][against]),
                    {"column": columns["score"], "rank": columns["rank"]})]

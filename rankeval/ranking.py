@@ -17,6 +17,7 @@ import pyarrow as pa
 from .arrow import from_numpy
 from .beyond import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
 from .chunk import Chunk, segment_positions
+from .distinct import count_distinct
 from .encode import duplicates, factorize, padded, pair_keys
 from .errors import InputError, report
 from .join import ideal_lists, lookup, repeats, truth_pairs
@@ -195,7 +196,7 @@ def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
                               column=preds.columns["rank"], count=len(bad),
                               examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
                               unit=preds.source.unit))
-        gaps = np.unique(su[r != pos]).size
+        gaps = count_distinct(su[r != pos])
         if gaps:
             notices.append(Notice("rank_gaps", gaps))
         if preds.score is not None:
@@ -210,7 +211,7 @@ def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
             at_k = np.flatnonzero(pos[:-1] == k)
             straddle = (su[at_k + 1] == su[at_k]) & (s[at_k + 1] == s[at_k])
             tied_users.append(su[at_k[straddle]])
-        n_tied = len(np.unique(np.concatenate(tied_users)))
+        n_tied = count_distinct(np.concatenate(tied_users))
         if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
             notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
     return notices

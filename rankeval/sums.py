@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from .chunk import Chunk, count_before, segment_positions, within_group_product
+from .distinct import with_inverse
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
@@ -323,7 +324,7 @@ class Sums:
             return np.zeros(0)
         precision = segment_positions(self.h_user) / self.h_pos
         # The maximum runs over integer keys: the user (reversed) above the value's rank.
-        distinct, rank = np.unique(precision, return_inverse=True)
+        distinct, rank = with_inverse(precision)
         key = (self.c.n_users - 1 - self.h_user.astype(np.int64)) * len(distinct) + rank
         best = np.maximum.accumulate(key[::-1])[::-1]
         return distinct[best - (key - rank)]

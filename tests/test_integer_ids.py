@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
-from rankeval import encode
+from rankeval import distinct, encode
 from rankeval.io.cast import integer_ids
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
@@ -128,3 +128,16 @@ def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
     assert ev.users.only_in_predictions == n - 1
     _string_path(monkeypatch)
     assert rankeval.evaluate(p, t, metrics="hit_rate@1").per_user.equals(ev.per_user)
+
+
+@given(st.lists(st.integers(-5, 40), max_size=80))
+def test_sort_based_distinct_helpers_match_numpy(values):
+    """distinct.py's distinct/count/first/inverse replace np.unique (hash-based and slow on
+    millions of values in numpy 2.4): same answers."""
+    a = np.array(values, dtype=np.int64)
+    assert distinct.distinct(a).tolist() == np.unique(a).tolist()
+    assert distinct.count_distinct(a) == distinct.count_distinct(np.sort(a)) == len(np.unique(a))
+    assert distinct.first_index(a).tolist() == np.unique(a, return_index=True)[1].tolist()
+    d, inv = distinct.with_inverse(a / 3)
+    d2, inv2 = np.unique(a / 3, return_inverse=True)
+    assert d.tolist() == d2.tolist() and inv.tolist() == inv2.tolist()
