@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
-from .io.cast import _POWERS, integer_ids
+from .io.cast import _POWERS, Numbered, numbered_ids
 
 
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
@@ -17,12 +17,13 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     docnos with strcmp) and the output order never depends on row order. Ids read as
     dictionaries are hashed once per distinct value of each chunk, never once per row: the
     chunks' small dictionaries are encoded together in one pass, and each row's code is then a
-    gather through its chunk's slice of that encoding. Ids that are all canonical integers
-    (``io.cast.integer_ids``) skip the text entirely: ``_factorize_integers``.
+    gather through its chunk's slice of that encoding. Ids that are all one prefix and a
+    number (``io.cast.numbered_ids``: ``7``, ``tt0111161``) skip the text entirely:
+    ``_factorize_numbers``.
     """
-    integers = _integer_columns(columns)
-    if integers is not None:
-        return _factorize_integers(integers)
+    numbered = _numbered_columns(columns)
+    if numbered is not None:
+        return _factorize_numbers(*numbered)
     pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
@@ -48,32 +49,30 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     return out, distinct
 
 
-def _integer_columns(columns) -> list[np.ndarray] | None:
-    """Each column's ids as int64 when every id of every column is a canonical integer."""
-    out = []
+def _numbered_columns(columns) -> tuple[Numbered, list[np.ndarray]] | None:
+    """Each column's ids as numbers when every id of every column is the same prefix and a
+    number written the same way (``io.cast.numbered_ids``)."""
+    reading, out = None, []
     for col in columns:
         parts = []
         for chunk in col.chunks:
             if not len(chunk):
                 continue
-            if pa.types.is_dictionary(chunk.type):  # check each distinct value once
-                values = integer_ids(chunk.dictionary)
-                if values is None:
-                    return None
-                parts.append(values[to_numpy(chunk.indices)])
-            else:
-                values = integer_ids(chunk)
-                if values is None:
-                    return None
-                parts.append(values)
+            dictionary = pa.types.is_dictionary(chunk.type)
+            found = numbered_ids(chunk.dictionary if dictionary else chunk)  # each value once
+            reading = found if reading is None or found is None else reading.agrees(found)
+            if reading is None:
+                return None
+            parts.append(found.values[to_numpy(chunk.indices)] if dictionary else found.values)
         out.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
-    return out if any(len(c) for c in out) else None
+    return (reading, out) if reading is not None else None
 
 
-def _factorize_integers(columns: list[np.ndarray]) -> tuple[list[np.ndarray], pa.Array]:
-    """``factorize`` for integer ids: distinct values by direct addressing when they span a
-    range not much larger than the rows (catalog and user ids usually do), else by one sort;
-    then the byte order of their text from the integers themselves."""
+def _factorize_numbers(reading: Numbered, columns: list[np.ndarray]
+                       ) -> tuple[list[np.ndarray], pa.Array]:
+    """``factorize`` for numbered ids: distinct numbers by direct addressing when they span
+    a range not much larger than the rows (catalog and user ids usually do), else by one
+    sort; then the byte order of their text from the numbers themselves."""
     every = np.concatenate(columns)
     low = int(every.min())
     every -= low  # offsets into the span, in place: no second full-size array
@@ -90,7 +89,8 @@ def _factorize_integers(columns: list[np.ndarray]) -> tuple[list[np.ndarray], pa
         del ordered
         numeric = np.searchsorted(distinct, every).astype(np.int32)
     distinct = distinct.astype(np.int64) + low
-    order = text_order(distinct)
+    # zero-padded digits of one width sort as their numbers; canonical ones need text_order
+    order = text_order(distinct) if reading.canonical else None
     if order is not None:  # codes follow the text's byte order, as for any ids
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
@@ -100,7 +100,7 @@ def _factorize_integers(columns: list[np.ndarray]) -> tuple[list[np.ndarray], pa
     for col in columns:
         out.append(numeric[start : start + len(col)])
         start += len(col)
-    return out, pa.array(distinct).cast(pa.string())
+    return out, reading.text(distinct)
 
 
 _SCALE = np.array([10 ** (19 - d) for d in range(1, 20)], dtype=np.uint64)

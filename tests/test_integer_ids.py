@@ -1,5 +1,6 @@
-"""Ids that are canonical integers take a faster path (integers, not hashed text); it must be
-invisible: the same codes, the same per-user tables, ids shown as written (#17)."""
+"""Ids that are canonical integers, or one prefix and a number (``tt0111161``, ``D12``), take a
+faster path (numbers, not hashed text); it must be invisible: the same codes, the same per-user
+tables, ids shown as written (#17)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval import distinct, encode
-from rankeval.io.cast import integer_ids
+from rankeval.io.cast import integer_ids, numbered_ids
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
 
@@ -26,8 +27,29 @@ def test_only_canonical_integers_are_integers():
     assert integer_ids(pa.array([], pa.string())) is None
 
 
+@pytest.mark.parametrize("ids, reading", [
+    (["1", "22", "-3"], ("", True, None)),
+    (["tt0111161", "tt0000001"], ("tt", False, 7)),
+    (["D1555982", "D12"], ("D", True, None)),
+    (["user_12", "user_7"], ("user_", True, None)),
+    (["007", "123"], ("", False, 3)),
+    (["é12", "é3"], ("é", True, None)),
+    (["007", "7"], None), (["u01", "u1"], None), (["x1", "y2"], None), (["+5", "5"], None),
+    (["a-5", "a5"], None), (["abc", "abd"], None), (["12", "1 "], None), (["0", "00"], None),
+    (["1234567890123456789"], ("", True, None)),  # 19 digits: the signed reading holds it
+    (["12345678901234567890"], None),  # past int64
+])
+def test_numbered_ids(ids, reading):
+    found = numbered_ids(pa.array(ids))
+    if reading is None:
+        assert found is None
+        return
+    assert (found.prefix, found.canonical, found.width) == reading
+    assert found.text(found.values).to_pylist() == ids  # the ids as written, back
+
+
 def _string_path(monkeypatch):
-    monkeypatch.setattr(encode, "_integer_columns", lambda columns: None)
+    monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)
 
 
 @given(st.lists(st.integers(-(10**18), 10**18), min_size=1, max_size=60),
@@ -36,15 +58,42 @@ def test_integer_codes_equal_text_codes(a, b):
     cols = [pa.chunked_array([pa.array([str(x) for x in a])]),
             pa.chunked_array([pa.array([str(x) for x in b], pa.string()).dictionary_encode()])]
     fast = encode.factorize(*cols)
-    integers = encode._integer_columns(cols)
+    integers = encode._numbered_columns(cols)
     assert integers is not None
-    original = encode._integer_columns
+    original = encode._numbered_columns
     try:
-        encode._integer_columns = lambda columns: None
+        encode._numbered_columns = lambda columns: None
         slow = encode.factorize(*cols)
     finally:
-        encode._integer_columns = original
+        encode._numbered_columns = original
     assert fast[1].to_pylist() == slow[1].to_pylist()  # the same ids in byte order
+    for x, y in zip(fast[0], slow[0], strict=True):
+        assert x.tolist() == y.tolist()
+
+
+ID_FORMATS = st.sampled_from([
+    lambda n: str(n), lambda n: f"tt{n:07d}", lambda n: f"D{n}", lambda n: f"u{n:03d}",
+    lambda n: f"{n:05d}", lambda n: f"user_{n}", lambda n: f"x{n}y", lambda n: f"-{n}",
+])
+
+
+@given(st.lists(st.tuples(ID_FORMATS, st.integers(0, 10**6)), min_size=1, max_size=50),
+       st.integers(0, 3))
+def test_mixed_id_formats_give_the_text_codes(ids, split):
+    """Whatever mix of formats (one reading or several, which must stay text), the codes
+    and ids are those of the text path."""
+    text = [fmt(n) for fmt, n in ids]
+    cols = [pa.chunked_array([pa.array(text[:split], pa.string()),
+                              pa.array(text[split:], pa.string())]),
+            pa.chunked_array([pa.array(text[::-1], pa.string()).dictionary_encode()])]
+    fast = encode.factorize(*cols)
+    original = encode._numbered_columns
+    try:
+        encode._numbered_columns = lambda columns: None
+        slow = encode.factorize(*cols)
+    finally:
+        encode._numbered_columns = original
+    assert fast[1].to_pylist() == slow[1].to_pylist()
     for x, y in zip(fast[0], slow[0], strict=True):
         assert x.tolist() == y.tolist()
 
@@ -70,25 +119,31 @@ def _data(rng, ids_for):
     return preds.drop(columns="rank"), truth  # ordered by score: ties broken by item id
 
 
-@pytest.mark.parametrize("style", ["plain", "wide", "negative", "mixed_lengths"])
+@pytest.mark.parametrize("style", ["plain", "wide", "negative", "mixed_lengths", "padded",
+                                   "prefixed"])
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, style, fmt):
     ids = {"plain": lambda kind, n: str(n + 1),
            "wide": lambda kind, n: str(4_000_000_000 + n * 977_000_003),  # sparse: one sort
            "negative": lambda kind, n: str(n - 30),
-           "mixed_lengths": lambda kind, n: str(10 ** (n % 7) + n)}[style]
+           "mixed_lengths": lambda kind, n: str(10 ** (n % 7) + n),
+           "padded": lambda kind, n: f"{kind}{n:07d}",  # tt0111161
+           "prefixed": lambda kind, n: f"{kind.upper()}{n * 37}"}[style]  # D1555982
     preds, truth = _data(np.random.default_rng(3), ids)
     p, t = tmp_path / f"p.{fmt}", tmp_path / f"t.{fmt}"
     for frame, path in ((preds, p), (truth, t)):
         if fmt == "csv":
             frame.to_csv(path, index=False)
+        elif style in ("padded", "prefixed"):
+            frame.to_parquet(path)
         else:  # integer-typed Parquet columns, as warehouses write them
             frame.assign(user_id=frame.user_id.astype("int64"),
                          item_id=frame.item_id.astype("int64")).to_parquet(path)
     metrics = "ndcg@5,map@10,mrr@3,recall@10,precision@5,hit_rate@1"
     calls = []
-    original = encode._factorize_integers
-    monkeypatch.setattr(encode, "_factorize_integers", lambda c: calls.append(1) or original(c))
+    original = encode._factorize_numbers
+    monkeypatch.setattr(encode, "_factorize_numbers",
+                        lambda r, c: calls.append(1) or original(r, c))
     fast = rankeval.evaluate(p, t, metrics=metrics)
     assert len(calls) == 2  # users and items both took the integer path
     _string_path(monkeypatch)

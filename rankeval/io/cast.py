@@ -3,6 +3,8 @@ that does not convert named by its rows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,8 +26,7 @@ _HIGH = np.array([0, *_POWERS, np.iinfo(np.int64).max], dtype=np.int64)
 def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     """The ids as int64 when every one is an integer written canonically (``7``, ``-12``;
     not ``007``, ``+5``, ``-0``, ``1e3`` or ``5.0``), so that the integer and the text name
-    the same id; else None. Ids then compare, join and count as integers, without hashing
-    text."""
+    the same id; else None."""
     if values.null_count or not len(values):
         return None
     try:
@@ -41,6 +42,123 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     magnitude = np.abs(n)
     ok = (magnitude >= _LOW[digits]) & (magnitude < _HIGH[digits]) & ~(negative & (n == 0))
     return n if ok.all() else None
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """Ids that are one fixed text prefix and a number (``7``, ``tt0111161``, ``D1555982``,
+    ``user_12``): ``values`` are the numbers; ``canonical`` when each is written as an
+    integer (no leading zero), ``width`` when all are written with that many digits (zero
+    padded). Either way text and number map one to one, so the ids can be compared, joined
+    and counted as integers."""
+
+    prefix: str
+    canonical: bool
+    width: int | None
+    values: np.ndarray
+
+    def agrees(self, other: Numbered) -> Numbered | None:
+        """The reading both sets of ids share (None: they must stay text)."""
+        if self.prefix != other.prefix:
+            return None
+        canonical = self.canonical and other.canonical
+        width = self.width if self.width == other.width else None
+        if not canonical and width is None:
+            return None
+        return Numbered(self.prefix, canonical, width, self.values)
+
+    def text(self, numbers: np.ndarray) -> pa.Array:
+        """The ids of ``numbers`` as written, built as one byte buffer."""
+        if len(numbers) and numbers.min() >= 0:
+            return _write_numbered(self.prefix.encode(), numbers,
+                                   None if self.canonical else self.width)
+        out = pa.array(numbers).cast(pa.string())
+        if not self.canonical:
+            out = pc.utf8_lpad(out, width=self.width, padding="0")
+        return pc.binary_join_element_wise(self.prefix, out, "") if self.prefix else out
+
+
+def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int | None) -> pa.Array:
+    """Strings ``prefix + digits`` for non-negative numbers (zero-padded to ``width``, else
+    as few digits as each needs), written digit column by digit column."""
+    n = len(numbers)
+    if width is None:
+        digits = np.searchsorted(_POWERS, numbers, side="right") + 1
+    else:
+        digits = np.full(n, width, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(digits + len(prefix), out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        return pa.array(numbers).cast(pa.string())  # past 32-bit offsets: leave it to Arrow
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    for k, byte in enumerate(prefix):
+        data[offsets[:-1] + k] = byte
+    last = offsets[1:] - 1  # each id's last digit, filled from the right
+    rest = numbers.copy()
+    for k in range(int(digits.max(initial=0))):
+        inside = k < digits
+        data[(last - k)[inside]] = (rest[inside] % 10 + 48).astype(np.uint8)
+        rest //= 10
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)),
+                                       pa.py_buffer(data))
+
+
+def numbered_ids(values: pa.Array | pa.ChunkedArray) -> Numbered | None:
+    """The ids as a prefix and numbers (``Numbered``), or None."""
+    if values.null_count or not len(values):
+        return None
+    text = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if not pa.types.is_string(text.type):
+        text = text.cast(pa.string())
+    found = _numbered_bytes(text)
+    if found is not None:
+        return found
+    numbers = integer_ids(text)  # signed integers (the byte reading takes digits only)
+    return Numbered("", True, None, numbers) if numbers is not None else None
+
+
+def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
+    """``numbered_ids`` read from the string buffers: the prefix compared and the digits
+    turned into numbers byte column by byte column, never a string per id."""
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+        text.offset : text.offset + len(text) + 1].astype(np.int64)
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8) if text.buffers()[2] else None
+    if data is None:
+        return None
+    first = text[0].as_py()
+    prefix = first.rstrip("0123456789").encode()
+    if prefix in (b"-", b"+"):  # a sign, not a prefix: integer_ids reads signed integers
+        return None
+    start, length = offsets[:-1], np.diff(offsets)
+    digits = length - len(prefix)
+    low, high = int(digits.min()), int(digits.max())
+    if low < 1 or high > 18:
+        return None
+    if low == high and offsets[-1] - offsets[0] == len(text) * (low + len(prefix)):
+        rows = data[offsets[0] : offsets[-1]].reshape(len(text), low + len(prefix))
+        column = lambda k: rows[:, k]  # noqa: E731  (one width: a matrix of bytes)
+    else:
+        column = lambda k: data[np.minimum(start + k, len(data) - 1)]  # noqa: E731
+    for k, byte in enumerate(prefix):
+        if not (column(k) == byte).all():
+            return None
+    numbers = np.zeros(len(text), dtype=np.int64)
+    for k in range(high):
+        digit = column(len(prefix) + k) - np.uint8(48)  # wraps: a non-digit is above 9
+        if k < low:  # every id has this digit
+            if not (digit <= 9).all():
+                return None
+            numbers *= 10
+            numbers += digit
+            continue
+        inside = k < digits
+        if not ((digit <= 9) | ~inside).all():
+            return None
+        np.copyto(numbers, numbers * 10 + digit, where=inside)
+    canonical = bool(((digits == 1) | (column(len(prefix)) != 48)).all())
+    if not canonical and low != high:
+        return None
+    return Numbered(prefix.decode(), canonical, low if low == high else None, numbers)
 
 
 def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:

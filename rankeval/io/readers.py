@@ -24,7 +24,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from ..errors import InputError, OptionError
-from .cast import ID, cast_columns, integer_ids, raise_non_numeric
+from .cast import ID, cast_columns, numbered_ids, raise_non_numeric
 from .formats import STDIN, UNITS, detect_format
 
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
@@ -249,12 +249,12 @@ class Table:
             return cast_columns(self._parsed.select(list(types)), types, self.label, self.unit)
         if self.format == "parquet":
             return self._read_parquet(types)
-        return self._read_csv(self._plain_integer_ids(types))
+        return self._read_csv(self._plain_numbered_ids(types))
 
-    def _plain_integer_ids(self, types: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
-        """Ids that look like integers in the first MiB are read as plain text: encoding a
-        dictionary per block while parsing costs more than it saves when nearly every id is
-        new (numeric catalogs of millions), and ``factorize`` then reads them as integers."""
+    def _plain_numbered_ids(self, types: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
+        """Ids that look numbered in the first MiB (``7``, ``tt0111161``: ``numbered_ids``)
+        are read as plain text: encoding a dictionary per block while parsing costs more
+        than ``factorize`` then spends reading them as numbers."""
         ids = [name for name, typ in types.items() if typ == ID]
         if not ids:
             return types
@@ -265,7 +265,7 @@ class Table:
                 {name: pa.string() for name in ids}))
         except (pa.ArrowException, OSError, EOFError, ValueError):
             return types  # the full read says what is wrong
-        plain = {name for name in ids if integer_ids(sample.column(name)) is not None}
+        plain = {name for name in ids if numbered_ids(sample.column(name)) is not None}
         return {name: pa.string() if name in plain else typ for name, typ in types.items()}
 
     def _csv_options(self, types: dict[str, pa.DataType], newlines_in_values: bool = False):
