@@ -49,9 +49,9 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     return out, distinct
 
 
-def _numbered_columns(columns) -> tuple[Numbered, list[np.ndarray]] | None:
-    """Each column's ids as numbers when every id of every column is the same prefix and a
-    number written the same way (``io.cast.numbered_ids``)."""
+def _numbered_columns(columns) -> tuple[Numbered, list[list[np.ndarray]]] | None:
+    """Each column's ids as numbers (one array per chunk) when every id of every column is
+    the same prefix and a number written the same way (``io.cast.numbered_ids``)."""
     reading, out = None, []
     for col in columns:
         parts = []
@@ -64,16 +64,18 @@ def _numbered_columns(columns) -> tuple[Numbered, list[np.ndarray]] | None:
             if reading is None:
                 return None
             parts.append(found.values[to_numpy(chunk.indices)] if dictionary else found.values)
-        out.append(np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        out.append(parts)
     return (reading, out) if reading is not None else None
 
 
-def _factorize_numbers(reading: Numbered, columns: list[np.ndarray]
+def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
                        ) -> tuple[list[np.ndarray], pa.Array]:
     """``factorize`` for numbered ids: distinct numbers by direct addressing when they span
     a range not much larger than the rows (catalog and user ids usually do), else by one
     sort; then the byte order of their text from the numbers themselves."""
-    every = np.concatenate(columns)
+    sizes = [sum(len(part) for part in col) for col in columns]
+    every = np.concatenate([part for col in columns for part in col])
+    columns.clear()  # the parts are copied: let them go before the next full-size arrays
     low = int(every.min())
     every -= low  # offsets into the span, in place: no second full-size array
     span = int(every.max()) + 1
@@ -82,12 +84,13 @@ def _factorize_numbers(reading: Numbered, columns: list[np.ndarray]
         present[every] = True
         distinct = np.flatnonzero(present)
         numeric = (np.cumsum(present, dtype=np.int32) - 1)[every]
-        del present
+        del present, every
     else:
         ordered = np.sort(every)
         distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
         del ordered
         numeric = np.searchsorted(distinct, every).astype(np.int32)
+        del every
     distinct = distinct.astype(np.int64) + low
     # zero-padded digits of one width sort as their numbers; canonical ones need text_order
     order = text_order(distinct) if reading.canonical else None
@@ -97,9 +100,9 @@ def _factorize_numbers(reading: Numbered, columns: list[np.ndarray]
         numeric = rank[numeric]
         distinct = distinct[order]
     out, start = [], 0
-    for col in columns:
-        out.append(numeric[start : start + len(col)])
-        start += len(col)
+    for size in sizes:
+        out.append(numeric[start : start + size])
+        start += size
     return out, reading.text(distinct)
 
 
