@@ -121,7 +121,7 @@ def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
     """``numbered_ids`` read from the string buffers: the prefix compared and the digits
     turned into numbers byte column by byte column, never a string per id."""
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
-        text.offset : text.offset + len(text) + 1].astype(np.int64)
+        text.offset : text.offset + len(text) + 1]
     data = np.frombuffer(text.buffers()[2], dtype=np.uint8) if text.buffers()[2] else None
     if data is None:
         return None
@@ -129,16 +129,16 @@ def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
     prefix = first.rstrip("0123456789").encode()
     if prefix in (b"-", b"+"):  # a sign, not a prefix: integer_ids reads signed integers
         return None
-    start, length = offsets[:-1], np.diff(offsets)
-    digits = length - len(prefix)
+    start = offsets[:-1]
+    digits = np.diff(offsets) - len(prefix)
     low, high = int(digits.min()), int(digits.max())
     if low < 1 or high > 18:
         return None
     if low == high and offsets[-1] - offsets[0] == len(text) * (low + len(prefix)):
         rows = data[offsets[0] : offsets[-1]].reshape(len(text), low + len(prefix))
         column = lambda k: rows[:, k]  # noqa: E731  (one width: a matrix of bytes)
-    else:
-        column = lambda k: data[np.minimum(start + k, len(data) - 1)]  # noqa: E731
+    else:  # int32 positions, clipped at the end (a short id's missing digits are masked)
+        column = lambda k: np.take(data, start + k, mode="clip")  # noqa: E731
     for k, byte in enumerate(prefix):
         if not (column(k) == byte).all():
             return None
