@@ -82,6 +82,17 @@ def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int | None) -> pa
     """Strings ``prefix + digits`` for non-negative numbers (zero-padded to ``width``, else
     as few digits as each needs), written digit column by digit column."""
     n = len(numbers)
+    if width is not None:  # one width: the ids are rows of a byte matrix
+        rows = np.empty((n, len(prefix) + width), dtype=np.uint8)
+        rows[:, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
+        rest = numbers.copy()
+        for k in range(width):
+            rows[:, len(prefix) + width - 1 - k] = rest % 10 + 48
+            rest //= 10
+        offsets = np.arange(n + 1, dtype=np.int64) * rows.shape[1]
+        if offsets[-1] < 2**31:
+            return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)),
+                                               pa.py_buffer(rows))
     if width is None:
         digits = np.searchsorted(_POWERS, numbers, side="right") + 1
     else:
