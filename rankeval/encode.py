@@ -77,6 +77,8 @@ def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
     every = np.concatenate([part for col in columns for part in col])
     columns.clear()  # the parts are copied: let them go before the next full-size arrays
     low = int(every.min())
+    if every.dtype != np.int64 and low < -(2**30):  # offsets below must not overflow
+        every = every.astype(np.int64)
     every -= low  # offsets into the span, in place: no second full-size array
     span = int(every.max()) + 1
     if span <= 2 * len(every) + (1 << 20):
