@@ -139,15 +139,19 @@ def score(predictions, truth, **kw) -> int:
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
+    import os
+
     from ..io.output import write_text
     from ..report import junit as junit_report
-    from ..report.markdown import append_step_summary
 
     if junit is not None:
         write_text(junit, junit_report.render(result))
-    problem = append_step_summary(result)
-    if problem:
-        warn(problem)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
+        from ..report.markdown import append_step_summary
+
+        problem = append_step_summary(result)
+        if problem:
+            warn(problem)
     for verdict in result.verdicts:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)
