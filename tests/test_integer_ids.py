@@ -52,6 +52,20 @@ def _string_path(monkeypatch):
     monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)
 
 
+def _same_as_text_path(cols, fast) -> None:
+    """``fast`` (factorize's answer) equals the text path's: the same ids in byte order and
+    the same codes."""
+    original = encode._numbered_columns
+    try:
+        encode._numbered_columns = lambda columns: None
+        slow = encode.factorize(*cols)
+    finally:
+        encode._numbered_columns = original
+    assert fast[1].to_pylist() == slow[1].to_pylist()
+    for x, y in zip(fast[0], slow[0], strict=True):
+        assert x.tolist() == y.tolist()
+
+
 @given(st.lists(st.integers(-(10**18), 10**18), min_size=1, max_size=60),
        st.lists(st.integers(-(10**18), 10**18), max_size=30))
 def test_integer_codes_equal_text_codes(a, b):
@@ -60,15 +74,7 @@ def test_integer_codes_equal_text_codes(a, b):
     fast = encode.factorize(*cols)
     integers = encode._numbered_columns(cols)
     assert integers is not None
-    original = encode._numbered_columns
-    try:
-        encode._numbered_columns = lambda columns: None
-        slow = encode.factorize(*cols)
-    finally:
-        encode._numbered_columns = original
-    assert fast[1].to_pylist() == slow[1].to_pylist()  # the same ids in byte order
-    for x, y in zip(fast[0], slow[0], strict=True):
-        assert x.tolist() == y.tolist()
+    _same_as_text_path(cols, fast)
 
 
 ID_FORMATS = st.sampled_from([
@@ -87,15 +93,7 @@ def test_mixed_id_formats_give_the_text_codes(ids, split):
                               pa.array(text[split:], pa.string())]),
             pa.chunked_array([pa.array(text[::-1], pa.string()).dictionary_encode()])]
     fast = encode.factorize(*cols)
-    original = encode._numbered_columns
-    try:
-        encode._numbered_columns = lambda columns: None
-        slow = encode.factorize(*cols)
-    finally:
-        encode._numbered_columns = original
-    assert fast[1].to_pylist() == slow[1].to_pylist()
-    for x, y in zip(fast[0], slow[0], strict=True):
-        assert x.tolist() == y.tolist()
+    _same_as_text_path(cols, fast)
 
 
 @given(st.sets(st.integers(-(10**18), 10**18), min_size=1, max_size=200))
