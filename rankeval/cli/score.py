@@ -141,10 +141,10 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
     import os
 
-    from ..io.output import write_text
-    from ..report import junit as junit_report
-
     if junit is not None:
+        from ..io.output import write_text
+        from ..report import junit as junit_report
+
         write_text(junit, junit_report.render(result))
     if os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
         from ..report.markdown import append_step_summary

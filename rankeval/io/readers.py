@@ -21,11 +21,18 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
-import pyarrow.parquet as pq
 
 from ..errors import InputError, OptionError
 from .cast import ID, cast_columns, numbered_ids, raise_non_numeric
 from .formats import STDIN, UNITS, detect_format
+
+
+def _parquet():
+    """pyarrow.parquet, imported when a Parquet file is read (it brings pyarrow.fs and ssl:
+    about 25 ms of every CSV run otherwise)."""
+    import pyarrow.parquet
+
+    return pyarrow.parquet
 
 _DELIMITERS = {"csv": ",", "tsv": "\t"}
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -198,7 +205,7 @@ class Table:
     def _read_columns(self) -> list[str]:
         if self.format == "parquet":
             try:
-                return list(pq.read_schema(self._source()).names)
+                return list(_parquet().read_schema(self._source()).names)
             except (pa.ArrowException, OSError) as exc:
                 raise InputError(
                     self.label, f"not a readable Parquet file ({one_line(exc)})"
@@ -237,9 +244,9 @@ class Table:
         if self.format != "parquet":
             return None
         try:
-            if not pa.types.is_nested(pq.read_schema(self._source()).field(name).type):
+            if not pa.types.is_nested(_parquet().read_schema(self._source()).field(name).type):
                 return None
-            return pq.ParquetFile(self._source()).read(columns=[name]).column(name)
+            return _parquet().ParquetFile(self._source()).read(columns=[name]).column(name)
         except (pa.ArrowException, OSError) as exc:
             raise InputError(self.label, f"not a readable Parquet file ({one_line(exc)})") from None
 
@@ -317,7 +324,7 @@ class Table:
 
     def _read_parquet(self, types: dict[str, pa.DataType]) -> pa.Table:
         try:
-            schema = pq.read_schema(self._source())
+            schema = _parquet().read_schema(self._source())
         except (pa.ArrowException, OSError) as exc:
             raise InputError(self.label, f"not a readable Parquet file ({one_line(exc)})") from None
         for name in types:
@@ -329,7 +336,7 @@ class Table:
             # ParquetFile.read, unlike pq.read_table, does not import pandas (0.2 s).
             # Ids come out dictionary-encoded straight from the file's own dictionary pages.
             ids = [name for name, typ in types.items() if typ == ID]
-            table = pq.ParquetFile(self._source(), read_dictionary=ids).read(
+            table = _parquet().ParquetFile(self._source(), read_dictionary=ids).read(
                 columns=list(types), use_threads=True
             )
         except (pa.ArrowException, OSError) as exc:
