@@ -68,50 +68,42 @@ class Numbered:
         return Numbered(self.prefix, canonical, width, self.values)
 
     def text(self, numbers: np.ndarray) -> pa.Array:
-        """The ids of ``numbers`` as written, built as one byte buffer."""
-        if len(numbers) and numbers.min() >= 0:
-            return _write_numbered(self.prefix.encode(), numbers,
-                                   None if self.canonical else self.width)
+        """The ids of ``numbers`` as written: ids of one width as rows of a byte matrix,
+        others by Arrow's integer formatting."""
+        width = self.width
+        if width is None and self.canonical and len(numbers) and numbers.min() >= 0:
+            low, high = _digits(int(numbers.min())), _digits(int(numbers.max()))
+            width = low if low == high else None  # canonical ids that all have one length
+        if width is not None and len(numbers) and numbers.min() >= 0:
+            out = _write_numbered(self.prefix.encode(), numbers, width)
+            if out is not None:
+                return out
         out = pa.array(numbers).cast(pa.string())
         if not self.canonical:
             out = pc.utf8_lpad(out, width=self.width, padding="0")
         return pc.binary_join_element_wise(self.prefix, out, "") if self.prefix else out
 
 
-def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int | None) -> pa.Array:
-    """Strings ``prefix + digits`` for non-negative numbers (zero-padded to ``width``, else
-    as few digits as each needs), written digit column by digit column."""
+def _digits(n: int) -> int:
+    return len(str(abs(n)))
+
+
+def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int) -> pa.Array | None:
+    """Strings ``prefix + digits`` for non-negative numbers zero-padded to ``width``: the
+    rows of one byte matrix, written digit column by digit column (None past 32-bit
+    offsets)."""
     n = len(numbers)
-    if width is not None:  # one width: the ids are rows of a byte matrix
-        rows = np.empty((n, len(prefix) + width), dtype=np.uint8)
-        rows[:, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
-        rest = numbers.copy()
-        for k in range(width):
-            rows[:, len(prefix) + width - 1 - k] = rest % 10 + 48
-            rest //= 10
-        offsets = np.arange(n + 1, dtype=np.int64) * rows.shape[1]
-        if offsets[-1] < 2**31:
-            return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)),
-                                               pa.py_buffer(rows))
-    if width is None:
-        digits = np.searchsorted(_POWERS, numbers, side="right") + 1
-    else:
-        digits = np.full(n, width, dtype=np.int64)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(digits + len(prefix), out=offsets[1:])
-    if offsets[-1] >= 2**31:
-        return pa.array(numbers).cast(pa.string())  # past 32-bit offsets: leave it to Arrow
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    for k, byte in enumerate(prefix):
-        data[offsets[:-1] + k] = byte
-    last = offsets[1:] - 1  # each id's last digit, filled from the right
+    rows = np.empty((n, len(prefix) + width), dtype=np.uint8)
+    rows[:, : len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
     rest = numbers.copy()
-    for k in range(int(digits.max(initial=0))):
-        inside = k < digits
-        data[(last - k)[inside]] = (rest[inside] % 10 + 48).astype(np.uint8)
+    for k in range(width):
+        rows[:, len(prefix) + width - 1 - k] = rest % 10 + 48
         rest //= 10
+    offsets = np.arange(n + 1, dtype=np.int64) * rows.shape[1]
+    if offsets[-1] >= 2**31:
+        return None
     return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)),
-                                       pa.py_buffer(data))
+                                       pa.py_buffer(rows))
 
 
 def numbered_ids(values: pa.Array | pa.ChunkedArray) -> Numbered | None:
