@@ -19,12 +19,20 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 
 from ..errors import InputError, OptionError
 from .cast import ID, cast_columns, numbered_ids, raise_non_numeric
 from .formats import STDIN, UNITS, detect_format
+
+
+def _mostly_new(ids: pa.ChunkedArray) -> bool:
+    """Whether most ids of a sample are distinct: then a per-block dictionary saves nothing
+    (users with many rows each, or a small item pool, keep the dictionary read: it is
+    smaller in memory and no slower)."""
+    return len(pc.unique(ids)) > 0.25 * len(ids)
 
 
 def _parquet():
@@ -277,7 +285,8 @@ class Table:
                 {name: pa.string() for name in ids}))
         except (pa.ArrowException, OSError, EOFError, ValueError):
             return types  # the full read says what is wrong
-        plain = {name for name in ids if numbered_ids(sample.column(name)) is not None}
+        plain = {name for name in ids if _mostly_new(sample.column(name))
+                 and numbered_ids(sample.column(name)) is not None}
         return {name: pa.string() if name in plain else typ for name, typ in types.items()}
 
     def _csv_options(self, types: dict[str, pa.DataType], newlines_in_values: bool = False):
