@@ -82,14 +82,7 @@ def compare_command(files, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     check_needs(settings, {n for n in ("train", "catalog", "item_features")
                            if extra[n] is not None})
-    if bool(kw["segments"]) != bool(kw["segment_by"]):
-        raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
-    if kw["segment_bins"] and not kw["segment_by"]:
-        raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
-    if kw["segment_by"]:
-        from ..segments import parse_by, with_bins
-
-        parse_by(with_bins(kw["segment_by"], kw["segment_bins"]))
+    _check_segments(kw["segments"], kw["segment_by"], kw["segment_bins"])
     labels = run_names(list(runs), list(kw["names"]))
     check_writable(kw["output"], "--output")
     check_html(kw["fmt"].lower(), kw["html"])
@@ -133,6 +126,18 @@ def compare_command(files, **kw) -> int:
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
         return EXIT_GATE_FAILED
     return 0
+
+
+def _check_segments(segments: str | None, segment_by, bins: str | None) -> None:
+    """The segment options, before any input is read."""
+    if bool(segments) != bool(segment_by):
+        raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
+    if bins and not segment_by:
+        raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
+    if segment_by:
+        from ..segments import parse_by, with_bins
+
+        parse_by(with_bins(segment_by, bins))
 
 
 def _renamed_baseline(ctx: click.Context, value: str | None) -> None:

@@ -20,6 +20,8 @@ from .options import (
     scoring_options,
 )
 
+EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
+
 
 @cli.command(cls=Command)
 @click.argument("predictions", metavar="PREDS")
@@ -86,7 +88,6 @@ def score(predictions, truth, **kw) -> int:
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
     from ..report import module
-    from ..segments import with_bins
     from ..settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
@@ -96,15 +97,13 @@ def score(predictions, truth, **kw) -> int:
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    check_needs(settings, {n for n in ("train", "catalog", "item_features")
-                           if extra[n] is not None})
+    check_needs(settings, {n for n in EXTRA if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
-    inputs = [predictions, truth, *(extra[n] for n in ("train", "catalog", "item_features")
-                                    if extra[n] is not None),
-              *([kw["segments"]] if kw["segments"] is not None else [])]
-    segment_by = with_bins(kw["segment_by"], kw["segment_bins"])
-    _check_breakdowns(kw["stats"], kw["segments"], segment_by, kw["segment_bins"])
+    inputs = [predictions, truth, *(x for x in (*(extra[n] for n in EXTRA), kw["segments"])
+                                    if x is not None)]
+    segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
+                                   kw["segment_bins"])
     _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"], kw["html"])
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
@@ -182,9 +181,12 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
 
 
 def _check_breakdowns(stats: str | None, segments: str | None, segment_by,
-                      bins: str | None) -> None:
+                      bins: str | None) -> list[str]:
     """--stats and --segments/--segment-by are read before any input, so that a typo costs
-    no scoring."""
+    no scoring; the --segment-by columns with --segment-bins applied."""
+    from ..segments import with_bins
+
+    segment_by = with_bins(segment_by, bins)
     if stats:
         from ..distribution import parse_stats
 
@@ -197,3 +199,4 @@ def _check_breakdowns(stats: str | None, segments: str | None, segment_by,
         from ..segments import parse_by
 
         parse_by(segment_by)
+    return segment_by
