@@ -73,11 +73,16 @@ def text(value: object) -> str:
 
 def table(head: list[str], rows: list[list[str]], raw: bool = False) -> str:
     """A table of text cells (escaped unless ``raw``: cells already HTML); numbers right,
-    words left."""
+    words left, each header over its column's first cell."""
     cell = (lambda x: x) if raw else text
-    top = "".join(f"<th>{text(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td{'' if _NUMBER.match(str(x)) else ' class=text'}>"
-                                    f"{cell(x)}</td>" for x in row) + "</tr>"
+
+    def kind(x) -> str:
+        return "" if _NUMBER.match(str(x)) else " class=text"
+
+    first = rows[0] if rows else []
+    top = "".join(f"<th{kind(first[i]) if i < len(first) else ''}>{text(h)}</th>"
+                  for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f"<td{kind(x)}>{cell(x)}</td>" for x in row) + "</tr>"
                    for row in rows)
     return f'<div class="scroll"><table><thead><tr>{top}</tr></thead><tbody>{body}</tbody>' \
            "</table></div>"
