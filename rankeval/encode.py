@@ -7,6 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
+from .distinct import distinct as sorted_distinct
 from .io.cast import _POWERS, Numbered, numbered_ids
 
 
@@ -76,9 +77,7 @@ def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
     sizes = [sum(len(part) for part in col) for col in columns]
     every = np.concatenate([part for col in columns for part in col])
     columns.clear()  # the parts are copied: let them go before the next full-size arrays
-    low = int(every.min())
-    if every.dtype != np.int64 and low < -(2**30):  # offsets below must not overflow
-        every = every.astype(np.int64)
+    low = int(every.min())  # int32 numbers come from digits only: never negative
     every -= low  # offsets into the span, in place: no second full-size array
     span = int(every.max()) + 1
     if span <= 2 * len(every) + (1 << 20):
@@ -88,9 +87,7 @@ def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
         numeric = (np.cumsum(present, dtype=np.int32) - 1)[every]
         del present, every
     else:
-        ordered = np.sort(every)
-        distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-        del ordered
+        distinct = sorted_distinct(every)
         numeric = np.searchsorted(distinct, every).astype(np.int32)
         del every
     distinct = distinct.astype(np.int64) + low
