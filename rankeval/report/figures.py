@@ -48,6 +48,10 @@ class View:
     def interval(self, run: str, metric: str) -> tuple[float, float] | None:
         return self._intervals.get(run, {}).get(metric)
 
+    def exposure(self, run: str):
+        """The run's popularity-bias summary (``exposure.Exposure``), or None."""
+        return self._exposure.get(run)
+
     def values(self, run: str, metric: str) -> np.ndarray:
         v = self._values(run, metric)
         return v[~np.isnan(v)]
@@ -240,7 +244,7 @@ def segment_bars(column: str, labels: list[str], users: list[int], metric: str,
 def popularity(view: View) -> list[tuple[str, str, str]]:
     """The Lorenz curves of exposure and the shares per popularity group, when training
     popularity is known."""
-    runs = [(r, view._exposure.get(r)) for r in view.runs if view._exposure.get(r)]
+    runs = [(r, view.exposure(r)) for r in view.runs if view.exposure(r) is not None]
     if not runs:
         return []
     first = runs[0][1]
