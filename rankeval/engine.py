@@ -210,12 +210,20 @@ def judgement_notices(truth: Truth, settings) -> list[Notice]:
     item would count as a hit. Said once, about the whole truth."""
     if "relevance" not in truth.columns or not len(truth.relevance):
         return []
-    rel, t = truth.relevance, settings.relevance_threshold
-    lowest = float(rel.min())
+    rel = truth.relevance
+    return judgement_notice(truth.source.label, len(rel), float(rel.min()), float(rel.max()),
+                            settings)
+
+
+def judgement_notice(label: str, rows: int, lowest: float, highest: float, settings
+                     ) -> list[Notice]:
+    """``judgement_notices`` from the truth's row count and relevance range (which partitions
+    of the truth combine by min and max)."""
+    t = settings.relevance_threshold
     relevant = lowest > 0 if t is None else lowest >= t
-    if not relevant or float(rel.max()) == lowest:
+    if not rows or not relevant or highest == lowest:
         return []
-    return [Notice("all_judged_relevant", len(rel), {"path": truth.source.label})]
+    return [Notice("all_judged_relevant", rows, {"path": label})]
 
 
 def unevaluable(c: UserCounts, settings, truth: str, predictions: str = "predictions"

@@ -78,7 +78,7 @@ class Evaluation:
                      corpus: dict[str, float] | None = None):
         """Users in display order: by number when every id is an integer written plainly
         (1, 2, 10 rather than 1, 10, 2), else as byte strings."""
-        n = len(partial.users)
+        n = partial.counts.evaluated  # also when the per-user values live elsewhere (Spark)
         order = _numeric_order(partial.users)
         if order is not None:
             partial = dataclasses.replace(
@@ -305,15 +305,18 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings,
 
 
 def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
-           extras: Extras | None = None, stats: ItemStats | None = None) -> Evaluation:
+           extras: Extras | None = None, stats: ItemStats | None = None,
+           judgements: list[Notice] | None = None) -> Evaluation:
     """Merged partial -> Evaluation: user notices, the no-user check, corpus metrics, input
-    summaries."""
+    summaries. Of ``preds`` and ``truth`` only ``source`` is read when ``judgements`` (the
+    notices about the truth's grades) are given."""
     error = unevaluable(partial.counts, settings, truth.source.label, preds.source.label)
     if error is not None:
         raise error
     partial = with_user_notices(partial, settings, preds.source.label, truth.source.label)
     partial = dataclasses.replace(partial, notices=[
-        *partial.notices, *judgement_notices(truth, settings),
+        *partial.notices,
+        *(judgement_notices(truth, settings) if judgements is None else judgements),
         *item_notices(partial, settings, extras or Extras(), stats)])
     c = partial.counts
     inputs = {

@@ -1,0 +1,187 @@
+"""The Spark engine: rankeval's kernels over Spark DataFrames, with the local engine's numbers.
+
+>>> from rankeval.spark import evaluate
+>>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=10)
+>>> result.metrics["ndcg@10"]         # the same means, counts and notices as locally
+>>> result.per_user.write.parquet(p)  # per-user values stay a (cached) Spark DataFrame
+
+Both inputs are repartitioned by user and sorted within partitions; ``worker.run`` scores
+complete users chunk by chunk with the local engine (``mapInArrow``: one Python call per
+chunk, not per user) and sends back each chunk's partial result, which the driver merges
+exactly (integer counts, exactly rounded sums), so the means do not depend on partitioning.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from ..engine import judgement_notice, merge
+from ..errors import InputError, RankevalError
+from ..evaluation import finish
+from ..inputs import COLUMN_OPTIONS
+from ..io.readers import Source
+from ..settings import make_settings
+from .frames import combine, is_frame, read, spark_format
+from .result import SparkEvaluation, merged_errors
+from .worker import CHUNK_ROWS, ChunkResult, output_schema, run
+
+__all__ = ["SparkEvaluation", "evaluate", "session"]
+
+
+def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
+    """The active SparkSession (spark-submit, a notebook, Spark Connect through
+    ``SPARK_REMOTE``), else a new local one (``master``, default ``local[*]``). Python
+    workers run this interpreter, which has rankeval and pyarrow."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise RankevalError("the Spark engine needs pyspark: pip install 'rankeval[spark]'"
+                            ) from None
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        for key, value in conf:
+            active.conf.set(key, value)
+        return active
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder
+    if os.environ.get("SPARK_REMOTE") and master is None:
+        builder = builder.remote(os.environ["SPARK_REMOTE"])
+    else:
+        builder = builder.master(master or "local[*]").appName("rankeval")
+        builder = builder.config("spark.ui.showConsoleProgress", "false")
+    for key, value in conf:
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def evaluate(
+    predictions: Any,
+    truth: Any,
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
+    *,
+    compat: str | None = None,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+    spark: Any = None,
+    partitions: int | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+    **options: Any,
+) -> SparkEvaluation:
+    """``rankeval.evaluate`` on Spark: ``predictions`` and ``truth`` are Spark DataFrames
+    (columns found by name or alias, or named with ``user_col``...) or paths Spark reads
+    (Parquet, CSV, TSV, JSON Lines, TREC; files, directories, globs, any filesystem of the
+    cluster). The same settings as ``rankeval.evaluate``. ``spark``: the session (default:
+    ``session()``); ``partitions``: how many partitions of users (default
+    ``spark.sql.shuffle.partitions``); ``chunk_rows``: rows scored at once in a task.
+    """
+    columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
+    settings = make_settings(metrics, k, compat=compat, **options)
+    return evaluate_frames(*frames(predictions, truth, preds_format, truth_format, spark),
+                           settings, columns, partitions, chunk_rows)
+
+
+def frames(predictions: Any, truth: Any, preds_format: str | None = None,
+           truth_format: str | None = None, spark: Any = None, delimiter: str | None = None):
+    """Both inputs as (DataFrame, label, format): paths are read by Spark."""
+    out = []
+    for data, role, fmt, flag in ((predictions, "predictions", preds_format, "preds_format"),
+                                  (truth, "truth", truth_format, "truth_format")):
+        if is_frame(data):
+            out.append((data, role, "spark"))
+            continue
+        if not isinstance(data, str | os.PathLike):
+            raise RankevalError(f"{role}: expected a Spark DataFrame or a path, got "
+                                f"{type(data).__name__} (rankeval.evaluate takes local data)")
+        path = os.fspath(data)
+        kind = spark_format(path, fmt, f"{{opt:{flag}}}")
+        out.append((read(spark or session(), path, kind, role, delimiter), path, kind))
+    return out
+
+
+def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
+                    partitions: int | None = None, chunk_rows: int = CHUNK_ROWS
+                    ) -> SparkEvaluation:
+    """Score two (DataFrame, label, format) inputs; raises the first input error found."""
+    results, scored = _scored(preds, truth, settings, columns, partitions, chunk_rows)
+    errors = merged_errors(results)
+    if errors:
+        scored.unpersist()
+        raise errors[0]
+    return _finish(results, scored, settings, (preds[1], truth[1]), (preds[2], truth[2]))
+
+
+def _scored(preds, truth, settings, columns, partitions, chunk_rows):
+    """(every chunk's result, the cached per-user frame)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    both, layout = combine(preds[0], truth[0], columns, (preds[1], truth[1]),
+                           (preds[2], truth[2]), partitions)
+    layout = type(layout)(**{**layout.__dict__, "chunk_rows": chunk_rows})
+    schema = output_schema(settings)
+    out = both.mapInArrow(lambda batches: run(batches, layout, settings), _spark_schema(schema))
+    out = out.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        rows = out.filter(F.col("kind") == 1).select("partial").collect()
+    except Exception as exc:  # a task failed: Spark's error, on one line
+        out.unpersist()
+        raise RankevalError(f"the Spark job failed: {_job_error(exc)}") from None
+    results = [pickle.loads(bytes(r[0])) for r in rows]
+    per_user = out.filter(F.col("kind") == 0).select(*[f"`{n}`" for n in schema.names[1:-1]])
+    return results, _Cached(per_user, out)
+
+
+def _finish(results: list[ChunkResult], scored, settings, labels, formats) -> SparkEvaluation:
+    rows = [sum(r.rows[i] for r in results) for i in (0, 1)]
+    for label, n in zip(labels, rows, strict=True):
+        if not n:
+            scored.unpersist()
+            raise InputError(label, "no data rows (only a header)")
+    partial = merge([r.partial for r in results])
+    ranges = [r.relevance for r in results if r.relevance is not None]
+    judgements = judgement_notice(labels[1], rows[1], min(lo for lo, _ in ranges),
+                                  max(hi for _, hi in ranges), settings) if ranges else []
+    sides = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats, rows,
+                                                                    strict=True)]
+    try:
+        ev = finish(partial, settings, *sides, judgements=judgements)
+    except RankevalError:
+        scored.unpersist()
+        raise
+    return SparkEvaluation.of(ev, scored.frame, scored.cache)
+
+
+class _Side:
+    def __init__(self, source: Source):
+        self.source = source
+
+
+class _Cached:
+    def __init__(self, frame, cache):
+        self.frame, self.cache = frame, cache
+
+    def unpersist(self) -> None:
+        self.cache.unpersist()
+
+
+def _spark_schema(schema):
+    from pyspark.sql import types as T
+
+    kinds = {"int8": T.ByteType(), "string": T.StringType(), "double": T.DoubleType(),
+             "binary": T.BinaryType()}
+    return T.StructType([T.StructField(f.name, kinds[str(f.type)]) for f in schema])
+
+
+def _job_error(exc: BaseException) -> str:
+    """The useful line of a failed Spark job (its Python or Java exception)."""
+    text = str(getattr(exc, "desc", None) or exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if "Error:" in line or "Exception:" in line:
+            return line[:500]
+    return (lines[0] if lines else type(exc).__name__)[:500]

@@ -1,0 +1,121 @@
+"""Spark DataFrames in: paths read by Spark, columns resolved as locally, both inputs in one
+frame partitioned and sorted by user."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, OptionError
+from ..inputs import resolve_role
+from ..io.formats import ALIASES, EXTENSIONS
+from .worker import KEY, PREDS, SEQ, SIDE, TRUTH, Layout
+
+# What Spark reads itself; TREC and JSON dicts are files of one machine.
+SPARK_FORMATS = ("parquet", "csv", "tsv", "jsonl", "trec")
+# Types whose text Spark and Arrow write alike (users are partitioned by that text).
+_ID_TYPES = ("StringType", "LongType", "IntegerType", "ShortType", "ByteType")
+TREC_RUN = ("qid", "Q0", "docno", "rank", "score", "tag")
+TREC_QRELS = ("qid", "iter", "docno", "relevance")
+
+
+def spark_format(path: str, explicit: str | None, flag: str) -> str:
+    """The format of a path Spark reads: ``explicit``, else the extension of the path, of a
+    glob, or of the files in a local directory; Parquet when nothing says."""
+    if explicit:
+        fmt = ALIASES.get(explicit.lower(), explicit.lower())
+    else:
+        fmt = _extension(path)
+        if fmt is None and os.path.isdir(path):
+            found = {_extension(f.name) for f in Path(path).iterdir()
+                     if not f.name.startswith(("_", "."))} - {None}
+            fmt = found.pop() if len(found) == 1 else None
+        fmt = fmt or "parquet"
+    if fmt not in SPARK_FORMATS:
+        raise OptionError(f"{flag}: the Spark engine reads {', '.join(SPARK_FORMATS)}; "
+                          f"not {fmt} (convert it with 'rankeval convert')")
+    return fmt
+
+
+def _extension(name: str) -> str | None:
+    suffixes = [s.lower() for s in Path(name.rstrip("/")).suffixes if s.lower() != ".gz"]
+    return EXTENSIONS.get(suffixes[-1]) if suffixes else None
+
+
+def read(spark, path: str, fmt: str, role: str, delimiter: str | None = None):
+    """A DataFrame of ``path`` as Spark reads it: text files as strings, so that numbers
+    are parsed and checked by rankeval as in a local run."""
+    reader = spark.read
+    try:
+        if fmt == "parquet":
+            return reader.parquet(path)
+        if fmt == "jsonl":
+            return reader.option("primitivesAsString", True).json(path)
+        if fmt == "trec":
+            return _trec(spark, path, role)
+        sep = delimiter or ("\t" if fmt == "tsv" else ",")
+        return reader.options(header=True, sep=sep, inferSchema=False, mode="FAILFAST",
+                              enforceSchema=False).csv(path)
+    except Exception as exc:  # AnalysisException: a missing path, an unreadable file
+        raise InputError(path, f"Spark cannot read it as {fmt}: {_first_line(exc)}") from None
+
+
+def _trec(spark, path: str, role: str):
+    """TREC run (6 fields) or qrels (4 fields), split on runs of whitespace."""
+    from pyspark.sql import functions as F
+
+    names = TREC_QRELS if role == "truth" else TREC_RUN
+    lines = spark.read.text(path)
+    fields = F.split(F.trim(F.col("value")), r"\s+")
+    return lines.filter(F.trim(F.col("value")) != "").select(
+        *[fields.getItem(i).alias(n) for i, n in enumerate(names)])
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "desc", None) or exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def combine(preds, truth, columns: dict[str, str | None], labels: tuple[str, str],
+            formats: tuple[str, str], partitions: int | None = None):
+    """(frame, layout): both inputs' rows in one frame, each user's rows in one partition
+    and sorted by user then input order."""
+    from pyspark.sql import functions as F
+
+    found = [resolve_role(list(df.columns), role, {c: v for c, v in columns.items() if v},
+                          label)
+             for df, role, label in ((preds, "predictions", labels[0]),
+                                     (truth, "truth", labels[1]))]
+    sides = []
+    roles: list[dict[str, tuple[str, str]]] = []
+    for side, (df, names, prefix) in enumerate(((preds, found[0], "p"), (truth, found[1], "t"))):
+        named = {role: name for role, name in names.items() if name is not None}
+        _check_user_type(df, named["user"], labels[side])
+        roles.append({role: (f"{prefix}_{role}", name) for role, name in named.items()})
+        sides.append(df.select(
+            F.col(_quoted(named["user"])).cast("string").alias(KEY),
+            F.lit(side).cast("byte").alias(SIDE),
+            F.monotonically_increasing_id().alias(SEQ),
+            *[F.col(_quoted(name)).alias(inner) for inner, name in roles[side].values()]))
+    both = sides[PREDS].unionByName(sides[TRUTH], allowMissingColumns=True)
+    both = both.repartition(partitions, KEY) if partitions else both.repartition(KEY)
+    layout = Layout(labels, formats, roles[PREDS], roles[TRUTH])
+    return both.sortWithinPartitions(KEY, SEQ), layout
+
+
+def _check_user_type(df, column: str, label: str) -> None:
+    kind = type(df.schema[column].dataType).__name__
+    if kind not in _ID_TYPES:
+        raise InputError(label, f"user ids of type {df.schema[column].dataType.simpleString()}:"
+                         " the Spark engine groups users by their text; give them as text "
+                         "or integers", column=column)
+
+
+def is_frame(data: Any) -> bool:
+    """A Spark DataFrame, classic or Spark Connect."""
+    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pyspark")
