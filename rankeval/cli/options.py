@@ -125,6 +125,17 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "(beside -f/-o; needs rankeval[report]).")),
     "intervals": (("--intervals", "--ci"), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
+    "engine": (("--engine",), dict(
+        type=click.Choice(("local", "spark"), case_sensitive=False), default="local",
+        show_default=True, help="Where to compute: this machine, or Apache Spark (inputs read "
+        "by Spark: Parquet/CSV files, directories, globs, s3a://, hdfs://; needs "
+        "rankeval[spark]).")),
+    "spark_master": (("--spark-master",), dict(
+        metavar="URL", help="With --engine spark: the cluster (default: the active session, "
+        "SPARK_REMOTE for Spark Connect, else local[*]).")),
+    "spark_conf": (("--spark-conf",), dict(
+        multiple=True, metavar="KEY=VALUE", help="With --engine spark: a Spark setting "
+        "(repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400.")),
     "input_format": (("--input-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
         help="Format of IN (default: from the extension; required for -).")),
@@ -213,6 +224,17 @@ def scoring_options(preds_help: str | None = None) -> Callable:
                   option("catalog"), option("item_features"), option("train_format"),
                   option("catalog_format"), option("item_features_format"),
                   option("delimiter"), option("encoding"))
+
+
+def engine_options(f):
+    """--engine and the Spark engine's --spark-master, --spark-conf."""
+    return _stack(option("engine"), option("spark_master"), option("spark_conf"))(f)
+
+
+def pop_engine(kw: dict[str, Any]) -> dict[str, Any]:
+    """``engine``, ``master``, ``conf`` (KEY=VALUE pairs) of a command's keyword arguments."""
+    return {"engine": kw.pop("engine").lower(), "master": kw.pop("spark_master"),
+            "conf": kw.pop("spark_conf")}
 
 
 def report_options(command: str) -> Callable:

@@ -11,8 +11,10 @@ from .app import cli, show_notices, warn
 from .emit import check_html, emit, write_html
 from .options import (
     Command,
+    engine_options,
     option,
     pop_columns,
+    pop_engine,
     pop_extras,
     pop_reading,
     pop_settings,
@@ -28,7 +30,8 @@ EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
 @click.argument("truth", metavar="TRUTH")
 @scoring_options()
 @click.option("--per-user", metavar="FILE",
-              help="Also write one row per evaluated user: .csv, .parquet, or - for stdout.")
+              help="Also write one row per evaluated user: .csv, .parquet, or - for stdout "
+              "(with --engine spark: a directory, written as a Parquet dataset).")
 @click.option("--per-query", is_flag=True,
               help="With --format trec: a line per user and measure before the 'all' lines "
               "(trec_eval's -q).")
@@ -54,6 +57,7 @@ EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
 @option("confidence")
 @option("rounds")
 @option("seed")
+@engine_options
 @report_options("score")
 def score(predictions, truth, **kw) -> int:
     """Score PREDS (ranked user-item rows) against TRUTH (user, item, relevance).
@@ -76,25 +80,25 @@ def score(predictions, truth, **kw) -> int:
           -m ndcg,coverage,gini,novelty,arp,long_tail,personalization
       rankeval score preds.csv truth.csv --fail-under ndcg@10=0.35 --baseline main.json \\
           --max-drop 1% --junit gates.xml
+      rankeval score --engine spark s3a://recs/preds/ s3a://recs/truth/ --k 10 \\
+          --spark-conf spark.sql.shuffle.partitions=400 --per-user s3a://recs/per_user/
 
     Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
-    from ..beyond import check_needs, load_extras
-    from ..evaluation import evaluate_inputs
+    from ..beyond import check_needs
     from ..gates import plan_gates
     from ..io.formats import STDOUT
     from ..io.output import write_per_user
-    from ..load import load_inputs
-    from ..progress import Stages
-    from ..progress import wanted as progress_wanted
     from ..report import module
     from ..settings import make_settings
+    from . import spark
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
     if kw["per_query"] and fmt != "trec":
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    columns, reading, extra, engine = pop_columns(kw), pop_reading(kw), pop_extras(kw), \
+        pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     check_needs(settings, {n for n in EXTRA if extra[n] is not None})
@@ -104,9 +108,42 @@ def score(predictions, truth, **kw) -> int:
                                     if x is not None)]
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
-    _check_outputs(output, per_user, kw["junit"], fmt, inputs, kw["baseline"], kw["html"])
+    spark.check(engine, {**kw, **extra}, inputs)
+    on_spark = engine["engine"] == "spark"
+    _check_outputs(output, None if on_spark else per_user, kw["junit"], fmt, inputs,
+                   kw["baseline"], kw["html"])
+    if on_spark and per_user is not None:
+        spark.check_dataset(per_user, inputs)
 
-    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, quiet)) as progress:
+    if on_spark:
+        result = spark.evaluate(predictions, truth, settings, columns, reading, kw, engine)
+    else:
+        result = _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw,
+                                   segment_by)
+    result = result.judged(plan)
+
+    if per_user is not None and on_spark:
+        result.write_per_user(per_user)
+    elif per_user is not None:
+        write_per_user(result.per_user_table(), per_user)
+    report = module(fmt)
+    emit(output, fmt, lambda c: report.render(result, c),
+         lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
+         to_stderr=output == STDOUT and per_user == STDOUT)
+    write_html(kw["html"], result)
+    show_notices(result.notices, quiet)  # after the report: data first, then what to mind
+    return _finish_gates(result, kw["junit"], quiet)
+
+
+def _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw, segment_by):
+    """Read, score, and add what was asked for (distributions, segments, intervals)."""
+    from ..beyond import load_extras
+    from ..evaluation import evaluate_inputs
+    from ..load import load_inputs
+    from ..progress import Stages
+    from ..progress import wanted as progress_wanted
+
+    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, kw["quiet"])) as progress:
         progress.stage(f"reading {predictions} and {truth}")
         run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
                                   kw["truth_format"], reading)
@@ -123,17 +160,7 @@ def score(predictions, truth, **kw) -> int:
         if kw["intervals"]:
             progress.stage("bootstrapping confidence intervals")
             result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
-    result = result.judged(plan)
-
-    if per_user is not None:
-        write_per_user(result.per_user_table(), per_user)
-    report = module(fmt)
-    emit(output, fmt, lambda c: report.render(result, c),
-         lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
-         to_stderr=output == STDOUT and per_user == STDOUT)
-    write_html(kw["html"], result)
-    show_notices(result.notices, quiet)  # after the report: data first, then what to mind
-    return _finish_gates(result, kw["junit"], quiet)
+    return result
 
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:

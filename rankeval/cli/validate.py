@@ -10,7 +10,9 @@ from .app import cli, flag
 from .emit import emit
 from .options import (
     Command,
+    engine_options,
     pop_columns,
+    pop_engine,
     pop_extras,
     pop_reading,
     pop_settings,
@@ -24,6 +26,7 @@ from .options import (
 @click.argument("truth", metavar="TRUTH")
 @scoring_options()
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
+@engine_options
 @report_options("validate")
 def validate(predictions, truth, strict, **kw) -> int:
     """Check PREDS and TRUTH without scoring: every problem, every count, every warning.
@@ -36,12 +39,14 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.csv truth.csv
       rankeval validate run.trec qrels.txt --truth-format qrels --strict
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
+      rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
     import json
 
     from ..io.output import check_distinct, check_writable
     from ..settings import make_settings
     from ..validate import ANSWERS, validate_inputs
+    from . import spark
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
@@ -51,11 +56,17 @@ def validate(predictions, truth, strict, **kw) -> int:
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    engine = pop_engine(kw)
+    spark.check(engine, extra, [predictions, truth])
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
-                             truth_format=kw["truth_format"], columns=columns,
-                             acknowledged=acknowledged, reading=reading, extra=extra)
+    if engine["engine"] == "spark":
+        result = spark.validate(predictions, truth, settings, columns, reading, kw, engine,
+                                acknowledged)
+    else:
+        result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
+                                 truth_format=kw["truth_format"], columns=columns,
+                                 acknowledged=acknowledged, reading=reading, extra=extra)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
          lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")

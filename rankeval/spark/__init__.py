@@ -16,20 +16,28 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import warnings
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from ..engine import judgement_notice, merge
+from ..engine import judgement_notice, merge, unevaluable, user_notices
 from ..errors import InputError, RankevalError
 from ..evaluation import finish
 from ..inputs import COLUMN_OPTIONS
 from ..io.readers import Source
 from ..settings import make_settings
+from ..validate import Validation
 from .frames import combine, is_frame, read, spark_format
 from .result import SparkEvaluation, merged_errors
 from .worker import CHUNK_ROWS, ChunkResult, output_schema, run
 
 __all__ = ["SparkEvaluation", "evaluate", "session"]
+
+# pyspark warns about pandas >= 3 wherever it checks for pandas, mapInArrow included; the
+# engine passes Arrow only.
+warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                        category=FutureWarning)
 
 
 def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
@@ -53,6 +61,9 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
     else:
         builder = builder.master(master or "local[*]").appName("rankeval")
         builder = builder.config("spark.ui.showConsoleProgress", "false")
+        log = Path(__file__).with_name("log4j2.properties")  # stderr is for rankeval's lines
+        builder = builder.config("spark.driver.extraJavaOptions",
+                                 f"-Dlog4j2.configurationFile={log.as_uri()}")
     for key, value in conf:
         builder = builder.config(key, value)
     return builder.getOrCreate()
@@ -86,7 +97,8 @@ def evaluate(
 
 
 def frames(predictions: Any, truth: Any, preds_format: str | None = None,
-           truth_format: str | None = None, spark: Any = None, delimiter: str | None = None):
+           truth_format: str | None = None, spark: Any = None,
+           reading: dict[str, Any] | None = None):
     """Both inputs as (DataFrame, label, format): paths are read by Spark."""
     out = []
     for data, role, fmt, flag in ((predictions, "predictions", preds_format, "preds_format"),
@@ -99,7 +111,7 @@ def frames(predictions: Any, truth: Any, preds_format: str | None = None,
                                 f"{type(data).__name__} (rankeval.evaluate takes local data)")
         path = os.fspath(data)
         kind = spark_format(path, fmt, f"{{opt:{flag}}}")
-        out.append((read(spark or session(), path, kind, role, delimiter), path, kind))
+        out.append((read(spark or session(), path, kind, role, reading), path, kind))
     return out
 
 
@@ -107,7 +119,7 @@ def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
                     partitions: int | None = None, chunk_rows: int = CHUNK_ROWS
                     ) -> SparkEvaluation:
     """Score two (DataFrame, label, format) inputs; raises the first input error found."""
-    results, scored = _scored(preds, truth, settings, columns, partitions, chunk_rows)
+    results, scored, _ = _scored(preds, truth, settings, columns, partitions, chunk_rows)
     errors = merged_errors(results)
     if errors:
         scored.unpersist()
@@ -116,7 +128,7 @@ def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
 
 
 def _scored(preds, truth, settings, columns, partitions, chunk_rows):
-    """(every chunk's result, the cached per-user frame)."""
+    """(every chunk's result, the cached per-user frame, the layout)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -133,19 +145,63 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows):
         raise RankevalError(f"the Spark job failed: {_job_error(exc)}") from None
     results = [pickle.loads(bytes(r[0])) for r in rows]
     per_user = out.filter(F.col("kind") == 0).select(*[f"`{n}`" for n in schema.names[1:-1]])
-    return results, _Cached(per_user, out)
+    return results, _Cached(per_user, out), layout
+
+
+def validate_frames(preds, truth, settings, columns: dict[str, str | None],
+                    acknowledged: frozenset[str] = frozenset(), partitions: int | None = None,
+                    chunk_rows: int = CHUNK_ROWS) -> Validation:
+    """``rankeval.validate_inputs`` on Spark: every problem and count of two inputs."""
+    results, scored, layout = _scored(preds, truth, settings, columns, partitions, chunk_rows)
+    scored.unpersist()
+    labels = preds[1], truth[1]
+    out = Validation(errors=merged_errors(results) + _empty(results, labels),
+                     acknowledged=acknowledged)
+    rows = _rows(results)
+    for role, data, roles, n in (("predictions", preds, layout.preds, rows[0]),
+                                 ("truth", truth, layout.truth, rows[1])):
+        out.inputs[role] = {"path": data[1], "format": data[2], "rows": n,
+                            "columns": {r: name for r, (_, name) in roles.items()}}
+    if any(r.partial is None for r in results) or not all(rows):
+        return out
+    partial = merge([r.partial for r in results])
+    c = out.users = partial.counts
+    out.notices = [*partial.notices, *user_notices(c, settings, *labels),
+                   *_judgements(results, labels[1], rows[1], settings)]
+    out.rows_beyond_k = partial.rows_beyond_k
+    out.inputs["predictions"]["users"] = c.in_predictions
+    out.inputs["truth"]["users"] = c.in_truth
+    error = unevaluable(c, settings, labels[1], labels[0])
+    if error is not None:
+        out.errors.append(error)
+    return out
+
+
+def _rows(results: list[ChunkResult]) -> list[int]:
+    return [sum(r.rows[i] for r in results) for i in (0, 1)]
+
+
+def _empty(results: list[ChunkResult], labels) -> list[InputError]:
+    return [InputError(label, "no data rows (only a header)")
+            for label, n in zip(labels, _rows(results), strict=True) if not n]
+
+
+def _judgements(results: list[ChunkResult], label: str, rows: int, settings):
+    ranges = [r.relevance for r in results if r.relevance is not None]
+    if not ranges:
+        return []
+    return judgement_notice(label, rows, min(lo for lo, _ in ranges),
+                            max(hi for _, hi in ranges), settings)
 
 
 def _finish(results: list[ChunkResult], scored, settings, labels, formats) -> SparkEvaluation:
-    rows = [sum(r.rows[i] for r in results) for i in (0, 1)]
-    for label, n in zip(labels, rows, strict=True):
-        if not n:
-            scored.unpersist()
-            raise InputError(label, "no data rows (only a header)")
+    empty = _empty(results, labels)
+    if empty:
+        scored.unpersist()
+        raise empty[0]
+    rows = _rows(results)
     partial = merge([r.partial for r in results])
-    ranges = [r.relevance for r in results if r.relevance is not None]
-    judgements = judgement_notice(labels[1], rows[1], min(lo for lo, _ in ranges),
-                                  max(hi for _, hi in ranges), settings) if ranges else []
+    judgements = _judgements(results, labels[1], rows[1], settings)
     sides = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats, rows,
                                                                     strict=True)]
     try:

@@ -43,7 +43,7 @@ def _extension(name: str) -> str | None:
     return EXTENSIONS.get(suffixes[-1]) if suffixes else None
 
 
-def read(spark, path: str, fmt: str, role: str, delimiter: str | None = None):
+def read(spark, path: str, fmt: str, role: str, reading: dict[str, Any] | None = None):
     """A DataFrame of ``path`` as Spark reads it: text files as strings, so that numbers
     are parsed and checked by rankeval as in a local run."""
     reader = spark.read
@@ -54,9 +54,11 @@ def read(spark, path: str, fmt: str, role: str, delimiter: str | None = None):
             return reader.option("primitivesAsString", True).json(path)
         if fmt == "trec":
             return _trec(spark, path, role)
-        sep = delimiter or ("\t" if fmt == "tsv" else ",")
+        reading = reading or {}
+        sep = reading.get("delimiter") or ("\t" if fmt == "tsv" else ",")
         return reader.options(header=True, sep=sep, inferSchema=False, mode="FAILFAST",
-                              enforceSchema=False).csv(path)
+                              enforceSchema=False, encoding=reading.get("encoding") or "utf-8"
+                              ).csv(path)
     except Exception as exc:  # AnalysisException: a missing path, an unreadable file
         raise InputError(path, f"Spark cannot read it as {fmt}: {_first_line(exc)}") from None
 

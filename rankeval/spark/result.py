@@ -4,7 +4,10 @@ the merge of the input errors found by every task."""
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, OptionError
@@ -30,9 +33,27 @@ class SparkEvaluation(Evaluation):
         """One row per evaluated user, one column per metric: a (cached) Spark DataFrame."""
         return self.frame
 
-    def write_per_user(self, path: str, mode: str = "errorifexists") -> None:
-        """The per-user values as a Parquet dataset at ``path`` (any filesystem Spark knows)."""
-        self.frame.write.mode(mode).parquet(path)
+    def write_per_user(self, path: str) -> None:
+        """The per-user values as a Parquet dataset (a directory) at ``path``, on any
+        filesystem Spark knows. A local directory is written beside and moved in place when
+        complete, replacing an earlier dataset (never another kind of directory)."""
+        if "://" in path:
+            self.frame.write.mode("overwrite").parquet(path)
+            return
+        check_dataset_path(path)
+        target = Path(path).absolute()
+        tmp = target.with_name(f".{target.name}.rankeval-{os.getpid()}")
+        try:
+            self.frame.write.mode("errorifexists").parquet(str(tmp))
+            if target.exists():
+                old = target.with_name(f".{target.name}.rankeval-old-{os.getpid()}")
+                target.rename(old)
+                tmp.rename(target)
+                shutil.rmtree(old)
+            else:
+                tmp.rename(target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def unpersist(self) -> None:
         """Free the cluster's cached per-user rows (``per_user`` is recomputed if used)."""
@@ -69,6 +90,29 @@ class SparkEvaluation(Evaluation):
 
     def __repr__(self) -> str:
         return super().__repr__().replace("<Evaluation", "<SparkEvaluation", 1)
+
+
+def check_dataset_path(path: str) -> None:
+    """A local per-user dataset path: absent, or an earlier Parquet dataset (part files and
+    Spark's markers only), so that replacing it destroys nothing else."""
+    target = Path(path)
+    if not target.exists():
+        if not target.absolute().parent.is_dir():
+            raise OptionError(f"--per-user {path}: the directory {target.absolute().parent} "
+                              "does not exist")
+        return
+    if not target.is_dir():
+        raise OptionError(f"--per-user {path}: is a file; with the Spark engine the per-user "
+                          "values are a Parquet dataset: give a directory")
+    others = [f.name for f in target.iterdir() if not _dataset_file(f.name)]
+    if others:
+        raise OptionError(f"--per-user {path}: holds other files ({', '.join(others[:3])}); "
+                          "give a new directory or an earlier per-user dataset")
+
+
+def _dataset_file(name: str) -> bool:
+    name = name.removeprefix(".").removesuffix(".crc")
+    return name == "_SUCCESS" or (name.startswith("part-") and name.endswith(".parquet"))
 
 
 def merged_errors(results) -> list[InputError]:

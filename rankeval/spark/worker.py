@@ -68,7 +68,7 @@ def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings
     schema = output_schema(settings)
     for chunk in complete_users(batches, layout.chunk_rows):
         part = score_chunk(chunk, layout, settings)
-        if part.partial is not None and len(part.partial.users):
+        if part.partial is not None and not part.errors and len(part.partial.users):
             yield _per_user(part.partial, schema, settings)
         yield _summary(part, schema)
 
@@ -105,8 +105,9 @@ def _last_user_rows(keys: pa.ChunkedArray) -> int:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """One chunk's contribution: the partial (None when an input error was found), the
-    errors (as plain fields), rows per input and the truth's relevance range."""
+    """One chunk's contribution: the partial (None when the chunk could not be read; with
+    errors it counts what ``validate`` counts), the errors (as plain fields), rows per input
+    and the truth's relevance range."""
 
     partial: Partial | None
     errors: list[dict]
@@ -128,7 +129,7 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
         except InputError as exc:  # the chunk cannot be read further
             found.append(exc)
     errors = [_error_fields(e, tables, layout) for e in found]
-    return ChunkResult(None if errors else partial, errors,
+    return ChunkResult(partial, errors,
                        (tables[0].num_rows, tables[1].num_rows), relevance)
 
 

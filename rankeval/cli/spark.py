@@ -1,0 +1,95 @@
+"""``--engine spark`` for ``score`` and ``validate``: option checks before any work, the
+session, and the per-user Parquet dataset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import OptionError
+
+# Options whose work needs every user's values on one machine, or inputs Spark does not read
+# yet; refused before anything is read rather than ignored.
+_LOCAL_ONLY = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features",
+               "stats": "--stats", "segments": "--segments", "intervals": "--ci",
+               "html": "--html", "per_query": "--per-query"}
+
+
+def check(engine: dict[str, Any], kw: dict[str, Any], inputs: list[str]) -> None:
+    """Before reading: the Spark options only with --engine spark, and what the Spark engine
+    cannot do said at once."""
+    if engine["engine"] != "spark":
+        for name, flag in (("master", "--spark-master"), ("conf", "--spark-conf")):
+            if engine[name]:
+                raise OptionError(f"{flag} needs --engine spark")
+        return
+    conf(engine["conf"])
+    given = [flag for name, flag in _LOCAL_ONLY.items() if kw.get(name)]
+    if given:
+        raise OptionError(f"{', '.join(given)}: not available with --engine spark (they need "
+                          "every user's values on one machine); use the local engine")
+    if "-" in inputs:
+        raise OptionError("--engine spark reads paths (files, directories, globs, URLs); "
+                          "standard input is not one")
+
+
+def conf(pairs) -> list[tuple[str, str]]:
+    """--spark-conf KEY=VALUE pairs."""
+    out = []
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--spark-conf {pair!r}: expected KEY=VALUE, e.g. "
+                              "spark.sql.shuffle.partitions=400")
+        out.append((key.strip(), value))
+    return out
+
+
+def session(engine: dict[str, Any]):
+    from ..spark import session as spark_session
+
+    return spark_session(engine["master"], conf(engine["conf"]))
+
+
+def check_dataset(path: str, inputs: list[str]) -> None:
+    """--per-user with --engine spark names a Parquet dataset (a directory), not an input."""
+    from ..io.output import check_distinct
+    from ..spark.result import check_dataset_path
+
+    if path == "-":
+        raise OptionError("--per-user - : with --engine spark the per-user values stay on the "
+                          "cluster; give a directory for a Parquet dataset")
+    if "://" not in path:
+        check_dataset_path(path)
+    check_distinct({"--per-user": path}, inputs)
+
+
+def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engine):
+    """Read both paths with Spark and score them there."""
+    import sys
+
+    from ..progress import Stages
+    from ..progress import wanted as progress_wanted
+    from ..spark import evaluate_frames, frames
+
+    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, kw["quiet"])) as progress:
+        progress.stage("starting Spark")
+        spark = session(engine)
+        progress.stage(f"scoring {predictions} and {truth} on Spark")
+        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
+                      reading)
+        return evaluate_frames(*both, settings, columns)
+
+
+def validate(predictions: str, truth: str, settings, columns, reading, kw, engine,
+             acknowledged):
+    """Check both paths with Spark: ``rankeval validate``'s report."""
+    from ..errors import InputError
+    from ..spark import frames, validate_frames
+    from ..validate import Validation
+
+    try:
+        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"],
+                      session(engine), reading)
+    except InputError as exc:  # unreadable: the report says so, as locally
+        return Validation(errors=[exc], acknowledged=acknowledged)
+    return validate_frames(*both, settings, columns, acknowledged)
