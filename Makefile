@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser run test test-fast golden lint fmt docs smoke bench clean
+.PHONY: help install browser java run test test-fast golden lint fmt docs smoke bench clean
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -40,6 +40,16 @@ browser: ## Check for Chromium (the report's browser tests); install it with apt
 	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; } \
 	  || { echo "make: could not install chromium: run 'apt-get install chromium' as root"; exit 1; }; }
 
+# The Spark engine (and its tests) runs on a Java 17+ runtime. Missing or older: a headless
+# JRE is installed with apt-get, else one line says what to install.
+java: ## Check for Java 17+ (the Spark engine); install a headless JRE with apt-get if missing
+	@v=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1); \
+	if [ -z "$$v" ] || [ "$$v" -lt 17 ]; then \
+	  command -v apt-get >/dev/null 2>&1 || { echo "make: the Spark engine needs Java 17 or later: install a JRE such as openjdk-17-jre-headless"; exit 1; }; \
+	  echo "make: installing a headless Java runtime for the Spark engine (apt-get)"; \
+	  { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null; } \
+	  || { echo "make: could not install Java: run 'apt-get install openjdk-17-jre-headless' as root"; exit 1; }; fi
+
 run: $(VENV)/.runtime ## Score the bundled sample data
 	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 5,10 -m ndcg,map,recall
 
@@ -47,11 +57,11 @@ run: $(VENV)/.runtime ## Score the bundled sample data
 # the compiled code outside the clone, so that later runs and fresh CI clones reuse it.
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
 
-test: $(VENV)/.test browser ## Lint and run the test suite
+test: $(VENV)/.test browser java ## Lint and run the test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
-test-fast: $(VENV)/.test browser ## The test suite without the tests marked slow
+test-fast: $(VENV)/.test browser java ## The test suite without the tests marked slow
 	$(BIN)/pytest -m "not slow"
 
 golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the diff)

@@ -84,30 +84,38 @@ def _quoted(name: str) -> str:
 
 
 def combine(preds, truth, columns: dict[str, str | None], labels: tuple[str, str],
-            formats: tuple[str, str], partitions: int | None = None):
-    """(frame, layout): both inputs' rows in one frame, each user's rows in one partition
-    and sorted by user then input order."""
+            formats: tuple[str, str], partitions: int | None = None, ordered: bool = False):
+    """(frame, layout): both inputs' rows in one frame, each user's rows in one partition,
+    sorted by user (then by input order when ``ordered``: the file order decides)."""
     from pyspark.sql import functions as F
 
     found = [resolve_role(list(df.columns), role, {c: v for c, v in columns.items() if v},
                           label)
              for df, role, label in ((preds, "predictions", labels[0]),
                                      (truth, "truth", labels[1]))]
+    named = [{role: name for role, name in names.items() if name is not None}
+             for names in found]
+    types = [df.schema[n["user"]].dataType for df, n in zip((preds, truth), named, strict=True)]
+    for df, n, label in zip((preds, truth), named, labels, strict=True):
+        _check_user_type(df, n["user"], label)
     sides = []
     roles: list[dict[str, tuple[str, str]]] = []
-    for side, (df, names, prefix) in enumerate(((preds, found[0], "p"), (truth, found[1], "t"))):
-        named = {role: name for role, name in names.items() if name is not None}
-        _check_user_type(df, named["user"], labels[side])
-        roles.append({role: (f"{prefix}_{role}", name) for role, name in named.items()})
+    for side, (df, names, prefix) in enumerate(((preds, named[0], "p"), (truth, named[1], "t"))):
+        # One user column shared by both inputs, as they wrote it when its type is the same
+        # in both (Spark hashes equal values alike), else as text on both sides.
+        user = F.col(_quoted(names["user"]))
+        key = user if types[0] == types[1] else user.cast("string")
+        roles.append({role: (KEY if role == "user" else f"{prefix}_{role}", name)
+                      for role, name in names.items()})
         sides.append(df.select(
-            F.col(_quoted(named["user"])).cast("string").alias(KEY),
-            F.lit(side).cast("byte").alias(SIDE),
-            F.monotonically_increasing_id().alias(SEQ),
-            *[F.col(_quoted(name)).alias(inner) for inner, name in roles[side].values()]))
+            key.alias(KEY), F.lit(side).cast("byte").alias(SIDE),
+            *([F.monotonically_increasing_id().alias(SEQ)] if ordered else []),
+            *[F.col(_quoted(name)).alias(inner) for inner, name in roles[side].values()
+              if inner != KEY]))
     both = sides[PREDS].unionByName(sides[TRUTH], allowMissingColumns=True)
     both = both.repartition(partitions, KEY) if partitions else both.repartition(KEY)
     layout = Layout(labels, formats, roles[PREDS], roles[TRUTH])
-    return both.sortWithinPartitions(KEY, SEQ), layout
+    return both.sortWithinPartitions(KEY, *([SEQ] if ordered else [])), layout
 
 
 def _check_user_type(df, column: str, label: str) -> None:

@@ -1,0 +1,356 @@
+"""The Spark engine gives the local engine's numbers, counts, notices and errors.
+
+Spark runs in local mode (``local[2]``), one session for the whole test run. Partitions are
+few and Arrow batches tiny, so that users span batches and chunks (the carry-over path) and
+partials from many chunks are merged. pyspark and Java are test requirements (``make test``
+installs both): a missing one fails these tests, it never skips them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import rankeval
+from rankeval.errors import InputError, OptionError
+from rankeval.spark import evaluate as spark_evaluate
+from rankeval.spark import session
+from rankeval.spark.result import merged_errors
+from rankeval.spark.worker import KEY, complete_users
+
+METRICS = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision", "cg", "dcg",
+           "idcg", "ndcg", "num_ret", "num_rel", "num_rel_ret", "set_precision", "set_recall",
+           "set_f1", "bpref", "gm_map", "iprec", "r_precision_mult", "rbp", "rbp_residual",
+           "err", "judged", "dcg_burges", "ndcg_burges", "item_coverage", "entropy",
+           "personalization", "ndcg@all", "map@all", "recall@all"]
+K = [1, 3, 10]
+# Metrics whose expectation over tie orders has no closed form (refused with ties=expected).
+OPEN_FORM = {"entropy", "err", "gm_map", "iprec", "item_coverage", "personalization"}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    spark = session("local[2]", [("spark.sql.shuffle.partitions", "3"),
+                                 ("spark.sql.execution.arrow.maxRecordsPerBatch", "50"),
+                                 ("spark.default.parallelism", "2")])
+    yield spark
+    spark.stop()
+
+
+def generated(seed: int, users: int = 120, items: int = 60, ranks: bool = False):
+    """Graded truth, coarse scores (ties within and across cut-offs), users only in the
+    predictions, only in the truth, without relevant items, numeric-looking ids."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for u in range(users):
+        if u % 9 == 4:  # truth only
+            continue
+        n = int(rng.integers(1, 25))
+        chosen = rng.choice(items, size=min(n, items), replace=False)
+        scores = rng.integers(0, 6, size=len(chosen)) / 2  # many ties
+        rows += [(f"u{u}" if u % 5 else str(u), f"i{i}" if i % 4 else f"{i:03d}", s)
+                 for i, s in zip(chosen, scores, strict=True)]
+    preds = pd.DataFrame(rows, columns=["user_id", "item_id", "score"])
+    if ranks:
+        preds = preds.drop(columns="score")
+        preds["rank"] = preds.groupby("user_id").cumcount() * 2 + 1  # gaps between ranks
+    truth_rows = []
+    for u in range(users + 5):
+        if u % 13 == 6:  # predictions only
+            continue
+        judged = rng.choice(items, size=int(rng.integers(1, 8)), replace=False)
+        grades = rng.integers(0, 4, size=len(judged)) if u % 7 else np.zeros(len(judged))
+        truth_rows += [(f"u{u}" if u % 5 else str(u), f"i{i}" if i % 4 else f"{i:03d}",
+                        float(g)) for i, g in zip(judged, grades, strict=True)]
+    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "relevance"])
+    return preds, truth
+
+
+def frame(spark, df: pd.DataFrame):
+    return spark.createDataFrame(pa.Table.from_pandas(df, preserve_index=False))
+
+
+def same(local, distributed) -> None:
+    """Per-user values to 1e-12, means to 1e-12, identical counts and notices."""
+    assert distributed.users == local.users
+    assert [n.to_dict() for n in distributed.notices] == [n.to_dict() for n in local.notices]
+    assert distributed.prediction_rows_beyond_k == local.prediction_rows_beyond_k
+    assert distributed.tied_users == local.tied_users
+    assert list(distributed.metrics) == list(local.metrics)
+    for name, value in local.metrics.items():
+        assert distributed.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name
+    for name, (low, high) in local.tie_range.items():
+        assert distributed.tie_range[name] == pytest.approx((low, high), abs=1e-12, rel=0)
+    theirs = distributed.per_user.toPandas().sort_values("user_id").reset_index(drop=True)
+    ours = local.per_user.sort_values("user_id").reset_index(drop=True)
+    assert list(theirs.columns) == list(ours.columns)
+    assert theirs["user_id"].tolist() == ours["user_id"].tolist()
+    assert len(theirs) == local.users.evaluated > 0
+    diff = (theirs.drop(columns="user_id") - ours.drop(columns="user_id")).abs().to_numpy()
+    assert diff.max() <= 1e-12
+
+
+SETTINGS = [
+    {},
+    {"compat": "trec_eval"},
+    {"gain": "exponential", "ap_denominator": "relevant", "rr_target": "most-relevant"},
+    {"relevance_threshold": 2, "zero_relevant_users": "zero", "skip_missing_users": True},
+    {"ties": "item-asc"}, {"ties": "input"}, {"ties": "expected"}, {"ties": "optimistic"},
+    {"ties": "pessimistic"},
+    {"max_depth": 7, "judged_only": True},
+    {"rbp_p": 0.5, "err_max_grade": 3},
+]
+
+
+@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values()))
+                         or "defaults")
+def test_every_metric_and_setting_equals_the_local_engine(spark, options):
+    preds, truth = generated(1)
+    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
+                                                                 OPEN_FORM]
+    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=metrics,
+                                 k=K, chunk_rows=97, **options)
+    same(local, distributed)
+    assert any(n.code == "users_only_in_predictions" for n in local.notices)
+    assert local.users.without_relevant and local.users.without_predictions
+
+
+def test_ranks_duplicates_and_column_names(spark):
+    preds, truth = generated(2, ranks=True)
+    preds = pd.concat([preds, preds.iloc[::17]])  # repeated (user, item) pairs
+    preds.columns = ["qid", "docno", "position"]
+    truth.columns = ["qid", "docno", "grade"]
+    columns = {"user_col": "qid", "item_col": "docno", "rank_col": "position",
+               "relevance_col": "grade"}
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "map", "mrr"], k=K, dedupe=True,
+                              **columns)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth),
+                                 metrics=["ndcg", "map", "mrr"], k=K, dedupe=True,
+                                 chunk_rows=50, **columns)
+    same(local, distributed)
+    assert any(n.code == "duplicates_dropped" for n in local.notices)
+
+
+def test_means_do_not_depend_on_partitioning(spark):
+    preds, truth = generated(3, users=300)
+    runs = [spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=["ndcg", "map"],
+                           k=K, partitions=p, chunk_rows=c)
+            for p, c in ((1, 10**9), (2, 100), (7, 13))]
+    assert runs[0].metrics == runs[1].metrics == runs[2].metrics  # bit for bit
+    assert runs[0].users == runs[1].users == runs[2].users
+
+
+def test_input_errors_are_counted_as_locally(spark):
+    preds, truth = generated(4)
+    preds = preds.copy()
+    preds.loc[preds.index[::40], "score"] = np.nan
+    dup = pd.concat([preds, preds.iloc[[3, 50, 90]]])
+    for p, t in ((preds, truth), (dup.fillna(1.0), truth)):
+        with pytest.raises(InputError) as local:
+            rankeval.evaluate(p, t, k=K)
+        with pytest.raises(InputError) as distributed:
+            spark_evaluate(frame(spark, p), frame(spark, t), k=K, chunk_rows=60)
+        a, b = local.value, distributed.value
+        assert (b.problem, b.count, b.column, b.path) == (a.problem, a.count, a.column, a.path)
+        assert len(b.examples) == min(5, a.count)
+        assert "row of user" in str(b)
+
+
+def test_validate_finds_every_problem_as_locally(spark):
+    from rankeval.spark import validate_frames
+    from rankeval.validate import validate_inputs
+
+    preds, truth = generated(5)
+    preds.loc[preds.index[::30], "score"] = np.inf
+    truth.loc[truth.index[::25], "relevance"] = np.nan
+    settings = rankeval.make_settings(None, K)
+    local = validate_inputs(preds, truth, settings)
+    distributed = validate_frames((frame(spark, preds), "predictions", "arrow"),
+                                  (frame(spark, truth), "truth", "arrow"), settings, {},
+                                  chunk_rows=40)
+    assert [(e.problem, e.count) for e in distributed.errors] == [
+        (e.problem, e.count) for e in local.errors]
+    assert len(local.errors) == 2
+
+
+def test_merged_errors_keep_the_smallest_users_examples():
+    def chunk(users, count):
+        fields = {"path": "p", "problem": "NaN values", "column": "score", "count": count,
+                  "hint": None, "unit": "row of user", "examples": [(u, float("nan"))
+                                                                     for u in users]}
+        return type("R", (), {"errors": [fields]})
+
+    merged = merged_errors([chunk(["u5", "u6"], 2), chunk(["u1", "u2", "u3", "u4", "u7"], 9)])
+    assert merged[0].count == 11
+    assert [u for u, _ in merged[0].examples] == ["'u1'", "'u2'", "'u3'", "'u4'", "'u5'"]
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=40), st.integers(1, 30),
+       st.lists(st.integers(1, 15), min_size=1, max_size=10))
+def test_chunks_never_split_a_user(sizes, rows, batch_sizes):
+    keys = [f"u{u:02d}" for u, n in enumerate(sizes) for _ in range(n)]
+    table = pa.table({KEY: keys, "x": np.arange(len(keys))})
+    batches, start, i = [], 0, 0
+    while start < len(keys):
+        n = batch_sizes[i % len(batch_sizes)]
+        batches.append(table.slice(start, n).to_batches()[0])
+        start, i = start + n, i + 1
+    chunks = list(complete_users(batches, rows))
+    assert pa.concat_tables(chunks).column("x").to_pylist() == list(range(len(keys)))
+    seen: set[str] = set()
+    for c in chunks:
+        users = set(c.column(KEY).to_pylist())
+        assert not users & seen  # no user in two chunks
+        seen |= users
+    # Bounded: a chunk is cut once ``rows`` are read, at the last complete user.
+    assert all(0 < c.num_rows < rows + max(batch_sizes) + max(sizes) for c in chunks)
+
+
+def test_user_ids_of_other_types_are_refused(spark):
+    preds, truth = generated(6)
+    p = frame(spark, preds.assign(user_id=np.arange(len(preds)) / 2))
+    with pytest.raises(InputError, match="user ids of type double"):
+        spark_evaluate(p, frame(spark, truth), k=10)
+
+
+def test_per_user_values_stay_distributed(spark, tmp_path):
+    preds, truth = generated(7)
+    result = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=["ndcg"], k=10)
+    with pytest.raises(OptionError, match="stay on the cluster"):
+        result.values("ndcg@10")
+    with pytest.raises(OptionError, match="stay on the cluster"):
+        result.with_intervals()
+    out = tmp_path / "per_user"
+    result.write_per_user(str(out))
+    result.write_per_user(str(out))  # an earlier dataset is replaced
+    written = pq.read_table(out).to_pandas().sort_values("user_id").reset_index(drop=True)
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=10).per_user
+    assert written["user_id"].tolist() == sorted(local["user_id"])
+    assert "SparkEvaluation of" in repr(result)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("keep")
+    with pytest.raises(OptionError, match="holds other files"):
+        result.write_per_user(str(tmp_path / "other"))
+    assert (tmp_path / "other" / "notes.txt").read_text() == "keep"
+
+
+@pytest.fixture
+def files(tmp_path):
+    preds, truth = generated(8)
+    (tmp_path / "preds").mkdir()
+    half = len(preds) // 2
+    pq.write_table(pa.Table.from_pandas(preds.iloc[:half], preserve_index=False),
+                   tmp_path / "preds" / "part-0.parquet")
+    pq.write_table(pa.Table.from_pandas(preds.iloc[half:], preserve_index=False),
+                   tmp_path / "preds" / "part-1.parquet")
+    preds.to_parquet(tmp_path / "preds.parquet", index=False)
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    return tmp_path
+
+
+def test_cli_spark_equals_local_json(spark, run_cli, files, tmp_path):
+    args = ["-m", "ndcg,map,recall,mrr", "--k", "5,10", "-f", "json"]
+    local = run_cli("score", files / "preds.parquet", files / "truth.csv", *args)
+    for preds in (files / "preds", f"{files}/preds/part-*.parquet"):
+        distributed = run_cli("score", "--engine", "spark", preds, files / "truth.csv", *args,
+                              "--per-user", tmp_path / "users")
+        assert distributed.exit_code == 0, distributed.stderr
+        assert local.exit_code == 0, local.stderr
+        assert distributed.json()["metrics"] == local.json()["metrics"]
+        assert distributed.json()["users"] == local.json()["users"]
+        same_notices = local.stderr.replace(str(files / "preds.parquet"), str(preds))
+        assert distributed.stderr == same_notices
+    written = pq.read_table(tmp_path / "users").num_rows
+    assert written == local.json()["users"]["evaluated"]
+
+
+def test_cli_spark_gates_and_validate(spark, run_cli, files):
+    gate = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                   "--fail-under", "ndcg@10=0.99", "-q")
+    assert gate.exit_code == 1 and "ndcg@10" in gate.stderr
+    checked = run_cli("validate", "--engine", "spark", files / "preds", files / "truth.csv",
+                      "-f", "json")
+    local = run_cli("validate", files / "preds.parquet", files / "truth.csv", "-f", "json")
+    assert checked.exit_code == local.exit_code == 0
+    a = json.loads(checked.stdout.replace(str(files / "preds"), str(files / "preds.parquet")))
+    b = json.loads(local.stdout)
+    assert (a["users"], a["notices"], a["rows_beyond_k"]) == (b["users"], b["notices"],
+                                                              b["rows_beyond_k"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--stats", "median"], "--stats: not available with --engine spark"),
+    (["--ci"], "--ci: not available with --engine spark"),
+    (["--per-user", "-"], "stay on the cluster"),
+    (["--spark-conf", "nonsense"], "expected KEY=VALUE"),
+])
+def test_cli_spark_refuses_before_reading(run_cli, files, args, message):
+    out = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                  *args)
+    assert out.exit_code == 2 and message in out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_spark_options_need_the_spark_engine(run_cli, files):
+    out = run_cli("score", files / "preds.parquet", files / "truth.csv", "--spark-master",
+                  "local[1]")
+    assert out.exit_code == 2 and "--spark-master needs --engine spark" in out.stderr
+
+
+def test_cli_spark_bad_input_is_one_line(spark, run_cli, files):
+    bad = files / "bad.csv"
+    bad.write_text("user_id,item_id,score\nu1,i1,1.0\nu1,i2,abc\n")
+    out = run_cli("score", "--engine", "spark", bad, files / "truth.csv")
+    assert out.exit_code == 2
+    assert "non-numeric" in out.stderr and "score" in out.stderr
+    assert out.stderr.startswith("rankeval: error:") and "Traceback" not in out.stderr
+
+
+def _ranking_evaluator_input(spark, preds: pd.DataFrame, truth: pd.DataFrame):
+    """RankingEvaluator's form: per truth user with a relevant item, the predicted item ids
+    (doubles) best first and the relevant ids."""
+    relevant = truth[truth["relevance"] > 0]
+    ordered = preds.sort_values(["user_id", "score"], ascending=[True, False])
+    lists = ordered.groupby("user_id")["item_id"].apply(lambda s: [float(x) for x in s])
+    labels = relevant.groupby("user_id")["item_id"].apply(lambda s: [float(x) for x in s])
+    rows = [(lists.get(u, []), labels[u]) for u in labels.index]
+    return spark.createDataFrame(rows, "prediction array<double>, label array<double>")
+
+
+def test_ranking_evaluator_agrees_where_conventions_match(spark):
+    """pyspark.ml's RankingEvaluator: precision@K (hits / K), recall@K, MAP@K (over
+    min(R, K)) and binary NDCG@K equal rankeval's defaults to 1e-12; graded NDCG differs
+    (it reads labels as a set)."""
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    rng = np.random.default_rng(9)
+    users, items = 200, 80
+    preds = pd.DataFrame([(f"u{u}", int(i), float(s)) for u in range(users) if u % 10
+                          for i, s in zip(rng.choice(items, 15, replace=False),
+                                          rng.permutation(15), strict=True)],
+                         columns=["user_id", "item_id", "score"])
+    truth = pd.DataFrame([(f"u{u}", int(i), float(rng.integers(1, 4)))
+                          for u in range(users) for i in rng.choice(items, 6, replace=False)],
+                         columns=["user_id", "item_id", "relevance"])
+    binary = truth.assign(relevance=1.0)
+    data = _ranking_evaluator_input(spark, preds, truth)
+    names = {"precision": "precisionAtK", "recall": "recallAtK", "map": "meanAveragePrecisionAtK",
+             "ndcg": "ndcgAtK"}
+    ours = rankeval.evaluate(preds.astype({"item_id": str}), binary.astype({"item_id": str}),
+                             metrics=list(names), k=[1, 5, 10])
+    graded = rankeval.evaluate(preds.astype({"item_id": str}), truth.astype({"item_id": str}),
+                               metrics=["ndcg"], k=[5, 10])
+    for k in (1, 5, 10):
+        for metric, theirs in names.items():
+            value = RankingEvaluator(metricName=theirs, k=k).evaluate(data)
+            assert ours.metrics[f"{metric}@{k}"] == pytest.approx(value, abs=1e-12, rel=0)
+    spark_ndcg = RankingEvaluator(metricName="ndcgAtK", k=10).evaluate(data)
+    assert abs(graded.metrics["ndcg@10"] - spark_ndcg) > 1e-3
