@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 
 .DEFAULT_GOAL := help
-.PHONY: help install browser java run test test-fast golden lint fmt docs smoke bench clean
+.PHONY: help install browser java run test test-fast golden lint fmt docs smoke bench bench-beyond bench-spark clean
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -86,13 +86,18 @@ smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	$(BIN)/rankeval score sample_data/preds.parquet sample_data/truth.parquet --per-user - | head -3
 
 BENCH ?= S
-bench: $(VENV)/.test ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W,N,Z,U), then the beyond-accuracy timings
+SPARK_BENCH ?= M
+bench: $(VENV)/.test java ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W,N,Z,U), then the beyond-accuracy timings
 	$(BIN)/python -m compileall -q rankeval
 	$(BIN)/python benchmarks/bench.py --shapes $(BENCH)
 	$(BIN)/python benchmarks/beyond.py
+	$(BIN)/python benchmarks/spark_bench.py --shapes $(SPARK_BENCH)
 
 bench-beyond: $(VENV)/.test ## Time ild, personalization and evaluate_scores at 1M users / 100k x 50k
 	$(BIN)/python benchmarks/beyond.py
+
+bench-spark: $(VENV)/.test java ## The Spark engine against RankingEvaluator and the local engine (SPARK_BENCH=M,W,B; B is 200M rows)
+	$(BIN)/python benchmarks/spark_bench.py --shapes $(SPARK_BENCH)
 
 clean: ## Remove the virtualenv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

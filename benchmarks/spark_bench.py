@@ -193,7 +193,35 @@ def main() -> None:
                      "RankingEvaluator"], args.timeout))
                 print(f"{shape} {tool}: {json.dumps(runs[tool][-1])}", file=sys.stderr)
         results[shape] = runs
-    print(json.dumps(results, indent=1))
+    (HERE / "spark_results.json").write_text(json.dumps(results, indent=1) + "\n")
+    print(markdown(results))
+
+
+def markdown(results: dict) -> str:
+    """Medians per shape: in-session seconds of both Spark tools, the local engine, peaks."""
+    def med(runs, key):
+        values = [r["seconds"][key] for r in runs if not r["exit"]]
+        return float(np.median(values)) if values else float("nan")
+
+    def peak(runs, kind):
+        return max((r["peak_mib"].get(kind, 0) for r in runs), default=0)
+
+    lines = ["| shape | rankeval on Spark (s) | RankingEvaluator (s) | RankingEvaluator / "
+             "rankeval | local engine (s) | rankeval alone: wall (s), peak MiB JVM / Python "
+             "workers / Python driver | metrics agree (1e-9) |",
+             "|---|---:|---:|---:|---:|---|---|"]
+    for shape, runs in results.items():
+        ours, theirs = med(runs["both"], "rankeval"), med(runs["both"], "RankingEvaluator")
+        local = med(runs["local"], "local") if "local" in runs else float("nan")
+        alone = runs["rankeval"]
+        wall = float(np.median([r["wall"] for r in alone]))
+        agree = all(abs(r["metrics"]["rankeval"][m] - r["metrics"]["RankingEvaluator"][m])
+                    < 1e-9 for r in runs["both"] if not r["exit"] for m in METRICS)
+        lines.append(f"| {shape} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f}x | "
+                     f"{local:.1f} | {wall:.0f}, {peak(alone, 'jvm'):,.0f} / "
+                     f"{peak(alone, 'python workers'):,.0f} / "
+                     f"{peak(alone, 'python driver'):,.0f} | {'yes' if agree else 'NO'} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -78,9 +78,9 @@ def main() -> None:
 
     spark = session("local[2]", [("spark.driver.memory", args.driver_memory)])
     tools = {"rankeval": with_rankeval, "RankingEvaluator": with_ranking_evaluator}
-    warm_up(spark, tools)
     order = [args.tool] if args.tool in tools else (
         [args.first, *[t for t in tools if t != args.first]])
+    warm_up(spark, {t: tools[t] for t in order})
     seconds, metrics = {}, {}
     for tool in order:
         start = time.perf_counter()

@@ -41,9 +41,10 @@ warnings.filterwarnings("ignore", message="PySpark does not yet fully support pa
 
 
 def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
-    """The active SparkSession (spark-submit, a notebook, Spark Connect through
-    ``SPARK_REMOTE``), else a new local one (``master``, default ``local[*]``). Python
-    workers run this interpreter, which has rankeval and pyarrow."""
+    """The active SparkSession (a notebook), else one on the master spark-submit was given,
+    else Spark Connect when ``SPARK_REMOTE`` is set, else a new local one (``master``,
+    default ``local[*]``) whose Python workers run this interpreter (which has rankeval and
+    pyarrow)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -52,18 +53,22 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         for key, value in conf:
-            active.conf.set(key, value)
+            try:
+                active.conf.set(key, value)
+            except Exception as exc:  # a setting fixed when the session started
+                raise RankevalError(f"--spark-conf {key}: {_job_error(exc)}") from None
         return active
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder
-    if os.environ.get("SPARK_REMOTE") and master is None:
+    if master is None and os.environ.get("SPARK_REMOTE"):
         builder = builder.remote(os.environ["SPARK_REMOTE"])
+    elif master is None and os.environ.get("PYSPARK_GATEWAY_PORT"):
+        pass  # under spark-submit: its --master and --conf stand
     else:
-        builder = builder.master(master or "local[*]").appName("rankeval")
-        builder = builder.config("spark.ui.showConsoleProgress", "false")
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         log = Path(__file__).with_name("log4j2.properties")  # stderr is for rankeval's lines
-        builder = builder.config("spark.driver.extraJavaOptions",
-                                 f"-Dlog4j2.configurationFile={log.as_uri()}")
+        builder = builder.master(master or "local[*]").appName("rankeval").config(
+            "spark.ui.showConsoleProgress", "false").config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log.as_uri()}")
     for key, value in conf:
         builder = builder.config(key, value)
     return builder.getOrCreate()
