@@ -71,6 +71,16 @@ def segment(ev, table, by) -> dict[str, list[Segment]]:
 def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, dict | None]]:
     """Per column of ``by``: each user's segment label (``(missing)`` when absent from the
     table), and the order of binned labels (None: value order)."""
+    users, columns = table_labels(table, by)
+    where = to_numpy(pc.index_in(user_ids.cast(pa.string()), value_set=users)
+                     .fill_null(-1)).astype(np.int64)
+    return {word: (np.where(where >= 0, labels[np.maximum(where, 0)], MISSING).astype(str),
+                   rank) for word, (labels, rank) in columns.items()}
+
+
+def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict | None]]]:
+    """The segment table's users (as text) and, per column of ``by``, each row's label and
+    the order of binned labels (None: value order)."""
     from .load import _read
 
     columns = parse_by(by)
@@ -84,8 +94,6 @@ def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, di
     users = data.column(user_col).cast(pa.string()).combine_chunks()
     if len(pc.unique(users)) < len(users):
         raise InputError(label, "users listed more than once", column=user_col)
-    where = to_numpy(pc.index_in(user_ids.cast(pa.string()), value_set=users)
-                     .fill_null(-1)).astype(np.int64)
     out = {}
     for name, bins, word in columns:
         rank = None
@@ -95,10 +103,8 @@ def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, di
             rank = {n: i for i, n in enumerate(names)}
         else:
             labels = data.column(name).fill_null("").to_numpy(zero_copy_only=False)
-        labels = np.asarray(labels, dtype=object)
-        out[word] = (np.where(where >= 0, labels[np.maximum(where, 0)], MISSING).astype(str),
-                     rank)
-    return out
+        out[word] = (np.asarray(labels, dtype=object), rank)
+    return users, out
 
 
 def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:

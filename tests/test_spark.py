@@ -221,6 +221,59 @@ def test_user_ids_of_other_types_are_refused(spark):
         spark_evaluate(p, frame(spark, truth), k=10)
 
 
+def test_stats_equal_the_local_engine(spark, run_cli, files):
+    preds, truth = generated(10)
+    preds.loc[preds.index[::7], "score"] = 0.0
+    metrics = ["ndcg", "map", "precision", "recall@all"]
+    stats = "mean,median,p10,p90,p37,std,min,max,zeros"
+    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K).with_stats(stats)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=metrics,
+                                 k=K).with_stats(stats)
+    assert list(distributed.distribution) == list(local.distribution)
+    for metric, table in local.distribution.items():
+        assert list(distributed.distribution[metric]) == list(table)
+        for stat, value in table.items():
+            exact = stat != "std"  # numpy and Spark round a standard deviation differently
+            assert distributed.distribution[metric][stat] == pytest.approx(
+                value, abs=0 if exact else 1e-12, rel=0), (metric, stat)
+    args = ["-m", "ndcg@10,map@10", "--stats", "median,p90,zeros", "-f", "json"]
+    ours = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                   *args)
+    theirs = run_cli("score", files / "preds.parquet", files / "truth.csv", *args)
+    assert ours.exit_code == 0, ours.stderr
+    assert ours.json()["distribution"] == theirs.json()["distribution"]
+
+
+def test_segments_equal_the_local_engine(spark, run_cli, files, tmp_path):
+    preds, truth = generated(8)  # the data of ``files``
+    users = sorted(set(truth["user_id"]))[::2]  # half the users: the rest are "(missing)"
+    table = pd.DataFrame({"user_id": users, "country": [("DE", "FR", "")[i % 3]
+                                                         for i in range(len(users))],
+                          "activity": np.arange(len(users)) % 17})
+    table.to_csv(tmp_path / "users.csv", index=False)
+    by = ["country", "activity:quartiles"]
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "recall"], k=K).by_segment(
+        tmp_path / "users.csv", by)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth),
+                                 metrics=["ndcg", "recall"], k=K).by_segment(
+        tmp_path / "users.csv", by)
+    assert list(distributed.segments) == list(local.segments) == by
+    for word, segments in local.segments.items():
+        theirs = distributed.segments[word]
+        assert [(s.value, s.users) for s in theirs] == [(s.value, s.users) for s in segments]
+        assert "(missing)" in [s.value for s in segments]
+        for a, b in zip(segments, theirs, strict=True):
+            assert b.metrics == pytest.approx(a.metrics, abs=1e-12, rel=0)
+    args = ["-m", "ndcg@10", "--segments", tmp_path / "users.csv", "--segment-by", "country",
+            "--fail-under", "ndcg@10[country=DE]=0.0", "-f", "json"]
+    ours = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                   *args)
+    theirs = run_cli("score", files / "preds.parquet", files / "truth.csv", *args)
+    assert ours.exit_code == theirs.exit_code == 0, ours.stderr
+    assert [(s["value"], s["users"]) for s in ours.json()["segments"]["country"]] == [
+        (s["value"], s["users"]) for s in theirs.json()["segments"]["country"]]
+
+
 def test_per_user_values_stay_distributed(spark, tmp_path):
     preds, truth = generated(7)
     result = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=["ndcg"], k=10)
@@ -287,7 +340,7 @@ def test_cli_spark_gates_and_validate(spark, run_cli, files):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--stats", "median"], "--stats: not available with --engine spark"),
+    (["--html", "report.html"], "--html: not available with --engine spark"),
     (["--ci"], "--ci: not available with --engine spark"),
     (["--per-user", "-"], "stay on the cluster"),
     (["--spark-conf", "nonsense"], "expected KEY=VALUE"),

@@ -116,7 +116,8 @@ def score(predictions, truth, **kw) -> int:
         spark.check_dataset(per_user, inputs)
 
     if on_spark:
-        result = spark.evaluate(predictions, truth, settings, columns, reading, kw, engine)
+        result = spark.evaluate(predictions, truth, settings, columns, reading, kw, engine,
+                                segment_by)
     else:
         result = _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw,
                                    segment_by)

@@ -10,7 +10,7 @@ from ..errors import OptionError
 # Options whose work needs every user's values on one machine, or inputs Spark does not read
 # yet; refused before anything is read rather than ignored.
 _LOCAL_ONLY = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features",
-               "stats": "--stats", "segments": "--segments", "intervals": "--ci",
+               "intervals": "--ci",
                "html": "--html", "per_query": "--per-query"}
 
 
@@ -63,7 +63,8 @@ def check_dataset(path: str, inputs: list[str]) -> None:
     check_distinct({"--per-user": path}, inputs)
 
 
-def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engine):
+def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engine,
+             segment_by=()):
     """Read both paths with Spark and score them there."""
     import sys
 
@@ -77,7 +78,14 @@ def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engin
         progress.stage(f"scoring {predictions} and {truth} on Spark")
         both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
                       reading)
-        return evaluate_frames(*both, settings, columns)
+        result = evaluate_frames(*both, settings, columns)
+        if kw["stats"]:
+            progress.stage("distributions over users on Spark")
+            result = result.with_stats(kw["stats"])
+        if kw["segments"] is not None:
+            progress.stage(f"segments from {kw['segments']} on Spark")
+            result = result.by_segment(kw["segments"], segment_by, reading=reading)
+        return result
 
 
 def validate(predictions: str, truth: str, settings, columns, reading, kw, engine,

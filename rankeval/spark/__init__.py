@@ -242,7 +242,7 @@ def _finish(results: list[ChunkResult], scored, settings, labels, formats) -> Sp
     except RankevalError:
         scored.unpersist()
         raise
-    return SparkEvaluation.of(ev, scored.frame, scored.cache)
+    return SparkEvaluation.of(ev, scored.frame, scored.cache, partial)
 
 
 class _Side:

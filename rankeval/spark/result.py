@@ -4,12 +4,18 @@ the merge of the input errors found by every task."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
+from ..distribution import STATS, parse_stats
 from ..errors import InputError, OptionError
 from ..evaluation import Evaluation
 
@@ -22,11 +28,15 @@ class SparkEvaluation(Evaluation):
 
     frame: Any = field(default=None, repr=False)  # user_id + one column per metric
     _cache: Any = field(default=None, repr=False, compare=False)
+    # metric -> (exact parts of the sum of its per-user values, users it scored)
+    _sums: dict[str, tuple[tuple[float, ...], int]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, ev: Evaluation, frame, cache) -> SparkEvaluation:
+    def of(cls, ev: Evaluation, frame, cache, partial) -> SparkEvaluation:
         fields = {f.name: getattr(ev, f.name) for f in dataclasses.fields(Evaluation)}
-        return cls(**fields, frame=frame, _cache=cache)
+        sums = {str(s): (parts, partial.scored.get(s, partial.counts.evaluated))
+                for s, parts in partial.sums.items()}
+        return cls(**fields, frame=frame, _cache=cache, _sums=sums)
 
     @property
     def per_user(self):  # type: ignore[override]
@@ -79,17 +89,98 @@ class SparkEvaluation(Evaluation):
     def per_user_table(self):
         raise self._distributed("per_user_table()")
 
-    def with_stats(self, stats=None):
-        raise self._distributed("with_stats (--stats)")
+    def with_stats(self, stats: str | Iterable[str] = STATS):
+        """``Evaluation.with_stats`` computed on the cluster in one pass: exact means (from
+        the exact sums), exact percentiles (Spark's ``percentile``: numpy's linear
+        interpolation), min, max, share of zeros; the sample standard deviation to within
+        rounding of numpy's."""
+        from pyspark.sql import functions as F
+
+        wanted = parse_stats(stats)
+        metrics = [s for s in self.frame.columns if s != "user_id"]
+        quantiles = [q for q in (_quantile(n) for n in wanted) if q is not None]
+        exprs = []
+        for i, name in enumerate(metrics):
+            col = F.col(f"`{name}`")
+            v = F.when(~F.isnan(col), col)  # users a metric could not score: left out
+            exprs += [F.count(v).alias(f"n{i}"), F.min(v).alias(f"min{i}"),
+                      F.max(v).alias(f"max{i}"), F.stddev_samp(v).alias(f"std{i}"),
+                      F.count(F.when(v == 0, 1)).alias(f"zeros{i}")]
+            if quantiles:
+                exprs.append(F.percentile(v, [q / 100 for q in quantiles]).alias(f"q{i}"))
+        row = self.frame.agg(*exprs).collect()[0].asDict()
+        table = {}
+        for i, name in enumerate(metrics):
+            n = row[f"n{i}"]
+            at = dict(zip(quantiles, row.get(f"q{i}") or [], strict=False))
+            table[name] = {stat: _stat(stat, n, row, i, at, self._sums.get(name))
+                           for stat in wanted}
+        return dataclasses.replace(self, distribution=table)
 
     def with_intervals(self, *args, **kwargs):
         raise self._distributed("with_intervals (--ci)")
 
-    def by_segment(self, *args, **kwargs):
-        raise self._distributed("by_segment (--segments)")
+    def by_segment(self, segments: Any, by, fmt: str | None = None,
+                   reading: dict[str, Any] | None = None, bins: str | int | None = None):
+        """``Evaluation.by_segment`` on the cluster: the user table (a path or table read on
+        this machine: one row per user) is joined to the per-user values there; means are
+        sums over counts, as locally (to within the rounding of the sum's order)."""
+        from ..load import open_input
+        from ..segments import table_labels, with_bins
+
+        table = open_input(segments, "segments", fmt, reading)
+        users, columns = table_labels(table, with_bins(by, bins))
+        words = list(columns)
+        labels = pa.table({"user_id": users, **{f"_seg{j}": pa.array(
+            columns[w][0].astype(str), pa.string()) for j, w in enumerate(words)}})
+        spark = self.frame.sparkSession
+        joined = self.frame.join(spark.createDataFrame(labels), "user_id", "left")
+        return dataclasses.replace(self, segments={
+            w: _segment_means(joined, f"_seg{j}", columns[w][1], self.corpus)
+            for j, w in enumerate(words)})
 
     def __repr__(self) -> str:
         return super().__repr__().replace("<Evaluation", "<SparkEvaluation", 1)
+
+
+def _segment_means(joined, column: str, rank, corpus) -> list:
+    """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
+    from pyspark.sql import functions as F
+
+    from ..segments import MISSING, Segment, ordered_values
+
+    metrics = [c for c in joined.columns if c != "user_id" and not c.startswith("_seg")
+               and c not in corpus]
+    label = F.coalesce(F.col(column), F.lit(MISSING)).alias("label")
+    exprs = [F.count(F.lit(1)).alias("users")]
+    for i, name in enumerate(metrics):
+        col = F.col(f"`{name}`")
+        v = F.when(~F.isnan(col), col)
+        exprs += [F.sum(v).alias(f"s{i}"), F.count(v).alias(f"n{i}")]
+    rows = {r["label"]: r for r in joined.groupBy(label).agg(*exprs).collect()}
+    return [Segment(value, int(rows[value]["users"]),
+                    {m: (float(rows[value][f"s{i}"]) / rows[value][f"n{i}"]
+                         if rows[value][f"n{i}"] else 0.0) for i, m in enumerate(metrics)})
+            for value in ordered_values(np.array(list(rows), dtype=object), rank)]
+
+
+def _quantile(name: str) -> int | None:
+    return 50 if name == "median" else int(name[1:]) if name.startswith("p") else None
+
+
+def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
+    """One statistic as ``distribution.describe`` gives it (0.0 for no users)."""
+    if not n:
+        return 0.0
+    if name == "mean":
+        return math.fsum(sums[0]) / sums[1]
+    if name == "std":
+        return float(row[f"std{i}"]) if n > 1 else 0.0
+    if name == "zeros":
+        return row[f"zeros{i}"] / n
+    if name in ("min", "max"):
+        return float(row[f"{name}{i}"])
+    return float(quantiles[_quantile(name)])
 
 
 def check_dataset_path(path: str) -> None:
