@@ -141,7 +141,26 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
     """Popularity, long tail and catalog, when a metric needs them."""
     if extras.train is None and extras.catalog is None and extras.item_features is None:
         return None
-    train, catalog = extras.train, extras.catalog
+    vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
+    return stats_from(item_tally(preds, extras.train, extras.catalog, settings.popularity),
+                      settings.tail_share, vectors)
+
+
+@dataclass(frozen=True)
+class ItemTally:
+    """What item statistics are made of, per item id of any input (byte order): whether it
+    was predicted, in training, in the catalog (None: no catalog), its popularity."""
+
+    ids: pa.Array
+    predicted: np.ndarray
+    trained: np.ndarray
+    catalog: np.ndarray | None
+    pop: np.ndarray  # distinct training users, or interactions; 0 if not in training
+    n_train_users: int
+
+
+def item_tally(preds: Predictions, train: Train | None, catalog: Catalog | None,
+               popularity: str) -> ItemTally:
     columns = [preds.item]
     if train is not None:
         columns.append(train.item)
@@ -149,32 +168,40 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
         columns.append(catalog.item)
     codes, ids = factorize(*columns)
     n = len(ids)
-    predicted = np.zeros(n, dtype=bool)
+    predicted, trained = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     predicted[codes[0]] = True
     pop, n_users = np.zeros(n), 0
     if train is not None:
         t_item = codes[1]
+        trained[t_item] = True
         (t_user,), users = factorize(train.user)
         n_users = len(users)
-        if settings.popularity == "users":  # distinct training users of each item
+        if popularity == "users":  # distinct training users of each item
             keys = distinct(pair_keys(t_item, t_user, max(n_users, 1)))
             pop = np.bincount(keys // max(n_users, 1), minlength=n).astype(np.float64)
         else:
             pop = np.bincount(t_item, weights=train.count, minlength=n).astype(np.float64)
+    member = None
     if catalog is not None:
         member = np.zeros(n, dtype=bool)
         member[codes[-1]] = True
-        outside = int(np.count_nonzero(predicted & ~member))
-        member |= predicted
+    return ItemTally(ids, predicted, trained, member, pop, n_users)
+
+
+def stats_from(tally: ItemTally, tail_share: float, vectors: ItemVectors | None = None
+               ) -> ItemStats:
+    """Item statistics from a tally (made here, or by a distributed engine): predicted items
+    outside the catalog join it; without one, the catalog is every trained or predicted
+    item."""
+    if tally.catalog is not None:
+        outside = int(np.count_nonzero(tally.predicted & ~tally.catalog))
+        member = tally.catalog | tally.predicted
     else:
-        member = predicted.copy()
-        if train is not None:
-            member[codes[1]] = True
-        outside = 0
-    vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
-    return ItemStats(ids=ids, pop=pop, tail=_long_tail(pop, member, settings.tail_share),
-                     n_train_users=n_users, catalog_size=int(member.sum()),
-                     fallback=catalog is None, outside=outside, vectors=vectors,
+        member, outside = tally.predicted | tally.trained, 0
+    return ItemStats(ids=tally.ids, pop=tally.pop,
+                     tail=_long_tail(tally.pop, member, tail_share),
+                     n_train_users=tally.n_train_users, catalog_size=int(member.sum()),
+                     fallback=tally.catalog is None, outside=outside, vectors=vectors,
                      member=member)
 
 

@@ -132,7 +132,9 @@ def tie_bounds(chunk, settings):
     fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
     low = compute(chunk.reordered(best_first=False), settings.specs, fixed)
     high = compute(chunk.reordered(best_first=True), settings.specs, fixed)
-    return tied, {s: (exact_parts(low[s]), exact_parts(high[s])) for s in low}  # per-user only
+    # Per-user metrics only; users a metric cannot score (NaN) are left out, as from its mean.
+    return tied, {s: (exact_parts(low[s][~np.isnan(low[s])]),
+                      exact_parts(high[s][~np.isnan(high[s])])) for s in low}
 
 
 def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:

@@ -95,7 +95,8 @@ class Evaluation:
             _values=partial.values,
             _user_array=partial.users,
             tied_users=partial.tied_users,
-            tie_range={str(s): (overall(s, low, n), overall(s, high, n))
+            tie_range={str(s): (overall(s, low, partial.scored.get(s, n)),
+                                overall(s, high, partial.scored.get(s, n)))
                        for s, (low, high) in partial.tie_bounds.items()},
         )
 
@@ -306,7 +307,8 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings,
 
 def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
            extras: Extras | None = None, stats: ItemStats | None = None,
-           judgements: list[Notice] | None = None) -> Evaluation:
+           judgements: list[Notice] | None = None,
+           extra_inputs: dict[str, InputSummary] | None = None) -> Evaluation:
     """Merged partial -> Evaluation: user notices, the no-user check, corpus metrics, input
     summaries. Of ``preds`` and ``truth`` only ``source`` is read when ``judgements`` (the
     notices about the truth's grades) are given."""
@@ -327,7 +329,9 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
     }
     for role, data in (("train", (extras or Extras()).train),
                        ("catalog", (extras or Extras()).catalog)):
-        if data is not None:
+        if extra_inputs is not None:  # summarized where the data is
+            inputs.update({role: extra_inputs[role]} if role in extra_inputs else {})
+        elif data is not None:
             users = len(pc.unique(data.user)) if role == "train" else 0
             inputs[role] = InputSummary(data.source.path, data.source.format, data.source.rows,
                                         users)

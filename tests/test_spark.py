@@ -23,7 +23,7 @@ from rankeval.errors import InputError, OptionError
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
 from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import KEY, complete_users
+from rankeval.spark.worker import KEY, ROWS, complete_users
 
 METRICS = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision", "cg", "dcg",
            "idcg", "ndcg", "num_ret", "num_rel", "num_rel_ret", "set_precision", "set_recall",
@@ -93,8 +93,9 @@ def same(local, distributed) -> None:
     assert list(theirs.columns) == list(ours.columns)
     assert theirs["user_id"].tolist() == ours["user_id"].tolist()
     assert len(theirs) == local.users.evaluated > 0
-    diff = (theirs.drop(columns="user_id") - ours.drop(columns="user_id")).abs().to_numpy()
-    assert diff.max() <= 1e-12
+    # NaN where a metric cannot score a user (ild, serendipity), on both sides alike
+    np.testing.assert_allclose(theirs.drop(columns="user_id").to_numpy(),
+                               ours.drop(columns="user_id").to_numpy(), rtol=0, atol=1e-12)
 
 
 SETTINGS = [
@@ -195,23 +196,29 @@ def test_merged_errors_keep_the_smallest_users_examples():
 
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=40), st.integers(1, 30),
        st.lists(st.integers(1, 15), min_size=1, max_size=10))
-def test_chunks_never_split_a_user(sizes, rows, batch_sizes):
-    keys = [f"u{u:02d}" for u, n in enumerate(sizes) for _ in range(n)]
-    table = pa.table({KEY: keys, "x": np.arange(len(keys))})
-    batches, start, i = [], 0, 0
-    while start < len(keys):
+def test_chunks_hold_whole_users(sizes, rows, batch_sizes):
+    """Batches of users with their rows as lists (as Spark's groupBy gives them) come out as
+    flat chunks of about ``rows`` rows, every user whole, every row once."""
+    start = np.cumsum([0, *sizes])
+    lists = pa.array([[{"x": int(i)} for i in range(start[u], start[u + 1])]
+                      for u in range(len(sizes))])
+    table = pa.table({KEY: [f"u{u:02d}" for u in range(len(sizes))], ROWS: lists})
+    batches, at, i = [], 0, 0
+    while at < len(sizes):
         n = batch_sizes[i % len(batch_sizes)]
-        batches.append(table.slice(start, n).to_batches()[0])
-        start, i = start + n, i + 1
+        batches.append(table.slice(at, n).to_batches()[0])
+        at, i = at + n, i + 1
     chunks = list(complete_users(batches, rows))
-    assert pa.concat_tables(chunks).column("x").to_pylist() == list(range(len(keys)))
+    assert pa.concat_tables(chunks).column("x").to_pylist() == list(range(sum(sizes)))
     seen: set[str] = set()
     for c in chunks:
-        users = set(c.column(KEY).to_pylist())
-        assert not users & seen  # no user in two chunks
-        seen |= users
-    # Bounded: a chunk is cut once ``rows`` are read, at the last complete user.
-    assert all(0 < c.num_rows < rows + max(batch_sizes) + max(sizes) for c in chunks)
+        users = c.column(KEY).to_pylist()
+        assert not set(users) & seen  # no user in two chunks
+        seen |= set(users)
+        for u in set(users):
+            assert users.count(u) == sizes[int(u[1:])]
+    # Bounded: a chunk is cut once ``rows`` are read, at the end of a batch.
+    assert all(0 < c.num_rows < rows + max(batch_sizes) * max(sizes) for c in chunks)
 
 
 def test_user_ids_of_other_types_are_refused(spark):
@@ -407,3 +414,70 @@ def test_ranking_evaluator_agrees_where_conventions_match(spark):
             assert ours.metrics[f"{metric}@{k}"] == pytest.approx(value, abs=1e-12, rel=0)
     spark_ndcg = RankingEvaluator(metricName="ndcgAtK", k=10).evaluate(data)
     assert abs(graded.metrics["ndcg@10"] - spark_ndcg) > 1e-3
+
+
+BEYOND = ["ndcg", "coverage", "item_coverage", "entropy", "norm_entropy", "gini",
+          "personalization", "arp", "long_tail", "novelty", "ild", "serendipity"]
+
+
+def _extras(seed: int, preds: pd.DataFrame):
+    """Training interactions (with a count column, some of them predicted pairs), a catalog
+    missing a few predicted items, item vectors for most items."""
+    rng = np.random.default_rng(seed)
+    seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
+    other = pd.DataFrame({"user_id": rng.choice(preds["user_id"].unique(), 400),
+                          "item_id": [f"i{i}" for i in rng.integers(0, 70, 400)]})
+    train = pd.concat([seen, other]).assign(count=rng.integers(1, 5, len(seen) + 400))
+    items = sorted(set(preds["item_id"]) | set(train["item_id"]))
+    catalog = pd.DataFrame({"item_id": [*items[3:], "i999", "i998"]})
+    features = pd.DataFrame({"item_id": items[:-4], **{f"f{j}": rng.normal(size=len(items) - 4)
+                                                       for j in range(4)}})
+    return train, catalog, features
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"exclude_seen": True, "exclude_seen_truth": True},
+    {"popularity": "interactions", "tail_share": 0.4, "exclude_seen": True},
+], ids=["defaults", "exclude_seen", "interactions"])
+def test_beyond_accuracy_equals_the_local_engine(spark, options):
+    preds, truth = generated(11)
+    train, catalog, features = _extras(11, preds)
+    local = rankeval.evaluate(preds, truth, metrics=BEYOND, k=K, train=train, catalog=catalog,
+                              item_features=features, **options)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=BEYOND,
+                                 k=K, train=frame(spark, train), catalog=frame(spark, catalog),
+                                 item_features=features, chunk_rows=80, **options)
+    same(local, distributed)
+    # ild and serendipity leave out users they cannot score, from tie bounds too (not NaN)
+    assert np.isfinite([x for pair in local.tie_range.values() for x in pair]).all()
+    assert {r: (i.path, i.rows, i.users) for r, i in distributed.inputs.items()} == {
+        r: (i.path, i.rows, i.users) for r, i in local.inputs.items()}  # formats: spark, dataframe
+    assert distributed.exposure is None or distributed.exposure == local.exposure
+    codes = {n.code for n in local.notices}
+    assert "outside_catalog" in codes
+    assert {"seen_truth_dropped"} <= codes or not options.get("exclude_seen_truth")
+
+
+def test_cli_spark_with_train_and_validate(spark, run_cli, files, tmp_path):
+    preds, _ = generated(8)
+    train, catalog, _ = _extras(8, preds)
+    train.to_parquet(tmp_path / "train.parquet", index=False)
+    catalog.to_csv(tmp_path / "catalog.csv", index=False)
+    args = ["-m", "ndcg@10,coverage@10,novelty@10,long_tail@10", "--train",
+            tmp_path / "train.parquet", "--catalog", tmp_path / "catalog.csv", "--exclude-seen",
+            "-f", "json"]
+    ours = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                   *args)
+    theirs = run_cli("score", files / "preds.parquet", files / "truth.csv", *args)
+    assert ours.exit_code == theirs.exit_code == 0, ours.stderr
+    assert ours.json()["metrics"] == pytest.approx(theirs.json()["metrics"], abs=1e-12)
+    assert ours.json()["inputs"] == theirs.json()["inputs"]
+    checked = run_cli("validate", "--engine", "spark", files / "preds.parquet",
+                      files / "truth.csv", *args[2:-2])
+    assert checked.exit_code == 0, checked.stderr
+    bad = train.assign(count=-1.0)
+    bad.to_parquet(tmp_path / "bad.parquet", index=False)
+    refused = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
+                      "-m", "arp@10", "--train", tmp_path / "bad.parquet", "--popularity",
+                      "interactions")
+    assert refused.exit_code == 2 and "counts below 0" in refused.stderr

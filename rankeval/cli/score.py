@@ -117,7 +117,7 @@ def score(predictions, truth, **kw) -> int:
 
     if on_spark:
         result = spark.evaluate(predictions, truth, settings, columns, reading, kw, engine,
-                                segment_by)
+                                segment_by, extra)
     else:
         result = _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw,
                                    segment_by)

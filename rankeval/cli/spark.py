@@ -9,8 +9,7 @@ from ..errors import OptionError
 
 # Options whose work needs every user's values on one machine, or inputs Spark does not read
 # yet; refused before anything is read rather than ignored.
-_LOCAL_ONLY = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features",
-               "intervals": "--ci",
+_LOCAL_ONLY = {"intervals": "--ci",
                "html": "--html", "per_query": "--per-query"}
 
 
@@ -64,13 +63,13 @@ def check_dataset(path: str, inputs: list[str]) -> None:
 
 
 def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engine,
-             segment_by=()):
+             segment_by=(), extra=None):
     """Read both paths with Spark and score them there."""
     import sys
 
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
-    from ..spark import evaluate_frames, frames
+    from ..spark import evaluate_frames, extra_frames, frames
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, kw["quiet"])) as progress:
         progress.stage("starting Spark")
@@ -78,7 +77,10 @@ def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engin
         progress.stage(f"scoring {predictions} and {truth} on Spark")
         both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
                       reading)
-        result = evaluate_frames(*both, settings, columns)
+        extra = extra or {}
+        extras = extra_frames(extra.get("train"), extra.get("catalog"),
+                              extra.get("item_features"), columns, extra, spark, reading)
+        result = evaluate_frames(*both, settings, columns, extras=extras)
         if kw["stats"]:
             progress.stage("distributions over users on Spark")
             result = result.with_stats(kw["stats"])
@@ -89,15 +91,18 @@ def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engin
 
 
 def validate(predictions: str, truth: str, settings, columns, reading, kw, engine,
-             acknowledged):
+             acknowledged, extra):
     """Check both paths with Spark: ``rankeval validate``'s report."""
     from ..errors import InputError
-    from ..spark import frames, validate_frames
+    from ..spark import extra_frames, frames, validate_frames
     from ..validate import Validation
 
+    spark = session(engine)
     try:
-        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"],
-                      session(engine), reading)
+        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
+                      reading)
+        extras = extra_frames(extra.get("train"), extra.get("catalog"),
+                              extra.get("item_features"), columns, extra, spark, reading)
     except InputError as exc:  # unreadable: the report says so, as locally
         return Validation(errors=[exc], acknowledged=acknowledged)
-    return validate_frames(*both, settings, columns, acknowledged)
+    return validate_frames(*both, settings, columns, acknowledged, extras=extras)

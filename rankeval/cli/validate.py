@@ -43,6 +43,7 @@ def validate(predictions, truth, strict, **kw) -> int:
     """
     import json
 
+    from ..beyond import check_needs
     from ..io.output import check_distinct, check_writable
     from ..settings import make_settings
     from ..validate import ANSWERS, validate_inputs
@@ -61,8 +62,10 @@ def validate(predictions, truth, strict, **kw) -> int:
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     if engine["engine"] == "spark":
+        check_needs(settings, {n for n in ("train", "catalog", "item_features")
+                               if extra.get(n) is not None})
         result = spark.validate(predictions, truth, settings, columns, reading, kw, engine,
-                                acknowledged)
+                                acknowledged, extra)
     else:
         result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
                                  truth_format=kw["truth_format"], columns=columns,

@@ -13,6 +13,7 @@ exactly (integer counts, exactly rounded sums), so the means do not depend on pa
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import sys
@@ -21,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..beyond import Extras
 from ..engine import judgement_notice, merge, unevaluable, user_notices
 from ..errors import InputError, RankevalError
 from ..evaluation import finish
@@ -29,6 +31,7 @@ from ..io.readers import Source
 from ..settings import make_settings
 from ..validate import Validation
 from .frames import combine, is_frame, read, spark_format
+from .items import SparkExtras, item_stats
 from .result import SparkEvaluation, merged_errors
 from .worker import CHUNK_ROWS, ChunkResult, output_schema, run
 
@@ -83,65 +86,100 @@ def evaluate(
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
+    train: Any = None,
+    catalog: Any = None,
+    item_features: Any = None,
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
     **options: Any,
 ) -> SparkEvaluation:
-    """``rankeval.evaluate`` on Spark: ``predictions`` and ``truth`` are Spark DataFrames
-    (columns found by name or alias, or named with ``user_col``...) or paths Spark reads
-    (Parquet, CSV, TSV, JSON Lines, TREC; files, directories, globs, any filesystem of the
-    cluster). The same settings as ``rankeval.evaluate``. ``spark``: the session (default:
-    ``session()``); ``partitions``: how many partitions of users (default
-    ``spark.sql.shuffle.partitions``); ``chunk_rows``: rows scored at once in a task.
+    """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
+    ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
+    ``user_col``...) or paths Spark reads (Parquet, CSV, TSV, JSON Lines, TREC; files,
+    directories, globs, any filesystem of the cluster); ``item_features`` is read on this
+    machine (any form ``rankeval.evaluate`` takes). The same settings as
+    ``rankeval.evaluate``. ``spark``: the session (default: ``session()``); ``partitions``:
+    how many partitions of users (default: from the input splits); ``chunk_rows``: rows
+    scored at once in a task.
     """
+    from ..beyond import check_needs
+
     columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
+    formats = {f: options.pop(f, None) for f in ("train_format", "catalog_format",
+                                                 "item_features_format")}
     settings = make_settings(metrics, k, compat=compat, **options)
+    extras = extra_frames(train, catalog, item_features, columns, formats, spark)
+    check_needs(settings, extras.given())
     return evaluate_frames(*frames(predictions, truth, preds_format, truth_format, spark),
-                           settings, columns, partitions, chunk_rows)
+                           settings, columns, partitions, chunk_rows, extras)
+
+
+def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=None,
+                 spark: Any = None, reading: dict[str, Any] | None = None) -> SparkExtras:
+    """``train`` and ``catalog`` read by Spark (or given as DataFrames); ``item_features``
+    loaded here."""
+    formats = formats or {}
+    found = {}
+    for data, role in ((train, "train"), (catalog, "catalog")):
+        if data is not None:
+            found[role] = _frame(data, role, formats.get(f"{role}_format"), f"{role}_format",
+                                 spark, reading)
+    features = None
+    if item_features is not None:
+        from ..features import load_item_features
+        from ..load import open_input
+
+        features = load_item_features(open_input(item_features, "item_features",
+                                                 formats.get("item_features_format"), reading),
+                                      columns.get("item_col"))
+    return SparkExtras(found.get("train"), found.get("catalog"), features)
 
 
 def frames(predictions: Any, truth: Any, preds_format: str | None = None,
            truth_format: str | None = None, spark: Any = None,
            reading: dict[str, Any] | None = None):
     """Both inputs as (DataFrame, label, format): paths are read by Spark."""
-    out = []
-    for data, role, fmt, flag in ((predictions, "predictions", preds_format, "preds_format"),
-                                  (truth, "truth", truth_format, "truth_format")):
-        if is_frame(data):
-            out.append((data, role, "spark"))
-            continue
-        if not isinstance(data, str | os.PathLike):
-            raise RankevalError(f"{role}: expected a Spark DataFrame or a path, got "
-                                f"{type(data).__name__} (rankeval.evaluate takes local data)")
-        path = os.fspath(data)
-        kind = spark_format(path, fmt, f"{{opt:{flag}}}")
-        out.append((read(spark or session(), path, kind, role, reading), path, kind))
-    return out
+    return [_frame(predictions, "predictions", preds_format, "preds_format", spark, reading),
+            _frame(truth, "truth", truth_format, "truth_format", spark, reading)]
+
+
+def _frame(data: Any, role: str, fmt: str | None, flag: str, spark: Any, reading):
+    if is_frame(data):
+        return data, role, "spark"
+    if not isinstance(data, str | os.PathLike):
+        raise RankevalError(f"{role}: expected a Spark DataFrame or a path, got "
+                            f"{type(data).__name__} (rankeval.evaluate takes local data)")
+    path = os.fspath(data)
+    kind = spark_format(path, fmt, f"{{opt:{flag}}}")
+    return read(spark or session(), path, kind, role, reading), path, kind
 
 
 def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
-                    partitions: int | None = None, chunk_rows: int = CHUNK_ROWS
-                    ) -> SparkEvaluation:
+                    partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
+                    extras: SparkExtras | None = None) -> SparkEvaluation:
     """Score two (DataFrame, label, format) inputs; raises the first input error found."""
-    results, scored, _ = _scored(preds, truth, settings, columns, partitions, chunk_rows)
+    extras = extras or SparkExtras()
+    stats, summaries = item_stats(preds, extras, settings, columns)
+    results, scored, _ = _scored(preds, truth, settings, columns, partitions, chunk_rows,
+                                 extras.train, stats)
     errors = merged_errors(results)
     if errors:
         scored.unpersist()
         raise errors[0]
-    return _finish(results, scored, settings, (preds[1], truth[1]), (preds[2], truth[2]))
+    return _finish(results, scored, settings, (preds[1], truth[1]), (preds[2], truth[2]),
+                   extras, stats, summaries)
 
 
-def _scored(preds, truth, settings, columns, partitions, chunk_rows):
+def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None, stats=None):
     """(every chunk's result, the cached per-user frame, the layout)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    partitions = partitions or _partitions(preds[0], truth[0])
-    both, layout = combine(preds[0], truth[0], columns, (preds[1], truth[1]),
-                           (preds[2], truth[2]), partitions, ordered=_file_order(settings, columns,
-                                                                                 preds[0]))
-    layout = type(layout)(**{**layout.__dict__, "chunk_rows": chunk_rows})
+    inputs = [preds, truth, *([train] if train is not None else [])]
+    both, layout = combine(inputs, columns, partitions,
+                           ordered=_file_order(settings, columns, preds[0]))
+    layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
     schema = output_schema(settings)
     out = both.mapInArrow(lambda batches: run(batches, layout, settings), _spark_schema(schema))
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
@@ -157,19 +195,27 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows):
 
 def validate_frames(preds, truth, settings, columns: dict[str, str | None],
                     acknowledged: frozenset[str] = frozenset(), partitions: int | None = None,
-                    chunk_rows: int = CHUNK_ROWS) -> Validation:
-    """``rankeval.validate_inputs`` on Spark: every problem and count of two inputs."""
-    results, scored, layout = _scored(preds, truth, settings, columns, partitions, chunk_rows)
+                    chunk_rows: int = CHUNK_ROWS, extras: SparkExtras | None = None
+                    ) -> Validation:
+    """``rankeval.validate_inputs`` on Spark: every problem and count of the inputs."""
+    extras = extras or SparkExtras()
+    out = Validation(acknowledged=acknowledged)
+    try:
+        stats, _ = item_stats(preds, extras, settings, columns)
+    except InputError as exc:  # the catalog: its problems, then the rest
+        out.errors.append(exc)
+        stats = None
+    results, scored, layout = _scored(preds, truth, settings, columns, partitions, chunk_rows,
+                                      extras.train, stats)
     scored.unpersist()
     labels = preds[1], truth[1]
-    out = Validation(errors=merged_errors(results) + _empty(results, labels),
-                     acknowledged=acknowledged)
-    rows = _rows(results)
-    for role, data, roles, n in (("predictions", preds, layout.preds, rows[0]),
-                                 ("truth", truth, layout.truth, rows[1])):
+    out.errors += merged_errors(results) + _empty(results, labels)
+    rows = [sum(r.rows[i] for r in results) for i in range(len(layout.sides))]
+    inputs = [("predictions", preds), ("truth", truth), ("train", extras.train)]
+    for (role, data), roles, n in zip(inputs, layout.sides, rows, strict=False):
         out.inputs[role] = {"path": data[1], "format": data[2], "rows": n,
                             "columns": {r: name for r, (_, name) in roles.items()}}
-    if any(r.partial is None for r in results) or not all(rows):
+    if any(r.partial is None for r in results) or not all(rows[:2]):
         return out
     partial = merge([r.partial for r in results])
     c = out.users = partial.counts
@@ -201,22 +247,6 @@ def _judgements(results: list[ChunkResult], label: str, rows: int, settings):
                             max(hi for _, hi in ranges), settings)
 
 
-def _partitions(preds, truth) -> int | None:
-    """Partitions of users: four per input split (a split holds up to 128 MiB of file, a
-    partition then a few million rows, which a Python worker scores in one or two chunks),
-    at least two per core. Measured on 10M rows with 2 cores: 200 partitions (Spark's
-    default) took twice as long as 8 to 16, from the cost of each task. None (Spark's
-    ``spark.sql.shuffle.partitions``) when that is set, or on Spark Connect."""
-    try:
-        spark = preds.sparkSession
-        if spark.conf.get("spark.sql.shuffle.partitions") != "200":  # chosen by the user
-            return None
-        splits = preds.rdd.getNumPartitions() + truth.rdd.getNumPartitions()
-        return max(2 * spark.sparkContext.defaultParallelism, 4 * splits)
-    except Exception:  # Spark Connect has no RDDs
-        return None
-
-
 def _file_order(settings, columns, preds) -> bool:
     """Whether the input order of rows decides anything: ``ties="input"``, or a run without
     a rank or score column (its rows in file order are the ranking)."""
@@ -227,7 +257,8 @@ def _file_order(settings, columns, preds) -> bool:
     return found["rank"] is None and found["score"] is None
 
 
-def _finish(results: list[ChunkResult], scored, settings, labels, formats) -> SparkEvaluation:
+def _finish(results: list[ChunkResult], scored, settings, labels, formats,
+            extras: SparkExtras, stats, summaries) -> SparkEvaluation:
     empty = _empty(results, labels)
     if empty:
         scored.unpersist()
@@ -238,7 +269,10 @@ def _finish(results: list[ChunkResult], scored, settings, labels, formats) -> Sp
     sides = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats, rows,
                                                                     strict=True)]
     try:
-        ev = finish(partial, settings, *sides, judgements=judgements)
+        sources = Extras(**{role: _Side(Source(s.path, s.format, s.rows))
+                            for role, s in summaries.items()})
+        ev = finish(partial, settings, *sides, sources, stats, judgements=judgements,
+                    extra_inputs=summaries)
     except RankevalError:
         scored.unpersist()
         raise

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import InputError, OptionError
 from ..inputs import resolve_role
 from ..io.formats import ALIASES, EXTENSIONS
-from .worker import KEY, PREDS, SEQ, SIDE, TRUTH, Layout
+from .worker import KEY, ROWS, SEQ, SIDE, Layout
 
 # What Spark reads itself; TREC and JSON dicts are files of one machine.
 SPARK_FORMATS = ("parquet", "csv", "tsv", "jsonl", "trec")
@@ -83,46 +83,56 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def combine(preds, truth, columns: dict[str, str | None], labels: tuple[str, str],
-            formats: tuple[str, str], partitions: int | None = None, ordered: bool = False):
-    """(frame, layout): both inputs' rows in one frame, each user's rows in one partition,
-    sorted by user (then by input order when ``ordered``: the file order decides)."""
+def combine(inputs, columns: dict[str, str | None], partitions: int | None = None,
+            ordered: bool = False):
+    """(frame, layout): the rows of every input (predictions, truth, and training
+    interactions when given; each a (DataFrame, label, format)) as one row per user with
+    the list of its rows (with their input order when ``ordered``: the file order
+    decides)."""
     from pyspark.sql import functions as F
 
-    found = [resolve_role(list(df.columns), role, {c: v for c, v in columns.items() if v},
-                          label)
-             for df, role, label in ((preds, "predictions", labels[0]),
-                                     (truth, "truth", labels[1]))]
-    named = [{role: name for role, name in names.items() if name is not None}
-             for names in found]
-    types = [df.schema[n["user"]].dataType for df, n in zip((preds, truth), named, strict=True)]
-    for df, n, label in zip((preds, truth), named, labels, strict=True):
-        _check_user_type(df, n["user"], label)
-    sides = []
-    roles: list[dict[str, tuple[str, str]]] = []
-    for side, (df, names, prefix) in enumerate(((preds, named[0], "p"), (truth, named[1], "t"))):
-        # One user column shared by both inputs, as they wrote it when its type is the same
-        # in both (Spark hashes equal values alike), else as text on both sides.
+    roles_of = ("predictions", "truth", "train")
+    overrides = {c: v for c, v in columns.items() if v}
+    named = [{role: name for role, name in resolve_role(list(df.columns), roles_of[side],
+                                                        overrides, label).items()
+              if name is not None}
+             for side, (df, label, _) in enumerate(inputs)]
+    types = [df.schema[n["user"]].dataType for (df, _, _), n in zip(inputs, named, strict=True)]
+    frames, sides = [], []
+    for side, ((df, label, _), names) in enumerate(zip(inputs, named, strict=True)):
+        _check_id_type(df, names["user"], label, "user")
+        # One user column shared by every input, as written when its type is the same in
+        # all (Spark hashes equal values alike), else as text everywhere.
         user = F.col(_quoted(names["user"]))
-        key = user if types[0] == types[1] else user.cast("string")
-        roles.append({role: (KEY if role == "user" else f"{prefix}_{role}", name)
+        key = user if all(t == types[0] for t in types) else user.cast("string")
+        sides.append({role: (KEY if role == "user" else f"{'ptr'[side]}_{role}", name)
                       for role, name in names.items()})
-        sides.append(df.select(
+        frames.append(df.select(
             key.alias(KEY), F.lit(side).cast("byte").alias(SIDE),
             *([F.monotonically_increasing_id().alias(SEQ)] if ordered else []),
-            *[F.col(_quoted(name)).alias(inner) for inner, name in roles[side].values()
+            *[F.col(_quoted(name)).alias(inner) for inner, name in sides[side].values()
               if inner != KEY]))
-    both = sides[PREDS].unionByName(sides[TRUTH], allowMissingColumns=True)
-    both = both.repartition(partitions, KEY) if partitions else both.repartition(KEY)
-    layout = Layout(labels, formats, roles[PREDS], roles[TRUTH])
-    return both.sortWithinPartitions(KEY, *([SEQ] if ordered else [])), layout
+    both = frames[0]
+    for other in frames[1:]:
+        both = both.unionByName(other, allowMissingColumns=True)
+    if partitions:  # as many as asked (Spark then gathers each user's rows after the shuffle)
+        both = both.repartition(partitions, KEY)
+    # One row per user with the list of its rows: Spark gathers each user's rows within each
+    # input split before the shuffle (map-side partial aggregation), so that a few large
+    # records cross it instead of every row (measured: 30% less time than repartitioning
+    # rows and sorting them; adaptive execution then coalesces the partitions).
+    rows = [F.col(c) for c in both.columns if c != KEY]
+    users = both.groupBy(KEY).agg(F.collect_list(F.struct(*rows)).alias(ROWS))
+    layout = Layout(tuple(i[1] for i in inputs), tuple(i[2] for i in inputs), tuple(sides))
+    return users, layout
 
 
-def _check_user_type(df, column: str, label: str) -> None:
+def _check_id_type(df, column: str, label: str, what: str) -> None:
+    """Ids whose text Spark and Arrow write alike (users are grouped, items looked up by it)."""
     kind = type(df.schema[column].dataType).__name__
     if kind not in _ID_TYPES:
-        raise InputError(label, f"user ids of type {df.schema[column].dataType.simpleString()}:"
-                         " the Spark engine groups users by their text; give them as text "
+        raise InputError(label, f"{what} ids of type {df.schema[column].dataType.simpleString()}"
+                         f": the Spark engine matches {what}s by their text; give them as text "
                          "or integers", column=column)
 
 

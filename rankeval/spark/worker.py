@@ -1,11 +1,13 @@
 """What runs on Spark's executors: the local engine over chunks of complete users.
 
-Spark hands ``run`` one partition as Arrow record batches, rows of both inputs together, sorted
-by user; ``complete_users`` cuts them into chunks that never split a user (a user whose rows
-run past a batch is carried into the next chunk). Each chunk is loaded and checked by the same
-functions as a local file and scored by ``engine.evaluate_partition``. Out come per-user rows
-(kind 0) and one row per chunk (kind 1) holding its pickled partial result: sums, counts,
-notices, errors. Nothing here imports pyspark.
+Spark hands ``run`` one partition as Arrow record batches of one row per user, the user's rows
+of every input gathered in a list (by ``groupBy``, which gathers a user's rows within each
+input split before the shuffle, so that few, large records cross it); ``complete_users``
+flattens them into chunks of about ``CHUNK_ROWS`` rows of complete users. Each chunk is
+loaded and checked by the same functions as a local file and scored by
+``engine.evaluate_partition``. Out come per-user rows (kind 0) and one row per chunk (kind 1)
+holding its pickled partial result: sums, counts, notices, errors. Nothing here imports
+pyspark.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..arrow import from_numpy
+from ..beyond import Extras, ItemStats
 from ..engine import Partial, evaluate_partition
 from ..errors import InputError, collecting
 from ..io.readers import MemoryTable, Source
-from ..load import Predictions, Truth, load_predictions, load_truth
+from ..load import Predictions, Train, Truth, load_predictions, load_train, load_truth
 from ..registry import CORPUS, REGISTRY
 
-KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id as text, 0 predictions / 1 truth, input order
-PREDS, TRUTH = 0, 1
+KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id, input (PREDS, TRUTH, TRAIN), input order
+ROWS = "_rows"  # a user's rows, as a list
+PREDS, TRUTH, TRAIN = 0, 1, 2
 USER = "user_id"  # the per-user output's id column, as in the local per-user table
 CHUNK_ROWS = 2_000_000  # rows scored at once: bounded memory per task, few Python calls
 
@@ -36,16 +40,24 @@ CHUNK_ROWS = 2_000_000  # rows scored at once: bounded memory per task, few Pyth
 class Layout:
     """How the combined frame's columns map back to each input's own columns."""
 
-    labels: tuple[str, str]  # predictions, truth (for messages)
-    formats: tuple[str, str]
-    # role -> (column in the combined frame, column name in the input), per side
-    preds: dict[str, tuple[str, str]]
-    truth: dict[str, tuple[str, str]]
+    labels: tuple[str, ...]  # predictions, truth[, train] (for messages)
+    formats: tuple[str, ...]
+    # Per side: role -> (column in the combined frame, column name in the input)
+    sides: tuple[dict[str, tuple[str, str]], ...]
     chunk_rows: int = CHUNK_ROWS
+    stats: ItemStats | None = None  # over the whole inputs, when a metric needs them
+
+    @property
+    def preds(self) -> dict[str, tuple[str, str]]:
+        return self.sides[PREDS]
+
+    @property
+    def truth(self) -> dict[str, tuple[str, str]]:
+        return self.sides[TRUTH]
 
     def table(self, data: pa.Table, side: int) -> pa.Table:
         """One side's rows of a chunk, with the input's own column names."""
-        roles = self.preds if side == PREDS else self.truth
+        roles = self.sides[side]
         rows = data.filter(pc.equal(data.column(SIDE), side))
         return pa.table([rows.column(inner) for inner, _ in roles.values()],
                         names=[name for _, name in roles.values()])
@@ -74,33 +86,30 @@ def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings
 
 
 def complete_users(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
-    """Tables of at least ``rows`` rows (the last may be smaller) from batches sorted by
-    ``KEY``, each holding every row of its users."""
-    pending: list[pa.RecordBatch] = []
+    """Tables of at least ``rows`` rows (the last may be smaller), one row per input row,
+    from batches of one row per user (``KEY`` and the list of its rows, ``ROWS``): every
+    table holds all the rows of its users."""
+    pending: list[pa.Table] = []
     n = 0
     for batch in batches:
         if not batch.num_rows:
             continue
-        pending.append(batch)
-        n += batch.num_rows
-        if n < rows:
-            continue
-        table = pa.Table.from_batches(pending)
-        cut = n - _last_user_rows(table.column(KEY))
-        if cut == 0:  # one user so far: keep reading
-            continue
-        yield table.slice(0, cut)
-        pending = table.slice(cut).to_batches()
-        n -= cut
-    if n:
-        yield pa.Table.from_batches(pending)
+        pending.append(_flat(batch))
+        n += pending[-1].num_rows
+        if n >= rows:
+            yield pa.concat_tables(pending)
+            pending, n = [], 0
+    if pending:
+        yield pa.concat_tables(pending)
 
 
-def _last_user_rows(keys: pa.ChunkedArray) -> int:
-    """How many rows at the end belong to the last row's user (keys sorted, nulls first)."""
-    last = keys[len(keys) - 1]
-    same = pc.is_null(keys) if not last.is_valid else pc.equal(keys, last)
-    return int(pc.sum(same).as_py() or 0)
+def _flat(batch: pa.RecordBatch) -> pa.Table:
+    """Users with their rows as lists -> one row per input row, the user repeated."""
+    lists = batch.column(ROWS)
+    values = pc.list_flatten(lists)
+    users = batch.column(KEY).take(pc.list_parent_indices(lists))
+    return pa.Table.from_arrays([users, *values.flatten()],
+                                names=[KEY, *[f.name for f in values.type]])
 
 
 @dataclass(frozen=True)
@@ -111,26 +120,28 @@ class ChunkResult:
 
     partial: Partial | None
     errors: list[dict]
-    rows: tuple[int, int]
+    rows: tuple[int, ...]  # per input
     relevance: tuple[float, float] | None
 
 
 def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
     """Load, check and score one chunk with the local engine, collecting input errors."""
-    tables = layout.table(data, PREDS), layout.table(data, TRUTH)
+    if SEQ in data.column_names:  # the input order decides: each user's rows in that order
+        data = data.take(pc.sort_indices(data.column(SEQ)))
+    tables = [layout.table(data, side) for side in range(len(layout.sides))]
     partial = relevance = None
     with collecting() as found:
         try:
-            preds = _predictions(tables[0], layout)
-            truth = _truth(tables[1], layout)
+            preds = _predictions(tables[PREDS], layout)
+            truth = _truth(tables[TRUTH], layout)
+            extras = Extras(train=_train(tables[TRAIN], layout)) if len(tables) > TRAIN else None
             if "relevance" in layout.truth and len(truth.relevance):
                 relevance = (float(truth.relevance.min()), float(truth.relevance.max()))
-            partial = evaluate_partition(preds, truth, settings)
+            partial = evaluate_partition(preds, truth, settings, extras, layout.stats)
         except InputError as exc:  # the chunk cannot be read further
             found.append(exc)
     errors = [_error_fields(e, tables, layout) for e in found]
-    return ChunkResult(partial, errors,
-                       (tables[0].num_rows, tables[1].num_rows), relevance)
+    return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance)
 
 
 def _names(roles: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -159,14 +170,25 @@ def _truth(table: pa.Table, layout: Layout) -> Truth:
     return dataclasses.replace(loaded, source=source)
 
 
+def _train(table: pa.Table, layout: Layout) -> Train:
+    source = Source(layout.labels[TRAIN], layout.formats[TRAIN], table.num_rows)
+    names = {role: name for role, (_, name) in layout.sides[TRAIN].items()}
+    if not table.num_rows:  # users without training rows
+        empty = pa.chunked_array([], pa.string())
+        return Train(empty, empty, np.zeros(0) if "count" in names else None, source, names)
+    loaded = load_train(MemoryTable(table, layout.labels[TRAIN]),
+                        **_names(layout.sides[TRAIN]))
+    return dataclasses.replace(loaded, source=source)
+
+
 def _error_fields(error: InputError, tables, layout: Layout) -> dict:
     """An input error as plain fields, its example rows named by their user: a row number
     within a chunk means nothing to the reader."""
     fields = {"path": error.path, "problem": error.problem, "column": error.column,
               "count": error.count, "hint": error.hint, "unit": error.unit, "examples": []}
-    side = 0 if error.path == layout.labels[0] else 1
+    side = layout.labels.index(error.path) if error.path in layout.labels else PREDS
     if error.examples and all(isinstance(row, int) for row, _ in error.examples):
-        user = (layout.preds if side == PREDS else layout.truth)["user"][1]
+        user = layout.sides[side]["user"][1]
         users = tables[side].column(user)
         fields["unit"] = "row of user"
         fields["examples"] = [(_user_text(users, row), value) for row, value in error.examples]
