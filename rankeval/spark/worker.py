@@ -1,8 +1,8 @@
 """What runs on Spark's executors: the local engine over chunks of complete users.
 
 Spark hands ``run`` one partition as Arrow record batches of one row per user, the user's rows
-of every input gathered in a list (by ``groupBy``, which gathers a user's rows within each
-input split before the shuffle, so that few, large records cross it); ``complete_users``
+of every input gathered in a list (by ``groupBy`` after repartitioning by user);
+``complete_users``
 flattens them into chunks of about ``CHUNK_ROWS`` rows of complete users. Each chunk is
 loaded and checked by the same functions as a local file and scored by
 ``engine.evaluate_partition``. Out come per-user rows (kind 0) and one row per chunk (kind 1)
