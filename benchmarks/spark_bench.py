@@ -212,13 +212,13 @@ def markdown(results: dict) -> str:
              "|---|---:|---:|---:|---:|---|---|"]
     for shape, runs in results.items():
         ours, theirs = med(runs["both"], "rankeval"), med(runs["both"], "RankingEvaluator")
-        local = med(runs["local"], "local") if "local" in runs else float("nan")
+        local = f"{med(runs['local'], 'local'):.1f}" if "local" in runs else "-"
         alone = runs["rankeval"]
         wall = float(np.median([r["wall"] for r in alone]))
         agree = all(abs(r["metrics"]["rankeval"][m] - r["metrics"]["RankingEvaluator"][m])
                     < 1e-9 for r in runs["both"] if not r["exit"] for m in METRICS)
         lines.append(f"| {shape} | {ours:.1f} | {theirs:.1f} | {theirs / ours:.2f}x | "
-                     f"{local:.1f} | {wall:.0f}, {peak(alone, 'jvm'):,.0f} / "
+                     f"{local} | {wall:.0f}, {peak(alone, 'jvm'):,.0f} / "
                      f"{peak(alone, 'python workers'):,.0f} / "
                      f"{peak(alone, 'python driver'):,.0f} | {'yes' if agree else 'NO'} |")
     return "\n".join(lines)
