@@ -281,13 +281,42 @@ def test_segments_equal_the_local_engine(spark, run_cli, files, tmp_path):
         (s["value"], s["users"]) for s in theirs.json()["segments"]["country"]]
 
 
+def test_intervals_html_and_per_query_equal_the_local_engine(spark, run_cli, files, tmp_path):
+    """What needs every user's values in one place brings them to the driver, in the local
+    engine's user order: the same bootstrap intervals, seed for seed; the same page."""
+    preds, truth = generated(8)
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "map"], k=K).with_intervals(
+        rounds=500, seed=3)
+    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth),
+                                 metrics=["ndcg", "map"], k=K).with_intervals(rounds=500, seed=3)
+    assert distributed.intervals == local.intervals
+    assert distributed.user_id_array.to_pylist() == local.user_id_array.to_pylist()
+    args = ["-m", "ndcg@10,map@10", "--ci", "--rounds", "300", "-f", "json"]
+    trec = ["-m", "ndcg@10", "-f", "trec", "--per-query"]
+    out = {}
+    for name, engine in (("local", []), ("spark", ["--engine", "spark"])):
+        report = run_cli("score", *engine, files / "preds.parquet", files / "truth.csv", *args,
+                         "--html", tmp_path / f"{name}.html")
+        lines = run_cli("score", *engine, files / "preds.parquet", files / "truth.csv", *trec)
+        assert report.exit_code == lines.exit_code == 0, report.stderr + lines.stderr
+        out[name] = (report.json(), lines.stdout, (tmp_path / f"{name}.html").read_text())
+    assert out["spark"][0] == out["local"][0]  # the whole JSON report, intervals included
+    assert out["spark"][1] == out["local"][1]  # trec_eval's per-query lines
+    assert out["spark"][2] == out["local"][2]  # the same page, byte for byte
+    assert set(out["local"][0]["ci"]["intervals"]) == {"ndcg@10", "map@10"}
+    assert out["local"][1].count("\n") > 50 and 'id="distributions"' in out["local"][2]
+
+
 def test_per_user_values_stay_distributed(spark, tmp_path):
     preds, truth = generated(7)
     result = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=["ndcg"], k=10)
     with pytest.raises(OptionError, match="stay on the cluster"):
         result.values("ndcg@10")
     with pytest.raises(OptionError, match="stay on the cluster"):
-        result.with_intervals()
+        result.per_user_table()
+    here = result.collect_values()  # only when asked: users x metrics doubles
+    local_values = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=10).values("ndcg@10")
+    np.testing.assert_allclose(here.values("ndcg@10"), local_values, rtol=0, atol=1e-12)
     out = tmp_path / "per_user"
     result.write_per_user(str(out))
     result.write_per_user(str(out))  # an earlier dataset is replaced
@@ -347,14 +376,14 @@ def test_cli_spark_gates_and_validate(spark, run_cli, files):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--html", "report.html"], "--html: not available with --engine spark"),
-    (["--ci"], "--ci: not available with --engine spark"),
+    (["-", "--preds-format", "csv"], "standard input is not one"),
     (["--per-user", "-"], "stay on the cluster"),
     (["--spark-conf", "nonsense"], "expected KEY=VALUE"),
 ])
 def test_cli_spark_refuses_before_reading(run_cli, files, args, message):
-    out = run_cli("score", "--engine", "spark", files / "preds.parquet", files / "truth.csv",
-                  *args)
+    preds = [] if args[0] == "-" else [files / "preds.parquet"]
+    out = run_cli("score", "--engine", "spark", *preds, *args[:1] if preds == [] else [],
+                  files / "truth.csv", *(args[1:] if preds == [] else args))
     assert out.exit_code == 2 and message in out.stderr
     assert out.stderr.count("\n") == 1
 

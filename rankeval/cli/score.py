@@ -108,7 +108,7 @@ def score(predictions, truth, **kw) -> int:
                                     if x is not None)]
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
-    spark.check(engine, {**kw, **extra}, inputs)
+    spark.check(engine, inputs)
     on_spark = engine["engine"] == "spark"
     _check_outputs(output, None if on_spark else per_user, kw["junit"], fmt, inputs,
                    kw["baseline"], kw["html"])

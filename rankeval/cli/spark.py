@@ -7,25 +7,15 @@ from typing import Any
 
 from ..errors import OptionError
 
-# Options whose work needs every user's values on one machine, or inputs Spark does not read
-# yet; refused before anything is read rather than ignored.
-_LOCAL_ONLY = {"intervals": "--ci",
-               "html": "--html", "per_query": "--per-query"}
 
-
-def check(engine: dict[str, Any], kw: dict[str, Any], inputs: list[str]) -> None:
-    """Before reading: the Spark options only with --engine spark, and what the Spark engine
-    cannot do said at once."""
+def check(engine: dict[str, Any], inputs: list[str]) -> None:
+    """Before reading: the Spark options only with --engine spark, and paths for it."""
     if engine["engine"] != "spark":
         for name, flag in (("master", "--spark-master"), ("conf", "--spark-conf")):
             if engine[name]:
                 raise OptionError(f"{flag} needs --engine spark")
         return
     conf(engine["conf"])
-    given = [flag for name, flag in _LOCAL_ONLY.items() if kw.get(name)]
-    if given:
-        raise OptionError(f"{', '.join(given)}: not available with --engine spark (they need "
-                          "every user's values on one machine); use the local engine")
     if "-" in inputs:
         raise OptionError("--engine spark reads paths (files, directories, globs, URLs); "
                           "standard input is not one")
@@ -87,6 +77,12 @@ def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engin
         if kw["segments"] is not None:
             progress.stage(f"segments from {kw['segments']} on Spark")
             result = result.by_segment(kw["segments"], segment_by, reading=reading)
+        if kw["intervals"] or kw["html"] or kw["per_query"]:  # they need every value here
+            progress.stage("per-user values to the driver")
+            result = result.collect_values()
+        if kw["intervals"]:
+            progress.stage("bootstrapping confidence intervals")
+            result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
         return result
 
 

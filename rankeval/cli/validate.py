@@ -58,7 +58,7 @@ def validate(predictions, truth, strict, **kw) -> int:
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     engine = pop_engine(kw)
-    spark.check(engine, extra, [predictions, truth])
+    spark.check(engine, [predictions, truth])
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     if engine["engine"] == "spark":

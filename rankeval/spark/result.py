@@ -23,13 +23,16 @@ from ..evaluation import Evaluation
 @dataclass(frozen=True)
 class SparkEvaluation(Evaluation):
     """An ``Evaluation`` (means, counts, notices, settings, reports and gates as locally)
-    whose per-user values are a Spark DataFrame, ``per_user``, never collected: write it
-    with ``write_per_user(path)`` or ``per_user.write``."""
+    whose per-user values are a Spark DataFrame, ``per_user``: write it with
+    ``write_per_user(path)`` or ``per_user.write``. They come to the driver only when asked
+    (``collect_values``: users x metrics doubles), for what needs them all in one place:
+    bootstrap intervals, the HTML page's charts, per-query lines."""
 
     frame: Any = field(default=None, repr=False)  # user_id + one column per metric
     _cache: Any = field(default=None, repr=False, compare=False)
     # metric -> (exact parts of the sum of its per-user values, users it scored)
     _sums: dict[str, tuple[tuple[float, ...], int]] = field(default_factory=dict, repr=False)
+    collected: bool = False  # the per-user values are also on the driver (collect_values)
 
     @classmethod
     def of(cls, ev: Evaluation, frame, cache, partial) -> SparkEvaluation:
@@ -70,24 +73,50 @@ class SparkEvaluation(Evaluation):
         if self._cache is not None:
             self._cache.unpersist()
 
+    def collect_values(self) -> SparkEvaluation:
+        """A copy with the per-user values on the driver, in the local engine's user order
+        (so that intervals drawn from them are the local engine's, seed for seed)."""
+        if self.collected:
+            return self
+        from ..arrow import to_numpy
+        from ..evaluation import _numeric_order
+
+        table = self.frame.orderBy("user_id").toArrow()  # byte order, as local user codes
+        users = table.column("user_id").combine_chunks()
+        values = {spec: to_numpy(table.column(str(spec))).astype(np.float64)
+                  for spec in self.specs if str(spec) in table.column_names}
+        order = _numeric_order(users)
+        if order is not None:
+            users = users.take(pa.array(order))
+            values = {s: v[order] for s, v in values.items()}
+        return dataclasses.replace(self, _values=values, _user_array=users, collected=True)
+
     def _distributed(self, what: str):
         return OptionError(f"{what} needs the per-user values on one machine; with the Spark "
                            "engine they stay on the cluster: use .per_user (a Spark DataFrame)"
                            " or .write_per_user(path)")
 
     def values(self, metric):
-        raise self._distributed("values()")
+        if not self.collected:
+            raise self._distributed("values()")
+        return super().values(metric)
 
     @property
     def user_ids(self):  # type: ignore[override]
-        raise self._distributed("user_ids")
+        if not self.collected:
+            raise self._distributed("user_ids")
+        return self._user_array.to_numpy(zero_copy_only=False)
 
     @property
     def user_id_array(self):
-        raise self._distributed("user_id_array")
+        if not self.collected:
+            raise self._distributed("user_id_array")
+        return self._user_array
 
     def per_user_table(self):
-        raise self._distributed("per_user_table()")
+        if not self.collected:
+            raise self._distributed("per_user_table()")
+        return super().per_user_table()
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """``Evaluation.with_stats`` computed on the cluster in one pass: exact means (from
@@ -117,8 +146,10 @@ class SparkEvaluation(Evaluation):
                            for stat in wanted}
         return dataclasses.replace(self, distribution=table)
 
-    def with_intervals(self, *args, **kwargs):
-        raise self._distributed("with_intervals (--ci)")
+    def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
+        """``Evaluation.with_intervals``, after bringing the per-user values to the driver
+        (the bootstrap resamples users; the intervals equal the local engine's)."""
+        return Evaluation.with_intervals(self.collect_values(), level, rounds, seed)
 
     def by_segment(self, segments: Any, by, fmt: str | None = None,
                    reading: dict[str, Any] | None = None, bins: str | int | None = None):
