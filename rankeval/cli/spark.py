@@ -59,13 +59,13 @@ def evaluate(predictions: str, truth: str, settings, columns, reading, kw, engin
 
     from ..progress import Stages
     from ..progress import wanted as progress_wanted
-    from ..spark import evaluate_frames, extra_frames, frames
+    from ..spark import evaluate_frames, extra_frames, input_frames
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, kw["quiet"])) as progress:
         progress.stage("starting Spark")
         spark = session(engine)
         progress.stage(f"scoring {predictions} and {truth} on Spark")
-        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
+        both = input_frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
                       reading)
         extra = extra or {}
         extras = extra_frames(extra.get("train"), extra.get("catalog"),
@@ -90,12 +90,12 @@ def validate(predictions: str, truth: str, settings, columns, reading, kw, engin
              acknowledged, extra):
     """Check both paths with Spark: ``rankeval validate``'s report."""
     from ..errors import InputError
-    from ..spark import extra_frames, frames, validate_frames
+    from ..spark import extra_frames, input_frames, validate_frames
     from ..validate import Validation
 
     spark = session(engine)
     try:
-        both = frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
+        both = input_frames(predictions, truth, kw["preds_format"], kw["truth_format"], spark,
                       reading)
         extras = extra_frames(extra.get("train"), extra.get("catalog"),
                               extra.get("item_features"), columns, extra, spark, reading)

@@ -111,7 +111,7 @@ def evaluate(
     settings = make_settings(metrics, k, compat=compat, **options)
     extras = extra_frames(train, catalog, item_features, columns, formats, spark)
     check_needs(settings, extras.given())
-    return evaluate_frames(*frames(predictions, truth, preds_format, truth_format, spark),
+    return evaluate_frames(*input_frames(predictions, truth, preds_format, truth_format, spark),
                            settings, columns, partitions, chunk_rows, extras)
 
 
@@ -136,7 +136,7 @@ def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=
     return SparkExtras(found.get("train"), found.get("catalog"), features)
 
 
-def frames(predictions: Any, truth: Any, preds_format: str | None = None,
+def input_frames(predictions: Any, truth: Any, preds_format: str | None = None,
            truth_format: str | None = None, spark: Any = None,
            reading: dict[str, Any] | None = None):
     """Both inputs as (DataFrame, label, format): paths are read by Spark."""
