@@ -510,3 +510,20 @@ def test_cli_spark_with_train_and_validate(spark, run_cli, files, tmp_path):
                       "-m", "arp@10", "--train", tmp_path / "bad.parquet", "--popularity",
                       "interactions")
     assert refused.exit_code == 2 and "counts below 0" in refused.stderr
+
+
+def test_no_java_is_one_clear_line(tmp_path):
+    """Spark that cannot start (here: no Java) is an error naming what to install, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import SAMPLE
+
+    env = {**os.environ, "JAVA_HOME": str(tmp_path / "no-java")}
+    out = subprocess.run([sys.executable, "-m", "rankeval", "score", "--engine", "spark",
+                          SAMPLE / "preds.parquet", SAMPLE / "truth.parquet"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 2 and not out.stdout
+    assert "rankeval: error: Spark did not start" in out.stderr and "Java 17" in out.stderr
+    assert "Traceback" not in out.stderr

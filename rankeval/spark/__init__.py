@@ -74,7 +74,11 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
             "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log.as_uri()}")
     for key, value in conf:
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:  # no Java, a wrong master URL, an unreachable Connect server
+        raise RankevalError(f"Spark did not start: {_job_error(exc)} (the Spark engine needs "
+                            "a Java 17+ runtime: 'make java' checks for one)") from None
 
 
 def evaluate(
