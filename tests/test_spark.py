@@ -324,6 +324,16 @@ def test_per_user_values_stay_distributed(spark, tmp_path):
     local = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=10).per_user
     assert written["user_id"].tolist() == sorted(local["user_id"])
     assert "SparkEvaluation of" in repr(result)
+    import os
+    import stat
+
+    old = os.umask(0o027)
+    try:  # Hadoop writes with its own umask: the dataset gets the process's, as every output
+        result.write_per_user(str(out))
+    finally:
+        os.umask(old)
+    modes = {stat.S_IMODE(f.stat().st_mode) for f in out.iterdir()}
+    assert modes == {0o640} and stat.S_IMODE(out.stat().st_mode) == 0o750
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("keep")
     with pytest.raises(OptionError, match="holds other files"):

@@ -58,6 +58,7 @@ class SparkEvaluation(Evaluation):
         tmp = target.with_name(f".{target.name}.rankeval-{os.getpid()}")
         try:
             self.frame.write.mode("errorifexists").parquet(str(tmp))
+            _umask_modes(tmp)
             if target.exists():
                 old = target.with_name(f".{target.name}.rankeval-old-{os.getpid()}")
                 target.rename(old)
@@ -212,6 +213,16 @@ def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
     if name in ("min", "max"):
         return float(row[f"{name}{i}"])
     return float(quantiles[_quantile(name)])
+
+
+def _umask_modes(folder: Path) -> None:
+    """Hadoop's local filesystem writes with its own umask (022), not the process's: give
+    the dataset the modes any other output of the command gets."""
+    mask = os.umask(0)
+    os.umask(mask)
+    folder.chmod(0o777 & ~mask)
+    for f in folder.iterdir():
+        f.chmod((0o777 if f.is_dir() else 0o666) & ~mask)
 
 
 def check_dataset_path(path: str) -> None:
