@@ -537,3 +537,40 @@ def test_no_java_is_one_clear_line(tmp_path):
     assert out.returncode == 2 and not out.stdout
     assert "rankeval: error: Spark did not start" in out.stderr and "Java 17" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+CONNECT = """
+import json, sys
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+from rankeval.spark import evaluate
+spark = SparkSession.builder.remote("local[2]").getOrCreate()  # a Spark Connect server
+preds, truth = (spark.createDataFrame(pq.read_table(p)) for p in sys.argv[1:3])
+result = evaluate(preds, truth, metrics=["ndcg", "map", "recall"], k=[5, 10])
+print(json.dumps({"kind": type(spark).__module__, "metrics": result.metrics,
+                  "users": result.users.evaluated, "rows": result.per_user.count(),
+                  "median": result.with_stats("median").distribution}))
+spark.stop()
+"""
+
+
+def test_spark_connect_gives_the_same_numbers(tmp_path):
+    """Over Spark Connect (no RDDs, no SparkContext), in a process of its own: a local
+    Connect server started by pyspark."""
+    import os
+    import subprocess
+    import sys
+
+    preds, truth = generated(12)
+    preds.to_parquet(tmp_path / "p.parquet", index=False)
+    truth.to_parquet(tmp_path / "t.parquet", index=False)
+    out = subprocess.run([sys.executable, "-c", CONNECT, tmp_path / "p.parquet",
+                          tmp_path / "t.parquet"], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "map", "recall"], k=[5, 10])
+    assert got["kind"] == "pyspark.sql.connect.session"
+    assert got["metrics"] == local.metrics  # bit for bit
+    assert got["users"] == got["rows"] == local.users.evaluated
+    assert got["median"] == local.with_stats("median").distribution
