@@ -574,3 +574,30 @@ def test_spark_connect_gives_the_same_numbers(tmp_path):
     assert got["metrics"] == local.metrics  # bit for bit
     assert got["users"] == got["rows"] == local.users.evaluated
     assert got["median"] == local.with_stats("median").distribution
+
+
+@pytest.mark.parametrize("preds_name, truth_name", [("p.run", "t.qrels"), ("p.jsonl", "t.tsv"),
+                                                    ("p.csv", "t.jsonl")])
+def test_text_formats_read_by_spark_as_locally(spark, run_cli, tmp_path, preds_name,
+                                               truth_name):
+    """Spark reads TREC (score orders, rank unread, as trec_eval), JSON Lines, CSV and TSV
+    into the columns the local readers give, so the numbers are the local engine's."""
+    from .conftest import SAMPLE
+
+    for source, name in ((SAMPLE / "preds.csv", preds_name), (SAMPLE / "truth.csv", truth_name)):
+        assert run_cli("convert", source, tmp_path / name, "-q").exit_code == 0
+    args = [tmp_path / preds_name, tmp_path / truth_name, "-m", "ndcg@10,map@10,mrr@10",
+            "-f", "json"]
+    ours, theirs = run_cli("score", "--engine", "spark", *args), run_cli("score", *args)
+    assert ours.exit_code == theirs.exit_code == 0, ours.stderr
+    assert ours.json()["metrics"] == theirs.json()["metrics"]
+    assert ours.json()["users"] == theirs.json()["users"]
+
+
+def test_trec_lines_are_checked_as_locally(spark, run_cli, tmp_path):
+    (tmp_path / "bad.run").write_text("u1 Q0 d1 1 2.0 x\n\nu1 Q0 d2 2 1.0\n")
+    (tmp_path / "short.run").write_text("u1 Q0 d1 1 2.0 x\nu1 Q0 d2 2 1.0\n")
+    (tmp_path / "t.qrels").write_text("u1 0 d1 1\n")
+    for name, problem in (("bad.run", "1 blank line"), ("short.run", "1 line without the 6")):
+        out = run_cli("score", "--engine", "spark", tmp_path / name, tmp_path / "t.qrels")
+        assert out.exit_code == 2 and problem in out.stderr, out.stderr

@@ -16,8 +16,6 @@ from .worker import KEY, ROWS, SEQ, SIDE, Layout
 SPARK_FORMATS = ("parquet", "csv", "tsv", "jsonl", "trec")
 # Types whose text Spark and Arrow write alike (users are partitioned by that text).
 _ID_TYPES = ("StringType", "LongType", "IntegerType", "ShortType", "ByteType")
-TREC_RUN = ("qid", "Q0", "docno", "rank", "score", "tag")
-TREC_QRELS = ("qid", "iter", "docno", "relevance")
 
 
 def spark_format(path: str, explicit: str | None, flag: str) -> str:
@@ -59,19 +57,36 @@ def read(spark, path: str, fmt: str, role: str, reading: dict[str, Any] | None =
         return reader.options(header=True, sep=sep, inferSchema=False, mode="FAILFAST",
                               enforceSchema=False, encoding=reading.get("encoding") or "utf-8"
                               ).csv(path)
+    except InputError:
+        raise
     except Exception as exc:  # AnalysisException: a missing path, an unreadable file
         raise InputError(path, f"Spark cannot read it as {fmt}: {_first_line(exc)}") from None
 
 
 def _trec(spark, path: str, role: str):
-    """TREC run (6 fields) or qrels (4 fields), split on runs of whitespace."""
+    """A TREC run or qrels file split on runs of whitespace, the columns of the local reader
+    (``io.trec.LAYOUTS``: a run's rank field is not read; the score orders, as in
+    trec_eval). Blank lines and lines with another number of fields are refused, as locally
+    (counted; a cluster keeps no line numbers)."""
     from pyspark.sql import functions as F
 
-    names = TREC_QRELS if role == "truth" else TREC_RUN
+    from ..io.trec import LAYOUTS
+
+    n_fields, layout, keep = LAYOUTS[role]
+    text = F.trim(F.col("value"))
+    fields = F.split(text, r"\s+")
     lines = spark.read.text(path)
-    fields = F.split(F.trim(F.col("value")), r"\s+")
-    return lines.filter(F.trim(F.col("value")) != "").select(
-        *[fields.getItem(i).alias(n) for i, n in enumerate(names)])
+    counts = lines.agg(F.count(F.when(text == "", 1)).alias("blank"),
+                       F.count(F.when((text != "") & (F.size(fields) != n_fields), 1))
+                       .alias("bad"), F.count(F.lit(1)).alias("lines")).collect()[0]
+    if not counts["lines"]:
+        raise InputError(path, "no data lines")
+    if counts["blank"]:
+        raise InputError(path, "blank lines", count=int(counts["blank"]), unit="line")
+    if counts["bad"]:
+        raise InputError(path, f"lines without the {n_fields} fields '{layout}'",
+                         count=int(counts["bad"]), unit="line")
+    return lines.select(*[fields.getItem(i).alias(name) for i, name in keep.items()])
 
 
 def _first_line(exc: BaseException) -> str:
