@@ -594,6 +594,15 @@ def test_text_formats_read_by_spark_as_locally(spark, run_cli, tmp_path, preds_n
     assert ours.json()["users"] == theirs.json()["users"]
 
 
+def test_a_failed_spark_job_is_one_line_naming_its_cause(spark, run_cli, tmp_path):
+    (tmp_path / "ragged.csv").write_text("user_id,item_id,score\nu1,i1,1.0\nu1,i2,2.0,x\n")
+    (tmp_path / "t.csv").write_text("user_id,item_id,relevance\nu1,i1,1\n")
+    out = run_cli("score", "--engine", "spark", tmp_path / "ragged.csv", tmp_path / "t.csv")
+    assert out.exit_code == 2 and out.stderr.count("\n") == 1
+    assert "the Spark job failed: [MALFORMED_CSV_RECORD]" in out.stderr
+    assert "u1,i2,2.0,x" in out.stderr and "Traceback" not in out.stderr
+
+
 def test_trec_lines_are_checked_as_locally(spark, run_cli, tmp_path):
     (tmp_path / "bad.run").write_text("u1 Q0 d1 1 2.0 x\n\nu1 Q0 d2 2 1.0\n")
     (tmp_path / "short.run").write_text("u1 Q0 d1 1 2.0 x\nu1 Q0 d2 2 1.0\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import re
 import sys
 import warnings
 from collections.abc import Iterable
@@ -323,10 +324,13 @@ def _spark_schema(schema):
 
 
 def _job_error(exc: BaseException) -> str:
-    """The useful line of a failed Spark job (its Python or Java exception)."""
+    """The useful line of a failed Spark job: the innermost cause Spark names (a malformed
+    CSV record, a file it cannot read), without the exception class."""
     text = str(getattr(exc, "desc", None) or exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in lines:
-        if "Error:" in line or "Exception:" in line:
-            return line[:500]
+    causes = [line.partition("Caused by: ")[2] for line in lines if "Caused by: " in line]
+    for line in [*reversed(causes), *lines]:
+        if "Error:" in line or "Exception:" in line or line.startswith("["):
+            message = re.sub(r"^[\w.$]+(Error|Exception): ", "", line).strip(" :")
+            return message[:500]
     return (lines[0] if lines else type(exc).__name__)[:500]
