@@ -415,9 +415,10 @@ def evaluate(
                                                           item_features=item_features))
 
 
-def _document_options() -> None:
-    """``help(evaluate)`` lists every setting of the table with its allowed values."""
-    params = list(inspect.signature(evaluate).parameters.values())[:-1]  # drop **options
+def document_settings(fn) -> None:
+    """``help(fn)`` (``evaluate`` here, and the Spark engine's) lists every setting of the
+    table with its allowed values, and the column options."""
+    params = list(inspect.signature(fn).parameters.values())[:-1]  # drop **options
     keyword = inspect.Parameter.KEYWORD_ONLY
     kinds = {True: bool | None, False: str | None}
     params += [inspect.Parameter(s.name, keyword, default=None,
@@ -425,10 +426,10 @@ def _document_options() -> None:
                for s in TABLE]
     params += [inspect.Parameter(c, keyword, default=None, annotation=str | None)
                for c in COLUMN_OPTIONS]
-    evaluate.__signature__ = inspect.signature(evaluate).replace(parameters=params)
+    fn.__signature__ = inspect.signature(fn).replace(parameters=params)
     lines = [f"    {s.describe()}" for s in TABLE]
-    evaluate.__doc__ = (evaluate.__doc__ or "") + "\n    Settings (None: the default):\n\n" + (
+    fn.__doc__ = (fn.__doc__ or "") + "\n    Settings (None: the default):\n\n" + (
         "\n".join(lines) + "\n")
 
 
-_document_options()
+document_settings(evaluate)

@@ -610,3 +610,13 @@ def test_trec_lines_are_checked_as_locally(spark, run_cli, tmp_path):
     for name, problem in (("bad.run", "1 blank line"), ("short.run", "1 line without the 6")):
         out = run_cli("score", "--engine", "spark", tmp_path / name, tmp_path / "t.qrels")
         assert out.exit_code == 2 and problem in out.stderr, out.stderr
+
+
+def test_help_lists_every_setting_as_the_local_api():
+    import inspect
+
+    local = inspect.signature(rankeval.evaluate).parameters
+    spark = inspect.signature(spark_evaluate).parameters
+    settings = [s.name for s in rankeval.settings.TABLE]
+    assert all(name in spark and name in local for name in [*settings, "user_col", "item_col"])
+    assert all(name in spark_evaluate.__doc__ for name in settings)

@@ -26,7 +26,7 @@ from typing import Any
 from ..beyond import Extras
 from ..engine import judgement_notice, merge, unevaluable, user_notices
 from ..errors import InputError, RankevalError
-from ..evaluation import finish
+from ..evaluation import document_settings, finish
 from ..inputs import COLUMN_OPTIONS, resolve_role
 from ..io.readers import Source
 from ..settings import make_settings
@@ -118,6 +118,9 @@ def evaluate(
     check_needs(settings, extras.given())
     return evaluate_frames(*input_frames(predictions, truth, preds_format, truth_format, spark),
                            settings, columns, partitions, chunk_rows, extras)
+
+
+document_settings(evaluate)
 
 
 def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=None,

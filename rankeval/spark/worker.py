@@ -132,9 +132,9 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
     partial = relevance = None
     with collecting() as found:
         try:
-            preds = _predictions(tables[PREDS], layout)
-            truth = _truth(tables[TRUTH], layout)
-            extras = Extras(train=_train(tables[TRAIN], layout)) if len(tables) > TRAIN else None
+            preds, truth = _load(tables[PREDS], layout, PREDS), _load(tables[TRUTH], layout, TRUTH)
+            extras = (Extras(train=_load(tables[TRAIN], layout, TRAIN)) if len(tables) > TRAIN
+                      else None)
             if "relevance" in layout.truth and len(truth.relevance):
                 relevance = (float(truth.relevance.min()), float(truth.relevance.max()))
             partial = evaluate_partition(preds, truth, settings, extras, layout.stats)
@@ -144,41 +144,30 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
     return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance)
 
 
-def _names(roles: dict[str, tuple[str, str]]) -> dict[str, str]:
-    return {f"{role}_col": name for role, (_, name) in roles.items()}
+_LOADERS = (load_predictions, load_truth, load_train)  # by side
 
 
-def _predictions(table: pa.Table, layout: Layout) -> Predictions:
-    source = Source(layout.labels[0], layout.formats[0], table.num_rows)
-    names = {role: name for role, (_, name) in layout.preds.items()}
-    if not table.num_rows:  # users only in the truth: still counted
-        empty = pa.chunked_array([], pa.string())
-        none = np.zeros(0, np.int64)
-        return Predictions(empty, empty, none if "rank" in names else None,
-                           none.astype(np.float64) if "score" in names else None, source, names)
-    loaded = load_predictions(MemoryTable(table, layout.labels[0]), **_names(layout.preds))
+def _load(table: pa.Table, layout: Layout, side: int) -> Predictions | Truth | Train:
+    """One input's rows of a chunk, loaded and checked as a local file of them would be. An
+    input with no rows in the chunk is an empty one of its kind: the users only in the other
+    inputs still count."""
+    source = Source(layout.labels[side], layout.formats[side], table.num_rows)
+    names = {role: name for role, (_, name) in layout.sides[side].items()}
+    if not table.num_rows:
+        return _empty(side, names, source)
+    loaded = _LOADERS[side](MemoryTable(table, layout.labels[side]),
+                            **{f"{role}_col": name for role, name in names.items()})
     return dataclasses.replace(loaded, source=source)
 
 
-def _truth(table: pa.Table, layout: Layout) -> Truth:
-    source = Source(layout.labels[1], layout.formats[1], table.num_rows)
-    names = {role: name for role, (_, name) in layout.truth.items()}
-    if not table.num_rows:  # users only in the predictions
-        empty = pa.chunked_array([], pa.string())
-        return Truth(empty, empty, np.zeros(0), source, names)
-    loaded = load_truth(MemoryTable(table, layout.labels[1]), **_names(layout.truth))
-    return dataclasses.replace(loaded, source=source)
-
-
-def _train(table: pa.Table, layout: Layout) -> Train:
-    source = Source(layout.labels[TRAIN], layout.formats[TRAIN], table.num_rows)
-    names = {role: name for role, (_, name) in layout.sides[TRAIN].items()}
-    if not table.num_rows:  # users without training rows
-        empty = pa.chunked_array([], pa.string())
-        return Train(empty, empty, np.zeros(0) if "count" in names else None, source, names)
-    loaded = load_train(MemoryTable(table, layout.labels[TRAIN]),
-                        **_names(layout.sides[TRAIN]))
-    return dataclasses.replace(loaded, source=source)
+def _empty(side: int, names: dict[str, str], source: Source) -> Predictions | Truth | Train:
+    ids = pa.chunked_array([], pa.string())
+    if side == PREDS:
+        return Predictions(ids, ids, np.zeros(0, np.int64) if "rank" in names else None,
+                           np.zeros(0) if "score" in names else None, source, names)
+    if side == TRUTH:
+        return Truth(ids, ids, np.zeros(0), source, names)
+    return Train(ids, ids, np.zeros(0) if "count" in names else None, source, names)
 
 
 def _error_fields(error: InputError, tables, layout: Layout) -> dict:
