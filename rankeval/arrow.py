@@ -1,7 +1,8 @@
 """numpy <-> Arrow for primitive columns, through their buffers.
 
-``pa.array(ndarray)`` and ``.to_numpy()`` make pyarrow import pandas (to look for pandas types),
-a fifth of a second the command line never needs. Moving buffers directly avoids it; anything
+``pa.array``, ``pa.scalar`` (so any Python value given to a compute function) and
+``.to_numpy()`` make pyarrow import pandas (to look for pandas types), a fifth of a second the
+command line never needs. Moving buffers directly avoids it; anything
 that is not a plain null-free number column takes pyarrow's own path.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _TYPES = {
     np.dtype(np.int8): pa.int8(),
@@ -22,11 +24,19 @@ _DTYPES = {str(t): d for d, t in _TYPES.items()}
 
 
 def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A null-free number column as a numpy array (a view when it is one chunk)."""
+    """A column as a numpy array: null-free numbers (a view when it is one chunk) and bools
+    through their buffers, text as Python strings."""
+    chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
+    if pa.types.is_boolean(data.type) and not data.null_count:
+        parts = [np.unpackbits(np.frombuffer(c.buffers()[1], dtype=np.uint8),
+                               bitorder="little", count=c.offset + len(c))[c.offset:]
+                 for c in chunks]
+        return np.concatenate(parts).view(np.bool_) if parts else np.zeros(0, dtype=np.bool_)
+    if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+        return np.array(data.to_pylist(), dtype=object)  # nulls are None, as Arrow gives them
     dtype = _DTYPES.get(str(data.type))
     if dtype is None or data.null_count:
         return data.to_numpy(zero_copy_only=False)
-    chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
     parts = [
         np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * dtype.itemsize)
         for c in chunks
@@ -38,9 +48,35 @@ def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def from_numpy(values: np.ndarray) -> pa.Array:
-    """A 1-d numpy number array as an Arrow array sharing its memory."""
+    """A 1-d numpy number or bool array as an Arrow array (sharing its memory, bools packed
+    to Arrow's bits)."""
     values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
     typ = _TYPES.get(values.dtype)
     if typ is None:
         return pa.array(values)
     return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
+
+
+def scalar(value: str | bool | float, typ: pa.DataType | None = None) -> pa.Scalar:
+    """An Arrow scalar of ``typ`` (text when ``value`` is a str) for compute functions, which
+    would otherwise convert a Python value with ``pa.scalar`` and so import pandas."""
+    if isinstance(value, str):
+        data = value.encode()
+        offsets = np.array([0, len(data)], dtype=np.int32)
+        return pa.StringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))[0]
+    if typ is None or pa.types.is_boolean(typ):
+        return from_numpy(np.array([value], dtype=np.bool_ if typ else None))[0]
+    dtype = _DTYPES.get(str(typ))
+    if dtype is None:
+        return pa.scalar(value, typ)
+    return from_numpy(np.array([value], dtype=dtype))[0]
+
+
+def fill_null(values: pa.Array | pa.ChunkedArray, value: str | bool | float):
+    """``values`` with each null replaced by ``value`` (pyarrow's own imports pandas)."""
+    if not values.null_count:
+        return values
+    return pc.coalesce(values, scalar(value, values.type))

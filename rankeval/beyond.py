@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import to_numpy
+from .arrow import fill_null, to_numpy
 from .distinct import distinct, first_index
 from .encode import factorize, pair_keys
 from .errors import InputError, OptionError
@@ -71,7 +71,7 @@ class ItemVectors:
     def rows(self, item_ids: pa.Array) -> np.ndarray:
         """Each id's row in ``unit``, -1 for an item without features."""
         idx = pc.index_in(item_ids, value_set=self.ids)
-        return to_numpy(idx.fill_null(-1)).astype(np.int64)
+        return to_numpy(fill_null(idx, -1)).astype(np.int64)
 
 
 def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None = None,
@@ -128,7 +128,7 @@ class ItemStats:
     def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(popularity, long tail) of each of ``item_ids``."""
         idx = pc.index_in(item_ids, value_set=self.ids)
-        where = to_numpy(idx.fill_null(-1)).astype(np.int64)
+        where = to_numpy(fill_null(idx, -1)).astype(np.int64)
         known = where >= 0
         pop = np.zeros(len(where))
         pop[known] = self.pop[where[known]]
@@ -220,11 +220,11 @@ def profiles(stats: ItemStats, train: Train, user_ids: pa.Array, compact: np.nda
     how many distinct training items it has (items without features count, with no
     similarity, as in Microsoft Recommenders)."""
     unit = stats.vectors.unit
-    user = to_numpy(pc.index_in(train.user, value_set=user_ids).fill_null(-1)).astype(np.int64)
+    user = to_numpy(fill_null(pc.index_in(train.user, value_set=user_ids), -1)).astype(np.int64)
     known = user >= 0
     user[known] = compact[user[known]]
     known = user >= 0
-    item = to_numpy(pc.index_in(train.item, value_set=stats.vectors.ids).fill_null(-1))
+    item = to_numpy(fill_null(pc.index_in(train.item, value_set=stats.vectors.ids), -1))
     # Distinct (user, item) over every training item, featureless ones as one bucket each.
     (codes,), _ = factorize(train.item)
     key = pair_keys(user[known], codes[known].astype(np.int64), int(codes.max(initial=0)) + 1)
@@ -259,8 +259,8 @@ def _long_tail(pop: np.ndarray, member: np.ndarray, tail_share: float) -> np.nda
 def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:
     """Sorted (user, item) keys, in a build's codes, of the training pairs; pairs whose user
     or item the build does not know cannot match a prediction and are left out."""
-    u = to_numpy(pc.index_in(train.user, value_set=user_ids).fill_null(-1)).astype(np.int64)
-    i = to_numpy(pc.index_in(train.item, value_set=item_ids).fill_null(-1)).astype(np.int64)
+    u = to_numpy(fill_null(pc.index_in(train.user, value_set=user_ids), -1)).astype(np.int64)
+    i = to_numpy(fill_null(pc.index_in(train.item, value_set=item_ids), -1)).astype(np.int64)
     known = (u >= 0) & (i >= 0)
     return distinct(pair_keys(u[known], i[known], n_items))
 

@@ -327,7 +327,7 @@ def _paired(results: list[RunResult], metrics):
         values[r.name] = {m: r.evaluation.values(m)[at] for m in metrics}
     if len(shared) == 0:
         raise OptionError("the runs share no evaluated user: nothing to compare")
-    return shared.to_numpy(zero_copy_only=False), values, notices
+    return to_numpy(shared), values, notices
 
 
 def most_changed(result: CompareResult, n: int, metrics=None) -> dict:

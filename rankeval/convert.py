@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .arrow import from_numpy
 from .chunk import segment_positions
 from .distinct import first_index
 from .encode import duplicates, factorize, pair_keys
@@ -157,12 +158,12 @@ def _predictions_table(
         order = order[np.sort(first)]
     if out_fmt not in ("trec", "json"):
         rows = np.sort(order)  # the file's order, without the dropped repeats
-        columns: dict[str, object] = {"user_id": preds.user.take(pa.array(rows)),
-                                      "item_id": preds.item.take(pa.array(rows))}
+        columns: dict[str, object] = {"user_id": preds.user.take(from_numpy(rows)),
+                                      "item_id": preds.item.take(from_numpy(rows))}
         if preds.rank is not None:
-            columns["rank"] = pa.array(preds.rank[rows].astype(np.int64))
+            columns["rank"] = from_numpy(preds.rank[rows].astype(np.int64))
         if preds.score is not None:
-            columns["score"] = pa.array(preds.score[rows])
+            columns["score"] = from_numpy(preds.score[rows])
         return pa.table(columns)
     rank = segment_positions(user[order])
     score = preds.score[order] if preds.score is not None else 1.0 / rank
@@ -170,13 +171,13 @@ def _predictions_table(
         n = scores_against_ranks(user[order], score, ties_count=True)
         if n:
             notices.append(Notice("scores_disagree_with_ranks", n, {"written": True}))
-    take = pa.array(order)
+    take = from_numpy(order)
     return pa.table(
         {
             "user_id": preds.user.take(take),
             "item_id": preds.item.take(take),
-            "rank": pa.array(rank),
-            "score": pa.array(score),
+            "rank": from_numpy(rank),
+            "score": from_numpy(score),
         }
     )
 

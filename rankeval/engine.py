@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .aggregate import exact_parts
-from .arrow import from_numpy, to_numpy
+from .arrow import fill_null, from_numpy, to_numpy
 from .distinct import count_distinct
 from .errors import InputError, plural
 from .exposure import exposure_ks
@@ -72,7 +72,7 @@ class ItemCounts:
         counts = np.concatenate([p.counts for p in parts])
         order = to_numpy(pc.sort_indices(ids))
         ids, counts = ids.take(from_numpy(order)), counts[order]
-        same = to_numpy(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)).fill_null(False))
+        same = to_numpy(fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False))
         starts = np.flatnonzero(np.concatenate([[True], ~same])) if len(ids) else np.zeros(0, int)
         return ItemCounts(ids.take(from_numpy(starts)), np.add.reduceat(counts, starts)
                           if len(starts) else counts, sum(p.users for p in parts),

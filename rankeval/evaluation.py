@@ -204,7 +204,7 @@ class Evaluation:
     @cached_property
     def user_ids(self) -> np.ndarray:
         """The evaluated users' ids (sorted), in the order of every per-user array."""
-        return self._user_array.to_numpy(zero_copy_only=False)
+        return to_numpy(self._user_array)
 
     @property
     def user_id_array(self) -> pa.Array:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from .arrow import to_numpy
+from .arrow import fill_null, to_numpy
 from .corpus import CORPUS_KERNELS, Lists
 
 GROUPS = 10  # popularity deciles of the catalog
@@ -63,7 +63,7 @@ def exposure_ks(settings, stats) -> list[int | None]:
 
 def exposure(counts, stats, k: int | None) -> Exposure:
     """``counts``: an ``engine.ItemCounts`` at ``k``; ``stats``: ``beyond.ItemStats``."""
-    where = to_numpy(pc.index_in(counts.ids, value_set=stats.ids).fill_null(-1))
+    where = to_numpy(fill_null(pc.index_in(counts.ids, value_set=stats.ids), -1))
     rec = np.zeros(len(stats.ids))
     known = where >= 0  # every predicted item is in stats (it joins the catalog)
     rec[where[known]] = counts.counts[known]

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import to_numpy
+from .arrow import fill_null, to_numpy
 from .errors import InputError
 from .inputs import resolve_role
 from .io.cast import ID
@@ -50,7 +50,7 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
         try:
             values = _finite(_read(table, {others[0]: pa.float64()}), others[0], label)
         except InputError:  # text: tags
-            tags = pc.split_pattern(data.column(others[0]).fill_null(""), tag_separator)
+            tags = pc.split_pattern(fill_null(data.column(others[0]), ""), tag_separator)
             return ItemFeatures(_ids(data, item, label), _one_hot(tags),
                                 source(data.num_rows), {"item": item}, "tags")
         return ItemFeatures(_ids(data, item, label), values[:, None], source(data.num_rows),
@@ -64,7 +64,7 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
 def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarray, str]:
     arr = col.combine_chunks()
     flat = arr.flatten()
-    lengths = to_numpy(pc.list_value_length(arr).fill_null(0))
+    lengths = to_numpy(fill_null(pc.list_value_length(arr), 0))
     if pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type):
         return _one_hot(col), "tags"
     if not len(lengths) or (lengths != lengths[0]).any() or lengths[0] == 0:
@@ -83,10 +83,10 @@ def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarr
 def _one_hot(tags) -> np.ndarray:
     """Lists of tags as a one-hot matrix (empty tags ignored)."""
     col = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
-    lengths = to_numpy(pc.list_value_length(col).fill_null(0))
+    lengths = to_numpy(fill_null(pc.list_value_length(col), 0))
     flat = pc.utf8_trim_whitespace(col.flatten().cast(pa.string()))
     encoded = flat.dictionary_encode()
-    codes = to_numpy(encoded.indices.fill_null(-1)).astype(np.int64)
+    codes = to_numpy(fill_null(encoded.indices, -1)).astype(np.int64)
     names = encoded.dictionary.to_pylist()
     rows = np.repeat(np.arange(len(lengths)), lengths)
     empty = names.index("") if "" in names else -1

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import to_numpy
+from .arrow import fill_null, from_numpy, to_numpy
 from .errors import InputError, is_collecting, report
 from .inputs import resolve_column, resolve_role
 from .io.cast import ID, unparseable
@@ -96,11 +96,11 @@ def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
     if pa.types.is_dictionary(col.type):
         col = col.cast(pa.string())
     bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
-    bad = pc.fill_null(bad, True)
+    bad = fill_null(bad, True)
     if pc.any(bad).as_py():
-        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        idx = np.flatnonzero(to_numpy(bad))
         _report_rows(label, "empty ids", name, idx, lambda i: "")
-        col = pc.fill_null(col, "")
+        col = fill_null(col, "")
     return col
 
 
@@ -108,9 +108,9 @@ def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
     """A numeric column as float64, refusing empty, NaN and infinite values."""
     col = table.column(name)
     if col.null_count:
-        idx = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+        idx = np.flatnonzero(to_numpy(col.is_null()))
         _report_rows(label, "empty values", name, idx, lambda i: "")
-        col = pc.fill_null(col, 0)
+        col = fill_null(col, 0)
     values = to_numpy(col).astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
@@ -127,7 +127,7 @@ def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> 
     big = np.flatnonzero(np.abs(values) >= 2.0**53)
     if not len(big) or table.format in ("parquet", "json"):
         return values
-    text = table.read({name: pa.string()}).column(name).take(pa.array(big)).to_pylist()
+    text = table.read({name: pa.string()}).column(name).take(from_numpy(big)).to_pylist()
     lost = [(int(i) + 1, t) for i, t in zip(big, text, strict=True)
             if re.fullmatch(r"\s*[+-]?[0-9]+\s*", t) and int(t) != int(float(t))]
     if lost:
@@ -322,7 +322,7 @@ def _read_leniently(table: Table | MemoryTable, types: dict[str, pa.DataType]) -
     for name in text.column_names:
         col = text.column(name)
         if name in numeric:
-            values = col.to_numpy(zero_copy_only=False).astype(object)
+            values = to_numpy(col).astype(object)
             bad = unparseable(values)
             if bad.any():
                 idx = np.flatnonzero(bad)

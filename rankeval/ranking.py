@@ -177,7 +177,7 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
 
 
 def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | None) -> None:
-    take_rows = pa.array(rows[:5])
+    take_rows = from_numpy(rows[:5])
     users, items = data.user.take(take_rows).to_pylist(), data.item.take(take_rows).to_pylist()
     examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
     report(InputError(data.source.label, "(user, item) pairs listed more than once",
@@ -338,7 +338,7 @@ def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
     if not n:
         return codes, truth, 0
     keep = ~hit
-    mask = pa.array(keep)
+    mask = from_numpy(keep)
     truth = dataclasses.replace(truth, user=truth.user.filter(mask), item=truth.item.filter(mask),
                                 relevance=truth.relevance[keep])
     codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])

@@ -202,10 +202,10 @@ def _positions(values: pa.ChunkedArray, names: np.ndarray) -> np.ndarray:
     """Where each id sits among ``names`` (-1: not there)."""
     import pyarrow.compute as pc
 
-    from .arrow import to_numpy
+    from .arrow import fill_null, to_numpy
 
     found = pc.index_in(values, value_set=pa.array(names.tolist(), pa.string()))
-    return to_numpy(found.fill_null(-1)).astype(np.int64)
+    return to_numpy(fill_null(found, -1)).astype(np.int64)
 
 
 def _labels(codes: np.ndarray, names: np.ndarray) -> pa.DictionaryArray:

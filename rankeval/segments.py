@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import to_numpy
+from .arrow import fill_null, to_numpy
 from .errors import InputError, OptionError
 from .io.cast import ID
 
@@ -72,8 +72,8 @@ def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, di
     """Per column of ``by``: each user's segment label (``(missing)`` when absent from the
     table), and the order of binned labels (None: value order)."""
     users, columns = table_labels(table, by)
-    where = to_numpy(pc.index_in(user_ids.cast(pa.string()), value_set=users)
-                     .fill_null(-1)).astype(np.int64)
+    where = to_numpy(fill_null(pc.index_in(user_ids.cast(pa.string()), value_set=users),
+                               -1)).astype(np.int64)
     return {word: (np.where(where >= 0, labels[np.maximum(where, 0)], MISSING).astype(str),
                    rank) for word, (labels, rank) in columns.items()}
 
@@ -102,7 +102,7 @@ def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict 
             labels, names = _bin(to_numpy(numbers.combine_chunks()).astype(np.float64), bins)
             rank = {n: i for i, n in enumerate(names)}
         else:
-            labels = data.column(name).fill_null("").to_numpy(zero_copy_only=False)
+            labels = to_numpy(fill_null(data.column(name), ""))
         out[word] = (np.asarray(labels, dtype=object), rank)
     return users, out
 

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..arrow import from_numpy, scalar, to_numpy
 from ..errors import InputError
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -78,10 +79,12 @@ class Numbered:
             out = _write_numbered(self.prefix.encode(), numbers, width)
             if out is not None:
                 return out
-        out = pa.array(numbers).cast(pa.string())
+        out = from_numpy(numbers).cast(pa.string())
         if not self.canonical:
             out = pc.utf8_lpad(out, width=self.width, padding="0")
-        return pc.binary_join_element_wise(self.prefix, out, "") if self.prefix else out
+        if not self.prefix:
+            return out
+        return pc.binary_join_element_wise(scalar(self.prefix), out, scalar(""))
 
 
 def _digits(n: int) -> int:
@@ -169,7 +172,7 @@ def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
 def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    return values.to_numpy(zero_copy_only=False)
+    return to_numpy(values)
 
 
 def cast_columns(
@@ -239,7 +242,7 @@ def _raise_inexact(label: str, name: str, column: pa.ChunkedArray, unit: str) ->
 
 
 def raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row") -> None:
-    text = column.to_numpy(zero_copy_only=False).astype(object)
+    text = to_numpy(column).astype(object)
     bad = np.flatnonzero(unparseable(text))
     if len(bad):
         examples = [(int(i) + 1, text[i]) for i in bad[:5]]
