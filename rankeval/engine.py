@@ -95,10 +95,10 @@ def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None
 
 
 def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
-                       stats=None) -> Partial:
-    """Build and score the users of one partition (``extras`` and ``stats``: see
-    ``ranking.build``)."""
-    built = build(preds, truth, settings, extras, stats)
+                       stats=None, release: bool = False) -> Partial:
+    """Build and score the users of one partition (``extras``, ``stats`` and ``release``:
+    see ``ranking.build``)."""
+    built = build(preds, truth, settings, extras, stats, release)
     values = compute(built.chunk, settings.specs, settings)
     scored = {}
     for spec, v in values.items():

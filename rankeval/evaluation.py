@@ -297,11 +297,12 @@ def _columns(specs: list[MetricSpec]) -> list[int | str]:
 
 
 def evaluate_inputs(preds: Predictions, truth: Truth, settings,
-                    extras: Extras | None = None) -> Evaluation:
-    """Evaluate loaded and checked inputs with the local engine (one partition)."""
+                    extras: Extras | None = None, release: bool = False) -> Evaluation:
+    """Evaluate loaded and checked inputs with the local engine (one partition).
+    ``release``: the caller is done with both inputs' ids (``load.release_ids``)."""
     extras = extras or Extras()
     stats = item_stats(extras, preds, settings)
-    partial = evaluate_partition(preds, truth, settings, extras, stats)
+    partial = evaluate_partition(preds, truth, settings, extras, stats, release)
     return finish(partial, settings, preds, truth, extras, stats)
 
 
@@ -412,7 +413,8 @@ def evaluate(
                                           ("item_features", item_features)) if v is not None})
     loaded = load_inputs(predictions, truth, columns, preds_format, truth_format)
     return evaluate_inputs(*loaded, settings, load_extras(train, catalog, columns,
-                                                          item_features=item_features))
+                                                          item_features=item_features),
+                           release=True)
 
 
 def document_settings(fn) -> None:

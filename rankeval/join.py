@@ -10,10 +10,12 @@ from .encode import duplicates, pair_keys
 from .ordering import sort_order
 
 
-def grade_bits(rel: np.ndarray) -> int | None:
-    """Bits that hold every relevance when all are whole numbers in 1..2^20; else None."""
-    top = float(rel.max()) if len(rel) else 0.0
-    if 1 <= top < 2**20 and (rel == np.floor(rel)).all():
+def grade_bits(rel: np.ndarray, low: int = 1) -> int | None:
+    """Bits that hold every relevance when all are whole numbers in low..2^20; else None."""
+    if not len(rel):
+        return None
+    top, bottom = float(rel.max()), float(rel.min())
+    if low <= bottom and 1 <= top < 2**20 and (rel == np.floor(rel)).all():
         return int(top).bit_length()
     return None
 
@@ -22,24 +24,37 @@ def truth_pairs(user, item, rel, n_items: int) -> tuple[np.ndarray, np.ndarray, 
     """The positive truth rows as (key, relevance) sorted by key, and the rows (over the whole
     truth) that repeat an earlier row's pair."""
     key = pair_keys(user, item, n_items)
-    positive = rel > 0
-    keys, values = key[positive], rel[positive]
-    bits = grade_bits(values)
-    if bits is not None and int(keys.max()).bit_length() + bits <= 62:
-        # Whole-number grades ride in the low bits: one plain sort orders keys and values,
-        # several times faster than an argsort and two gathers.
-        keys <<= bits
-        keys |= values.astype(np.int64)
-        keys.sort()
-        values = (keys & ((1 << bits) - 1)).astype(np.float64)
-        keys >>= bits
+    bits = grade_bits(rel, low=0)
+    if bits is not None and int(key.max()).bit_length() + bits <= 62:
+        # Whole-number grades ride in the low bits: one plain sort of every row orders keys
+        # and values and shows the repeats, several times faster than an argsort and gathers.
+        key <<= bits
+        key |= rel.astype(np.int64)
+        sort_keys(key, user)
+        grade = key & ((1 << bits) - 1)
+        key >>= bits
+        repeated = len(key) > 1 and bool((key[1:] == key[:-1]).any())
+        positive = grade > 0
+        keys, values = key[positive], grade[positive].astype(np.float64)
     else:
+        positive = rel > 0
+        keys, values = key[positive], rel[positive]
         order = np.argsort(keys, kind="stable")
         keys, values = keys[order], values[order]
-    key.sort()
-    if len(key) < 2 or not (key[1:] == key[:-1]).any():
+        sort_keys(key, user)
+        repeated = len(key) > 1 and bool((key[1:] == key[:-1]).any())
+    if not repeated:
         return keys, values, np.zeros(0, dtype=np.int64)
     return keys, values, duplicates(pair_keys(user, item, n_items))  # rare: name the file rows
+
+
+def sort_keys(keys: np.ndarray, user: np.ndarray) -> None:
+    """Sort (user, ...) keys in place. Files usually list each user's rows together, in user
+    order: then blocks of whole users are sorted apart, on the two cores."""
+    if len(keys) <= _BLOCK or (user[1:] < user[:-1]).any():
+        keys.sort()
+        return
+    _each_block(lambda a, b: keys[a:b].sort(), _blocks(user))
 
 
 def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,9 +64,17 @@ def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarr
     if bits is None:
         order = sort_order([(user, False), (rel, True)])
         return (user, rel) if order is None else (user[order], rel[order])
-    top = (1 << bits) - 1  # packed as top - rel, so that a plain ascending sort puts
-    packed = user.astype(np.int64, copy=False)  # the highest grade first
-    packed <<= bits
+    top = (1 << bits) - 1
+    users = int(user[-1]) + 1
+    if bits <= 4 and users * (top + 1) <= 4 * len(user) + (1 << 20):
+        # A few grades: count each user's rows per grade and write them out highest first,
+        # with no sort; the users keep their rows, so ``user`` stands as it is.
+        counts = np.bincount(user.astype(np.int64) * (top + 1) + (top - rel).astype(np.int64),
+                             minlength=users * (top + 1))
+        grades = np.tile(np.arange(top, -1, -1, dtype=np.uint8), users)
+        return user, np.repeat(grades, counts).astype(np.float64)
+    packed = user.astype(np.int64, copy=False)  # packed as top - rel, so that a plain
+    packed <<= bits  # ascending sort puts the highest grade first
     packed |= (top - rel).astype(np.int64)
     packed.sort()
     rel = top - (packed & top).astype(np.float64)
@@ -59,7 +82,7 @@ def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return packed, rel
 
 
-_BLOCK = 1 << 20  # rows per block: its temporaries stay in cache-sized, reused memory
+_BLOCK = 1 << 17  # rows per block: its temporaries stay in cache-sized, reused memory
 
 
 def _blocks(su: np.ndarray) -> list[tuple[int, int]]:

@@ -51,6 +51,16 @@ class Truth:
     columns: dict[str, str]
 
 
+def release_ids(*inputs: Predictions | Truth) -> None:
+    """Let go of the id columns of inputs that nothing will read again: once the engine has
+    encoded them, its codes and dictionaries name every id, and the id text is the largest
+    thing an evaluation holds on real catalogs (a fifth of the peak on 10M numeric ids).
+    Afterwards ``.user`` and ``.item`` are None."""
+    for data in inputs:
+        object.__setattr__(data, "user", None)  # frozen for every other purpose
+        object.__setattr__(data, "item", None)
+
+
 @dataclass(frozen=True)
 class Train:
     """Training interactions: one row per (user, item) event, with an optional count."""
@@ -218,7 +228,8 @@ def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
 
 
 def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
-    """Whole numbers >= 1, as int64."""
+    """Whole numbers >= 1, as int32 when they all fit (half the memory of every copy), else
+    int64."""
     col = data.column(name)
     if pa.types.is_integer(col.type) and col.null_count == 0:
         ranks = to_numpy(col).astype(np.int64, copy=False)
@@ -234,7 +245,8 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         if bad.any():
             _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]))
             ranks = np.where(bad, 1, ranks)
-    return ranks.astype(np.int64, copy=False)
+    small = not len(ranks) or ranks.max() < 2**31
+    return ranks.astype(np.int32 if small else np.int64, copy=False)
 
 
 def load_truth(

@@ -21,7 +21,7 @@ from .distinct import count_distinct
 from .encode import duplicates, factorize, padded, pair_keys
 from .errors import InputError, report
 from .join import ideal_lists, lookup, repeats, truth_pairs
-from .load import Predictions, Truth
+from .load import Predictions, Truth, release_ids
 from .notices import Notice
 from .ordering import (
     TIE_AWARE,
@@ -167,7 +167,8 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     if not allowed:
         # The error names file rows, found again over the whole file (a rare, slower path).
         dup = duplicates(pair_keys(codes.p_user, codes.p_item, codes.n_items))
-        report_duplicates(preds, dup, "{opt:dedupe} keeps the best-ranked one")
+        report_duplicates(preds, dup, "{opt:dedupe} keeps the best-ranked one",
+                          named_by(codes, "predictions"))
         return rows, su, []
     if repeat is not None:
         first = ~repeat
@@ -176,9 +177,26 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     return rows, su, [Notice("duplicates_dropped", n_repeats, {"path": preds.source.label})]
 
 
-def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | None) -> None:
-    take_rows = from_numpy(rows[:5])
-    users, items = data.user.take(take_rows).to_pylist(), data.item.take(take_rows).to_pylist()
+def named_by(codes: Codes, role: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
+    """The ids of one input's rows as the codes give them: (user dictionary, user codes, item
+    dictionary, item codes)."""
+    if role == "truth":
+        return codes.user_ids, codes.t_user, codes.item_ids, codes.t_item
+    return codes.user_ids, codes.p_user, codes.item_ids, codes.p_item
+
+
+def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | None,
+                      named: tuple | None = None) -> None:
+    """The repeated (user, item) pairs at file ``rows``, named by the input's own id columns
+    or by ``named`` (``named_by``: the codes, when the ids are released)."""
+    if named is None:
+        take_rows = from_numpy(rows[:5])
+        users = data.user.take(take_rows).to_pylist()
+        items = data.item.take(take_rows).to_pylist()
+    else:
+        user_ids, user, item_ids, item = named
+        users = user_ids.take(from_numpy(user[rows[:5]])).to_pylist()
+        items = item_ids.take(from_numpy(item[rows[:5]])).to_pylist()
     examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
     report(InputError(data.source.label, "(user, item) pairs listed more than once",
                       count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
@@ -231,16 +249,19 @@ def padded_rows(codes: Codes) -> list[Notice]:
 
 
 def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
-          stats: ItemStats | None = None) -> Built:
+          stats: ItemStats | None = None, release: bool = False) -> Built:
     """Join, order and cut the predictions as ``settings`` say; count every user case.
     ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
-    serve seen-item exclusion and the popularity metrics."""
+    serve seen-item exclusion and the popularity metrics. ``release``: the caller reads
+    neither input's ids again, so they are let go once encoded (``load.release_ids``)."""
     codes = encode(preds, truth)
+    if release:
+        release_ids(preds, truth)
     # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
     # so the lookup and the ideal lists need only the positive truth rows.
     keys, values, dup = truth_pairs(codes.t_user, codes.t_item, truth.relevance, codes.n_items)
     if len(dup):
-        report_duplicates(truth, dup, None)
+        report_duplicates(truth, dup, None, named_by(codes, "truth"))
     notices: list[Notice] = []
     seen = None
     if extras is not None and extras.train is not None and (
@@ -339,8 +360,9 @@ def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
         return codes, truth, 0
     keep = ~hit
     mask = from_numpy(keep)
-    truth = dataclasses.replace(truth, user=truth.user.filter(mask), item=truth.item.filter(mask),
-                                relevance=truth.relevance[keep])
+    ids = {} if truth.user is None else {"user": truth.user.filter(mask),
+                                         "item": truth.item.filter(mask)}
+    truth = dataclasses.replace(truth, **ids, relevance=truth.relevance[keep])
     codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
     return codes, truth, n
 
@@ -435,8 +457,12 @@ def _chunk(n, su, pos, item, rel, truth_user, truth_rel, kmax, n_relevant) -> Ch
     iu, irel = ideal_lists(truth_user, truth_rel)
     ipos = segment_positions(iu)
     max_relevance = np.full(n, -np.inf)
-    max_relevance[iu[ipos == 1]] = irel[ipos == 1]
+    first = ipos == 1
+    max_relevance[iu[first]] = irel[first]
+    del first
     icut = ipos <= kmax
+    if not icut.all():  # users with more relevant items than K
+        iu, ipos, irel = iu[icut], ipos[icut], irel[icut]
     return Chunk(n_users=n, user=su, pos=pos, item=item.astype(np.int32, copy=False), rel=rel,
-                 ideal_user=iu[icut], ideal_pos=ipos[icut], ideal_rel=irel[icut],
+                 ideal_user=iu, ideal_pos=ipos, ideal_rel=irel,
                  n_relevant=n_relevant, max_relevance=max_relevance)

@@ -20,6 +20,7 @@ from rankeval import evaluate
 from rankeval.aggregate import exact_parts, mean
 from rankeval.beyond import item_stats, load_extras
 from rankeval.engine import evaluate_partition, merge
+from rankeval.errors import InputError
 from rankeval.evaluation import finish
 from rankeval.io.readers import MemoryTable
 from rankeval.load import load_predictions, load_truth
@@ -165,3 +166,39 @@ def test_exact_parts_of_large_and_tiny_values():
     assert _exact(exact_parts(x)) == _exact(x.tolist())
     y = np.array([1e308, 1e308, -1e308, 1e-320, 5e-324, -1.5e308])
     assert _exact(exact_parts(y)) == _exact(y.tolist())
+
+
+@pytest.mark.parametrize("style", ["text", "numbered"])
+def test_released_ids_change_nothing(style):
+    """Letting go of the id columns once encoded (as the command line and ``evaluate`` do)
+    gives the same evaluation, and a repeated pair is still named by its ids as written."""
+    preds, truth = generate(11, 60, 40, 12, 6)
+    if style == "numbered":
+        for frame in (preds, truth):
+            frame["user_id"] = frame["user_id"].str[1:].astype(int).map("{:05d}".format)
+    settings = make_settings([n for n, m in REGISTRY.items() if not m.needs], KS)
+    results = []
+    for release in (False, True):
+        p = load_predictions(MemoryTable(preds, "run"))
+        t = load_truth(MemoryTable(truth, "qrels"))
+        stats = item_stats(load_extras(None, None, {}), p, settings)
+        results.append(finish(evaluate_partition(p, t, settings, None, stats, release),
+                              settings, p, t, stats=stats))
+        assert (p.user is None) is release and (t.item is None) is release
+    pd.testing.assert_frame_equal(results[0].per_user, results[1].per_user)
+    assert results[0].metrics == results[1].metrics
+    assert results[0].warnings == results[1].warnings
+
+    run_twice = pd.concat([preds, preds.iloc[[7]].assign(score=-50.0)], ignore_index=True)
+    judged_twice = pd.concat([truth, truth.iloc[[3]]], ignore_index=True)
+    for run, judged, row in ((run_twice, truth, preds.iloc[7]),
+                             (preds, judged_twice, truth.iloc[3])):
+        messages = []
+        for release in (False, True):
+            p = load_predictions(MemoryTable(run, "run"))
+            t = load_truth(MemoryTable(judged, "qrels"))
+            with pytest.raises(InputError) as caught:
+                evaluate_partition(p, t, make_settings(["ndcg@3"], None), release=release)
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1]
+        assert f"{row.user_id} / {row.item_id}" in messages[1]

@@ -194,3 +194,20 @@ def test_sort_based_distinct_helpers_match_numpy(values):
     d, inv = distinct.with_inverse(a / 3)
     d2, inv2 = np.unique(a / 3, return_inverse=True)
     assert d.tolist() == d2.tolist() and inv.tolist() == inv2.tolist()
+
+
+@pytest.mark.parametrize("write", [str, lambda n: f"{n:08d}", lambda n: f"item_{n}"])
+@pytest.mark.parametrize("span", [300_000, 10**12])  # direct addressing; the sort
+def test_numbered_columns_at_scale_equal_the_text_path(write, span):
+    """Past the two-thread split (several chunks read in parallel, codes gathered in two
+    halves, in place): the same codes and ids as the text path."""
+    rng = np.random.default_rng(7)
+    numbers = rng.integers(0, span, 250_000)
+    text = [write(int(n)) for n in numbers]
+    cols = [pa.chunked_array([pa.array(text[:40_000]), pa.array(text[40_000:90_000]),
+                              pa.array(text[90_000:])]),
+            pa.chunked_array([pa.array(text[::-3]).dictionary_encode(),
+                              pa.array(text[::7]).dictionary_encode()])]
+    fast = encode.factorize(*cols)
+    assert encode._numbered_columns(cols) is not None
+    _same_as_text_path(cols, fast)

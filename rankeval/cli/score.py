@@ -152,7 +152,7 @@ def _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw,
                              extra["train_format"], extra["catalog_format"],
                              extra["item_features"], extra["item_features_format"])
         progress.stage(f"scoring {run.source.rows:,} predictions")
-        result = evaluate_inputs(run, judged, settings, extras)
+        result = evaluate_inputs(run, judged, settings, extras, release=True)
         if kw["stats"]:
             result = result.with_stats(kw["stats"])
         if kw["segments"] is not None:

@@ -1,0 +1,93 @@
+"""The join's fast paths (grades packed into sorted keys, blocks of users sorted apart on two
+threads, ideal lists counted rather than sorted) against plain numpy written the obvious way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval import join
+
+GRADES = {
+    "binary": [0.0, 1.0],
+    "graded": [0.0, 1.0, 2.0, 3.0],
+    "wide": [0.0, 1.0, 17.0, 300.0],  # too many grades to count: the packed sort
+    "negative": [-1.0, 0.0, 1.0, 2.0],  # trec_eval's "judged, not in the pool": not packable
+    "fractional": [0.0, 0.5, 1.0, 2.25],
+}
+
+
+def _reference_pairs(user, item, rel, n_items):
+    key = user.astype(np.int64) * n_items + item
+    positive = rel > 0
+    order = np.lexsort((rel[positive], key[positive]))
+    return key[positive][order], rel[positive][order]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.sampled_from(sorted(GRADES)), st.booleans(), st.integers(1, 4))
+def test_truth_pairs_equal_the_reference(data, grades, user_sorted, block):
+    n = data.draw(st.integers(1, 120))
+    user = np.array(data.draw(st.lists(st.integers(0, 9), min_size=n, max_size=n)), np.int32)
+    if user_sorted:
+        user.sort()
+    item = np.array(data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)), np.int32)
+    rel = np.array(data.draw(st.lists(st.sampled_from(GRADES[grades]), min_size=n,
+                                      max_size=n)))
+    original = join._BLOCK
+    join._BLOCK = block  # many blocks: every user boundary is a block edge
+    try:
+        keys, values, dup = join.truth_pairs(user, item, rel.copy(), 31)
+    finally:
+        join._BLOCK = original
+    pair = user.astype(np.int64) * 31 + item
+    expected_dup = [i for i in range(n) if pair[i] in pair[:i]]
+    assert dup.tolist() == expected_dup
+    if not expected_dup:  # repeats are an error: only then are the pairs an answer
+        ref_keys, ref_values = _reference_pairs(user, item, rel, 31)
+        assert keys.tolist() == ref_keys.tolist()
+        assert values.tolist() == ref_values.tolist()
+        assert values.dtype == np.float64
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.sampled_from(["binary", "graded", "wide", "fractional"]))
+def test_ideal_lists_equal_a_sort(data, grades):
+    n = data.draw(st.integers(1, 150))
+    user = np.sort(np.array(data.draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)),
+                            dtype=np.int64))
+    positive = [g for g in GRADES[grades] if g > 0]
+    rel = np.array(data.draw(st.lists(st.sampled_from(positive), min_size=n, max_size=n)))
+    order = np.lexsort((-rel, user))
+    iu, irel = join.ideal_lists(user.copy(), rel.copy())
+    assert iu.tolist() == user[order].tolist()
+    assert irel.tolist() == rel[order].tolist()
+    assert irel.dtype == np.float64
+
+
+def test_a_few_grades_over_many_users_are_counted(monkeypatch):
+    """At scale the counting path is taken (it calls bincount) and equals a sort."""
+    rng = np.random.default_rng(3)
+    user = np.sort(rng.integers(0, 100_000, 400_000))
+    rel = rng.integers(1, 4, len(user)).astype(np.float64)
+    expected = np.lexsort((-rel, user))
+    calls = []
+    bincount = np.bincount
+    monkeypatch.setattr(np, "bincount", lambda *a, **k: calls.append(1) or bincount(*a, **k))
+    iu, irel = join.ideal_lists(user.copy(), rel.copy())
+    assert calls
+    assert (iu == user[expected]).all() and (irel == rel[expected]).all()
+
+
+@pytest.mark.parametrize("sorted_users", [True, False])
+def test_sort_keys_sorts_in_place(sorted_users):
+    rng = np.random.default_rng(4)
+    user = rng.integers(0, 5_000, 3 * join._BLOCK)
+    if sorted_users:
+        user.sort()
+    keys = user * 1_000 + rng.integers(0, 1_000, len(user))
+    expected = np.sort(keys)
+    join.sort_keys(keys, user)
+    assert (keys == expected).all()
