@@ -7,9 +7,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import from_numpy, to_numpy
-from .distinct import distinct as sorted_distinct
+from .distinct import dense_codes
 from .io.cast import _POWERS, Numbered, numbered_ids
-from .threads import each, halves
+from .threads import each
 
 
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
@@ -101,25 +101,8 @@ def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
             every[row : row + len(part)] = part
             row += len(part)
             del part
-    low = int(every.min())  # int32 numbers come from digits only: never negative
-    every -= low
-    span = int(every.max()) + 1
-    if span <= 2 * len(every) + (1 << 20):
-        present = np.zeros(span, dtype=bool)
-        present[every] = True
-        distinct = np.flatnonzero(present)
-        code = np.cumsum(present, dtype=np.int32) - 1
-        del present
-        # Random reads across the span: two threads keep twice as many cache misses in
-        # flight. Blocks are gathered and written back over their own numbers.
-        each(lambda ab: _gather_in_place(code, every, *ab), halves(len(every)))
-        numeric = every if every.dtype == np.int32 else every.astype(np.int32)
-        del code, every
-    else:
-        distinct = sorted_distinct(every)
-        numeric = np.searchsorted(distinct, every).astype(np.int32)
-        del every
-    distinct = distinct.astype(np.int64) + low
+    distinct, numeric = dense_codes(every)
+    del every
     # zero-padded digits of one width sort as their numbers; canonical ones need text_order
     order = text_order(distinct) if reading.canonical else None
     if order is not None:  # codes follow the text's byte order, as for any ids
@@ -132,14 +115,6 @@ def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
         out.append(numeric[start : start + size])
         start += size
     return out, reading.text(distinct)
-
-
-def _gather_in_place(code: np.ndarray, values: np.ndarray, start: int, stop: int) -> None:
-    """``values[start:stop] = code[values[start:stop]]``, a cache-sized block at a time."""
-    step = 1 << 16
-    for a in range(start, stop, step):
-        block = values[a : min(a + step, stop)]
-        block[...] = code[block]
 
 
 _SCALE = np.array([10 ** (19 - d) for d in range(1, 20)], dtype=np.uint64)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval import distinct, encode
-from rankeval.io.cast import integer_ids, numbered_ids
+from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
 
@@ -211,3 +211,32 @@ def test_numbered_columns_at_scale_equal_the_text_path(write, span):
     fast = encode.factorize(*cols)
     assert encode._numbered_columns(cols) is not None
     _same_as_text_path(cols, fast)
+
+
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=80),
+       st.sampled_from([np.int32, np.int64]), st.booleans())
+def test_dense_codes_equal_numpy_unique(values, dtype, dense):
+    """Both readings (direct addressing over a small span, a sort over a wide one)."""
+    if dtype == np.int32 or dense:
+        values = [v % 1000 - 500 for v in values]
+    array = np.array(values, dtype=dtype)
+    found, codes = distinct.dense_codes(array.copy())
+    expected, inverse = np.unique(array, return_inverse=True)
+    assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
+    assert codes.dtype == np.int32
+
+
+@pytest.mark.parametrize("typ", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),
+                                 pa.uint32(), pa.uint64()])
+@pytest.mark.parametrize("spread", [1, 10**6, 2**62])
+def test_integer_id_columns_read_as_their_text(typ, spread):
+    """Integer ids (Parquet, DataFrames) become a dictionary of their distinct values written
+    out: the same ids, row for row, as casting each to text."""
+    rng = np.random.default_rng(spread)
+    info = np.iinfo(typ.to_pandas_dtype())
+    values = rng.integers(max(info.min, -spread), min(info.max, spread), 500, endpoint=True)
+    if typ == pa.uint64() and spread == 2**62:
+        values = values.astype(np.uint64) + np.uint64(2**63)  # past int64: cast as it is
+    column = pa.chunked_array([pa.array(values[:200], typ), pa.array(values[200:], typ)])
+    read = cast_columns(pa.table({"id": column}), {"id": ID}, "f.parquet").column("id")
+    assert read.cast(pa.string()).to_pylist() == column.cast(pa.string()).to_pylist()

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..arrow import from_numpy, scalar, to_numpy
+from ..distinct import dense_codes
 from ..errors import InputError
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -214,6 +215,8 @@ def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.C
     kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
     if pa.types.is_nested(kind):
         raise InputError(label, f"ids of type {kind}: ids must be text or numbers", column=name)
+    if pa.types.is_integer(col.type) and not col.null_count and len(col):
+        return _integers_as_dictionary(col)
     try:
         return col.cast(pa.string())
     except pa.ArrowInvalid:  # binary that is not UTF-8
@@ -221,6 +224,19 @@ def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.C
         bad = [(i + 1, v) for i, v in enumerate(values) if isinstance(v, bytes) and not _utf8(v)]
         raise InputError(label, "ids that are not UTF-8 text", column=name, count=len(bad),
                          examples=bad[:5], unit=unit) from None
+
+
+def _integers_as_dictionary(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Integer ids (a Parquet or DataFrame column) as text the way the CSV reader gives ids:
+    a dictionary, whose values are the distinct integers written out, so that only those are
+    made text (and read back as numbers by ``encode``), not one string per row."""
+    values = to_numpy(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
+    if values.dtype == np.uint64 and values.max() >= 2**63:
+        return col.cast(pa.string())
+    own = values.copy() if values.dtype in (np.int32, np.int64) else values.astype(np.int64)
+    distinct, codes = dense_codes(own)  # on a copy: the column stays intact
+    text = from_numpy(distinct).cast(pa.string())
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(from_numpy(codes), text)])
 
 
 def _utf8(data: bytes) -> bool:
