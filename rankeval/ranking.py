@@ -308,16 +308,22 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     score = None if preds.score is None else take(preds.score, rows)
     tie_start = None if score is None else tie_groups(su, score, pos)
+    del score
     beyond = int(np.count_nonzero(pos > kmax))
     notices += tie_notices(su, pos, tie_start, kmax, settings)
+    # From here on rows are carried by their items, not by file row numbers: the cut then
+    # needs no index array (a view of the codes when the file is in order already).
+    item = take(codes.p_item, rows)
+    del rows
     # A tie group across the deepest K is kept whole: the orders of its items decide.
     cut = pos <= kmax if tie_start is None else tie_start <= kmax
-    rows, su, pos, judged = _keep(rows, su, pos, cut, judged)
+    item, su, pos, judged = _keep(item, su, pos, cut, judged)
     if tie_start is not None and not cut.all():
         tie_start = tie_start[cut]
-    rel = lookup(keys, values, su, codes.p_item, rows, n_items)
+    del cut
+    rel = lookup(keys, values, su, item, None, n_items)
     check_grades(truth, settings)
-    chunk = _chunk(n, su, pos, take(codes.p_item, rows), rel, keys // n_items, values, kmax,
+    chunk = _chunk(n, su, pos, item, rel, keys // n_items, values, kmax,
                    sel.n_relevant[sel.evaluated])
     if judged is not None:
         chunk = dataclasses.replace(chunk, judged=judged,
@@ -396,7 +402,8 @@ def _full_users(codes: Codes, rows, su) -> np.ndarray:
 
 
 def _keep(rows, su, pos, mask: np.ndarray, judged):
-    """The ordered rows where ``mask`` holds (rows stay None when all are kept)."""
+    """The ordered rows where ``mask`` holds (rows stay None when all are kept). ``rows`` is
+    file row numbers (None: every row, in order) or any per-row values, such as items."""
     if mask.all():
         return rows, su, pos, judged
     return ((np.flatnonzero(mask) if rows is None else rows[mask]), su[mask], pos[mask],
