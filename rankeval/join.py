@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .distinct import distinct
 from .encode import duplicates, pair_keys
 from .ordering import sort_order
 
@@ -91,7 +92,7 @@ def _blocks(su: np.ndarray) -> list[tuple[int, int]]:
     if n <= _BLOCK:
         return [(0, n)]
     cuts = np.searchsorted(su, su[np.arange(_BLOCK, n, _BLOCK)])  # back to a user's first row
-    edges = np.unique(np.concatenate([[0], cuts, [n]]))
+    edges = distinct(np.concatenate([[0], cuts, [n]]))
     return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
 
 

