@@ -169,8 +169,36 @@ def duplicates(keys: np.ndarray) -> np.ndarray:
 
 
 def padded(dictionary: pa.Array) -> np.ndarray | None:
-    """Which ids of a dictionary have leading or trailing whitespace; None when none has."""
-    mask = pc.not_equal(dictionary, pc.utf8_trim_whitespace(dictionary))
-    if not pc.any(mask).as_py():
+    """Which ids of a dictionary have leading or trailing whitespace; None when none has.
+
+    Only ids whose first or last byte is ASCII space or control, or not ASCII (Unicode
+    spaces), can be padded: those few are checked exactly, the rest cost two byte reads."""
+    suspects = _edge_suspects(dictionary)
+    if suspects is not None and not len(suspects):
         return None
-    return to_numpy(pc.cast(mask, pa.int8())).astype(bool)
+    subset = dictionary if suspects is None else dictionary.take(from_numpy(suspects))
+    hit = to_numpy(pc.not_equal(subset, pc.utf8_trim_whitespace(subset)))
+    if not hit.any():
+        return None
+    if suspects is None:
+        return hit
+    mask = np.zeros(len(dictionary), dtype=bool)
+    mask[suspects[hit]] = True
+    return mask
+
+
+def _edge_suspects(text: pa.Array) -> np.ndarray | None:
+    """Indices of the strings whose first or last byte could belong to whitespace (None:
+    not a plain string array, check them all)."""
+    if not pa.types.is_string(text.type) or text.null_count or not len(text):
+        return None
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+        text.offset : text.offset + len(text) + 1]
+    if text.buffers()[2] is None:
+        return np.zeros(0, dtype=np.int64)  # every string is empty
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)
+    start, end = offsets[:-1], offsets[1:]
+    filled = np.flatnonzero(end > start)
+    first, last = data[start[filled]], data[end[filled] - 1]
+    odd = (first <= 32) | (first >= 127) | (last <= 32) | (last >= 127)
+    return filled[odd]

@@ -278,13 +278,13 @@ def overall(spec: MetricSpec, parts: list[float], n: int) -> float:
 def _numeric_order(ids: pa.Array) -> np.ndarray | None:
     """The permutation sorting ids by integer value, when all are canonical integers that
     fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
-    import pyarrow.compute as pc
+    from .io.cast import numbered_ids
 
-    pattern = r"^-?(0|[1-9][0-9]{0,17})$"
     for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
-        if not len(sample) or not pc.all(pc.match_substring_regex(sample, pattern)).as_py():
+        found = numbered_ids(sample) if len(sample) else None
+        if found is None or found.prefix or not found.canonical:
             return None
-    numbers = to_numpy(pc.cast(ids, pa.int64()))
+    numbers = found.values
     if (numbers[1:] >= numbers[:-1]).all():  # byte order is number order already
         return None
     return np.argsort(numbers, kind="stable")

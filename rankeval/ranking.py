@@ -34,6 +34,7 @@ from .ordering import (
     tie_notices,
 )
 from .registry import REGISTRY
+from .threads import each
 
 
 @dataclass(frozen=True)
@@ -111,11 +112,17 @@ def encode(preds: Predictions, truth: Truth) -> Codes:
 def select(codes: Codes, truth: Truth, settings) -> Selection:
     """SPEC section 2: evaluated users, and the count of every other case."""
     t = settings.relevance_threshold
-    relevant = truth.relevance > 0 if t is None else truth.relevance >= t
-    n_relevant = np.bincount(codes.t_user[relevant], minlength=codes.n_users)
     in_truth, in_preds = np.zeros(codes.n_users, bool), np.zeros(codes.n_users, bool)
-    in_truth[codes.t_user] = True
-    in_preds[codes.p_user] = True
+
+    def from_truth() -> np.ndarray:
+        relevant = truth.relevance > 0 if t is None else truth.relevance >= t
+        in_truth[codes.t_user] = True
+        return np.bincount(codes.t_user[relevant], minlength=codes.n_users)
+
+    def from_predictions() -> None:
+        in_preds[codes.p_user] = True
+
+    n_relevant, _ = each(lambda work: work(), [from_truth, from_predictions])
     eligible = in_truth & ((n_relevant > 0) | (settings.zero_relevant_users == "zero"))
     missing = eligible & ~in_preds
     evaluated = eligible & ~missing if settings.skip_missing_users else eligible
@@ -406,8 +413,9 @@ def _keep(rows, su, pos, mask: np.ndarray, judged):
     file row numbers (None: every row, in order) or any per-row values, such as items."""
     if mask.all():
         return rows, su, pos, judged
-    return ((np.flatnonzero(mask) if rows is None else rows[mask]), su[mask], pos[mask],
-            None if judged is None else judged[mask])
+    jobs = [lambda: np.flatnonzero(mask) if rows is None else rows[mask],  # on two cores
+            lambda: su[mask], lambda: pos[mask], lambda: None if judged is None else judged[mask]]
+    return tuple(each(lambda job: job(), jobs))
 
 
 def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes):

@@ -340,12 +340,12 @@ def test_validate_strict_counts_only_warnings_nobody_chose(run_cli, tmp_path):
 
 def test_per_user_rows_follow_numbers_when_ids_are_numbers(run_cli, tmp_path):
     p, t = tmp_path / "p.csv", tmp_path / "t.csv"
-    users = [1, 2, 10, 100, 11]
+    users = [1, 2, 10, 100, 11, -3, -20, 0]
     p.write_text("user_id,item_id,rank\n" + "".join(f"{u},A,1\n" for u in users))
     t.write_text("user_id,item_id\n" + "".join(f"{u},A\n" for u in users))
     r = run_cli("score", p, t, "--per-user", "-", "-q")
-    assert [line.split(",")[0] for line in r.stdout.splitlines()[1:]] == ["1", "2", "10", "11",
-                                                                          "100"]
+    assert [line.split(",")[0] for line in r.stdout.splitlines()[1:]] == [
+        "-20", "-3", "0", "1", "2", "10", "11", "100"]
     p.write_text("user_id,item_id,rank\n" + "".join(f"{u},A,1\n" for u in ["007", "1e3", "+5"]))
     t.write_text("user_id,item_id\n" + "".join(f"{u},A\n" for u in ["007", "1e3", "+5"]))
     r = run_cli("score", p, t, "--per-user", "-", "-q")  # not canonical integers: as text

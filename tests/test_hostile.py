@@ -6,9 +6,14 @@ from __future__ import annotations
 import gzip
 import os
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rankeval import evaluate
+from rankeval.encode import padded
 
 from .conftest import SAMPLE
 
@@ -177,3 +182,18 @@ def test_library_sees_the_same_errors(write):
     p = write("p.csv", "user_id,item_id,rank\nu1,A,1\nu1,A,2\n")
     with pytest.raises(InputError, match="more than once"):
         evaluate(str(p), str(write("t.csv", TRUTH_TEXT)))
+
+
+_EDGES = st.sampled_from([" ", "\t", "\n", "\x0b", "\x0c", "\r", "\x01", "\x1f", "\x7f",
+                          "\u00a0", "\u2003", "\u3000", "\u200b", "é", "日", "a", "7", ""])
+
+
+@given(st.lists(st.tuples(_EDGES, st.text(max_size=4), _EDGES), max_size=30),
+       st.integers(0, 3))
+def test_padded_ids_are_found_as_unicode_trims_them(parts, start):
+    """The byte-level screen (first and last bytes) finds exactly the ids Arrow's Unicode
+    whitespace trim changes, at any slice offset."""
+    ids = pa.array([a + b + c for a, b, c in parts], pa.string()).slice(start)
+    expected = pc.not_equal(ids, pc.utf8_trim_whitespace(ids)).to_pylist()
+    found = padded(ids)
+    assert (found.tolist() if found is not None else [False] * len(ids)) == expected
