@@ -57,12 +57,15 @@ run: $(VENV)/.runtime ## Score the bundled sample data
 # the compiled code outside the clone, so that later runs and fresh CI clones reuse it.
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
 
+# The suite on every core (pytest-xdist); the Spark tests share one worker and one session.
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
+
 test: $(VENV)/.test browser java ## Lint and run the test suite
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 test-fast: $(VENV)/.test browser java ## The test suite without the tests marked slow
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
 
 golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the diff)
 	rm -f tests/golden/*.json
