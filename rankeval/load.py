@@ -134,9 +134,10 @@ def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
 def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> np.ndarray:
     """Integer scores past 2^53 as written in a text file would round to the same float and
     tie without a word; they are refused, naming the rows (Parquet refuses them on reading)."""
+    if table.format in ("parquet", "json") or not len(values) or (
+            values.max() < 2.0**53 and values.min() > -(2.0**53)):
+        return values  # two reductions, no full-size temporary: the common case
     big = np.flatnonzero(np.abs(values) >= 2.0**53)
-    if not len(big) or table.format in ("parquet", "json"):
-        return values
     text = table.read({name: pa.string()}).column(name).take(from_numpy(big)).to_pylist()
     lost = [(int(i) + 1, t) for i, t in zip(big, text, strict=True)
             if re.fullmatch(r"\s*[+-]?[0-9]+\s*", t) and int(t) != int(float(t))]
@@ -232,6 +233,9 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
     int64."""
     col = data.column(name)
     if pa.types.is_integer(col.type) and col.null_count == 0:
+        small = _small_ranks(col)
+        if small is not None:
+            return small
         ranks = to_numpy(col).astype(np.int64, copy=False)
         checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
     else:
@@ -247,6 +251,20 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
             ranks = np.where(bad, 1, ranks)
     small = not len(ranks) or ranks.max() < 2**31
     return ranks.astype(np.int32 if small else np.int64, copy=False)
+
+
+def _small_ranks(col: pa.ChunkedArray) -> np.ndarray | None:
+    """Integer ranks all in 1..2^31-1 as int32, written chunk by chunk into one array (no
+    full-size int64 copy); None when any is out of that range (then checked row by row)."""
+    parts = [to_numpy(chunk) for chunk in col.chunks if len(chunk)]
+    if any(p.min() < 1 or p.max() >= 2**31 for p in parts):
+        return None
+    out = np.empty(len(col), dtype=np.int32)
+    row = 0
+    for part in parts:
+        out[row : row + len(part)] = part
+        row += len(part)
+    return out
 
 
 def load_truth(

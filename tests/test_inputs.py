@@ -205,3 +205,16 @@ def test_corrupt_parquet(write):
     path = write("p.parquet", b"PAR1 this is not parquet")
     with pytest.raises(InputError, match=r"p\.parquet: not a readable Parquet"):
         evaluate(str(path), TRUTH, ["ndcg"], 5)
+
+
+def test_ranks_past_32_bits_keep_their_order():
+    """Ranks are int32 when they fit; larger ones stay int64 and order the same."""
+    import pandas as pd
+
+    from rankeval import evaluate
+
+    truth = pd.DataFrame({"user_id": ["u1", "u1"], "item_id": ["a", "c"], "relevance": [1, 1]})
+    small = pd.DataFrame({"user_id": ["u1"] * 3, "item_id": ["a", "b", "c"], "rank": [1, 2, 3]})
+    big = small.assign(rank=[2**31 - 1, 2**31, 2**40])
+    assert evaluate(big, truth, "ndcg@3").metrics == evaluate(small, truth, "ndcg@3").metrics
+    assert evaluate(small.assign(rank=[3, 2, 1]), truth, "map@2").metrics["map@2"] == 0.5

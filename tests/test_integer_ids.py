@@ -37,6 +37,8 @@ def test_only_canonical_integers_are_integers():
     (["é12", "é3"], ("é", True, None)),
     (["007", "7"], None), (["u01", "u1"], None), (["x1", "y2"], None), (["+5", "5"], None),
     (["a-5", "a5"], None), (["abc", "abd"], None), (["12", "1 "], None), (["0", "00"], None),
+    (["a5", "a-5"], None), (["i10", "i0x1F"], None), (["1000", "0x1F"], None),
+    (["u12", "u+5"], None), (["x00", "x0x"], None),
     (["1234567890123456789"], ("", True, None)),  # 19 digits: the signed reading holds it
     (["12345678901234567890"], None),  # past int64
 ])

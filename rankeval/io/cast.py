@@ -125,8 +125,9 @@ def numbered_ids(values: pa.Array | pa.ChunkedArray) -> Numbered | None:
 
 
 def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
-    """``numbered_ids`` read from the string buffers: the prefix compared and the digits
-    turned into numbers byte column by byte column, never a string per id."""
+    """``numbered_ids`` read from the string buffers: the prefix compared byte column by byte
+    column, the digits checked as bytes, then parsed by Arrow's integer cast (with the
+    prefix bytes turned into leading zeros), never a string per id in Python."""
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
         text.offset : text.offset + len(text) + 1]
     data = np.frombuffer(text.buffers()[2], dtype=np.uint8) if text.buffers()[2] else None
@@ -141,28 +142,24 @@ def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
     low, high = int(digits.min()), int(digits.max())
     if low < 1 or high > 18:
         return None
-    if low == high and offsets[-1] - offsets[0] == len(text) * (low + len(prefix)):
-        rows = data[offsets[0] : offsets[-1]].reshape(len(text), low + len(prefix))
-        column = lambda k: rows[:, k]  # noqa: E731  (one width: a matrix of bytes)
-    else:  # int32 positions, clipped at the end (a short id's missing digits are masked)
-        column = lambda k: np.take(data, start + k, mode="clip")  # noqa: E731
     for k, byte in enumerate(prefix):
-        if not (column(k) == byte).all():
+        if not (data[start + k] == byte).all():
             return None
-    numbers = np.zeros(len(text), dtype=np.int64)
-    for k in range(high):
-        digit = column(len(prefix) + k) - np.uint8(48)  # wraps: a non-digit is above 9
-        if k < low:  # every id has this digit
-            if not (digit <= 9).all():
-                return None
-            numbers *= 10
-            numbers += digit
-            continue
-        inside = k < digits
-        if not ((digit <= 9) | ~inside).all():
-            return None
-        np.copyto(numbers, numbers * 10 + digit, where=inside)
-    canonical = bool(((digits == 1) | (column(len(prefix)) != 48)).all())
+    body = data[offsets[0] : offsets[-1]]
+    if prefix:  # the prefix bytes become zeros: "i85187" is read as "085187"
+        body = body.copy()
+        for k in range(len(prefix)):
+            body[start - offsets[0] + k] = 48
+    # Only ASCII digits: Arrow's cast would also take "-5" and "0x1F"
+    if not ((body - np.uint8(48)) <= 9).all():
+        return None
+    if prefix or offsets[0]:
+        text = pa.StringArray.from_buffers(
+            len(text), pa.py_buffer((offsets - offsets[0]).astype(np.int32)),
+            pa.py_buffer(body))
+    numbers = to_numpy(pc.cast(text, pa.int64()))
+    # canonical: no leading zero (a lone "0" aside), so that text and number are one to one
+    canonical = bool((numbers >= _LOW[digits]).all())
     if not canonical and low != high:
         return None
     if high < 10:  # fits 32 bits: half the memory for every later copy of the column
