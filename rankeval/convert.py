@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .arrow import from_numpy
+from .checks import report_duplicates
 from .chunk import segment_positions
 from .distinct import first_index
 from .encode import duplicates, factorize, pair_keys
@@ -29,7 +30,6 @@ from .io.trec import write_qrels, write_run
 from .load import Predictions, load_predictions, load_truth
 from .notices import Notice
 from .ordering import order_rows, scores_against_ranks
-from .ranking import report_duplicates
 from .settings import ROWS
 
 KINDS = ("predictions", "truth")

@@ -16,10 +16,10 @@ import pyarrow as pa
 
 from .arrow import from_numpy
 from .beyond import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
+from .checks import check_grades, check_order, named_by, padded_rows, report_duplicates
 from .chunk import Chunk, segment_positions
-from .distinct import count_distinct
-from .encode import duplicates, factorize, padded, pair_keys
-from .errors import InputError, report
+from .encode import duplicates, factorize, pair_keys
+from .errors import InputError
 from .join import ideal_lists, lookup, repeats, truth_pairs
 from .load import Predictions, Truth, release_ids
 from .notices import Notice
@@ -28,7 +28,6 @@ from .ordering import (
     order_rows,
     ranks_differ_from_scores,
     score_orders,
-    scores_against_ranks,
     take,
     tie_groups,
     tie_notices,
@@ -184,77 +183,6 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     return rows, su, [Notice("duplicates_dropped", n_repeats, {"path": preds.source.label})]
 
 
-def named_by(codes: Codes, role: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
-    """The ids of one input's rows as the codes give them: (user dictionary, user codes, item
-    dictionary, item codes)."""
-    if role == "truth":
-        return codes.user_ids, codes.t_user, codes.item_ids, codes.t_item
-    return codes.user_ids, codes.p_user, codes.item_ids, codes.p_item
-
-
-def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | None,
-                      named: tuple | None = None) -> None:
-    """The repeated (user, item) pairs at file ``rows``, named by the input's own id columns
-    or by ``named`` (``named_by``: the codes, when the ids are released)."""
-    if named is None:
-        take_rows = from_numpy(rows[:5])
-        users = data.user.take(take_rows).to_pylist()
-        items = data.item.take(take_rows).to_pylist()
-    else:
-        user_ids, user, item_ids, item = named
-        users = user_ids.take(from_numpy(user[rows[:5]])).to_pylist()
-        items = item_ids.take(from_numpy(item[rows[:5]])).to_pylist()
-    examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
-    report(InputError(data.source.label, "(user, item) pairs listed more than once",
-                      count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
-
-
-def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
-    """Repeated ranks (an error), rank gaps, scores against ranks, ties across a cut-off."""
-    notices = []
-    if preds.rank is not None:
-        r = take(preds.rank, rows)
-        same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
-        if same.any():
-            bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
-            report(InputError(preds.source.label, "ranks repeated within a user",
-                              column=preds.columns["rank"], count=len(bad),
-                              examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
-                              unit=preds.source.unit))
-        gaps = count_distinct(su[r != pos])
-        if gaps:
-            notices.append(Notice("rank_gaps", gaps))
-        if preds.score is not None:
-            n = scores_against_ranks(su, take(preds.score, rows), ties_count=False)
-            if n:
-                notices.append(Notice("scores_disagree_with_ranks", n,
-                                      {"column": preds.columns["score"]}))
-    elif preds.score is not None:
-        s = take(preds.score, rows)
-        tied_users = [np.zeros(0, dtype=np.int64)]
-        for k in {spec.k for spec in settings.specs if spec.k is not None}:
-            at_k = np.flatnonzero(pos[:-1] == k)
-            straddle = (su[at_k + 1] == su[at_k]) & (s[at_k + 1] == s[at_k])
-            tied_users.append(su[at_k[straddle]])
-        n_tied = count_distinct(np.concatenate(tied_users))
-        if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
-            notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
-    return notices
-
-
-def padded_rows(codes: Codes) -> list[Notice]:
-    """Rows (of both files) whose user or item id has leading or trailing whitespace: legal,
-    compared exactly, often a mistake. Rows, not distinct ids, so that partitions add up."""
-    pu, pi = padded(codes.user_ids), padded(codes.item_ids)
-    if pu is None and pi is None:
-        return []
-    pu = np.zeros(codes.n_users, bool) if pu is None else pu
-    pi = np.zeros(codes.n_items, bool) if pi is None else pi
-    n = sum(int(np.count_nonzero(pu[u] | pi[i]))
-            for u, i in ((codes.p_user, codes.p_item), (codes.t_user, codes.t_item)))
-    return [Notice("padded_ids", n)]
-
-
 def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
           stats: ItemStats | None = None, release: bool = False) -> Built:
     """Join, order and cut the predictions as ``settings`` say; count every user case.
@@ -281,26 +209,8 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
             keys, values, _ = truth_pairs(codes.t_user, codes.t_item, truth.relevance,
                                           codes.n_items)
     sel = select(codes, truth, settings)
-    ranks = None
-    rows, su, others = order(preds, codes, sel, settings.ties)
-    if settings.compat == "trec_eval" and ranks_differ_from_scores(preds.rank, preds.score,
-                                                                   rows, su):
-        # trec_eval orders by score and never reads ranks; when the ranks already give the
-        # strictly falling score order (the usual file), the cheaper rank sort stands.
-        ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
-        rows, su, others = order(preds, codes, sel, settings.ties)
-    rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
+    preds, rows, su, pos, found = _lists(preds, codes, sel, settings, seen)
     notices += found
-    pos = segment_positions(su)
-    notices += check_order(preds, rows, su, pos, settings)
-    if settings.exclude_seen:  # after the checks of the file's own ranks
-        rows, su, found = _drop_seen(codes, rows, su, seen, settings, preds.source.label)
-        if found:
-            notices += found
-            pos = segment_positions(su)
-    if ranks is not None:
-        notices += score_orders(preds.columns, ranks, rows, su)
-
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
         rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
     n_items, n = codes.n_items, sel.counts.evaluated
@@ -344,6 +254,32 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+
+
+def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen):
+    """The evaluated users' lists in order, deduplicated, checked, and without seen items
+    when asked: (preds as ordered, rows, su, pos, notices)."""
+    notices: list[Notice] = []
+    ranks = None
+    rows, su, others = order(preds, codes, sel, settings.ties)
+    if settings.compat == "trec_eval" and ranks_differ_from_scores(preds.rank, preds.score,
+                                                                   rows, su):
+        # trec_eval orders by score and never reads ranks; when the ranks already give the
+        # strictly falling score order (the usual file), the cheaper rank sort stands.
+        ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
+        rows, su, others = order(preds, codes, sel, settings.ties)
+    rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
+    notices += found
+    pos = segment_positions(su)
+    notices += check_order(preds, rows, su, pos, settings)
+    if settings.exclude_seen:  # after the checks of the file's own ranks
+        rows, su, found = _drop_seen(codes, rows, su, seen, settings, preds.source.label)
+        if found:
+            notices += found
+            pos = segment_positions(su)
+    if ranks is not None:
+        notices += score_orders(preds.columns, ranks, rows, su)
+    return preds, rows, su, pos, notices
 
 
 def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
@@ -447,23 +383,6 @@ def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.nda
     nonrelevant = (rel >= 0) & ~(rel > 0 if t is None else rel >= t)
     counts = np.bincount(codes.t_user[nonrelevant], minlength=codes.n_users)
     return counts[sel.evaluated]
-
-
-def check_grades(truth: Truth, settings) -> None:
-    """ERR's stopping probability (2^g - 1) / 2^max is above 1 past its highest grade."""
-    if not any(s.name == "err" for s in settings.specs):
-        return
-    top = settings.err_max_grade
-    bad = np.flatnonzero(truth.relevance > top)
-    if len(bad):
-        report(InputError(truth.source.label, f"relevance values above ERR's highest grade {top:g}",
-                          column=truth.columns.get("relevance"), count=len(bad),
-                          examples=[(int(i) + 1, _number(truth.relevance[i])) for i in bad[:5]],
-                          hint="raise {opt:err_max_grade}", unit=truth.source.unit))
-
-
-def _number(x: float) -> int | float:
-    return int(x) if float(x).is_integer() else float(x)
 
 
 def _chunk(n, su, pos, item, rel, truth_user, truth_rel, kmax, n_relevant) -> Chunk:
