@@ -546,7 +546,9 @@ import json, sys
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 from rankeval.spark import evaluate
-spark = SparkSession.builder.remote("local[2]").getOrCreate()  # a Spark Connect server
+# A Spark Connect server; 3 shuffle partitions, as the other tests' session (200 take 28 s)
+spark = (SparkSession.builder.remote("local[2]")
+         .config("spark.sql.shuffle.partitions", "3").getOrCreate())
 preds, truth = (spark.createDataFrame(pq.read_table(p)) for p in sys.argv[1:3])
 result = evaluate(preds, truth, metrics=["ndcg", "map", "recall"], k=[5, 10])
 print(json.dumps({"kind": type(spark).__module__, "metrics": result.metrics,
@@ -556,6 +558,8 @@ spark.stop()
 """
 
 
+# A process and a server of its own: it need not wait for the shared session's worker.
+@pytest.mark.xdist_group("spark-connect")
 def test_spark_connect_gives_the_same_numbers(tmp_path):
     """Over Spark Connect (no RDDs, no SparkContext), in a process of its own: a local
     Connect server started by pyspark."""
