@@ -21,6 +21,10 @@ from rankeval import evaluate
 
 from .datagen import as_dicts, generate
 
+# ranx compiles its numba kernels on first use (a minute on a machine without the cache): the
+# tests that call it share one worker (make test's --dist loadgroup), which compiles them once.
+pytestmark = pytest.mark.xdist_group("ranx")
+
 TREC = {"bpref": "bpref", "gm_map": "gm_map@all", "iprec_at_recall": "iprec",
         "Rprec_mult": "r_precision_mult"}
 

@@ -17,6 +17,10 @@ from rankeval import evaluate
 
 from .datagen import as_dicts, generate
 
+# ranx compiles its numba kernels on first use (a minute on a machine without the cache): the
+# tests that call it share one worker (make test's --dist loadgroup), which compiles them once.
+pytestmark = pytest.mark.xdist_group("ranx")
+
 CASES = [  # seed, users, items, list length, max judged per user
     (1, 40, 60, 15, 8),
     (2, 200, 500, 30, 20),
