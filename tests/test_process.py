@@ -182,16 +182,33 @@ def test_the_command_line_never_imports_pandas(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
-def _pool_after_retain(env: dict) -> str:
-    code = ("from rankeval.memory import retain_freed_memory; retain_freed_memory(); "
-            "import pyarrow as pa; print(pa.default_memory_pool().backend_name)")
+def _pool_after_setup(env: dict, args: str = "") -> str:
+    """Arrow's pool in a process after the command line's setup (``for_one_run``), or after
+    running ``rankeval ARGS`` through its entry point when ``args`` is given."""
+    setup = (f"import sys; sys.argv = ['rankeval', {args}]\nfrom rankeval.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n" if args else
+             "from rankeval.memory import for_one_run; for_one_run()\n")
+    code = setup + "import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
     clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={**clean, **env}, timeout=60, check=True)
-    return r.stdout.strip()
+    return r.stdout.strip().splitlines()[-1]
 
 
-def test_command_line_shares_one_heap_with_arrow_unless_told_otherwise():
-    # Arrow allocating from glibc's heap is what lets numpy reuse the blocks Arrow frees.
-    assert _pool_after_retain({}) == "system"
-    assert _pool_after_retain({"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}) == "mimalloc"
+def test_command_line_gives_arrow_memory_back_unless_told_otherwise():
+    """Arrow's memory (the file's text, let go once encoded) comes from jemalloc, which
+    returns it; numpy's freed blocks stay in glibc's heap for reuse. See memory.py."""
+    import pyarrow as pa
+
+    expected = "jemalloc" if "jemalloc" in pa.supported_memory_backends() else "system"
+    assert _pool_after_setup({}) == expected
+    assert _pool_after_setup({}, f"'validate', {PREDS!r}, {TRUTH!r}, '-q'") == expected
+    assert _pool_after_setup({"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}) == "mimalloc"
+    assert _pool_after_setup({"ARROW_DEFAULT_MEMORY_POOL": "system"}) == "system"
+    # --help parses and stops: it leaves the allocators as a plain process has them
+    plain = subprocess.run([sys.executable, "-c", "import pyarrow as pa; "
+                            "print(pa.default_memory_pool().backend_name)"], text=True,
+                           capture_output=True, check=True, timeout=60,
+                           env={k: v for k, v in os.environ.items()
+                                if k != "ARROW_DEFAULT_MEMORY_POOL"}).stdout.strip()
+    assert _pool_after_setup({}, "'score', '--help'") == plain

@@ -175,6 +175,3 @@ def cli() -> None:
 
     Exit codes: 0 success, 1 a quality gate failed, 2 usage or input error.
     """
-    from ..memory import retain_freed_memory
-
-    retain_freed_memory()

@@ -22,9 +22,13 @@ _RENAMED_KEY = "rankeval.renamed"
 
 
 class Command(click.Command):
-    """A command whose old option spellings (hidden) fill in the new ones, with a warning."""
+    """A command whose old option spellings (hidden) fill in the new ones, with a warning;
+    once its options are parsed (not for ``--help``), the process's allocators are set up."""
 
     def invoke(self, ctx: click.Context):
+        from ..memory import for_one_run
+
+        for_one_run()
         for name, value in ctx.meta.get(_RENAMED_KEY, {}).items():
             if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE,
                                                       ParameterSource.ENVIRONMENT):
