@@ -186,6 +186,24 @@ def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
     assert rankeval.evaluate(p, t, metrics="hit_rate@1").per_user.equals(ev.per_user)
 
 
+@pytest.mark.parametrize("user", [str, lambda n: f"u{n:07d}"])
+def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, user):
+    """Hashing every row into a dictionary per block while parsing costs more than reading
+    numbers afterwards, even for users with many rows each; text ids keep the dictionary."""
+    from rankeval.load import open_input
+
+    n = 400_000  # past the first MiB of a file big enough to be looked at
+    preds = pd.DataFrame({"user_id": [user(i // 20) for i in range(n)],
+                          "item_id": [f"item-{'abc'[i % 3]}" for i in range(n)], "rank": 1})
+    path = write("p.csv", preds)
+    assert path.stat().st_size > readers._SMALL
+    table = open_input(str(path), "predictions").read(
+        {"user_id": ID, "item_id": ID, "rank": pa.int64()})
+    assert table.column("user_id").type == pa.string()
+    assert pa.types.is_dictionary(table.column("item_id").type)
+    assert table.column("user_id").to_pylist() == preds["user_id"].tolist()
+
+
 @given(st.lists(st.integers(-5, 40), max_size=80))
 def test_sort_based_distinct_helpers_match_numpy(values):
     """distinct.py's distinct/count/first/inverse replace np.unique (hash-based and slow on
