@@ -373,7 +373,9 @@ def _roles(**names: str | None) -> dict[str, str]:
 
 
 def _num(x: float) -> float | int:
-    return int(x) if float(x).is_integer() else float(x)
+    """A value as an example: whole numbers without ".0", but huge ones as floats (1e+300),
+    whose full decimal expansion would be cut short in the message."""
+    return int(x) if float(x).is_integer() and abs(x) < 1e18 else float(x)
 
 
 def open_input(data: Any, role: str, fmt: str | None = None,

@@ -232,6 +232,13 @@ HOSTILE = {
     "one column, two parts": ({}, ["--user-col", "rank"], 2, "cannot be both"),
     "integer scores past 2^53": ({"p.csv": "user_id,item_id,score\nu1,A,9007199254740993\n"
                                            "u1,B,9007199254740992\n"}, [], 2, "2^53"),
+    # Arrow's integer parsing takes hexadecimal; no rank is written so (every text format)
+    "hexadecimal ranks": ({"p.csv": "user_id,item_id,rank\nu1,A,0x1\nu1,B,0x2\n"}, [], 2,
+                          "row 1 ('0x1')"),
+    "hexadecimal ranks, TSV": ({"p.tsv": "user_id\titem_id\trank\nu1\tA\t1\nu1\tB\t0X2\n"},
+                               [], 2, "row 2 ('0X2')"),
+    "hexadecimal ranks, JSON Lines": ({"p.jsonl": '{"user_id": "u1", "item_id": "A", '
+                                                  '"rank": "0x1"}\n'}, [], 2, "line 1 ('0x1')"),
     "score 1_000 in a run": ({"p.run": "u1 Q0 A 1 1_000 t\n"}, [], 2, "line 1 ('1_000')"),
     "JSON Lines type change": ({"p.jsonl": '{"user_id": "u1", "item_id": "A", "score": 1}\n'
                                            '{"user_id": "u1", "item_id": "B", "score": "x"}\n'},

@@ -218,3 +218,20 @@ def test_ranks_past_32_bits_keep_their_order():
     big = small.assign(rank=[2**31 - 1, 2**31, 2**40])
     assert evaluate(big, truth, "ndcg@3").metrics == evaluate(small, truth, "ndcg@3").metrics
     assert evaluate(small.assign(rank=[3, 2, 1]), truth, "map@2").metrics["map@2"] == 0.5
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_text_ranks_past_2_to_53_are_read_exactly(write, fmt):
+    """Text ranks are parsed as floats (Arrow's integer parsing would take "0x2" for 2) and
+    made integers; ranks past 2^53, where floats tie neighbours, are read again as integers."""
+    import pandas as pd
+
+    from rankeval import evaluate
+
+    truth = pd.DataFrame({"user_id": ["u1"], "item_id": ["b"], "relevance": [1]})
+    base = 2**53 + 1  # 2^53 + 1 and 2^53 + 2 are one float
+    preds = pd.DataFrame({"user_id": ["u1", "u1"], "item_id": ["a", "b"],
+                          "rank": [base + 1, base]})  # b first
+    path = write(f"p.{fmt}", preds.to_csv(index=False, sep="," if fmt == "csv" else "\t"))
+    ev = evaluate(str(path), truth, "mrr@2")
+    assert ev.metrics["mrr@2"] == 1.0

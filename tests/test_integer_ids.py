@@ -16,7 +16,8 @@ from rankeval import distinct, encode
 from rankeval.io import readers
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 
-NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999"]
+NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999",
+                 "0xFFFFF", "0XFFFFF", "0x16345785D8A0000", "-0xFFFFF"]  # hex Arrow would parse
 
 
 def test_only_canonical_integers_are_integers():
@@ -154,9 +155,20 @@ def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, s
     assert fast.per_user.user_id.tolist() == slow.per_user.user_id.tolist()
 
 
+@given(st.integers(0, 2**63 - 1), st.sampled_from(["0x", "0X", "-0x"]), st.booleans())
+def test_hexadecimal_ids_are_never_integers(n, prefix, upper):
+    """Arrow's integer cast reads "0xFFFFF" as 1048575, as many digits as the id has bytes:
+    neither the signed reading nor the numbered one may take it for that integer."""
+    digits = f"{n:X}" if upper else f"{n:x}"
+    text = prefix + digits
+    assert integer_ids(pa.array([str(n), text])) is None
+    assert numbered_ids(pa.array([str(n), text])) is None
+
+
 def test_ids_that_look_numeric_stay_text(write):
-    """007 and 7, -0 and 0, +5 and 5, 1e3 and 1000 are different ids, shown as written."""
-    pairs = [("007", "7"), ("-0", "0"), ("+5", "5"), ("1e3", "1000")]
+    """007 and 7, -0 and 0, +5 and 5, 1e3 and 1000, 0xFFFFF and 1048575 are different ids,
+    shown as written."""
+    pairs = [("007", "7"), ("-0", "0"), ("+5", "5"), ("1e3", "1000"), ("0xFFFFF", "1048575")]
     rows, truth = [], []
     for a, b in pairs:
         rows += [(a, "10", 1), (a, "20", 2), (b, "20", 1), (b, "10", 2)]
@@ -167,7 +179,7 @@ def test_ids_that_look_numeric_stay_text(write):
     got = dict(zip(ev.per_user.user_id, ev.per_user["mrr@2"], strict=True))
     for a, b in pairs:
         assert got[a] == 1.0 and got[b] == 0.5, (a, b)
-    assert ev.users.evaluated == 8
+    assert ev.users.evaluated == 2 * len(pairs)
 
 
 def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):

@@ -35,11 +35,15 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
         ints = values.cast(pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
+    text = values.cast(pa.string())
+    # Arrow's integer parsing also takes hexadecimal: "0xFFFFF" is not the id "1048575"
+    if pc.any(pc.match_substring(text, "x", ignore_case=True)).as_py():
+        return None
     n = _numpy(ints)
     if n.min() < -(10**18):  # past what the length check below covers: stay with text
         return None
     negative = n < 0
-    digits = _numpy(pc.binary_length(values.cast(pa.string()))) - negative
+    digits = _numpy(pc.binary_length(text)) - negative
     digits = np.minimum(digits, len(_LOW) - 1)
     magnitude = np.abs(n)
     ok = (magnitude >= _LOW[digits]) & (magnitude < _HIGH[digits]) & ~(negative & (n == 0))

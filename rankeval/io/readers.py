@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 
@@ -260,7 +261,7 @@ class Table:
         if self.format == "parquet":
             table = self._read_parquet(types)
         else:
-            table = self._read_csv(self._plain_numbered_ids(types))
+            table = self._read_csv_integers(self._plain_numbered_ids(types))
         # The parser's buffers go back to the system: numpy, which builds everything after,
         # allocates elsewhere and could not reuse them (about 200 MiB per 10M rows).
         pa.default_memory_pool().release_unused()
@@ -308,6 +309,41 @@ class Table:
             ),
         )
 
+    def _read_csv_integers(self, types: dict[str, pa.DataType]) -> pa.Table:
+        """``_read_csv``, with integer columns parsed as floats and made integers where every
+        value is whole: Arrow's integer parsing also takes hexadecimal (``0x1F`` is rank 31),
+        which no rank is, and its float parsing refuses it. Columns holding values past 2^53,
+        where floats are inexact, are read again as integers."""
+        ints = [name for name, typ in types.items() if pa.types.is_integer(typ)]
+        table = self._read_csv({n: pa.float64() if n in ints else t for n, t in types.items()})
+        for name in ints:
+            col = table.column(name)
+            if col.null_count or not len(col):
+                continue  # the caller names empty values
+            low, high = pc.min_max(col).values()
+            if max(abs(low.as_py()), abs(high.as_py())) >= 2**53:
+                exact = self._exact_integers(name)
+                if exact is None:
+                    continue  # "1e300" and the like: the caller says they are inexact
+                whole = exact
+            else:
+                try:  # a safe cast: fractions, NaN and infinities stay floats for the caller
+                    whole = pa.chunked_array([c.cast(pa.int64()) for c in col.chunks],
+                                             pa.int64())
+                except pa.ArrowInvalid:
+                    continue
+            table = table.set_column(table.column_names.index(name), name, whole)
+        return table
+
+    def _exact_integers(self, name: str) -> pa.ChunkedArray | None:
+        """One column read as integers (its values already read as floats: no hex among
+        them), or None when one is not an integer written out (``1e20``)."""
+        try:
+            return pa_csv.read_csv(self._source(), **self._csv_options(
+                {name: pa.int64()})).column(name)
+        except (pa.ArrowException, OSError, EOFError):
+            return None
+
     def _read_csv(self, types: dict[str, pa.DataType], newlines: bool = False) -> pa.Table:
         options = self._csv_options(types, newlines)
         try:
@@ -322,11 +358,6 @@ class Table:
                 raise InputError(self.label, f"cannot parse: {message}") from None
         except (pa.ArrowException, OSError, EOFError) as exc:
             raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
-        if any(pa.types.is_integer(t) for t in types.values()):
-            # Integers were asked for as the fast path; "3.0" or "2.5" needs a float read, and
-            # the caller checks what it got.
-            as_float = {n: pa.float64() if pa.types.is_integer(t) else t for n, t in types.items()}
-            return self._read_csv(as_float, newlines)
         # A value did not convert: read the numeric columns as text to say which rows and why.
         as_text = {name: pa.string() for name in types}
         table = pa_csv.read_csv(self._source(), **self._csv_options(as_text, newlines))
