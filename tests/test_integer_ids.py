@@ -155,6 +155,27 @@ def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, s
     assert fast.per_user.user_id.tolist() == slow.per_user.user_id.tolist()
 
 
+@given(st.integers(1, 18).flatmap(lambda w: st.tuples(
+    st.just(w), st.lists(st.integers(0, 10**w - 1), min_size=1, max_size=40))),
+    st.sampled_from(["", "u", "tt", "é"]), st.integers(0, 10**6), st.sampled_from("/:x -+a0"))
+def test_ids_of_one_width_read_as_their_numbers(case, prefix, where, byte):
+    """Ids of one length are read as a byte matrix, column by column: the same numbers,
+    width and canonical flag as the text says; one byte that is not a digit, anywhere in
+    the digits, and they stay text."""
+    width, numbers = case
+    ids = [f"{prefix}{n:0{width}d}" for n in numbers]
+    found = numbered_ids(pa.array(ids))
+    assert found is not None and found.prefix == prefix and found.width == width
+    assert found.values.tolist() == numbers
+    assert found.canonical == (width == 1 or min(numbers) >= 10 ** (width - 1))
+    assert found.text(found.values).to_pylist() == ids
+    row, column = where % len(ids), len(prefix) + where % width
+    bad = ids[row][:column] + byte + ids[row][column + 1 :]
+    if byte != "0" and byte != ids[row][column]:
+        changed = numbered_ids(pa.array([*ids[:row], bad, *ids[row + 1 :]]))
+        assert changed is None or changed.prefix != prefix, bad
+
+
 @given(st.integers(0, 2**63 - 1), st.sampled_from(["0x", "0X", "-0x"]), st.booleans())
 def test_hexadecimal_ids_are_never_integers(n, prefix, upper):
     """Arrow's integer cast reads "0xFFFFF" as 1048575, as many digits as the id has bytes:
