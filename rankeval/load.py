@@ -99,9 +99,9 @@ def _report_rows(
 def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
     col = table.column(name)
     if col.null_count == 0:  # the common case: check each distinct value once
-        values = [c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type) else [col]
-        shortest = [pc.min(pc.binary_length(v)).as_py() for v in values if len(v)]
-        if all(n is None or n > 0 for n in shortest):
+        values = ([c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type)
+                  else col.chunks)
+        if not any(_has_empty(v) for v in values):
             return col
     if pa.types.is_dictionary(col.type):
         col = col.cast(pa.string())
@@ -112,6 +112,18 @@ def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
         _report_rows(label, "empty ids", name, idx, lambda i: "")
         col = fill_null(col, "")
     return col
+
+
+def _has_empty(text: pa.Array) -> bool:
+    """Whether a text array holds an empty value: two equal offsets, read in place (a
+    length per value would be a new array the size of the column)."""
+    if not len(text):
+        return False
+    if not (pa.types.is_string(text.type) or pa.types.is_binary(text.type)):
+        return pc.min(pc.binary_length(text)).as_py() == 0
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+        text.offset : text.offset + len(text) + 1]
+    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import gzip
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rankeval import evaluate
 from rankeval.errors import InputError, OptionError
@@ -235,3 +239,24 @@ def test_text_ranks_past_2_to_53_are_read_exactly(write, fmt):
     path = write(f"p.{fmt}", preds.to_csv(index=False, sep="," if fmt == "csv" else "\t"))
     ev = evaluate(str(path), truth, "mrr@2")
     assert ev.metrics["mrr@2"] == 1.0
+
+
+@given(st.lists(st.text(max_size=3), min_size=1, max_size=30), st.integers(0, 29),
+       st.sampled_from(["string", "binary", "large_string"]))
+def test_empty_ids_are_found_from_the_offsets_at_any_slice(values, start, kind):
+    """The empty-id check reads offsets in place; it agrees with the lengths Arrow gives."""
+    from rankeval.load import _has_empty
+
+    typ = {"string": pa.string(), "binary": pa.binary(), "large_string": pa.large_string()}[kind]
+    array = pa.array([v.encode() if kind == "binary" else v for v in values], typ)
+    part = array.slice(min(start, len(array)))
+    expected = len(part) > 0 and pc.min(pc.binary_length(part)).as_py() == 0
+    assert _has_empty(part) == expected
+
+
+def test_an_empty_id_far_into_a_big_file_is_named(write):
+    rows = [f"u{i},i{i % 7},1" for i in range(300_000)]
+    rows[250_000] = ",i3,1"
+    path = write("p.csv", "user_id,item_id,rank\n" + "\n".join(rows) + "\n")
+    with pytest.raises(InputError, match=r"1 empty id, e.g. row 250001 "):
+        evaluate(str(path), TRUTH, ["ndcg"], 5)
