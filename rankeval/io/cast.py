@@ -142,12 +142,13 @@ def _numbered_bytes(text: pa.StringArray) -> Numbered | None:
     if prefix in (b"-", b"+"):  # a sign, not a prefix: integer_ids reads signed integers
         return None
     start = offsets[:-1]
-    digits = np.diff(offsets) - len(prefix)
-    low, high = int(digits.min()), int(digits.max())
+    digits = np.diff(offsets)
+    low, high = int(digits.min()) - len(prefix), int(digits.max()) - len(prefix)
     if low < 1 or high > 18:
         return None
     if low == high:  # one length: the ids are the rows of a byte matrix
         return _one_width(data[offsets[0] : offsets[-1]].reshape(len(text), -1), prefix)
+    digits -= len(prefix)
     for k, byte in enumerate(prefix):
         if not (data[start + k] == byte).all():
             return None
