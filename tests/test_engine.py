@@ -202,3 +202,22 @@ def test_released_ids_change_nothing(style):
             messages.append(str(caught.value))
         assert messages[0] == messages[1]
         assert f"{row.user_id} / {row.item_id}" in messages[1]
+
+
+def test_kernels_on_two_threads_give_the_serial_numbers(monkeypatch):
+    """Big chunks run the metric kernels on two threads, sharing Sums' cached intermediates:
+    every per-user value is the serial one, bit for bit, in every tie convention."""
+    from rankeval import metrics as kernels
+
+    preds, truth = generate(3, n_users=400, n_items=300, list_len=40, judged=25)
+    preds["score"] = preds["score"].round(1)  # ties
+    names = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision", "dcg",
+             "ndcg", "bpref", "rbp", "err", "judged", "ndcg_burges", "iprec", "gm_map"]
+    for ties in ("trec", "optimistic", "pessimistic"):
+        runs = []
+        for threshold in (0, 10**12):
+            monkeypatch.setattr(kernels, "_THREADED_ROWS", threshold)
+            runs.append(evaluate(preds, truth, metrics=names, k=[1, 5, 20], ties=ties))
+        threaded, serial = runs
+        assert threaded.metrics == serial.metrics
+        pd.testing.assert_frame_equal(threaded.per_user, serial.per_user)
