@@ -13,7 +13,8 @@ from .arrow import fill_null, to_numpy
 from .errors import InputError
 from .inputs import resolve_role
 from .io.cast import ID
-from .io.readers import MemoryTable, Source, Table
+from .io.frames import MemoryTable
+from .io.readers import Source, Table
 from .load import _finite, _ids, _read
 
 

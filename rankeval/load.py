@@ -21,7 +21,8 @@ from .errors import InputError, is_collecting, report
 from .inputs import resolve_column, resolve_role
 from .io.cast import ID, unparseable
 from .io.formats import detect_format
-from .io.readers import MemoryTable, Source, Table, open_table
+from .io.frames import MemoryTable
+from .io.readers import Source, Table, open_table
 
 
 @dataclass(frozen=True)

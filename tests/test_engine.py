@@ -22,7 +22,7 @@ from rankeval.beyond import item_stats, load_extras
 from rankeval.engine import evaluate_partition, merge
 from rankeval.errors import InputError
 from rankeval.evaluation import finish
-from rankeval.io.readers import MemoryTable
+from rankeval.io.frames import MemoryTable
 from rankeval.load import load_predictions, load_truth
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE, make_settings

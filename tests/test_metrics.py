@@ -225,7 +225,7 @@ def _scored(rows):
 
 def test_kernels_give_the_same_values_partition_by_partition():
     """Any chunk of complete users is valid input, so a cluster can split the work by user."""
-    from rankeval.io.readers import MemoryTable
+    from rankeval.io.frames import MemoryTable
     from rankeval.load import load_predictions, load_truth
     from rankeval.metrics import compute
     from rankeval.names import expand

@@ -24,34 +24,11 @@ import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 
 from ..errors import InputError, OptionError
-from ..threads import each
-from .cast import ID, cast_columns, numbered_ids, raise_non_numeric
+from .cast import ID, cast_columns, numbered_ids, raise_non_numeric, text_integers
 from .formats import STDIN, UNITS, detect_format
 
 _BLOCK_BYTES = 4 << 20  # both cores busy on small files; big ones 5-25% faster than 16 MiB
 _SMALL = 4 << 20  # bytes of text under which ids are read as plain text without a look
-
-
-def _integers(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    """Text as int64 by Arrow's integer parsing, chunks on the two cores, but refusing any
-    chunk with an x in it, since that parsing also reads hexadecimal; None when a chunk is
-    refused or does not parse."""
-
-    def parse(chunk: pa.Array) -> pa.Array | None:
-        data = chunk.buffers()[2] if len(chunk) else None
-        if data is not None:
-            data = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
-            if b"x" in data or b"X" in data:
-                return None
-        try:
-            return chunk.cast(pa.int64())
-        except pa.ArrowInvalid:  # fractions, signs Arrow refuses, empty cells, past int64
-            return None
-
-    parts = each(parse, text.chunks)
-    if any(part is None for part in parts):
-        return None
-    return pa.chunked_array(parts, pa.int64())
 
 
 def _parquet():
@@ -341,7 +318,7 @@ class Table:
         ints = [name for name, typ in types.items() if pa.types.is_integer(typ)]
         table = self._read_csv({n: pa.string() if n in ints else t for n, t in types.items()})
         for name in ints:
-            whole = _integers(table.column(name))
+            whole = text_integers(table.column(name))
             if whole is None:
                 whole = self._read_csv({name: pa.float64()}).column(name)
                 if whole.null_count == 0 and len(whole):
@@ -404,49 +381,6 @@ class Table:
                 self.label, f"not a readable Parquet file ({one_line(exc)})"
             ) from None
         return cast_columns(table, types, self.label)
-
-
-class MemoryTable:
-    """An in-memory table behind the same interface: an Arrow table, record batch or batch
-    reader, a pandas DataFrame, or anything with ``to_arrow()`` (a polars DataFrame)."""
-
-    def __init__(self, data, label: str):
-        self.format = _kind(data)
-        try:
-            self._table = _as_arrow(data)
-        except (pa.ArrowException, TypeError, ValueError) as exc:
-            raise InputError(label, f"cannot convert to a table: {one_line(exc)}") from None
-        self.path = self.label = label
-        self.columns = [str(c) for c in self._table.column_names]
-
-    def read(self, types: dict[str, pa.DataType]) -> pa.Table:
-        return cast_columns(self._table.select(list(types)), types, self.label)
-
-    def nested(self, name: str) -> pa.ChunkedArray | None:
-        col = self._table.column(name)
-        return col if pa.types.is_nested(col.type) else None
-
-
-def _kind(data) -> str:
-    module = type(data).__module__.split(".")[0]
-    return {"pyarrow": "arrow", "pandas": "dataframe", "polars": "polars"}.get(module, module)
-
-
-def _as_arrow(data) -> pa.Table:
-    if isinstance(data, pa.Table):
-        return data
-    if isinstance(data, pa.RecordBatch):
-        return pa.Table.from_batches([data])
-    if isinstance(data, pa.RecordBatchReader):
-        return data.read_all()
-    if hasattr(data, "to_arrow"):  # polars
-        return data.to_arrow()
-    if type(data).__module__.startswith("pandas"):
-        return pa.Table.from_pandas(data, preserve_index=False)
-    raise TypeError(
-        f"expected a file path, a pandas or polars DataFrame or an Arrow table, got "
-        f"{type(data).__name__}"
-    )
 
 
 def _encodable(path: str) -> bool:

@@ -25,7 +25,8 @@ from ..arrow import from_numpy
 from ..beyond import Extras, ItemStats
 from ..engine import Partial, evaluate_partition
 from ..errors import InputError, collecting
-from ..io.readers import MemoryTable, Source
+from ..io.frames import MemoryTable
+from ..io.readers import Source
 from ..load import Predictions, Train, Truth, load_predictions, load_train, load_truth
 from ..registry import CORPUS, REGISTRY
 
