@@ -51,56 +51,66 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     return out, distinct
 
 
-def _numbered_columns(columns) -> tuple[Numbered, list[list[np.ndarray]]] | None:
-    """Each column's ids as numbers (one array per chunk) when every id of every column is
-    the same prefix and a number written the same way (``io.cast.numbered_ids``). The first
-    chunk is read alone (text ids stop there), the others on the two cores."""
+def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
+    """Every column's ids as numbers in one array, column after column, when every id of
+    every column is the same prefix and a number written the same way
+    (``io.cast.numbered_ids``): (the reading, the numbers, each column's rows). The first
+    chunk is read alone (text ids stop there), the others on the two cores, each parsed
+    into its own place in the array where it can be (no array per chunk, no copy)."""
     chunks = [(i, chunk) for i, col in enumerate(columns) for chunk in col.chunks if len(chunk)]
     if not chunks:
         return None
+    sizes = [sum(len(chunk) for chunk in col.chunks) for col in columns]
+    starts = np.cumsum([0] + [len(chunk) for _, chunk in chunks]).tolist()
 
-    def read(chunk: pa.Array) -> tuple[Numbered | None, pa.Array]:
-        dictionary = pa.types.is_dictionary(chunk.type)
-        return numbered_ids(chunk.dictionary if dictionary else chunk), chunk  # each value once
+    def parse(chunk: pa.Array, out: np.ndarray | None = None) -> Numbered | None:
+        if pa.types.is_dictionary(chunk.type):
+            return numbered_ids(chunk.dictionary)  # each distinct value once
+        return numbered_ids(chunk, out)
 
-    found = [read(chunks[0][1])]
-    if found[0][0] is None:
+    first = parse(chunks[0][1])
+    if first is None:
         return None
-    found += each(read, [chunk for _, chunk in chunks[1:]])
-    reading = found[0][0]
-    for numbered, _ in found[1:]:
+    every = np.empty(starts[-1], dtype=first.values.dtype)
+
+    def place(k: int) -> tuple[Numbered | None, np.ndarray | None]:
+        """Chunk k's numbers written into its place; (reading, None), or the numbers
+        themselves when they are wider than the array (64 bits after 32-bit ones)."""
+        chunk, slot = chunks[k][1], every[starts[k] : starts[k + 1]]
+        numbered = first if k == 0 else parse(chunk, slot)
+        if numbered is None:
+            return None, None
+        values = numbered.values
+        if pa.types.is_dictionary(chunk.type):
+            values = values[to_numpy(chunk.indices)]
+        if values is slot:
+            return numbered, None
+        if not np.can_cast(values.dtype, every.dtype):
+            return numbered, values
+        slot[...] = values
+        return numbered, None
+
+    placed = [place(0), *each(place, range(1, len(chunks)))]
+    reading = first
+    for numbered, _ in placed[1:]:
         reading = None if numbered is None else reading.agrees(numbered)
         if reading is None:
             return None
-
-    def values(item: tuple[Numbered, pa.Array]) -> np.ndarray:
-        numbered, chunk = item
-        if pa.types.is_dictionary(chunk.type):
-            return numbered.values[to_numpy(chunk.indices)]
-        return numbered.values
-
-    out: list[list[np.ndarray]] = [[] for _ in columns]
-    for (i, _), part in zip(chunks, each(values, found), strict=True):
-        out[i].append(part)
-    return reading, out
+    wide = [(k, values) for k, (_, values) in enumerate(placed) if values is not None]
+    if wide:  # rare: widen the array, then write those chunks
+        every = every.astype(np.int64)
+        for k, values in wide:
+            every[starts[k] : starts[k + 1]] = values
+    return reading, every, sizes
 
 
-def _factorize_numbers(reading: Numbered, columns: list[list[np.ndarray]]
+def _factorize_numbers(reading: Numbered, every: np.ndarray, sizes: list[int]
                        ) -> tuple[list[np.ndarray], pa.Array]:
-    """``factorize`` for numbered ids: distinct numbers by direct addressing when they span
-    a range not much larger than the rows (catalog and user ids usually do), else by one
-    sort; then the byte order of their text from the numbers themselves."""
-    sizes = [sum(len(part) for part in col) for col in columns]
-    # One array of every column's numbers, filled part by part as each part is let go: the
-    # codes are then written over the numbers in place, so the ids cost one int32 per row.
-    every = np.empty(sum(sizes), dtype=np.result_type(*[p for col in columns for p in col]))
-    row = 0
-    for col in columns:
-        while col:
-            part = col.pop(0)
-            every[row : row + len(part)] = part
-            row += len(part)
-            del part
+    """``factorize`` for numbered ids (``every``: each column's numbers, one after the other,
+    used up): distinct numbers by direct addressing when they span a range not much larger
+    than the rows (catalog and user ids usually do), else by one sort; then the byte order
+    of their text from the numbers themselves. The codes are written over the numbers in
+    place, so the ids cost one int32 per row."""
     distinct, numeric = dense_codes(every)
     del every
     # zero-padded digits of one width sort as their numbers; canonical ones need text_order

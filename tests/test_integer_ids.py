@@ -81,6 +81,30 @@ def test_integer_codes_equal_text_codes(a, b):
     _same_as_text_path(cols, fast)
 
 
+@given(st.lists(st.tuples(st.integers(1, 18), st.booleans(), st.booleans(), st.integers(0, 99)),
+                min_size=1, max_size=6), st.integers(0, 2**32))
+def test_chunks_parsed_into_one_array_equal_the_text_path(parts, seed):
+    """Chunks of any widths (one width or mixed, plain or dictionary), 32-bit ones before or
+    after 64-bit ones: each parsed into its place in one array, widened when a later chunk
+    needs 64 bits; the same codes and ids as the text path."""
+    rng = np.random.default_rng(seed)
+    chunks = []
+    for width, mixed, dictionary, n in parts:
+        high = 10**width
+        numbers = rng.integers(high // 10 if width > 1 else 0, high, n + 1)
+        if mixed:
+            numbers = numbers // rng.integers(1, 1000, n + 1)
+        chunk = pa.array([str(int(x)) for x in numbers])
+        chunks.append(chunk.dictionary_encode() if dictionary else chunk)
+    plain = [c for c in chunks if not pa.types.is_dictionary(c.type)]
+    coded = [c for c in chunks if pa.types.is_dictionary(c.type)]
+    cols = [pa.chunked_array(plain, pa.string()), pa.chunked_array(coded or [
+        pa.array(["1"]).dictionary_encode()])]
+    fast = encode.factorize(*cols)
+    assert encode._numbered_columns(cols) is not None
+    _same_as_text_path(cols, fast)
+
+
 ID_FORMATS = st.sampled_from([
     lambda n: str(n), lambda n: f"tt{n:07d}", lambda n: f"D{n}", lambda n: f"u{n:03d}",
     lambda n: f"{n:05d}", lambda n: f"user_{n}", lambda n: f"x{n}y", lambda n: f"-{n}",
@@ -145,7 +169,7 @@ def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, s
     calls = []
     original = encode._factorize_numbers
     monkeypatch.setattr(encode, "_factorize_numbers",
-                        lambda r, c: calls.append(1) or original(r, c))
+                        lambda *a: calls.append(1) or original(*a))
     fast = rankeval.evaluate(p, t, metrics=metrics)
     assert len(calls) == 2  # users and items both took the integer path
     _string_path(monkeypatch)
