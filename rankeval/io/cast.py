@@ -37,8 +37,8 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     text = values.cast(pa.string())
-    # Arrow's integer parsing also takes hexadecimal: "0xFFFFF" is not the id "1048575"
-    if pc.any(pc.match_substring(text, "x", ignore_case=True)).as_py():
+    chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
+    if any(_may_be_hexadecimal(chunk) for chunk in chunks):  # "0xFFFFF" is not "1048575"
         return None
     n = _numpy(ints)
     if n.min() < -(10**18):  # past what the length check below covers: stay with text
@@ -204,17 +204,24 @@ def _one_width(rows: np.ndarray, prefix: bytes, out: np.ndarray | None = None
     return Numbered(prefix.decode(), canonical, width, numbers)
 
 
+def _may_be_hexadecimal(text: pa.Array) -> bool:
+    """Whether Arrow's integer parsing could read hexadecimal in this text ("0x1F" is 31 to
+    it): any x or X in its bytes. Every text-to-integer cast goes through this check."""
+    data = text.buffers()[2] if len(text) else None
+    if data is None:
+        return False
+    data = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
+    return b"x" in data or b"X" in data
+
+
 def text_integers(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
     """Text as int64 by Arrow's integer parsing, chunks on the two cores, but refusing any
     chunk with an x in it, since that parsing also reads hexadecimal; None when a chunk is
     refused or does not parse."""
 
     def parse(chunk: pa.Array) -> pa.Array | None:
-        data = chunk.buffers()[2] if len(chunk) else None
-        if data is not None:
-            data = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
-            if b"x" in data or b"X" in data:
-                return None
+        if _may_be_hexadecimal(chunk):
+            return None
         try:
             return chunk.cast(pa.int64())
         except pa.ArrowInvalid:  # fractions, signs Arrow refuses, empty cells, past int64

@@ -262,8 +262,8 @@ class Table:
             table = self._read_parquet(types)
         else:
             table = self._read_csv_integers(self._plain_numbered_ids(types))
-        # The parser's buffers go back to the system: numpy, which builds everything after,
-        # allocates elsewhere and could not reuse them (about 200 MiB per 10M rows).
+        # The parser's buffers go back to the system now where the pool can say so at once
+        # (mimalloc, glibc); jemalloc, the command line's, returns them by its timed decay.
         pa.default_memory_pool().release_unused()
         return table
 
