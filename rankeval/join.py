@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .chunk import segment_positions
 from .distinct import distinct
 from .encode import duplicates, pair_keys
 from .ordering import sort_order
@@ -56,6 +57,23 @@ def sort_keys(keys: np.ndarray, user: np.ndarray) -> None:
         keys.sort()
         return
     _each_block(lambda a, b: keys[a:b].sort(), _blocks(user))
+
+
+def ideal(user: np.ndarray, rel: np.ndarray, n_users: int, kmax: int):
+    """Each user's ideal list: the positive truth relevances ``rel`` of its rows (``user``
+    sorted, handed over), highest first and cut at ``kmax``; with each user's highest
+    relevance (-inf for none). Returns (user, pos, rel, max_relevance)."""
+    iu, irel = ideal_lists(user, rel)
+    ipos = segment_positions(iu)
+    max_relevance = np.full(n_users, -np.inf)
+    if len(iu):  # a user's first row holds its highest relevance
+        first = np.flatnonzero(iu[1:] != iu[:-1]) + 1
+        max_relevance[iu[0]] = irel[0]
+        max_relevance[iu[first]] = irel[first]
+    cut = ipos <= kmax
+    if not cut.all():  # users with more relevant items than K
+        iu, ipos, irel = iu[cut], ipos[cut], irel[cut]
+    return iu, ipos, irel, max_relevance
 
 
 def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from .checks import check_grades, check_order, named_by, padded_rows, report_dup
 from .chunk import Chunk, segment_positions
 from .encode import duplicates, factorize, pair_keys
 from .errors import InputError
-from .join import ideal_lists, lookup, repeats, truth_pairs
+from .join import ideal, lookup, repeats, truth_pairs
 from .load import Predictions, Truth, release_ids
 from .notices import Notice
 from .ordering import (
@@ -33,7 +33,9 @@ from .ordering import (
     tie_notices,
 )
 from .registry import REGISTRY
-from .threads import each
+from .threads import Later, each
+
+_THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
 
 @dataclass(frozen=True)
@@ -192,29 +194,36 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     codes = encode(preds, truth)
     if release:
         release_ids(preds, truth)
+    # The truth's side of the build (its sorted pairs, then the ideal lists) runs on a
+    # thread beside the run's side, which leaves a core idle between its bulk operations.
+    inline = len(codes.t_user) < _THREADED_ROWS
     # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
     # so the lookup and the ideal lists need only the positive truth rows.
-    keys, values, dup = truth_pairs(codes.t_user, codes.t_item, truth.relevance, codes.n_items)
-    if len(dup):
-        report_duplicates(truth, dup, None, named_by(codes, "truth"))
+    pairs = Later(truth_pairs, codes.t_user, codes.t_item, truth.relevance, codes.n_items,
+                  inline=inline)
     notices: list[Notice] = []
-    seen = None
+    seen = keys = None
     if extras is not None and extras.train is not None and (
             settings.exclude_seen or settings.exclude_seen_truth):
         seen = seen_keys(extras.train, codes.user_ids, codes.item_ids, codes.n_items)
     if settings.exclude_seen_truth:
+        keys, values = _unique_pairs(pairs, codes, truth)
         codes, truth, dropped = _drop_seen_truth(codes, truth, seen)
         if dropped:
             notices.append(Notice("seen_truth_dropped", dropped, {"path": truth.source.label}))
             keys, values, _ = truth_pairs(codes.t_user, codes.t_item, truth.relevance,
                                           codes.n_items)
     sel = select(codes, truth, settings)
+    if keys is None:
+        keys, values = _unique_pairs(pairs, codes, truth)
+    n_items, n = codes.n_items, sel.counts.evaluated
+    keys, values = _compact(keys, values, sel, codes)
+    kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
+    ideal_lists = Later(ideal, keys // n_items, values, n, kmax, inline=inline)
     preds, rows, su, pos, found = _lists(preds, codes, sel, settings, seen)
     notices += found
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
         rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
-    n_items, n = codes.n_items, sel.counts.evaluated
-    keys, values = _compact(keys, values, sel, codes)
     judged = None
     if needs_judgements(settings):
         jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
@@ -222,7 +231,6 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
         if settings.judged_only:  # condensed lists: the judged items move up
             rows, su, pos, judged = _keep(rows, su, pos, judged, judged)
             pos = segment_positions(su)
-    kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     score = None if preds.score is None else take(preds.score, rows)
     tie_start = None if score is None else tie_groups(su, score, pos)
     del score
@@ -240,8 +248,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     del cut
     rel = lookup(keys, values, su, item, None, n_items)
     check_grades(truth, settings)
-    chunk = _chunk(n, su, pos, item, rel, keys // n_items, values, kmax,
-                   sel.n_relevant[sel.evaluated])
+    chunk = _chunk(n, su, pos, item, rel, ideal_lists.result(), sel.n_relevant[sel.evaluated])
     if judged is not None:
         chunk = dataclasses.replace(chunk, judged=judged,
                                     n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
@@ -254,6 +261,15 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+
+
+def _unique_pairs(pairs: Later, codes: Codes, truth: Truth):
+    """``truth_pairs``' (keys, values), once it has shown that no pair repeats (else the
+    repeats are reported, naming their rows)."""
+    keys, values, dup = pairs.result()
+    if len(dup):
+        report_duplicates(truth, dup, None, named_by(codes, "truth"))
+    return keys, values
 
 
 def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen):
@@ -385,18 +401,9 @@ def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.nda
     return counts[sel.evaluated]
 
 
-def _chunk(n, su, pos, item, rel, truth_user, truth_rel, kmax, n_relevant) -> Chunk:
-    """The chunk, with its ideal lists: positive truth relevances sorted descending within
-    each user, cut at K (rows at or below 0 add no gain and come last, so they are left out)."""
-    iu, irel = ideal_lists(truth_user, truth_rel)
-    ipos = segment_positions(iu)
-    max_relevance = np.full(n, -np.inf)
-    first = ipos == 1
-    max_relevance[iu[first]] = irel[first]
-    del first
-    icut = ipos <= kmax
-    if not icut.all():  # users with more relevant items than K
-        iu, ipos, irel = iu[icut], ipos[icut], irel[icut]
+def _chunk(n, su, pos, item, rel, ideal_lists, n_relevant) -> Chunk:
+    """The chunk, with the ideal lists made by ``join.ideal``."""
+    iu, ipos, irel, max_relevance = ideal_lists
     return Chunk(n_users=n, user=su, pos=pos, item=item.astype(np.int32, copy=False), rel=rel,
                  ideal_user=iu, ideal_pos=ipos, ideal_rel=irel,
                  n_relevant=n_relevant, max_relevance=max_relevance)

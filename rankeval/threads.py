@@ -3,7 +3,9 @@ bulk operations every hot path is made of, so threads share one copy of the data
 
 from __future__ import annotations
 
+import contextvars
 import os
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -30,3 +32,36 @@ def halves(n: int) -> list[tuple[int, int]]:
         return [(0, n)]
     mid = n // 2
     return [(0, mid), (mid, n)]
+
+
+class Later:
+    """``work(*args)`` started on a thread of its own, for a caller with other work to do
+    meanwhile; ``result()`` waits for it and returns its value or raises its exception.
+    ``inline`` (or one core): done at once, for work too small to be worth a thread."""
+
+    def __init__(self, work: Callable[..., R], *args, inline: bool = False):
+        self._value, self._error = None, None
+        self._thread = None
+        if inline or WORKERS == 1:
+            self._run(work, args)
+        else:
+            # In the caller's context, so that errors it collects (``errors.report``) are seen.
+            context = contextvars.copy_context()
+            self._thread = threading.Thread(target=context.run, args=(self._run, work, args),
+                                            daemon=True)
+            self._thread.start()
+
+    def _run(self, work, args) -> None:
+        try:
+            self._value = work(*args)
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def result(self):
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self._value

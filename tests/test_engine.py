@@ -204,6 +204,54 @@ def test_released_ids_change_nothing(style):
         assert f"{row.user_id} / {row.item_id}" in messages[1]
 
 
+@pytest.mark.parametrize("inline", [False, True])
+def test_later_returns_raises_and_reports_as_its_caller(inline):
+    """``threads.Later``: the value, the exception, and errors reported in the caller's
+    collecting context, whether the work ran on a thread or inline."""
+    import threading
+
+    from rankeval.errors import collecting, report
+    from rankeval.threads import Later
+
+    ran_on = []
+    later = Later(lambda a, b: ran_on.append(threading.get_ident()) or a + b, 2, 3,
+                  inline=inline)
+    assert later.result() == 5
+    assert (ran_on[0] == threading.get_ident()) == inline
+    failing = Later(lambda: 1 // 0, inline=inline)
+    with pytest.raises(ZeroDivisionError):
+        failing.result()
+    with collecting() as found:
+        Later(report, InputError("truth.csv", "a problem"), inline=inline).result()
+    assert [str(e) for e in found] == ["truth.csv: a problem"]
+
+
+def test_truth_side_on_its_own_thread_gives_the_inline_numbers(monkeypatch):
+    """Big inputs build the truth's pairs and ideal lists on a thread beside the run's side:
+    values, notices and errors are those of the inline build, with seen truth dropped too."""
+    from rankeval import ranking
+
+    preds, truth = generate(5, n_users=300, n_items=200, list_len=30, judged=20)
+    train = truth.sample(frac=0.2, random_state=1)[["user_id", "item_id"]]
+    dup = pd.concat([truth, truth.iloc[[3]]])
+    names = ["ndcg", "map", "recall", "bpref", "err"]
+    runs, errors = [], []
+    for threshold in (0, 10**12):
+        monkeypatch.setattr(ranking, "_THREADED_ROWS", threshold)
+        runs.append([evaluate(preds, truth, metrics=names, k=[3, 10]),
+                     evaluate(preds, truth, metrics=names, k=[3, 10], train=train,
+                              exclude_seen_truth=True, relevance_threshold=2)])
+        with pytest.raises(InputError) as caught:
+            evaluate(preds, dup, metrics=names, k=[3])
+        errors.append(str(caught.value))
+    for threaded, inline in zip(*runs, strict=True):
+        assert threaded.metrics == inline.metrics
+        assert threaded.notices == inline.notices
+        pd.testing.assert_frame_equal(threaded.per_user, inline.per_user)
+    assert errors[0] == errors[1] and "more than once" in errors[0]
+    assert any(n.code == "seen_truth_dropped" for n in runs[0][1].notices)
+
+
 def test_kernels_on_two_threads_give_the_serial_numbers(monkeypatch):
     """Big chunks run the metric kernels on two threads, sharing Sums' cached intermediates:
     every per-user value is the serial one, bit for bit, in every tie convention."""

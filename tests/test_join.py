@@ -91,3 +91,23 @@ def test_sort_keys_sorts_in_place(sorted_users):
     expected = np.sort(keys)
     join.sort_keys(keys, user)
     assert (keys == expected).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), st.sampled_from(["binary", "graded", "wide", "fractional"]),
+       st.integers(1, 6))
+def test_ideal_lists_are_cut_at_k_with_each_users_highest(data, grades, kmax):
+    n_users = data.draw(st.integers(1, 30))
+    n = data.draw(st.integers(0, 120))
+    user = np.sort(np.array(data.draw(st.lists(st.integers(0, n_users - 1), min_size=n,
+                                               max_size=n)), dtype=np.int64))
+    positive = [g for g in GRADES[grades] if g > 0]
+    rel = np.array(data.draw(st.lists(st.sampled_from(positive), min_size=n, max_size=n)),
+                   dtype=np.float64)
+    iu, ipos, irel, top = join.ideal(user.copy(), rel.copy(), n_users, kmax)
+    rows = []
+    for u in range(n_users):
+        mine = sorted(rel[user == u].tolist(), reverse=True)
+        assert top[u] == (mine[0] if mine else -np.inf)
+        rows += [(u, p, r) for p, r in enumerate(mine[:kmax], start=1)]
+    assert list(zip(iu.tolist(), ipos.tolist(), irel.tolist(), strict=True)) == rows
