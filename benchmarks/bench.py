@@ -1,12 +1,16 @@
 """rankeval against its peers, whole processes from files to final means.
 
-    python benchmarks/bench.py --shapes S,M,W --rounds 3
+    python benchmarks/bench.py --shapes S,M,W,N,Z,U --rounds 3
 
-Shapes: S = 10,000 users x 100 predictions, 20 judged (graded 0..3); M = 100,000 x 100, 20
-judged; W = 1,000,000 x 10, 5 judged. Data is generated once per shape (fixed seed) under
---data. Every tool runs as its own process, interleaved round by round so that machine noise hits
-all alike; the table gives the median wall time, the peak RSS and each tool's time as a multiple
-of rankeval's (CSV). Every tool's means must agree with rankeval's to 1e-9, or the run fails.
+Shapes (users x predictions per user, judged per user, graded 0..3): S = 10,000 x 100, 20
+judged; M = 100,000 x 100, 20 judged; W = 1,000,000 x 10, 5 judged, items from a pool of
+100,000 string ids; and real catalogs, numeric ids with list lengths that vary around their
+mean: N = 10,000 x ~100 with Zipf popularity over 1,000,000 items; Z = 1,000,000 x ~10, Zipf
+over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids. Data is generated
+once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
+round by round so that machine noise hits all alike; the table gives the median wall time, the
+peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
+with rankeval's to 1e-9, or the run fails.
 """
 
 from __future__ import annotations
