@@ -228,8 +228,8 @@ def test_ids_that_look_numeric_stay_text(write):
 
 
 def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
-    """The reader's first-MiB look says integers; a '007' after it is still its own id."""
-    n = 400_000  # past the first MiB of a file big enough to be looked at
+    """The reader's look at the file's head says integers; a '007' after it is still its own id."""
+    n = 400_000  # past the head the reader looks at, in a file big enough to be looked at
     users = [str(i) for i in range(n)] + ["007"]
     preds = pd.DataFrame({"user_id": users, "item_id": "5", "rank": 1})
     truth = pd.DataFrame({"user_id": ["007", "7"], "item_id": ["5", "5"], "relevance": [1, 1]})
@@ -249,7 +249,7 @@ def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, us
     numbers afterwards, even for users with many rows each; text ids keep the dictionary."""
     from rankeval.load import open_input
 
-    n = 400_000  # past the first MiB of a file big enough to be looked at
+    n = 400_000  # past the head the reader looks at, in a file big enough to be looked at
     preds = pd.DataFrame({"user_id": [user(i // 20) for i in range(n)],
                           "item_id": [f"item-{'abc'[i % 3]}" for i in range(n)], "rank": 1})
     path = write("p.csv", preds)
