@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import SAMPLE
 from .datagen import generate
 
@@ -212,3 +214,20 @@ def test_command_line_gives_arrow_memory_back_unless_told_otherwise():
                            env={k: v for k, v in os.environ.items()
                                 if k != "ARROW_DEFAULT_MEMORY_POOL"}).stdout.strip()
     assert _pool_after_setup({}, "'score', '--help'") == plain
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (f"'score', {PREDS!r}, {TRUTH!r}, '-q'", 0),
+    (f"'score', {PREDS!r}, {TRUTH!r}, '-q', '--fail-under', 'ndcg@10=0.99'", 1),
+    (f"'score', {PREDS!r}, 'missing.csv'", 2),
+    ("'score', '--no-such-option'", 2),
+])
+def test_entry_point_freezes_the_collector_on_every_way_out(args, code):
+    """The entry point freezes every object before the interpreter's exit (which then skips
+    its full collections) and keeps the command's exit code."""
+    probe = (f"import gc, sys; sys.argv = ['rankeval', {args}]\nfrom rankeval.cli import main\n"
+             "try:\n    main()\nexcept SystemExit as e:\n"
+             "    print(e.code, gc.get_freeze_count() > 0)\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       timeout=120, check=True)
+    assert r.stdout.splitlines()[-1].split() == [str(code), "True"]
