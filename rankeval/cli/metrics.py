@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ..registry import REGISTRY
-from .app import cli, console
+from .app import cli
 
 
 @cli.command("metrics")
@@ -27,30 +25,30 @@ def metrics_command(fmt: str) -> int:
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
     rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
     """
-    if fmt == "json":
-        import json
+    from ..io.formats import STDOUT
+    from .emit import emit
 
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "name": m.name,
-                        "aliases": list(m.aliases),
-                        "summary": m.summary,
-                        "formula": m.formula,
-                        "bounded": m.bounded,
-                        "takes": _takes(m),
-                        "overall": m.overall,
-                        "ties_expected": m.tie_expectation,
-                    }
-                    for m in REGISTRY.values()
-                ],
-                indent=2,
-            )
-        )
-    elif fmt == "markdown":
-        click.echo(metrics_markdown(), nl=False)
-    else:
+    def text() -> str:
+        if fmt == "markdown":
+            return metrics_markdown()
+        from ..report.numbers import dumps
+
+        return dumps([
+            {
+                "name": m.name,
+                "aliases": list(m.aliases),
+                "summary": m.summary,
+                "formula": m.formula,
+                "bounded": m.bounded,
+                "takes": _takes(m),
+                "overall": m.overall,
+                "ties_expected": m.tie_expectation,
+                "undefined_when": m.undefined_when or None,
+            }
+            for m in REGISTRY.values()
+        ])
+
+    def draw(console) -> None:
         from rich.table import Table
 
         table = Table(box=None, header_style="bold", pad_edge=False)
@@ -59,7 +57,10 @@ def metrics_command(fmt: str) -> int:
         for m in REGISTRY.values():
             table.add_row(m.name, ", ".join(m.aliases), m.summary, m.formula, _takes(m),
                           _expected(m))
-        console(sys.stdout).print(table)
+        console.print(table)
+
+    # through the one writer: a full disk or a closed pipe is handled as for every report
+    emit(STDOUT, fmt, draw, text)
     return 0
 
 

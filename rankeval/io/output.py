@@ -1,10 +1,14 @@
 """Writing results: a regular file appears whole or not at all (a temporary file, renamed),
 with the permissions the umask gives (or the replaced file had); devices, FIFOs and symlinks
 are written through; stdout may be closed by its reader without changing the run's outcome.
-Every failure to write is one ``OutputError`` line, never an internal error."""
+Every byte goes through ``write_all``, which loops over short writes: an output is whole, or
+the run fails with one ``OutputError`` line naming the target (never an internal error, never
+exit 0 with a cut-short file)."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
 import sys
@@ -128,16 +132,47 @@ def _mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
+# The one system call every output's bytes go through (tests replace it with a device that
+# takes a few bytes per call and then fails).
+_os_write = os.write
+
+
+def write_all(write: Callable[[memoryview], int | None], data: bytes) -> None:
+    """Every byte of ``data`` through ``write`` (an ``os.write`` on a descriptor, or a
+    stream's ``write``), however few each call takes: a write that takes none is an error,
+    never a silently shorter output. Errors (ENOSPC, EIO, EFBIG) are raised as they come."""
+    view = memoryview(data).cast("B")
+    while view:
+        taken = write(view)
+        if taken is None:  # a non-blocking stream that would block: try again
+            continue
+        if taken <= 0:
+            raise OSError(errno.EIO, "the output accepted no more bytes (a short write)")
+        view = view[taken:]
+
+
+def write_fd(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to the descriptor ``fd``."""
+    write_all(lambda view: _os_write(fd, view), data)
+
+
 def write_stdout(data: bytes) -> None:
-    """Bytes to standard output. A reader that closed it early (``| head``, ``| true``) is
-    not an error, and the run goes on (files asked for are still written, the exit code is
-    still the gates'); any other failure is an ``OutputError``."""
+    """Bytes to standard output, every one or an ``OutputError`` naming why (a full disk's
+    short write included). A reader that closed it early (``| head``, ``| true``) is not an
+    error, and the run goes on (files asked for are still written, the exit code is still
+    the gates')."""
     if sys.stdout is None:  # started with stdout closed (`>&-`)
         raise OutputError("cannot write to standard output: it is closed")
     try:
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, ValueError, io.UnsupportedOperation):  # in-memory (tests)
+            write_all(sys.stdout.buffer.write, data)
+            sys.stdout.flush()
+        else:
+            sys.stdout.buffer.flush()  # anything buffered goes first, in order
+            write_fd(fd, data)
     except BrokenPipeError:
         stdout_closed()
     except OSError as exc:
@@ -187,10 +222,23 @@ def write_bytes(path: str, data: bytes) -> None:
         return
 
     def write(tmp: str) -> None:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        try:
+            write_fd(fd, data)
+        finally:
+            os.close(fd)
 
     write_atomic(path, write)
+
+
+def append_bytes(path: str, data: bytes) -> None:
+    """Bytes added at the end of a file (created if missing), every one or an ``OSError``
+    for the caller to word (the step summary is a warning, not a failure)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        write_fd(fd, data)
+    finally:
+        os.close(fd)
 
 
 def write_per_user(table, path: str) -> None:
