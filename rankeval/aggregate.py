@@ -50,10 +50,10 @@ def exact_parts(values: np.ndarray) -> tuple[float, ...]:
 
 
 def mean(parts: Iterable[float], n: int) -> float:
-    """The mean over ``n`` users from the exact parts of their sum (0.0 when n is 0),
-    correctly rounded, even where the sum itself would overflow."""
+    """The mean over ``n`` users from the exact parts of their sum, correctly rounded, even
+    where the sum itself would overflow; NaN (undefined, SPEC section 9) when n is 0."""
     if not n:
-        return 0.0
+        return math.nan
     parts = list(parts)
     try:
         return math.fsum(parts) / n

@@ -60,6 +60,19 @@ def from_numpy(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
 
 
+def nan_as_null(values: np.ndarray) -> pa.Array:
+    """Floats as an Arrow array in which NaN (an undefined value, SPEC section 9) is null:
+    an empty CSV cell, a Parquet null, never the text ``nan``."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    missing = np.isnan(values)
+    nulls = int(np.count_nonzero(missing))
+    if not nulls:
+        return from_numpy(values)
+    valid = pa.py_buffer(np.packbits(~missing, bitorder="little"))
+    return pa.Array.from_buffers(pa.float64(), len(values), [valid, pa.py_buffer(values)],
+                                 null_count=nulls)
+
+
 def scalar(value: str | bool | float, typ: pa.DataType | None = None) -> pa.Scalar:
     """An Arrow scalar of ``typ`` (text when ``value`` is a str) for compute functions, which
     would otherwise convert a Python value with ``pa.scalar`` and so import pandas."""

@@ -39,18 +39,32 @@ class Cell:
     p_adjusted: float
     significant: bool | None  # None: the test is undefined here (never "not significant")
 
+    @property
+    def tested(self) -> bool:
+        """Whether the metric has per-user values to test (a corpus metric has one value per
+        run: a difference, no test)."""
+        return not _is_corpus(self.metric)
+
+    @property
+    def defined(self) -> bool:
+        """Whether the comparison has a value: some user has one in both runs (per-user
+        metrics), or both runs have one (corpus metrics)."""
+        return math.isfinite(self.stats.delta) and (bool(self.stats.n) or not self.tested)
+
     def to_dict(self) -> dict[str, Any]:
         s = self.stats
         return {
             "run": self.run,
             "metric": self.metric,
-            "mean": s.mean_b,
-            "baseline_mean": s.mean_a,
-            "delta": s.delta,
+            "mean": _finite_or_none(s.mean_b),
+            "baseline_mean": _finite_or_none(s.mean_a),
+            "delta": _finite_or_none(s.delta),
+            "tested": self.tested,
+            "users": s.n if self.tested else None,
             "p_value": _finite_or_none(s.p_value),
             "p_adjusted": _finite_or_none(self.p_adjusted),
             "significant": self.significant,
-            "effect_size": s.effect_size,
+            "effect_size": _finite_or_none(s.effect_size),
             "ci": [_finite_or_none(s.ci_low), _finite_or_none(s.ci_high)],
             "wins": s.wins,
             "ties": s.ties,
@@ -85,7 +99,22 @@ class CompareResult:
         if _is_corpus(metric):
             return next(r.evaluation.metrics[metric] for r in self.runs if r.name == run)
         v = self.values[run][metric]
+        v = v[~np.isnan(v)]  # users the metric leaves without a value (ild); none: undefined
         return overall(from_name(metric), exact_parts(v), len(v))
+
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Metrics with no comparison (SPEC section 9) -> why: undefined in a run, or no
+        user has a value in both runs. Left out of the tests and the correction."""
+        out: dict[str, str] = {}
+        for c in self.cells:
+            if c.defined or c.metric in out:
+                continue
+            run = next((r for r in self.runs if c.metric in r.evaluation.undefined), None)
+            out[c.metric] = (f"{run.name}: {run.evaluation.undefined[c.metric]}" if run else
+                             f"{c.metric} is undefined: no user compared has a value in both "
+                             "runs")
+        return out
 
     def cell(self, run: str, metric: str) -> Cell | None:
         return next((c for c in self.cells if c.run == run and c.metric == metric), None)
@@ -99,11 +128,11 @@ class CompareResult:
         """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
         import pyarrow as pa
 
-        from .arrow import from_numpy
+        from .arrow import nan_as_null
 
         columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
         for run, metrics in self.values.items():
-            columns.update({f"{run}/{m}": from_numpy(v) for m, v in metrics.items()})
+            columns.update({f"{run}/{m}": nan_as_null(v) for m, v in metrics.items()})
         return pa.table(columns)
 
     def to_dict(self) -> dict[str, Any]:
@@ -292,7 +321,7 @@ def _corpus_comparison(a: Evaluation, b: Evaluation, metric: str, n: int) -> Com
     values, with no test, interval or wins."""
     x, y = a.metrics[metric], b.metrics[metric]
     nan = math.nan
-    return Comparison(n=n, mean_a=x, mean_b=y, delta=y - x, p_value=nan, effect_size=0.0,
+    return Comparison(n=n, mean_a=x, mean_b=y, delta=y - x, p_value=nan, effect_size=nan,
                       ci_low=nan, ci_high=nan, wins=0, ties=0, losses=0)
 
 

@@ -5,6 +5,7 @@ engine merges counts and computes these once. Numpy only.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,21 +30,21 @@ def _coverage(x: Lists) -> float:
 
 def _entropy(x: Lists) -> float:
     total = float(x.counts.sum())
-    if not total:
-        return 0.0
+    if not total:  # no slot to share out (undefined_when in the registry)
+        return math.nan
     p = x.counts / total
     return float(-(p * np.log2(p)).sum())
 
 
 def _norm_entropy(x: Lists) -> float:
-    return _entropy(x) / float(np.log2(x.catalog_size)) if x.catalog_size > 1 else 0.0
+    return _entropy(x) / float(np.log2(x.catalog_size)) if x.catalog_size > 1 else math.nan
 
 
 def _gini(x: Lists) -> float:
     """Over the whole catalog: never-recommended items are zeros at the bottom."""
     n, total = x.catalog_size, float(x.counts.sum())
     if not n or not total:
-        return 0.0
+        return math.nan
     c = np.sort(x.counts.astype(np.float64))
     j = np.arange(n - len(c) + 1, n + 1, dtype=np.float64)  # ranks of the non-zero counts
     return float(((2 * j - n - 1) * c).sum() / (n * total))
@@ -53,8 +54,8 @@ def _personalization(x: Lists) -> float:
     """1 - mean over pairs of users of |L_u & L_v| / K: the pairs sharing item i are
     c_i (c_i - 1) / 2, so the mean overlap needs item counts only (no users x users matrix)."""
     u = x.users
-    if u < 2 or not x.k:
-        return 0.0
+    if u < 2 or not x.k:  # no pair of lists to compare
+        return math.nan
     c = x.counts.astype(np.float64)
     shared = float((c * (c - 1)).sum()) / 2
     return 1.0 - shared / (u * (u - 1) / 2) / x.k

@@ -32,9 +32,9 @@ def parse_stats(stats: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def describe(v: np.ndarray, name: str) -> float:
-    """One statistic of per-user values (0.0 for no users)."""
+    """One statistic of per-user values (NaN, undefined, for no users)."""
     if not len(v):
-        return 0.0
+        return math.nan
     if name == "mean":
         return float(math.fsum(v) / len(v))
     if name == "std":

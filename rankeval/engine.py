@@ -52,6 +52,9 @@ class Partial:
     item_counts: dict[int | None, ItemCounts] = dataclasses.field(default_factory=dict)
     # Metrics that cannot score every user (ild): how many users they scored.
     scored: dict[MetricSpec, int] = dataclasses.field(default_factory=dict)
+    # The longest list scored (positions past the deepest K are not kept, so at most about
+    # that K): a K past it is a K no list reaches.
+    longest: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
         item_counts=item_counts(built.chunk, built.item_ids, settings,
                                 also=exposure_ks(settings, stats)),
         scored=scored,
+        longest=int(built.chunk.pos.max(initial=0)),
     )
 
 
@@ -182,6 +186,7 @@ def merge(partials: Sequence[Partial]) -> Partial:
         item_counts={k: ItemCounts.combine([p.item_counts[k] for p in partials])
                      for k in partials[0].item_counts},
         scored={s: sum(p.scored[s] for p in partials) for s in partials[0].scored},
+        longest=max(p.longest for p in partials),
     )
 
 

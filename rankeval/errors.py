@@ -31,7 +31,7 @@ class RankevalError(Exception):
         super().__init__(self.render())
 
     def render(self, spell: Callable[[str], str] = str) -> str:
-        return _OPTION.sub(lambda m: spell(m.group(1)), self.template)
+        return name_options(self.template, spell)
 
 
 class OptionError(RankevalError):
@@ -46,6 +46,12 @@ class OptionError(RankevalError):
 
 
 _OPTION = re.compile(r"\{opt:([a-z_]+)\}")
+
+
+def name_options(text: str, spell: Callable[[str], str] = str) -> str:
+    """``text`` with each ``{opt:NAME}`` written as ``spell`` names options: the library's
+    keyword (``train``) by default, the command line's flag (``--train``)."""
+    return _OPTION.sub(lambda m: spell(m.group(1)), text)
 
 
 def _show(value: object, width: int = 40) -> str:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from .aggregate import mean
-from .arrow import from_numpy, to_numpy
+from .arrow import from_numpy, nan_as_null, to_numpy
 from .beyond import Extras, ItemStats, check_needs, item_stats, load_extras
 from .corpus import CORPUS_KERNELS, Lists
 from .distribution import STATS, describe, parse_stats
@@ -53,7 +53,8 @@ class Evaluation:
     """
 
     settings: Settings
-    metrics: dict[str, float]  # "ndcg@10" -> mean over evaluated users
+    # "ndcg@10" -> mean over evaluated users; NaN when undefined (``undefined`` says why)
+    metrics: dict[str, float]
     users: UserCounts
     inputs: dict[str, InputSummary]
     notices: list[Notice]
@@ -166,9 +167,13 @@ class Evaluation:
                 "delta": {m: d for m, _, _, d in rows},
             }
         values = dict(self.metrics)
+        why = dict(self.undefined)
         for column, segments in self.segments.items():  # ndcg@10[country=DE]
             values.update({f"{m}[{column}={seg.value}]": v
                            for seg in segments for m, v in seg.metrics.items()})
+            why.update({f"{m}[{column}={seg.value}]": f"{m}[{column}={seg.value}] is "
+                        "undefined: no user of the segment has a value"
+                        for seg in segments for m, v in seg.metrics.items() if math.isnan(v)})
         for gate in plan.gates:
             if gate.metric and gate.metric not in values:
                 from .errors import OptionError
@@ -179,8 +184,14 @@ class Evaluation:
                     f"gate {gate.text!r}: no segment {gate.metric.partition('[')[2][:-1]!r} "
                     + (f"(values of {column}: {', '.join(known)})" if known else
                        f"({column!r} is not a --segment-by column of this run)"))
-        return dataclasses.replace(self, verdicts=tuple(plan.check(values)),
+        return dataclasses.replace(self, verdicts=tuple(plan.check(values, why)),
                                    baseline=baseline)
+
+    @property
+    def undefined(self) -> dict[str, str]:
+        """The metrics without a value (NaN in ``metrics``, SPEC section 9): no user to
+        average over, or a corpus metric with nothing to measure. Metric -> why."""
+        return {n.params["metric"]: n.message for n in self.notices if n.code == "undefined"}
 
     @property
     def passed(self) -> bool:
@@ -221,23 +232,26 @@ class Evaluation:
         return pd.DataFrame(columns)  # at once: a column at a time fragments wide frames
 
     def per_user_table(self) -> pa.Table:
-        """``per_user`` as an Arrow table (what the command line writes)."""
+        """``per_user`` as an Arrow table (what the command line writes); a value a metric
+        leaves undefined (NaN) is null."""
         columns = {"user_id": self._user_array}
-        columns.update({str(spec): from_numpy(v) for spec, v in self._values.items()})
+        columns.update({str(spec): nan_as_null(v) for spec, v in self._values.items()})
         return pa.table(columns)
 
-    def summary_rows(self) -> tuple[list[int | str], list[tuple[str, list[float]]]]:
-        """Means as (columns, [(metric name, one value per column, NaN where not asked)])."""
+    def summary_rows(self) -> tuple[list[int | str], list[tuple[str, list[float | None]]]]:
+        """Means as (columns, [(metric name, one value per column, None where not asked)]);
+        NaN is an undefined mean."""
         columns = _columns(self.specs)
-        rows: dict[str, list[float]] = {}
+        rows: dict[str, list[float | None]] = {}
         for spec in self.specs:
-            row = rows.setdefault(spec.row, [float("nan")] * len(columns))
+            row = rows.setdefault(spec.row, [None] * len(columns))
             row[columns.index(spec.column)] = self.metrics[str(spec)]
         return columns, list(rows.items())
 
     @property
     def summary(self) -> pd.DataFrame:
-        """Means as a table: one row per metric name, one column per K (NaN where not asked)."""
+        """Means as a table: one row per metric name, one column per K (NaN where not asked
+        or undefined)."""
         import pandas as pd
 
         columns, rows = self.summary_rows()
@@ -257,7 +271,8 @@ class Evaluation:
     def __repr__(self) -> str:
         from .report.table import plain_text
 
-        return f"<Evaluation of {self.users.evaluated:,} users>\n{plain_text(self)}"
+        undefined = "".join(f"n/a: {why}\n" for why in self.undefined.values())
+        return f"<Evaluation of {self.users.evaluated:,} users>\n{plain_text(self)}{undefined}"
 
     def _repr_html_(self) -> str:
         from .report.table import html_summary
@@ -271,7 +286,7 @@ def overall(spec: MetricSpec, parts: list[float], n: int) -> float:
     if how == SUM:
         return math.fsum(parts)
     if how == GEOMETRIC:
-        return math.exp(mean(parts, n)) if n else 0.0
+        return math.exp(mean(parts, n))  # exp(NaN): undefined stays undefined
     return mean(parts, n)
 
 
@@ -320,7 +335,9 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
     partial = dataclasses.replace(partial, notices=[
         *partial.notices,
         *(judgement_notices(truth, settings) if judgements is None else judgements),
-        *item_notices(partial, settings, extras or Extras(), stats)])
+        *item_notices(partial, settings, extras or Extras(), stats),
+        *scoring_notices(partial.scored, partial.counts.evaluated),
+        *depth_notices(partial.longest, settings.specs)])
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
@@ -338,6 +355,9 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
                                         users)
     corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
               if REGISTRY[spec.name].scope == CORPUS}
+    if any(math.isnan(v) for v in corpus.values()):
+        partial = dataclasses.replace(partial, notices=[*partial.notices,
+                                                        *corpus_notices(corpus)])
     ev = Evaluation.from_partial(partial, settings, inputs, corpus)
     ks = exposure_ks(settings, stats)
     if ks:
@@ -353,6 +373,33 @@ def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) ->
     return CORPUS_KERNELS[spec.name](lists)
 
 
+def scoring_notices(scored: dict[MetricSpec, int], evaluated: int) -> list[Notice]:
+    """Metrics that left users without a value (SPEC section 9): counted, or undefined when
+    no user has one."""
+    out = []
+    for spec, n in scored.items():
+        params = {"metric": str(spec), "rule": REGISTRY[spec.name].undefined_when}
+        if not n:
+            out.append(Notice("undefined", evaluated, params))
+        elif n < evaluated:
+            out.append(Notice("not_scored", evaluated - n, params | {"scored": n}))
+    return out
+
+
+def depth_notices(longest: int, specs) -> list[Notice]:
+    """Cut-offs past every list (10-item lists asked at K = 20): precision still divides by
+    K, and nothing else sees more items than at the longest list's length."""
+    ks = sorted({s.k for s in specs if s.k is not None and s.k > longest})
+    return [Notice("k_past_lists", longest, {"ks": ks})] if ks and longest else []
+
+
+def corpus_notices(values: dict[str, float]) -> list[Notice]:
+    """Corpus metrics whose one value is undefined (personalization of a single list)."""
+    return [Notice("undefined", 0, {"metric": name, "corpus": True,
+                                    "rule": REGISTRY[from_name(name).name].undefined_when})
+            for name, value in values.items() if math.isnan(value)]
+
+
 def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | None):
     """The catalog fallback, predicted items outside --catalog, items unseen in training."""
     if stats is None:
@@ -361,10 +408,6 @@ def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | 
     notices = []
     if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
         notices.append(Notice("catalog_fallback", stats.catalog_size))
-    for spec, scored in partial.scored.items():
-        if scored < partial.counts.evaluated:
-            notices.append(Notice("not_scored", partial.counts.evaluated - scored,
-                                  {"metric": str(spec)}))
     if stats.outside:
         notices.append(Notice("outside_catalog", stats.outside,
                               {"path": extras.catalog.source.label}))

@@ -35,10 +35,17 @@ class Exposure:
     # share of training interactions and of recommendations that fall on each group
     train_share: tuple[float, ...]
     recommended_share: tuple[float, ...]
+    longest: int = 0  # the longest top-K list counted
 
     @property
     def label(self) -> str:
-        return f"@{self.k}" if self.k is not None else "@all"
+        """``@20``, saying so when no list reaches K (the charts would otherwise suggest
+        20 items were counted per list)."""
+        if self.k is None:
+            return "@all"
+        if self.longest < self.k:
+            return f"@{self.k} (no list reaches {self.k}: the longest has {self.longest})"
+        return f"@{self.k}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +85,7 @@ def exposure(counts, stats, k: int | None) -> Exposure:
         lorenz_recommended=_lorenz(rec), lorenz_train=_lorenz(pop),
         train_share=tuple(_share(pop, g) for g in groups),
         recommended_share=tuple(_share(rec, g) for g in groups),
+        longest=counts.longest,
     )
 
 

@@ -86,6 +86,14 @@ class Verdict:
         return out
 
 
+def outcome(verdicts) -> str:
+    """``the gate passed``, ``all 3 gates passed``, ``1 of 3 gates failed``."""
+    failed, n = sum(not v.passed for v in verdicts), len(verdicts)
+    if n == 1:
+        return "the gate failed" if failed else "the gate passed"
+    return f"{failed} of {n} gates failed" if failed else f"all {n} gates passed"
+
+
 def show_pair(value: float, limit: float) -> tuple[str, str]:
     """Both numbers with the fewest decimals (at least 4) that keep different numbers apart.
 
@@ -106,13 +114,26 @@ class GatePlan:
     def __bool__(self) -> bool:
         return bool(self.gates) or self.baseline is not None
 
-    def check(self, metrics: dict[str, float]) -> list[Verdict]:
-        """Every gate's verdict against the computed means."""
+    def check(self, metrics: dict[str, float],
+              undefined: dict[str, str] | None = None) -> list[Verdict]:
+        """Every gate's verdict against the computed means. A gate on an undefined value
+        (NaN; ``undefined`` says why) cannot pass or fail: it is an error (SPEC section 9)."""
         verdicts = []
         explicit = {g.metric for g in self.gates if g.kind == "max_drop" and g.metric}
+        why = undefined or {}
+
+        def defined(gate: Gate, name: str, value: float, baseline: bool = False) -> float:
+            if math.isnan(value):
+                reason = (f"{name} is undefined in the baseline {self.baseline.path} (null)"
+                          if baseline and self.baseline else why.get(name,
+                                                                     f"{name} is undefined"))
+                raise OptionError(f"gate {gate.text or name!r} can neither pass nor fail: "
+                                  f"{reason}")
+            return value
+
         for gate in self.gates:
             if gate.kind != "max_drop":
-                value = metrics[gate.metric]
+                value = defined(gate, gate.metric, metrics[gate.metric])
                 passed = value >= gate.threshold if gate.kind == "fail_under" else (
                     value <= gate.threshold)
                 verdicts.append(Verdict(gate, gate.metric, value, gate.threshold, passed))
@@ -121,9 +142,9 @@ class GatePlan:
             names = [gate.metric] if gate.metric else [
                 m for m in metrics if m in self.baseline.metrics and m not in explicit]
             for name in names:
-                base = self.baseline.metrics[name]
+                base = defined(gate, name, self.baseline.metrics[name], baseline=True)
                 limit = base * (1 - gate.drop) if gate.relative else base - gate.drop
-                value = metrics[name]
+                value = defined(gate, name, metrics[name])
                 verdicts.append(Verdict(gate, name, value, limit, value >= limit, base))
         return verdicts
 

@@ -33,12 +33,28 @@ def _are(n: int, one: str = "is", many: str = "are") -> str:
     return one if n == 1 else many
 
 
+def _runs(ks: list[int]) -> str:
+    """``11..20``, ``15, 20``: sorted cut-offs, consecutive ones as a range."""
+    parts, start = [], 0
+    for i in range(1, len(ks) + 1):
+        if i == len(ks) or ks[i] != ks[i - 1] + 1:
+            a, b = ks[start], ks[i - 1]
+            parts.append(f"{a}" if a == b else f"{a}, {b}" if b == a + 1 else f"{a}..{b}")
+            start = i
+    return ", ".join(parts)
+
+
 Spell = Callable[..., str]  # (setting name, value=...) -> how the option reads
 
 
 def keyword(name: str, value: Any = None) -> str:
-    """The library's spelling of an option: ``ties='trec'``, ``skip_missing_users=True``."""
-    return f"{name}={True if value is None else value!r}"
+    """The library's spelling of an option: ``ties='trec'``, ``skip_missing_users=True`` (a
+    flag), ``catalog`` (an argument named without a value)."""
+    if value is not None:
+        return f"{name}={value!r}"
+    from .settings import ROWS
+
+    return f"{name}=True" if name in ROWS and ROWS[name].is_flag else name
 
 
 TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
@@ -81,11 +97,12 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"and dropped ({o('exclude_seen_truth')})"
     ),
     "unseen_items": lambda n, p, o: (
-        f"{plural(n, 'recommended item')} never appear in training: novelty counts "
+        f"{plural(n, 'recommended item')} {_are(n, 'never appears', 'never appear')} in "
+        "training: novelty counts "
         f"{_are(n, 'it', 'them')} as log2(training users + 1)"
     ),
     "catalog_fallback": lambda n, p, o: (
-        f"no {o('catalog')}: the catalog is the {n:,} items of {o('train')} and the "
+        f"no {o('catalog')}: the catalog is the {plural(n, 'item')} of {o('train')} and the "
         "predictions (coverage and gini are over those)"
     ),
     "outside_catalog": lambda n, p, o: (
@@ -93,8 +110,19 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{_are(n, 'it joins', 'they join')} the catalog"
     ),
     "not_scored": lambda n, p, o: (
-        f"{p['metric']} scores no value for {_users(n)} (ild: fewer than 2 items with "
-        "features; serendipity: no training items): its mean is over the others"
+        f"{p['metric']} has no value for {_users(n)} ({p['rule']}): its mean is over the "
+        f"other {_users(p['scored'])}"
+    ),
+    "undefined": lambda n, p, o: (
+        f"{p['metric']} is undefined: {p['rule']}" if p.get("corpus") else
+        f"{p['metric']} is undefined: "
+        + ("the one user evaluated has" if n == 1 else f"none of the {_users(n)} evaluated has")
+        + f" a value ({p['rule']})"
+    ),
+    "k_past_lists": lambda n, p, o: (
+        f"no list reaches K = {_runs(p['ks'])} (the longest has {plural(n, 'item')}): "
+        f"precision@K still divides by K, and every metric at such a K counts no more items "
+        f"than at K = {n}"
     ),
     "ties_at_list_end": lambda n, p, o: (
         f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "

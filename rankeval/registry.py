@@ -40,15 +40,23 @@ class Metric:
     # Has a closed form for its expectation over the orders of tied scores (--ties expected).
     tie_expectation: bool = True
     count: bool = False  # a count over the run (item_coverage): printed as an integer
-    # Some users cannot be scored (ild: fewer than 2 items with features): their value is
-    # NaN, counted, and the overall value is the mean over the others.
-    every_user: bool = True
+    # When the metric has no value (SPEC section 9). For a per-user metric, what leaves a user
+    # without one (ild: "fewer than 2 items with features in the top K"): that user's value is
+    # NaN, counted, and the mean is over the others (undefined when there is none). For a
+    # corpus metric, when the run's one value is undefined ("fewer than 2 users have a
+    # list"). Empty: always defined.
+    undefined_when: str = ""
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
         assert self.needs <= set(INPUTS), self.needs
         assert self.overall in (MEAN, SUM, GEOMETRIC), self.overall
         assert not self.levels or not self.cutoff, "a metric takes levels or cut-offs"
+
+    @property
+    def every_user(self) -> bool:
+        """Every evaluated user has a value (no rule leaves one out)."""
+        return self.scope == CORPUS or not self.undefined_when
 
     @property
     def total(self) -> bool:
@@ -209,18 +217,21 @@ REGISTRY.update({
                tie_expectation=False, count=True),
         Metric("entropy", ("shannon_entropy",), "Shannon entropy in bits of the items' shares "
                "of all top-K slots (corpus)", "-sum_i p_i log2 p_i", bounded=False,
-               scope=CORPUS, tie_expectation=False),
+               scope=CORPUS, tie_expectation=False, undefined_when="no list holds an item"),
         Metric("norm_entropy", ("normalized_entropy",), "entropy divided by log2 of the "
                "catalog size (corpus; 1 = every catalog item equally often)",
                "entropy / log2 |catalog|", needs=frozenset({"catalog"}), scope=CORPUS,
-               tie_expectation=False),
+               tie_expectation=False,
+               undefined_when="no list holds an item, or the catalog has fewer than 2 items"),
         Metric("gini", ("gini_index",), "Gini coefficient of how often each catalog item is "
                "recommended, never-recommended items at 0 (corpus; 0 = equal, 1 = one item)",
                "sum_j (2j - n - 1) c_j / (n sum_j c_j), c ascending, n = |catalog|",
-               needs=frozenset({"catalog"}), scope=CORPUS, tie_expectation=False),
+               needs=frozenset({"catalog"}), scope=CORPUS, tie_expectation=False,
+               undefined_when="no list holds an item"),
         Metric("personalization", (), "1 - mean overlap |L_u & L_v| / K over all pairs of "
                "users with a list (corpus; from item counts, linear time)",
-               "1 - sum_i c_i (c_i - 1) / (K U (U - 1))", scope=CORPUS, tie_expectation=False),
+               "1 - sum_i c_i (c_i - 1) / (K U (U - 1))", scope=CORPUS, tie_expectation=False,
+               undefined_when="fewer than 2 users have a list"),
         Metric("arp", ("average_recommendation_popularity",), "mean training popularity of "
                "the top K (see --popularity)", "mean_{i in L_u} pop(i)", bounded=False,
                needs=_NEEDS_TRAIN),
@@ -231,12 +242,14 @@ REGISTRY.update({
                "over pairs of the top K of 1 - cosine similarity of their --item-features "
                "(users with fewer than 2 items with features are not scored)",
                "mean_{i<j in L_u} 1 - cos(f_i, f_j)", needs=frozenset({"item_features"}),
-               tie_expectation=False, every_user=False),
+               tie_expectation=False,
+               undefined_when="fewer than 2 items with features in the top K"),
         Metric("serendipity", (), "mean over the top K of relevance (0/1) x (1 - the item's "
                "mean cosine similarity to the user's training items) (Microsoft "
                "Recommenders; users without training items are not scored)",
                "mean_{i in L_u} rel(i) (1 - mean_{j in train_u} cos(f_i, f_j))",
-               needs=frozenset({"item_features", "interactions"}), every_user=False),
+               needs=frozenset({"item_features", "interactions"}),
+               undefined_when="no training items with features"),
         Metric("novelty", ("self_information",), "mean self-information of the top K: "
                "-log2(pop(i) / training users); an unseen item counts log2(users + 1)",
                "mean_{i in L_u} -log2(pop(i) / U_train)", bounded=False, needs=_NEEDS_TRAIN),

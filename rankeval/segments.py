@@ -147,7 +147,8 @@ def _means(ev, per_user: np.ndarray, rank: dict[str, int] | None = None) -> list
         ok = ~np.isnan(v)
         total = np.bincount(codes[ok], v[ok], minlength=n)
         count = np.bincount(codes[ok], minlength=n)
-        means[str(spec)] = np.divide(total, count, out=np.zeros(n), where=count > 0)
+        # a segment where no user has a value: undefined (NaN), never 0 (SPEC section 9)
+        means[str(spec)] = np.divide(total, count, out=np.full(n, np.nan), where=count > 0)
     index = {v: i for i, v in enumerate(values.tolist())}
     return [Segment(v, int(sizes[index[v]]), {m: float(x[index[v]]) for m, x in means.items()})
             for v in ordered_values(values, rank)]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import OptionError
+from .errors import OptionError, name_options
 from .names import MetricSpec, expand, parse_ks
 from .registry import DEFAULT_K, DEFAULT_METRICS
 
@@ -93,6 +93,11 @@ class Setting:
             return self.parse(value)
         return bool(value)
 
+    def text(self, spell: Callable[[str], str] = str) -> str:
+        """The help text naming other options as ``spell`` does: the library's keyword
+        (``train``) by default, the command line's flag (``--train``) for ``--help``."""
+        return name_options(self.help, spell)
+
     def describe(self) -> str:
         """The allowed values and default, for ``help(evaluate)``."""
         if self.choices is not None:
@@ -101,7 +106,7 @@ class Setting:
             allowed = "True | False"
         else:
             allowed = self.metavar or "value"
-        return f"{self.name}: {allowed} (default {self.default!r}). {self.help}"
+        return f"{self.name}: {allowed} (default {self.default!r}). {self.text()}"
 
 
 TABLE: tuple[Setting, ...] = (
@@ -201,20 +206,20 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "exclude_seen",
-        "Drop predicted (user, item) pairs present in --train before cutting at K; the rest "
+        "Drop predicted (user, item) pairs present in {opt:train} before cutting at K; the rest "
         "move up.",
         False,
         footer=lambda v: "seen items excluded" if v else None,
     ),
     Setting(
         "exclude_seen_truth",
-        "Also drop truth rows whose (user, item) pair is in --train.",
+        "Also drop truth rows whose (user, item) pair is in {opt:train}.",
         False,
         footer=lambda v: "seen truth excluded" if v else None,
     ),
     Setting(
         "popularity",
-        "Item popularity from --train: its distinct users, or its interactions (rows, or the "
+        "Item popularity from {opt:train}: its distinct users, or its interactions (rows, or the "
         "sum of the count column).",
         "users",
         ("users", "interactions"),

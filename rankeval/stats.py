@@ -122,6 +122,10 @@ def compare(
         raise ValueError(f"test must be one of {', '.join(TESTS)}")
     diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     n = len(diff)
+    if not n:  # no pair: every number is undefined (SPEC section 9), never 0 or p = 1
+        nan = math.nan
+        return Comparison(n=0, mean_a=nan, mean_b=nan, delta=nan, p_value=nan,
+                          effect_size=nan, ci_low=nan, ci_high=nan, wins=0, ties=0, losses=0)
     if test == "t":
         p, low, high = t_test(diff, level)
     else:  # the interval is the bootstrap's; the p-value is the chosen test's
@@ -131,13 +135,13 @@ def compare(
         elif test == "wilcoxon":
             p = wilcoxon_p(diff)
     sd = float(diff.std(ddof=1)) if n > 1 else 0.0
-    delta = float(diff.mean()) if n else 0.0
+    delta = float(diff.mean())
     effect = delta / sd if sd > 0 else 0.0
     tol = 1e-12
     return Comparison(
         n=n,
-        mean_a=float(np.mean(a)) if n else math.nan,
-        mean_b=float(np.mean(b)) if n else math.nan,
+        mean_a=float(np.mean(a)),
+        mean_b=float(np.mean(b)),
         delta=delta,
         p_value=p,
         effect_size=effect,

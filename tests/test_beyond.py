@@ -162,11 +162,14 @@ def test_corpus_metrics_by_brute_force(data, k):
     if pairs:
         overlap = np.mean([len(set(lists[a]) & set(lists[b])) / k for a, b in pairs])
         assert r.metrics[f"personalization@{k}"] == pytest.approx(1 - overlap, abs=1e-12)
+    else:  # a mean over no pair of users: undefined (SPEC section 9), never 0
+        assert math.isnan(r.metrics[f"personalization@{k}"])
+        assert f"personalization@{k}" in r.undefined
     p = counts.to_numpy() / counts.sum()
     assert r.metrics[f"entropy@{k}"] == pytest.approx(-(p * np.log2(p)).sum(), abs=1e-12)
     for name in ("coverage", "gini", "norm_entropy", "long_tail"):
         assert -1e-12 <= r.metrics[f"{name}@{k}"] <= 1 + 1e-12, name
-    assert r.metrics[f"personalization@{k}"] <= 1 + 1e-12
+    assert not r.metrics[f"personalization@{k}"] > 1 + 1e-12
 
 
 @settings(max_examples=40, deadline=None)

@@ -194,7 +194,7 @@ def test_github_step_summary_is_appended(run_cli, tmp_path, monkeypatch):
     assert r.exit_code == 0
     text = summary.read_text()
     assert text.startswith("earlier step\n")
-    assert "all 1 gates passed" in text
+    assert "rankeval: the gate passed" in text
 
 
 def test_config_file_and_flag_override(run_cli, tmp_path, baseline, monkeypatch):

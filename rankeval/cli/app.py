@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import traceback
+from contextvars import ContextVar
 from typing import Any
 
 import click
@@ -47,7 +48,21 @@ def error(message: str) -> None:
     click.echo(f"rankeval: error: {_printable(message)}", err=True)
 
 
+# -q/--quiet anywhere on the command line: set once, before click parses anything, so that
+# every warning is silenced wherever it comes from (an option's callback, a guess about the
+# order of the files, a notice), not only those a command remembers to pass ``quiet`` to.
+_quiet: ContextVar[bool] = ContextVar("rankeval_quiet", default=False)
+
+
+def _quiet_requested(args: list[str]) -> bool:
+    words = args[:args.index("--")] if "--" in args else args
+    return any(w in ("-q", "--quiet") for w in words)
+
+
 def warn(message: str) -> None:
+    """A warning on stderr, unless -q/--quiet was given (errors always print)."""
+    if _quiet.get():
+        return
     click.echo(f"rankeval: warning: {_printable(message)}", err=True)
 
 
@@ -81,6 +96,7 @@ class RankevalGroup(click.Group):
         argv = list(sys.argv[1:] if args is None else args)
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _on_sigterm)
+        quiet = _quiet.set(_quiet_requested(argv))
         try:
             with spelling(flag):  # warnings in every report name the flags
                 code = super().main(
@@ -127,6 +143,8 @@ class RankevalGroup(click.Group):
                 "(run again with --debug for the traceback, and please report it)"
             )
             code = EXIT_USAGE
+        finally:
+            _quiet.reset(quiet)
         if standalone_mode:
             sys.exit(code)
         return code

@@ -175,13 +175,14 @@ def report_format(command: str) -> Callable:
 
 def _setting_option(s) -> Callable:
     names = (flag(s.name), s.name)
+    text = s.text(flag)  # other options named by their flags
     if s.is_flag:
-        return click.option(*names, is_flag=True, default=None, help=s.help)
+        return click.option(*names, is_flag=True, default=None, help=text)
     if s.choices is not None:
         return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
-                            help=f"{s.help} Default {s.default}.")
+                            help=f"{text} Default {s.default}.")
     default = "" if s.default is None else f" Default {s.default:g}."
-    return click.option(*names, type=float, metavar=s.metavar, help=s.help + default)
+    return click.option(*names, type=float, metavar=s.metavar, help=text + default)
 
 
 def setting_option(name: str) -> Callable:

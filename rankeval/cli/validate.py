@@ -41,10 +41,9 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
-    import json
-
     from ..beyond import check_needs
     from ..io.output import check_distinct, check_writable
+    from ..report.numbers import dumps
     from ..settings import make_settings
     from ..validate import ANSWERS, validate_inputs
     from . import spark
@@ -72,7 +71,7 @@ def validate(predictions, truth, strict, **kw) -> int:
                                  acknowledged=acknowledged, reading=reading, extra=extra)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
-         lambda: json.dumps(result.to_dict(strict), indent=2, allow_nan=False) + "\n")
+         lambda: dumps(result.to_dict(strict)))
     if result.ok(strict):
         if not kw["quiet"]:
             click.echo("rankeval: ok: the inputs can be scored "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..names import from_name
 from . import figures
 from .html import (
+    UNDEFINED,
     _conventions,
     _curves,
     _distributions,
@@ -16,7 +17,8 @@ from .html import (
     table,
     text,
 )
-from .table import ci_text, compare_footer, compare_segment_tables, p_text
+from .numbers import defined, fixed
+from .table import compare_footer, compare_segment_tables, test_cells
 
 
 def compare_sections(result) -> list[str]:
@@ -88,12 +90,15 @@ def _summary(result) -> str:
         row = [text(metric), _mean(result, result.baseline, metric)]
         for run in others:
             c = result.cell(run, metric)
-            s = c.stats
-            mark = "*" if c.significant else "?" if c.significant is None else ""
-            cls = ("pass" if s.delta > 0 else "fail") if c.significant else ""
-            row += [_mean(result, run, metric), f'<span class="{cls}">{s.delta:+.4f}{mark}'
-                    "</span>", ci_text(s), p_text(c.p_adjusted),
-                    f"{s.wins:,}/{s.ties:,}/{s.losses:,}" if s.n else "-"]
+            delta, ci, _, p, _, wtl = test_cells(c)
+            p = p.removesuffix("*")  # the delta carries the mark
+            if not c.defined:
+                delta = ci = p = wtl = UNDEFINED
+            mark = ("*" if c.significant else
+                    "?" if c.tested and c.defined and c.significant is None else "")
+            cls = ("pass" if c.stats.delta > 0 else "fail") if c.significant else ""
+            row += [_mean(result, run, metric), f'<span class="{cls}">{delta}{mark}</span>',
+                    ci, p, wtl]
         rows.append(row)
     intro = (f"Means over the {len(result.shared_users):,} users every run evaluates; delta = "
              "run - baseline; * significant after correction, ? the test is undefined.")
@@ -105,7 +110,9 @@ def _summary(result) -> str:
 def _mean(result, run: str, metric: str) -> str:
     mean = result.mean(run, metric)
     band = result.intervals.get(run, {}).get(metric)
-    return f"{mean:.4f}" + (f" [{band[0]:.4f}, {band[1]:.4f}]" if band else "")
+    if not defined(mean):
+        return UNDEFINED
+    return fixed(mean) + (f" [{fixed(band[0])}, {fixed(band[1])}]" if band else "")
 
 
 def _forest(result) -> str:
@@ -135,8 +142,8 @@ def _top(result) -> str:
         for metric, lists in metrics.items():
             if metric not in shown or not (lists["helped"] or lists["hurt"]):
                 continue
-            rows = [[label, u["user"], f"{u['baseline']:.4f}", f"{u['run']:.4f}",
-                     f"{u['run'] - u['baseline']:+.4f}"]
+            rows = [[label, u["user"], fixed(u["baseline"]), fixed(u["run"]),
+                     fixed(u["run"] - u["baseline"], sign=True)]
                     for label in ("helped", "hurt") for u in lists[label]]
             body += f"<h3>{text(run)}: {text(metric)}</h3>" + table(
                 ["", "user", result.baseline, run, "delta"], rows)

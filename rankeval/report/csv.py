@@ -6,10 +6,12 @@ import csv
 import io
 
 from ..registry import REGISTRY
+from .numbers import exact
 
 
 def render(ev) -> str:
-    """One row per metric@K: ``metric,name,k,value,scope`` with full-precision values;
+    """One row per metric@K: ``metric,name,k,value,scope`` with full-precision values (an
+    empty value: undefined);
     scope is ``per_user`` (a mean over users) or ``corpus`` (one value for the run); with
     ``--stats``, one more column per statistic (empty for corpus metrics)."""
     out = io.StringIO()
@@ -18,15 +20,15 @@ def render(ev) -> str:
     writer.writerow(["metric", "name", "k", "value", "scope", *stats])
     for spec in ev.specs:
         shape = ev.distribution.get(str(spec), {})
-        writer.writerow([str(spec), spec.name, spec.column, repr(ev.metrics[str(spec)]),
-                         REGISTRY[spec.name].scope, *(repr(shape[s]) if s in shape else ""
+        writer.writerow([str(spec), spec.name, spec.column, exact(ev.metrics[str(spec)]),
+                         REGISTRY[spec.name].scope, *(exact(shape[s]) if s in shape else ""
                                                       for s in stats)])
     for column, segments in ev.segments.items():  # rows "ndcg@10[country=DE]"
         for seg in segments:
             for metric, value in seg.metrics.items():
                 spec = next(s for s in ev.specs if str(s) == metric)
                 writer.writerow([f"{metric}[{column}={seg.value}]", spec.name, spec.column,
-                                 repr(value), "segment", *([""] * len(stats))])
+                                 exact(value), "segment", *([""] * len(stats))])
     return out.getvalue()
 
 
@@ -41,7 +43,10 @@ def render_compare(result) -> str:
               for column, rows in result.segments.items() for row in rows for c in row["cells"]]
     for c, metric in named:
         s = c.stats
-        writer.writerow([c.run, metric, repr(s.mean_b), repr(s.mean_a), repr(s.delta),
-                         repr(s.ci_low), repr(s.ci_high), repr(s.p_value), repr(c.p_adjusted),
-                         c.significant, repr(s.effect_size), s.wins, s.ties, s.losses])
+        tested = c.tested and c.defined
+        writer.writerow([c.run, metric, exact(s.mean_b), exact(s.mean_a), exact(s.delta),
+                         exact(s.ci_low), exact(s.ci_high), exact(s.p_value),
+                         exact(c.p_adjusted), "" if c.significant is None else c.significant,
+                         exact(s.effect_size), *((s.wins, s.ties, s.losses) if tested
+                                                 else ("", "", ""))])
     return out.getvalue()

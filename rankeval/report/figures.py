@@ -8,6 +8,7 @@ A score report is drawn as a comparison of one run, so every chart is written on
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ import numpy as np
 from ..names import MetricSpec, from_name
 from ..registry import CORPUS, GEOMETRIC, REGISTRY
 from . import charts
+from .numbers import fixed
 
 MAX_BARS = 30  # segment values drawn per chart; the table beside it has every one
 
@@ -94,7 +96,8 @@ def curves(view: View) -> list[tuple[str, str, str]]:
         specs.sort(key=lambda s: s.k)
         series = [_series(view, run, specs, [s.k for s in specs]) for run in view.runs]
         cid = f"chart-curve-{slug(name)}"
-        caption = f"{name}@K for K = {specs[0].k}..{specs[-1].k}" + _band_note(view, specs)
+        caption = (f"{name}@K for K = {specs[0].k}..{specs[-1].k}" + _band_note(view, specs)
+                   + _undefined_note(view, specs))
         out.append((cid, caption, charts.curves(cid, f"{name}@K", series, name)))
     levels = [s for s in view.per_user if s.name == "iprec" and s.level is not None]
     if len(levels) >= 2:
@@ -115,6 +118,13 @@ def _series(view: View, run: str, specs: list[MetricSpec], x: list) -> dict:
     return {"label": run, "k": x, "mean": means,
             "low": [b[0] for b in bands] if have else None,
             "high": [b[1] for b in bands] if have else None}
+
+
+def _undefined_note(view: View, specs: list[MetricSpec]) -> str:
+    """Which points are not drawn because the mean is undefined (SPEC section 9)."""
+    missing = [f"{s}" + (f" ({run})" if len(view.runs) > 1 else "") for run in view.runs
+               for s in specs if not math.isfinite(view.mean(run, str(s)))]
+    return f"; undefined, so not drawn: {', '.join(missing)}" if missing else ""
 
 
 def _band_note(view: View, specs: list[MetricSpec]) -> str:
@@ -150,6 +160,8 @@ def distributions(view: View) -> list[tuple[str, str, str]]:
     for spec in _arithmetic(headline(view.per_user)):
         metric = str(spec)
         values = [view.values(run, metric) for run in view.runs]
+        if not any(len(v) for v in values):  # undefined: no user has a value to draw
+            continue
         edges = bins(values)
         counts = [np.histogram(v, edges)[0] for v in values]
         zeros = [float(np.mean(v == 0)) if len(v) else 0.0 for v in values]
@@ -160,7 +172,7 @@ def distributions(view: View) -> list[tuple[str, str, str]]:
         cid = f"chart-dist-{slug(metric)}"
         svg = charts.histogram(cid, metric, edges, counts, view.runs, metric, marks, note)
         users = ", ".join(f"{len(v):,}" for v in values)
-        means = ", ".join(f"{r} {v.mean():.4f}" for r, v in zip(view.runs, values, strict=True)
+        means = ", ".join(f"{r} {fixed(v.mean())}" for r, v in zip(view.runs, values, strict=True)
                           if len(v))
         out.append((cid, f"{metric} over users ({users} users); {note}; dashed: the mean"
                     + ("" if len(view.runs) == 1 else f"s ({means})"), svg))
@@ -180,6 +192,8 @@ def differences(result) -> list[tuple[str, str, str]]:
         for run in others:
             d = result.values[run][metric] - base
             diffs.append(d[~np.isnan(d)])
+        if not any(len(d) for d in diffs):  # no user has a value in both runs
+            continue
         edges = bins(diffs, symmetric=True)
         counts = [np.histogram(d, edges)[0] for d in diffs]
         cid = f"chart-diff-{slug(metric)}"
@@ -194,7 +208,7 @@ def forest(result) -> list[tuple[str, str, str]]:
     """Per metric: every K's (and run's) difference from the baseline with its interval."""
     rows: dict[str, list] = {}
     for c in result.cells:
-        if not _is_corpus(c.metric):
+        if c.tested and c.defined:  # an undefined difference has no point to draw
             rows.setdefault(from_name(c.metric).row, []).append(c)
     several = len(result.runs) > 2
     out = []
@@ -212,7 +226,7 @@ def forest(result) -> list[tuple[str, str, str]]:
 
 def win_tie_loss(result) -> tuple[str, str, str] | None:
     cells = [c for c in result.cells
-             if not _is_corpus(c.metric) and from_name(c.metric) in
+             if c.tested and c.defined and from_name(c.metric) in
              headline(list(result.settings.specs))]
     if not cells:
         return None
@@ -257,7 +271,7 @@ def popularity(view: View) -> list[tuple[str, str, str]]:
                            [("training", first.train_share),
                             *((r, e.recommended_share) for r, e in runs)])
     shares = ", ".join(f"{r}: {e.recommended:,} of {e.items:,} items recommended, Gini "
-                       f"{e.gini:.4f}" for r, e in runs)
+                       f"{fixed(e.gini, undefined='undefined')}" for r, e in runs)
     return [("chart-lorenz", f"Lorenz curves ({shares}); training: how the training "
              "interactions spread", lorenz),
             ("chart-popularity-groups", "catalog items in ten equal groups by training "
@@ -268,7 +282,3 @@ def popularity(view: View) -> list[tuple[str, str, str]]:
 def _arithmetic(specs: list[MetricSpec]) -> list[MetricSpec]:
     """Metrics whose per-user values are on the metric's own scale (gm_map keeps logs)."""
     return [s for s in specs if REGISTRY[s.name].overall != GEOMETRIC]
-
-
-def _is_corpus(metric: str) -> bool:
-    return REGISTRY[from_name(metric).name].scope == CORPUS

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import OptionError
-from ..gates import show_pair
+from ..gates import outcome, show_pair
 from ..settings import footer
 from . import figures, visible
+from .numbers import fixed
 from .table import (
     distribution_rows,
     tie_note,
@@ -62,6 +63,8 @@ code { font-size: .9em; }
 ul { margin: .25rem 0; padding-left: 1.25rem; }
 """
 
+
+UNDEFINED = "undefined"  # how the page shows an undefined value (SPEC section 9)
 
 _NUMBER = re.compile(r"^(<[^>]+>)*[-+]?[\d.,\[\]\s%+/e*?-]*(</[^>]+>)?$")
 
@@ -142,8 +145,8 @@ def _gates(ev) -> str:
     if not ev.verdicts:
         return ""
     failed = sum(not v.passed for v in ev.verdicts)
-    banner = (f'<p class="banner failed">✗ {failed} of {len(ev.verdicts)} gates failed</p>'
-              if failed else f'<p class="banner">✓ all {len(ev.verdicts)} gates passed</p>')
+    banner = (f'<p class="banner failed">✗ {outcome(ev.verdicts)}</p>'
+              if failed else f'<p class="banner">✓ {outcome(ev.verdicts)}</p>')
     rows = [[f'<span class="{"pass" if v.passed else "fail"}">'
              f'{"✓ pass" if v.passed else "✗ FAIL"}</span>', text(v.metric),
              text(show_pair(v.value, v.limit)[0]), text(v.condition())] for v in ev.verdicts]
@@ -153,7 +156,7 @@ def _gates(ev) -> str:
 
 def _summary(ev) -> str:
     columns, rows = ev.summary_rows()
-    cells = [[with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True)]
+    cells = [[with_ci(ev, name, c, v, UNDEFINED) for c, v in zip(columns, values, strict=True)]
              for name, values in rows]
     if len(columns) > max(8, len(rows)):  # a long K range reads down the page, not across
         body = table(["K", *(name for name, _ in rows)],
@@ -173,7 +176,8 @@ def _summary(ev) -> str:
 
         body += f"<h3>Against {text(ev.baseline['path'])}</h3>" + table(
             ["metric", "baseline", "current", "delta"],
-            [[m, f"{b:.4f}", f"{c:.4f}", f"{d:+.4f}"] for m, b, c, d in comparison(ev)])
+            [[m, fixed(b, undefined=UNDEFINED), fixed(c, undefined=UNDEFINED),
+              fixed(d, sign=True, undefined=UNDEFINED)] for m, b, c, d in comparison(ev)])
     return section("summary", "Summary", body, intro + ".")
 
 
@@ -210,7 +214,8 @@ def _segments_score(ev) -> str:
                                       [[s.metrics[m]] for s in segs], [m]) for m in shown]
         body += (f"<h3>By {text(column)}</h3>" + charts_grid(items)
                  + table([column, "users", *metrics],
-                         [[s.value, f"{s.users:,}", *(f"{s.metrics[m]:.4f}" for m in metrics)]
+                         [[s.value, f"{s.users:,}",
+                           *(fixed(s.metrics[m], undefined=UNDEFINED) for m in metrics)]
                           for s in segs]))
     return section("segments", "Segments", body,
                    "Every per-user metric averaged within each segment; users absent from "

@@ -4,7 +4,8 @@ Keys are stable: CI scripts parse them. Schema versions (bump when a key changes
 disappears; adding keys is compatible):
   1: rankeval, schema, k, metrics, settings, inputs, users, ci, gates, passed, baseline,
      warnings, notices (score); rankeval, schema, baseline, test options, settings, runs,
-     users, comparisons, top_changes, warnings (compare).
+     users, comparisons, top_changes, warnings (compare). An undefined number (SPEC section
+     9) is null, and "undefined" maps each undefined metric to why (added compatibly).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import OptionError
+from .numbers import dumps
 
 SCHEMA_VERSION = 1
 
@@ -28,7 +30,8 @@ def document(ev) -> dict[str, Any]:
         "rankeval": __version__,
         "schema": SCHEMA_VERSION,
         "k": list(ev.settings.k),
-        "metrics": dict(ev.metrics),
+        "metrics": dict(ev.metrics),  # undefined: null, and why in "undefined"
+        "undefined": ev.undefined,
         "corpus_metrics": ev.corpus,
         "settings": ev.settings.to_dict(),
         "inputs": {
@@ -75,7 +78,7 @@ def curves(ev) -> dict[str, dict[str, list[float]]]:
 
 
 def render(ev) -> str:
-    return json.dumps(document(ev), indent=2, allow_nan=False) + "\n"
+    return dumps(document(ev))
 
 
 def compare_document(result) -> dict[str, Any]:
@@ -101,6 +104,7 @@ def compare_document(result) -> dict[str, Any]:
             for r in result.runs
         ],
         "users": {"shared": len(result.shared_users)},
+        "undefined": result.undefined,
         "comparisons": [c.to_dict() for c in result.cells],
         "segments": ({column: [{"value": row["value"], "users": row["users"],
                                 "comparisons": [c.to_dict() for c in row["cells"]]}
@@ -112,7 +116,7 @@ def compare_document(result) -> dict[str, Any]:
 
 
 def render_compare(result) -> str:
-    return json.dumps(compare_document(result), indent=2, allow_nan=False) + "\n"
+    return dumps(compare_document(result))
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,7 @@ class Report:
     """An earlier score report, as read back (a gate's baseline)."""
 
     path: str
-    metrics: dict[str, float]
+    metrics: dict[str, float]  # NaN: undefined in that run (null in its JSON)
     settings: dict[str, Any]
 
 
@@ -145,13 +149,15 @@ def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
             f"(schema {SCHEMA_VERSION}, rankeval {__version__}); upgrade rankeval"
         )
     metrics = doc["metrics"]
-    bad = [k for k, v in metrics.items() if not _finite_number(v)]
+    bad = [k for k, v in metrics.items() if v is not None and not _finite_number(v)]
     if bad:
         raise OptionError(f"{where}: metric values that are not finite numbers: {bad[:5]}")
     settings = doc.get("settings", {})
     if not isinstance(settings, dict):
         raise OptionError(f"{where}: 'settings' is not an object")
-    return Report(path, {k: float(v) for k, v in metrics.items()}, settings)
+    # null: undefined in that run (SPEC section 9), kept as NaN; a gate on it is an error
+    return Report(path, {k: math.nan if v is None else float(v) for k, v in metrics.items()},
+                  settings)
 
 
 def _finite_number(v: object) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from .numbers import exact
+
 
 def render(ev, name: str = "rankeval") -> str:
     """JUnit XML: a test suite with a test case per gate; failed gates carry the message."""
@@ -18,7 +20,8 @@ def render(ev, name: str = "rankeval") -> str:
     )
     props = ET.SubElement(suite, "properties")
     for metric, value in ev.metrics.items():
-        ET.SubElement(props, "property", name=metric, value=repr(value))
+        ET.SubElement(props, "property", name=metric,
+                      value=exact(value) or "undefined")  # SPEC section 9
     for v in ev.verdicts:
         case = ET.SubElement(
             suite, "testcase", classname=f"{name}.{v.gate.kind}", name=f"{v.metric} {v.condition()}"

@@ -5,19 +5,19 @@ from __future__ import annotations
 import os
 import re
 
-from ..gates import show_pair
+from ..gates import outcome, show_pair
 from ..settings import footer
 from . import visible
+from .numbers import fixed
 from .table import (
-    ci_text,
     compare_cell,
     compare_footer,
     compare_segment_tables,
     comparison,
     corpus_line,
     distribution_rows,
-    p_text,
     segment_tables,
+    test_cells,
     tie_note,
     tie_rows,
     users_line,
@@ -33,9 +33,7 @@ def render(ev) -> str:
     if ev.verdicts:
         failed = sum(not v.passed for v in ev.verdicts)
         lines += [
-            f"**rankeval: {failed} of {len(ev.verdicts)} gates failed** ❌"
-            if failed
-            else f"**rankeval: all {len(ev.verdicts)} gates passed** ✅",
+            f"**rankeval: {outcome(ev.verdicts)}** " + ("❌" if failed else "✅"),
             "",
             "| | gate | value | condition |",
             "|---|---|---:|---|",
@@ -57,7 +55,8 @@ def render(ev) -> str:
         lines += ["", f"Against {code(ev.baseline['path'])}:", "",
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
-            lines.append(f"| {name} | {b:.4f} | {current:.4f} | {delta:+.4f} |")
+            lines.append(f"| {name} | {fixed(b)} | {fixed(current)} | "
+                         f"{fixed(delta, sign=True)} |")
     for head, rows in segment_tables(ev).values():
         lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
         lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
@@ -89,9 +88,10 @@ def append_step_summary(ev, environ=os.environ) -> str | None:
     path = environ.get(STEP_SUMMARY)
     if not path:
         return None
+    from ..io.output import append_bytes
+
     try:
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(render(ev) + "\n")
+        append_bytes(path, (render(ev) + "\n").encode("utf-8"))
     except OSError as exc:
         return f"cannot append to {STEP_SUMMARY} {path}: {exc.strerror or exc}"
     return None
@@ -123,11 +123,7 @@ def render_compare(result) -> str:
     lines += ["", f"| run | metric | delta | {level} | p | p adjusted | effect d | win/tie/loss |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for c in result.cells:
-        s = c.stats
-        mark = "*" if c.significant else ""
-        lines.append(f"| {cell(c.run)} | {c.metric} | {s.delta:+.4f} | {ci_text(s)} | "
-                     f"{p_text(s.p_value)} | {p_text(c.p_adjusted)}{mark} | "
-                     f"{s.effect_size:+.3f} | {s.wins}/{s.ties}/{s.losses} |")
+        lines.append(f"| {cell(c.run)} | {c.metric} | " + " | ".join(test_cells(c)) + " |")
     for column, (head, rows) in compare_segment_tables(result).items():
         lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
                   "|---|---:|---|" + "---:|" * (len(head) - 3)]

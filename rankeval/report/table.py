@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
 
 from rich.markup import escape
 
@@ -14,6 +13,7 @@ from ..gates import show_pair
 from ..registry import REGISTRY
 from ..settings import footer
 from . import visible
+from .numbers import UNDEFINED, count, defined, fixed
 
 
 def data(text: object) -> str:
@@ -21,22 +21,21 @@ def data(text: object) -> str:
     return escape(visible(text))
 
 
-def _fmt(value: float) -> str:
-    return "" if math.isnan(value) else f"{value:.4f}"
-
-
-def with_ci(ev, name: str, column, value: float) -> str:
-    """The mean, with its interval when ``score --ci`` asked for one."""
+def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFINED) -> str:
+    """The mean, with its interval when ``score --ci`` asked for one; ``undefined`` (n/a)
+    when undefined, empty where not asked (None)."""
     from ..names import MetricSpec, from_name
 
+    if value is None:
+        return ""
     spec = from_name(name) if "@" in name else MetricSpec(name, column if isinstance(column, int)
                                                            else None)
-    if REGISTRY[spec.name].total and not math.isnan(value):
-        return f"{value:,.0f}"  # a count summed over users
+    if REGISTRY[spec.name].total:
+        return count(value, undefined)  # a count summed over users
     interval = ev.intervals.get(str(spec))
-    if interval is None or math.isnan(value):
-        return _fmt(value)
-    return f"{value:.4f} [{interval[0]:.4f}, {interval[1]:.4f}]"
+    if interval is None or not defined(value):
+        return fixed(value, undefined=undefined)
+    return f"{fixed(value)} [{fixed(interval[0])}, {fixed(interval[1])}]"
 
 
 def corpus_line(ev) -> str:
@@ -127,7 +126,7 @@ def render(ev, console) -> None:
                             overflow="fold")
         for name, b, current, delta in comparison(ev):
             style = "red" if delta < 0 else "green" if delta > 0 else None
-            base.add_row(name, f"{b:.4f}", f"{current:.4f}", f"{delta:+.4f}", style=style)
+            base.add_row(name, fixed(b), fixed(current), fixed(delta, sign=True), style=style)
         console.print(base)
         console.print(f"baseline: {data(ev.baseline['path'])}", style="dim", highlight=False)
     if ev.verdicts:
@@ -161,16 +160,16 @@ def compare_segment_tables(result) -> dict[str, tuple[list[str], list[list[str]]
 
 def ci_text(s) -> str:
     """``[-0.0140, +0.0134]``, or ``-`` where there is no interval (a corpus metric)."""
-    if math.isnan(s.ci_low):
+    if not defined(s.ci_low):
         return "-"
-    return f"[{s.ci_low:+.4f}, {s.ci_high:+.4f}]"
+    return f"[{fixed(s.ci_low, sign=True)}, {fixed(s.ci_high, sign=True)}]"
 
 
 def _segment_cell(cell) -> str:
     s = cell.stats
     if not s.n:
-        return "-"
-    return f"{s.mean_b:.4f} {s.delta:+.4f}" + ("*" if cell.significant else "")
+        return UNDEFINED
+    return f"{fixed(s.mean_b)} {fixed(s.delta, sign=True)}" + ("*" if cell.significant else "")
 
 
 def segment_tables(ev) -> dict[str, tuple[list[str], list[list[str]]]]:
@@ -178,7 +177,7 @@ def segment_tables(ev) -> dict[str, tuple[list[str], list[list[str]]]]:
     out = {}
     for column, segments in ev.segments.items():
         metrics = list(segments[0].metrics) if segments else []
-        rows = [[s.value, f"{s.users:,}", *(f"{s.metrics[m]:.4f}" for m in metrics)]
+        rows = [[s.value, f"{s.users:,}", *(fixed(s.metrics[m]) for m in metrics)]
                 for s in segments]
         out[column] = ([column, "users", *metrics], rows)
     return out
@@ -190,15 +189,15 @@ def distribution_rows(ev) -> tuple[list[str], list[list[str]]]:
     stats = list(next(iter(ev.distribution.values())))
     rows = []
     for metric, values in ev.distribution.items():
-        rows.append([metric, *(f"{values[s]:.1%}" if s == "zeros" else f"{values[s]:.4f}"
-                               for s in stats)])
+        rows.append([metric, *((f"{values[s]:.1%}" if defined(values[s]) else UNDEFINED)
+                               if s == "zeros" else fixed(values[s]) for s in stats)])
     return ["metric", *stats], rows
 
 
 def tie_rows(ev) -> list[tuple[str, str, str, str]]:
     """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
     move."""
-    rows = [(m, f"{lo:.4f}", f"{ev.metrics[m]:.4f}", f"{hi:.4f}")
+    rows = [(m, fixed(lo), fixed(ev.metrics[m]), fixed(hi))
             for m, (lo, hi) in ev.tie_range.items()]
     return [row for row in rows if row[1] != row[3]]  # moves that show at 4 decimals
 
@@ -269,25 +268,50 @@ def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
     mean = result.mean(run, metric)
     cell = result.cell(run, metric)
     if cell is None:  # the baseline itself
-        return f"{mean:.4f}", False
+        return fixed(mean), False
+    if not defined(mean) or not defined(cell.stats.delta):
+        return fixed(mean), False
+    if not cell.tested:  # a corpus metric: a difference, no test to mark
+        return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}", False
     mark = "*" if cell.significant else "?" if cell.significant is None else ""
-    return f"{mean:.4f} {cell.stats.delta:+.4f}{mark}", cell.significant
+    return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}{mark}", bool(cell.significant)
 
 
 def p_text(p: float) -> str:
     """A p-value in full enough digits, or 'undefined' (never blank, never read as large)."""
-    return f"{p:.4g}" if math.isfinite(p) else "undefined"
+    return f"{p:.4g}" if defined(p) else "undefined"
+
+
+def test_cells(c) -> list[str]:
+    """A comparison's delta, interval, p, adjusted p, effect size and win/tie/loss as text:
+    a corpus metric (one value per run, nothing to test) has its delta and dashes; an
+    undefined one (no user with a value in both runs) has n/a throughout."""
+    s = c.stats
+    if not c.tested:
+        return [fixed(s.delta, sign=True), "-", "-", "-", "-", "-"]
+    if not s.n:
+        return [UNDEFINED] * 6
+    return [fixed(s.delta, sign=True), ci_text(s), p_text(s.p_value),
+            p_text(c.p_adjusted) + ("*" if c.significant else ""),
+            fixed(s.effect_size, 3, sign=True), f"{s.wins:,}/{s.ties:,}/{s.losses:,}"]
 
 
 def compare_footer(result) -> list[str]:
     o = result.options
+    undefined_test = any(c.tested and c.defined and c.significant is None
+                         for c in result.cells)
     lines = [
         f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
         f"* significant at alpha {o['alpha']:g}"
-        + (" · ? the test is undefined" if any(c.significant is None for c in result.cells)
-           else "")
-        + f" · {len(result.shared_users):,} users compared",
+        + (" · ? the test is undefined" if undefined_test else "")
+        + f" · {plural(len(result.shared_users), 'user')} compared",
     ]
+    corpus = list(dict.fromkeys(c.metric for c in result.cells if not c.tested))
+    if corpus:
+        lines.append("corpus-level, one value per run, so a difference without a test: "
+                     + ", ".join(corpus))
+    lines += [f"{why} (n/a: left out of the tests and the correction)"
+              for why in result.undefined.values()]
     return lines
 
 
@@ -319,10 +343,7 @@ def render_compare(result, console) -> None:
         detail.add_column(column, justify="left" if column in ("run", "metric") else "right",
                           overflow="fold")
     for c in result.cells:
-        s = c.stats
-        detail.add_row(data(c.run), c.metric, f"{s.delta:+.4f}", escape(ci_text(s)),
-                       p_text(s.p_value), p_text(c.p_adjusted) + ("*" if c.significant else ""),
-                       f"{s.effect_size:+.3f}", f"{s.wins}/{s.ties}/{s.losses}")
+        detail.add_row(data(c.run), c.metric, *(escape(x) for x in test_cells(c)))
     console.print(detail)
     for column, (head, rows) in compare_segment_tables(result).items():
         console.print()
@@ -343,7 +364,7 @@ def render_compare(result, console) -> None:
                           highlight=False)
             for label in ("helped", "hurt"):
                 for row in changes[label]:
-                    console.print(f"  {label:6} {data(row['user'])}: {row['baseline']:.4f} -> "
-                                  f"{row['run']:.4f}", highlight=False)
+                    console.print(f"  {label:6} {data(row['user'])}: {fixed(row['baseline'])} "
+                                  f"-> {fixed(row['run'])}", highlight=False)
 
 

@@ -192,7 +192,7 @@ def _segment_means(joined, column: str, rank, corpus) -> list:
     rows = {r["label"]: r for r in joined.groupBy(label).agg(*exprs).collect()}
     return [Segment(value, int(rows[value]["users"]),
                     {m: (float(rows[value][f"s{i}"]) / rows[value][f"n{i}"]
-                         if rows[value][f"n{i}"] else 0.0) for i, m in enumerate(metrics)})
+                         if rows[value][f"n{i}"] else math.nan) for i, m in enumerate(metrics)})
             for value in ordered_values(np.array(list(rows), dtype=object), rank)]
 
 
@@ -201,9 +201,9 @@ def _quantile(name: str) -> int | None:
 
 
 def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
-    """One statistic as ``distribution.describe`` gives it (0.0 for no users)."""
+    """One statistic as ``distribution.describe`` gives it (NaN, undefined, for no users)."""
     if not n:
-        return 0.0
+        return math.nan
     if name == "mean":
         return math.fsum(sums[0]) / sums[1]
     if name == "std":

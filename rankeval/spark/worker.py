@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow import from_numpy
+from ..arrow import nan_as_null
 from ..beyond import Extras, ItemStats
 from ..engine import Partial, evaluate_partition
 from ..errors import InputError, collecting
@@ -195,7 +195,8 @@ def _user_text(users: pa.ChunkedArray, row: int) -> str:
 def _per_user(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
     n = len(partial.users)
     columns = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
-    columns += [from_numpy(partial.values[s]) for s in per_user_specs(settings)]
+    # NaN (a user the metric cannot score) as null: the per-user dataset's empty cell
+    columns += [nan_as_null(partial.values[s]) for s in per_user_specs(settings)]
     columns.append(pa.nulls(n, pa.binary()))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
