@@ -329,3 +329,13 @@ def test_every_notice_speaks_the_callers_words(code, count, params):
                          library), library
     if count == 1:  # a verb after one counted thing is singular
         assert not re.search(r"\b1 (\w+ ){1,3}(have|are|were|appear)\b", library), library
+
+
+@pytest.mark.parametrize("name", ["evaluate", "evaluate_scores", "Evaluation",
+                                  "validate_inputs", "convert", "make_settings"])
+def test_the_librarys_help_names_keywords_not_flags(name):
+    import pydoc
+
+    text = pydoc.render_doc(getattr(rankeval, name), renderer=pydoc.plaintext)
+    assert name != "evaluate" or "exclude_seen" in text  # the settings are listed
+    assert not re.findall(r"(?<![\w-])--[a-z][\w-]*", text)
