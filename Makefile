@@ -64,8 +64,10 @@ test: $(VENV)/.test browser java ## Lint and run the test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
-test-fast: $(VENV)/.test browser java ## The test suite without the tests marked slow
-	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow"
+# No Java and no Chromium needed: the tests that start a JVM (marked spark) or drive the
+# browser (marked browser) are left out with the slow ones; make test runs them all.
+test-fast: $(VENV)/.test ## The test suite without the slow, Spark and browser tests
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not slow and not spark and not browser"
 
 golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the diff)
 	rm -f tests/golden/*.json

@@ -14,6 +14,9 @@ import pytest
 
 from .conftest import SAMPLE
 
+# Marked browser: make test-fast leaves them out (no Chromium needed there).
+pytestmark = pytest.mark.browser
+
 PREDS, POPULAR, TRUTH = SAMPLE / "preds.csv", SAMPLE / "popular.csv", SAMPLE / "truth.csv"
 # Chromium as root in a container, without the background services that call home.
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

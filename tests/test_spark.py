@@ -32,7 +32,8 @@ METRICS = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
            "personalization", "ndcg@all", "map@all", "recall@all"]
 K = [1, 3, 10]
 # Under pytest-xdist, every Spark test runs on one worker: one SparkSession per test run.
-pytestmark = pytest.mark.xdist_group("spark")
+# Marked spark: make test-fast leaves them out (no Java needed there).
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # Metrics whose expectation over tie orders has no closed form (refused with ties=expected).
 OPEN_FORM = {"entropy", "err", "gm_map", "iprec", "item_coverage", "personalization"}
 
