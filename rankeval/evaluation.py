@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 from .aggregate import mean
 from .arrow import from_numpy, nan_as_null, to_numpy
-from .beyond import Extras, ItemStats, check_needs, item_stats, load_extras
+from .beyond import Extras, ItemStats, check_needs, item_stats
 from .corpus import CORPUS_KERNELS, Lists
 from .distribution import STATS, describe, parse_stats
 from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
 from .exposure import Exposure, exposure, exposure_ks
 from .inputs import COLUMN_OPTIONS
-from .load import Predictions, Truth, load_inputs
+from .load import Predictions, Truth
 from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
@@ -432,6 +432,7 @@ def evaluate(
     train: Any = None,
     catalog: Any = None,
     item_features: Any = None,
+    engine: str = "local",
     **options: Any,
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
@@ -445,19 +446,26 @@ def evaluate(
     ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
     and the popularity metrics; ``catalog``: the item universe (coverage, gini);
     ``item_features``: per-item vectors or tags (ild, serendipity). Any form the two main
-    inputs take.
+    inputs take (``train_format``, ``catalog_format``, ``item_features_format`` for paths).
+    ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, ``"spark"`` with
+    Spark DataFrames or paths, and the engine's own keywords such as ``spark``).
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
+    from .engines import EXTRA, Job, engine_options, get, run
+
+    chosen = get(engine)
+    given = engine_options(chosen, options)
     columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
+    extras = {"train": train, "catalog": catalog, "item_features": item_features,
+              **{f"{n}_format": options.pop(f"{n}_format", None) for n in EXTRA}}
     settings = make_settings(metrics, k, compat=compat, **options)
-    check_needs(settings, {n for n, v in (("train", train), ("catalog", catalog),
-                                          ("item_features", item_features)) if v is not None})
-    loaded = load_inputs(predictions, truth, columns, preds_format, truth_format)
-    return evaluate_inputs(*loaded, settings, load_extras(train, catalog, columns,
-                                                          item_features=item_features),
-                           release=True)
+    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
+    job = Job(predictions, truth, settings, columns, {}, preds_format, truth_format, extras,
+              given)
+    chosen.check(job)
+    return run(chosen, job)
 
 
 def document_settings(fn) -> None:
@@ -470,7 +478,9 @@ def document_settings(fn) -> None:
                                  annotation=float | None if s.parse else kinds[s.is_flag])
                for s in TABLE]
     params += [inspect.Parameter(c, keyword, default=None, annotation=str | None)
-               for c in COLUMN_OPTIONS]
+               for c in (*COLUMN_OPTIONS, "train_format", "catalog_format",
+                         "item_features_format")
+               if c not in {p.name for p in params}]
     fn.__signature__ = inspect.signature(fn).replace(parameters=params)
     lines = [f"    {s.describe()}" for s in TABLE]
     fn.__doc__ = (fn.__doc__ or "") + "\n    Settings (None: the default):\n\n" + (

@@ -11,6 +11,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from ..engines import ENGINES
 from ..inputs import COLUMNS, ROLES
 from ..io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from ..registry import DEFAULT_METRICS, REGISTRY
@@ -19,6 +20,21 @@ from ..settings import COMPAT, ROWS, TABLE
 from .app import flag, warn
 
 _RENAMED_KEY = "rankeval.renamed"
+
+
+class _EngineChoice(click.ParamType):
+    """An engine name, checked against the registry when the option is read (an engine
+    registered after import is a choice too)."""
+
+    name = "engine"
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(ENGINES) + "]"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.lower() in ENGINES:
+            return value.lower()
+        self.fail(f"{value!r} is not one of {', '.join(map(repr, ENGINES))}", param, ctx)
 
 
 class Command(click.Command):
@@ -130,16 +146,10 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "intervals": (("--intervals", "--ci"), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
     "engine": (("--engine",), dict(
-        type=click.Choice(("local", "spark"), case_sensitive=False), default="local",
-        show_default=True, help="Where to compute: this machine, or Apache Spark (inputs read "
-        "by Spark: Parquet/CSV files, directories, globs, s3a://, hdfs://; needs "
-        "rankeval[spark]).")),
-    "spark_master": (("--spark-master",), dict(
-        metavar="URL", help="With --engine spark: the cluster (default: the active session, "
-        "SPARK_REMOTE for Spark Connect, else local[*]).")),
-    "spark_conf": (("--spark-conf",), dict(
-        multiple=True, metavar="KEY=VALUE", help="With --engine spark: a Spark setting "
-        "(repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400.")),
+        type=_EngineChoice(), default="local",
+        show_default=True, help="Where to compute: " + "; ".join(
+            f"{e.name}: {e.help}" for e in ENGINES.values()) + ".")),
+    **{name: spec for e in ENGINES.values() for name, spec in e.options.items()},
     "input_format": (("--input-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
         help="Format of IN (default: from the extension; required for -).")),
@@ -232,14 +242,18 @@ def scoring_options(preds_help: str | None = None) -> Callable:
 
 
 def engine_options(f):
-    """--engine and the Spark engine's --spark-master, --spark-conf."""
-    return _stack(option("engine"), option("spark_master"), option("spark_conf"))(f)
+    """--engine and every engine's own options (the Spark engine's --spark-master, ...)."""
+    return _stack(option("engine"), *(option(name) for e in ENGINES.values()
+                                      for name in e.options))(f)
 
 
-def pop_engine(kw: dict[str, Any]) -> dict[str, Any]:
-    """``engine``, ``master``, ``conf`` (KEY=VALUE pairs) of a command's keyword arguments."""
-    return {"engine": kw.pop("engine").lower(), "master": kw.pop("spark_master"),
-            "conf": kw.pop("spark_conf")}
+def pop_engine(kw: dict[str, Any]):
+    """The chosen engine and its options, taken out of a command's keyword arguments."""
+    from ..engines import engine_options as chosen
+    from ..engines import get
+
+    engine = get(kw.pop("engine"))
+    return engine, chosen(engine, kw)
 
 
 def report_options(command: str) -> Callable:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from ..errors import EXIT_GATE_FAILED, OptionError
@@ -21,8 +19,6 @@ from .options import (
     report_options,
     scoring_options,
 )
-
-EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
 
 
 @cli.command(cls=Command)
@@ -86,47 +82,37 @@ def score(predictions, truth, **kw) -> int:
     Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
     from ..beyond import check_needs
+    from ..engines import EXTRA, Job, run
     from ..gates import plan_gates
     from ..io.formats import STDOUT
-    from ..io.output import write_per_user
     from ..report import module
     from ..settings import make_settings
-    from . import spark
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
     if kw["per_query"] and fmt != "trec":
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
-    columns, reading, extra, engine = pop_columns(kw), pop_reading(kw), pop_extras(kw), \
-        pop_engine(kw)
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    engine, options = pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     check_needs(settings, {n for n in EXTRA if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])
-    inputs = [predictions, truth, *(x for x in (*(extra[n] for n in EXTRA), kw["segments"])
-                                    if x is not None)]
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
-    spark.check(engine, inputs)
-    on_spark = engine["engine"] == "spark"
-    _check_outputs(output, None if on_spark else per_user, kw["junit"], fmt, inputs,
-                   kw["baseline"], kw["html"])
-    if on_spark and per_user is not None:
-        spark.check_dataset(per_user, inputs)
+    job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
+              kw["truth_format"], extra, options, stats=kw["stats"], segments=kw["segments"],
+              segment_by=segment_by,
+              intervals=(kw["confidence"], kw["rounds"], kw["seed"]) if kw["intervals"] else
+              None, keep_values=bool(kw["html"] or kw["per_query"]), quiet=quiet)
+    engine.check(job)
+    _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
+                   engine)
 
-    if on_spark:
-        result = spark.evaluate(predictions, truth, settings, columns, reading, kw, engine,
-                                segment_by, extra)
-    else:
-        result = _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw,
-                                   segment_by)
-    result = result.judged(plan)
-
-    if per_user is not None and on_spark:
-        result.write_per_user(per_user)
-    elif per_user is not None:
-        write_per_user(result.per_user_table(), per_user)
+    result = run(engine, job).judged(plan)
+    if per_user is not None:
+        engine.write_per_user(result, per_user)
     report = module(fmt)
     emit(output, fmt, lambda c: report.render(result, c),
          lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
@@ -134,34 +120,6 @@ def score(predictions, truth, **kw) -> int:
     write_html(kw["html"], result)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
-
-
-def _evaluate_locally(predictions, truth, settings, columns, reading, extra, kw, segment_by):
-    """Read, score, and add what was asked for (distributions, segments, intervals)."""
-    from ..beyond import load_extras
-    from ..evaluation import evaluate_inputs
-    from ..load import load_inputs
-    from ..progress import Stages
-    from ..progress import wanted as progress_wanted
-
-    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, kw["quiet"])) as progress:
-        progress.stage(f"reading {predictions} and {truth}")
-        run, judged = load_inputs(predictions, truth, columns, kw["preds_format"],
-                                  kw["truth_format"], reading)
-        extras = load_extras(extra["train"], extra["catalog"], columns, reading,
-                             extra["train_format"], extra["catalog_format"],
-                             extra["item_features"], extra["item_features_format"])
-        progress.stage(f"scoring {run.source.rows:,} predictions")
-        result = evaluate_inputs(run, judged, settings, extras, release=True)
-        if kw["stats"]:
-            result = result.with_stats(kw["stats"])
-        if kw["segments"] is not None:
-            progress.stage(f"segments from {kw['segments']}")
-            result = result.by_segment(kw["segments"], segment_by, reading=reading)
-        if kw["intervals"]:
-            progress.stage("bootstrapping confidence intervals")
-            result = result.with_intervals(kw["confidence"], kw["rounds"], kw["seed"])
-    return result
 
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:
@@ -186,11 +144,12 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
 
 
 def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: str,
-                   inputs: list[str], baseline: str | None, html: str | None) -> None:
+                   inputs: list[str], baseline: str | None, html: str | None,
+                   engine) -> None:
     """Before reading anything: every output can be written, none is an input, and at most
     one input comes from standard input."""
     from ..io.formats import STDIN, STDOUT
-    from ..io.output import check_distinct, check_writable, per_user_format
+    from ..io.output import check_distinct, check_writable
 
     if sum(x == STDIN for x in inputs) > 1:
         raise OptionError("only one input can be read from standard input")
@@ -198,13 +157,12 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
         check_writable(junit, "--junit")
     check_html(fmt, html)
     if per_user is not None:
-        check_writable(per_user, "--per-user")
-        per_user_format(per_user)
+        engine.check_per_user(per_user, inputs)
         if per_user == STDOUT and output == STDOUT and fmt != "table":
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
-    check_distinct({"--output": output, "--per-user": per_user, "--junit": junit,
-                    "--html": html},
+    check_distinct({"--output": output, "--junit": junit, "--html": html,
+                    **({"--per-user": per_user} if per_user and "://" not in per_user else {})},
                    [*inputs, *([baseline] if baseline else [])])
 
 

@@ -41,12 +41,11 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
-    from ..beyond import check_needs
+    from ..engines import Job
     from ..io.output import check_distinct, check_writable
     from ..report.numbers import dumps
     from ..settings import make_settings
-    from ..validate import ANSWERS, validate_inputs
-    from . import spark
+    from ..validate import ANSWERS
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
@@ -56,19 +55,13 @@ def validate(predictions, truth, strict, **kw) -> int:
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
-    engine = pop_engine(kw)
-    spark.check(engine, [predictions, truth])
+    engine, options = pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    if engine["engine"] == "spark":
-        check_needs(settings, {n for n in ("train", "catalog", "item_features")
-                               if extra.get(n) is not None})
-        result = spark.validate(predictions, truth, settings, columns, reading, kw, engine,
-                                acknowledged, extra)
-    else:
-        result = validate_inputs(predictions, truth, settings, preds_format=kw["preds_format"],
-                                 truth_format=kw["truth_format"], columns=columns,
-                                 acknowledged=acknowledged, reading=reading, extra=extra)
+    job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
+              kw["truth_format"], extra, options)
+    engine.check(job)
+    result = engine.validate(job, acknowledged)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
          lambda: dumps(result.to_dict(strict)))

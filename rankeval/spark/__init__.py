@@ -27,9 +27,8 @@ from ..beyond import Extras
 from ..engine import judgement_notice, merge, unevaluable, user_notices
 from ..errors import InputError, RankevalError
 from ..evaluation import document_settings, finish
-from ..inputs import COLUMN_OPTIONS, resolve_role
+from ..inputs import resolve_role
 from ..io.readers import Source
-from ..settings import make_settings
 from ..validate import Validation
 from .frames import combine, is_frame, read, spark_format
 from .items import SparkExtras, item_stats
@@ -108,16 +107,12 @@ def evaluate(
     how many partitions of users (default: from the input splits); ``chunk_rows``: rows
     scored at once in a task.
     """
-    from ..beyond import check_needs
+    from ..evaluation import evaluate as evaluate_on
 
-    columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
-    formats = {f: options.pop(f, None) for f in ("train_format", "catalog_format",
-                                                 "item_features_format")}
-    settings = make_settings(metrics, k, compat=compat, **options)
-    extras = extra_frames(train, catalog, item_features, columns, formats, spark)
-    check_needs(settings, extras.given())
-    return evaluate_frames(*input_frames(predictions, truth, preds_format, truth_format, spark),
-                           settings, columns, partitions, chunk_rows, extras)
+    return evaluate_on(predictions, truth, metrics, k, compat=compat,  # type: ignore[return-value]
+                       preds_format=preds_format, truth_format=truth_format, train=train,
+                       catalog=catalog, item_features=item_features, engine="spark",
+                       spark=spark, partitions=partitions, chunk_rows=chunk_rows, **options)
 
 
 document_settings(evaluate)

@@ -1,0 +1,152 @@
+"""Engines: where an evaluation runs (this machine, Spark, ...), behind one interface.
+
+An engine reads the inputs and scores them (``score``); everything after that, the
+distribution over users, segments and intervals, is one pipeline (``run``) shared by every
+engine, by the command line and by the library. ``--engine`` and ``evaluate(engine=...)``
+take their choices from ``ENGINES``: a new engine is one module with an ``Engine`` subclass
+and one ``register`` call (tests/test_engines.py registers one that scores in partitions).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..errors import OptionError
+
+EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
+
+
+@dataclass(frozen=True)
+class Job:
+    """One evaluation, as every engine takes it: the inputs (paths, or tables the engine
+    reads), how to read and score them, and what to add after scoring."""
+
+    predictions: Any
+    truth: Any
+    settings: Any  # settings.Settings
+    columns: dict[str, str | None] = field(default_factory=dict)
+    reading: dict[str, Any] = field(default_factory=dict)
+    preds_format: str | None = None
+    truth_format: str | None = None
+    # train, catalog, item_features and their *_format
+    extras: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # the engine's own options
+    stats: Any = None  # distribution statistics (``Evaluation.with_stats``)
+    segments: Any = None  # a user table or path (``Evaluation.by_segment``)
+    segment_by: Sequence[str] = ()
+    intervals: tuple[float, int, int] | None = None  # (level, rounds, seed)
+    keep_values: bool = False  # every per-user value wanted on this machine (HTML, -q lines)
+    quiet: bool = True  # no progress line
+
+    @property
+    def paths(self) -> list[str]:
+        """The inputs given as paths (for checks before reading)."""
+        given = [self.predictions, self.truth, *(self.extras.get(n) for n in EXTRA),
+                 self.segments]
+        return [x for x in given if isinstance(x, str)]
+
+
+class Engine:
+    """Where evaluations run. Subclasses set ``name``, ``help``, ``options`` (their own
+    command-line options: name -> (flags, click keywords)) and implement ``score``."""
+
+    name = ""
+    help = ""
+    # command-line options: name -> (flags, click keywords); the library takes them too
+    options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {}
+    keywords: ClassVar[tuple[str, ...]] = ()  # the library's further keywords (a session, ...)
+
+    def check(self, job: Job) -> None:
+        """Before any input is read: the job can run here (paths, options)."""
+
+    def check_per_user(self, path: str, inputs: list[str]) -> None:
+        """Before any input is read: ``--per-user PATH`` can be written by this engine."""
+        from ..io.output import check_writable, per_user_format
+
+        check_writable(path, "--per-user")
+        per_user_format(path)
+
+    def score(self, job: Job, progress) -> Any:
+        """Read and score the inputs: an ``Evaluation`` (no stats, segments, intervals)."""
+        raise NotImplementedError
+
+    def values_here(self, result, progress):
+        """``result`` with every per-user value on this machine (a no-op where they are)."""
+        return result
+
+    def validate(self, job: Job, acknowledged: frozenset[str]):
+        """``rankeval validate``'s report for the job's inputs."""
+        raise NotImplementedError
+
+    def write_per_user(self, result, path: str) -> None:
+        from ..io.output import write_per_user
+
+        write_per_user(result.per_user_table(), path)
+
+
+ENGINES: dict[str, Engine] = {}
+
+
+def register(engine: Engine) -> Engine:
+    """Add an engine: ``--engine NAME`` and ``evaluate(engine=NAME)`` reach it."""
+    ENGINES[engine.name] = engine
+    return engine
+
+
+def get(name: str | None) -> Engine:
+    """The engine called ``name`` (None: local), or an OptionError listing them."""
+    key = (name or "local").lower()
+    if key not in ENGINES:
+        raise OptionError(f"{{option}} must be one of {', '.join(ENGINES)}, got {name!r}",
+                          "engine")
+    return ENGINES[key]
+
+
+def engine_options(engine: Engine, given: dict[str, Any]) -> dict[str, Any]:
+    """Take every engine's options and keywords out of ``given`` (a command's or
+    ``evaluate``'s keyword arguments) and return the chosen engine's; another engine's,
+    when set, is an error naming the engine it needs."""
+    out = {}
+    for other in ENGINES.values():
+        for name in [*other.options, *other.keywords]:
+            value = given.pop(name, None)
+            if other is engine:
+                out[name] = value
+            elif value:
+                raise OptionError(f"{{opt:{name}}} needs {{opt:engine}} {other.name}")
+    return out
+
+
+def run(engine: Engine, job: Job):
+    """The one pipeline: read and score on ``engine``, then the distribution over users,
+    segments, the values brought here when wanted, and intervals."""
+    from ..progress import Stages
+    from ..progress import wanted as progress_wanted
+
+    with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, job.quiet)) as progress:
+        result = engine.score(job, progress)
+        if job.stats:
+            result = result.with_stats(job.stats)
+        if job.segments is not None:
+            progress.stage(f"segments from {job.segments}")
+            result = result.by_segment(job.segments, job.segment_by, reading=job.reading)
+        if job.intervals is not None or job.keep_values:
+            result = engine.values_here(result, progress)
+        if job.intervals is not None:
+            progress.stage("bootstrapping confidence intervals")
+            result = result.with_intervals(*job.intervals)
+    return result
+
+
+def _builtin() -> None:
+    from .local import LocalEngine
+    from .spark import SparkEngine
+
+    register(LocalEngine())
+    register(SparkEngine())
+
+
+_builtin()

@@ -1,0 +1,38 @@
+"""The local engine: this process reads the inputs (files, standard input, in-memory
+tables) and scores them with the numpy kernels."""
+
+from __future__ import annotations
+
+from . import Engine, Job
+
+
+class LocalEngine(Engine):
+    name = "local"
+    help = "this machine"
+
+    def score(self, job: Job, progress):
+        from ..beyond import load_extras
+        from ..evaluation import evaluate_inputs
+        from ..load import load_inputs
+
+        x = job.extras
+        progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")
+        run, judged = load_inputs(job.predictions, job.truth, job.columns, job.preds_format,
+                                  job.truth_format, job.reading)
+        extras = load_extras(x.get("train"), x.get("catalog"), job.columns, job.reading,
+                             x.get("train_format"), x.get("catalog_format"),
+                             x.get("item_features"), x.get("item_features_format"))
+        progress.stage(f"scoring {run.source.rows:,} predictions")
+        return evaluate_inputs(run, judged, job.settings, extras, release=True)
+
+    def validate(self, job: Job, acknowledged: frozenset[str]):
+        from ..validate import validate_inputs
+
+        return validate_inputs(job.predictions, job.truth, job.settings,
+                               preds_format=job.preds_format, truth_format=job.truth_format,
+                               columns=job.columns, acknowledged=acknowledged,
+                               reading=job.reading, extra=job.extras)
+
+
+def _label(data) -> str:
+    return data if isinstance(data, str) else type(data).__name__

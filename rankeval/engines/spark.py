@@ -1,0 +1,110 @@
+"""The Spark engine: Spark reads the inputs (files, directories, globs, any filesystem of
+the cluster, or DataFrames) and runs the local kernels on complete users per partition;
+per-user values stay on the cluster as a DataFrame until asked for (``rankeval.spark``)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..errors import OptionError
+from . import EXTRA, Engine, Job
+
+
+class SparkEngine(Engine):
+    name = "spark"
+    help = ("Apache Spark (inputs read by Spark: Parquet/CSV files, directories, globs, s3a://, "
+            "hdfs://; needs rankeval[spark])")
+    options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {
+        "spark_master": (("--spark-master",), dict(
+            metavar="URL", help="With --engine spark: the cluster (default: the active "
+            "session, SPARK_REMOTE for Spark Connect, else local[*]).")),
+        "spark_conf": (("--spark-conf",), dict(
+            multiple=True, metavar="KEY=VALUE", help="With --engine spark: a Spark setting "
+            "(repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400.")),
+    }
+    # the library's: a session to use, partitions of users, rows scored at once in a task
+    keywords: ClassVar[tuple[str, ...]] = ("spark", "partitions", "chunk_rows")
+
+    def check(self, job: Job) -> None:
+        conf(job.options.get("spark_conf") or ())
+        if "-" in job.paths:
+            raise OptionError("--engine spark reads paths (files, directories, globs, URLs); "
+                              "standard input is not one")
+
+    def check_per_user(self, path: str, inputs: list[str]) -> None:
+        """--per-user names a Parquet dataset (a directory), never an input."""
+        from ..io.output import check_distinct
+        from ..spark.result import check_dataset_path
+
+        if path == "-":
+            raise OptionError("--per-user - : with --engine spark the per-user values stay on "
+                              "the cluster; give a directory for a Parquet dataset")
+        if "://" not in path:
+            check_dataset_path(path)
+        check_distinct({"--per-user": path}, inputs)
+
+    def score(self, job: Job, progress):
+        from ..beyond import check_needs
+        from ..spark import evaluate_frames, extra_frames, input_frames
+
+        progress.stage("starting Spark")
+        spark = session(job.options)
+        progress.stage(f"scoring {job.predictions} and {job.truth} on Spark")
+        both = input_frames(job.predictions, job.truth, job.preds_format, job.truth_format,
+                            spark, job.reading)
+        x = job.extras
+        extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
+                              job.columns, x, spark, job.reading)
+        check_needs(job.settings, extras.given())
+        return evaluate_frames(*both, job.settings, job.columns,
+                               job.options.get("partitions"),
+                               **({"chunk_rows": job.options["chunk_rows"]}
+                                  if job.options.get("chunk_rows") else {}),
+                               extras=extras)
+
+    def values_here(self, result, progress):
+        progress.stage("per-user values to the driver")
+        return result.collect_values()
+
+    def validate(self, job: Job, acknowledged: frozenset[str]):
+        from ..beyond import check_needs
+        from ..errors import InputError
+        from ..spark import extra_frames, input_frames, validate_frames
+        from ..validate import Validation
+
+        check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
+        spark = session(job.options)
+        x = job.extras
+        try:
+            both = input_frames(job.predictions, job.truth, job.preds_format,
+                                job.truth_format, spark, job.reading)
+            extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
+                                  job.columns, x, spark, job.reading)
+        except InputError as exc:  # unreadable: the report says so, as locally
+            return Validation(errors=[exc], acknowledged=acknowledged)
+        return validate_frames(*both, job.settings, job.columns, acknowledged, extras=extras)
+
+    def write_per_user(self, result, path: str) -> None:
+        result.write_per_user(path)
+
+
+def conf(pairs) -> list[tuple[str, str]]:
+    """--spark-conf KEY=VALUE pairs."""
+    out = []
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise OptionError(f"--spark-conf {pair!r}: expected KEY=VALUE, e.g. "
+                              "spark.sql.shuffle.partitions=400")
+        out.append((key.strip(), value))
+    return out
+
+
+def session(options: dict[str, Any]):
+    """The session for the job: ``spark`` (given), else one on ``spark_master`` with
+    ``spark_conf``."""
+    if options.get("spark") is not None:
+        return options["spark"]
+    from ..spark import session as spark_session
+
+    return spark_session(options.get("spark_master"), conf(options.get("spark_conf") or ()))
