@@ -79,12 +79,16 @@ lint: $(VENV)/.test ## Lint only
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
 
-docs: $(VENV)/.test browser ## Regenerate the README's metric table and report screenshot
+# The site is built offline (no web fonts, no plugin that downloads; see mkdocs.yml): the docs
+# tools come with the test extra. --strict: a broken link or anchor fails the build.
+# NO_MKDOCS_2_WARNING silences Material's banner about MkDocs 2, printed on every build.
+docs: $(VENV)/.test browser ## Regenerate the metric reference's table and the report screenshot, build the site into site/
 	$(BIN)/python docs/screenshot.py
-	$(BIN)/python -c "import re, pathlib; from rankeval.cli import metrics_markdown; \
-	p = pathlib.Path('README.md'); s = p.read_text(); \
+	$(BIN)/python -c "import pathlib; from rankeval.cli import metrics_markdown; \
+	p = pathlib.Path('docs/metrics.md'); s = p.read_text(); \
 	a, b = s.index('<!-- metrics:start'), s.index('<!-- metrics:end -->'); \
 	a = s.index('\n', a) + 1; p.write_text(s[:a] + metrics_markdown() + s[b:])"
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	cat sample_data/preds.csv | $(BIN)/rankeval score - sample_data/truth.csv --preds-format csv -f json > /dev/null
@@ -105,4 +109,4 @@ bench-spark: $(VENV)/.test java ## The Spark engine against RankingEvaluator and
 	$(BIN)/python benchmarks/spark_bench.py --shapes $(SPARK_BENCH)
 
 clean: ## Remove the virtualenv and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build site *.egg-info
