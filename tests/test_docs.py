@@ -1,28 +1,62 @@
-"""The README stays true: its metric table, its options and its example output are checked."""
+"""The documentation stays true: the README and every page under docs/ are checked.
+
+Every ``console`` example is run and its output compared line by line; every option of every
+command is on the command's page; the metric reference's table is the registry's; the site
+builds with ``mkdocs build --strict`` (offline: no plugin fetches anything).
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
-from rankeval.cli import metrics_markdown
-from rankeval.cli.score import score
+from rankeval.cli import cli, metrics_markdown
+from rankeval.inputs import COLUMN_OPTIONS
+from rankeval.registry import REGISTRY
+from rankeval.settings import TABLE
 
 from .conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
+DOCS = ROOT / "docs"
+# The README first: its first example is `make run`'s command.
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+COMMANDS = ["score", "compare", "validate", "convert", "metrics"]
 
 
-def test_readme_metric_table_is_the_registry():
-    assert metrics_markdown() in README
+def _name(page) -> str:
+    return str(page.relative_to(ROOT))
 
 
-def test_readme_documents_every_score_option():
-    for param in score.params:
-        for opt in param.opts:
-            if opt.startswith("--") and opt != "--help":
-                assert f"`{opt}" in README or f", {opt}" in README or f"`-{opt[1:]}" in README, opt
+def _between_markers(text: str) -> str:
+    start, end = text.index("<!-- metrics:start"), text.index("<!-- metrics:end -->")
+    return text[text.index("\n", start) + 1:end]
+
+
+def test_metric_reference_table_is_the_registry():
+    """`make docs` regenerates it; a metric added to the registry must be in the page."""
+    assert _between_markers((DOCS / "metrics.md").read_text()) == metrics_markdown()
+
+
+def test_readme_is_a_front_page():
+    assert len(README.splitlines()) < 300
+    assert "make test" in README and "make docs" in README
+    # the number of metrics it announces is the registry's
+    assert f"**{len(REGISTRY)} metrics" in README
+
+
+def test_readme_links_every_page_and_every_link_resolves():
+    links = set(re.findall(r"\]\(((?:docs/|CHANGELOG)[^)#\s]*)", README))
+    for link in links:
+        assert (ROOT / link).exists(), link
+    # the site's home page repeats the README; its changelog page includes CHANGELOG.md
+    pages = {_name(p) for p in DOCS.rglob("*.md")} - {"docs/index.md", "docs/changelog.md"}
+    assert pages <= links, pages - links
+    assert "CHANGELOG.md" in links
 
 
 def test_first_screen_has_the_two_commands_and_an_example():
@@ -32,30 +66,85 @@ def test_first_screen_has_the_two_commands_and_an_example():
     assert "rankeval score sample_data/preds.csv" in first
 
 
-def _console_examples() -> list[tuple[str, list[str]]]:
-    """Every ``console`` block of the README: the command and the lines it prints."""
-    blocks = re.findall(r"```console\n\$ (rankeval [^\n]+)\n(.*?)```", README, re.S)
-    return [(command, shown.splitlines()) for command, shown in blocks]
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_option_is_on_its_command_page(name):
+    page = (DOCS / "commands" / f"{name}.md").read_text()
+    # hidden options are the old spellings, named in score's "One vocabulary" section
+    for param in [p for p in cli.commands[name].params if not getattr(p, "hidden", False)]:
+        for opt in [*param.opts, *param.secondary_opts]:
+            if opt.startswith("-") and opt not in ("--help", "-h"):
+                assert f"`{opt}" in page or f", {opt}" in page, f"{name}: {opt}"
 
 
-def test_readme_has_console_examples_of_every_command():
-    commands = {command.split()[1] for command, _ in _console_examples()}
-    assert {"score", "compare", "validate"} <= commands
+def test_every_setting_is_on_the_api_page():
+    page = (DOCS / "api.md").read_text()
+    for name in [s.name for s in TABLE] + list(COLUMN_OPTIONS):
+        assert f"`{name}`" in page, name
 
 
-@pytest.mark.parametrize("command, shown", _console_examples(),
-                         ids=lambda x: x.split()[1] if isinstance(x, str) else "")
-def test_readme_example_output_is_real(run_cli, tmp_path, monkeypatch, command, shown):
+def _console_examples() -> list[tuple[str, str, list[str]]]:
+    """Every ``console`` block of every page: the page, the command and the lines it prints."""
+    examples = []
+    for page in PAGES:
+        text = page.read_text()
+        blocks = re.findall(r"```console\n(.*?)```", text, re.S)
+        for block in blocks:
+            first, _, shown = block.partition("\n")
+            assert first.startswith("$ rankeval "), f"{_name(page)}: {first!r}"
+            examples.append((_name(page), first[2:], shown.splitlines()))
+    return examples
+
+
+EXAMPLES = _console_examples()
+
+
+def test_console_examples_of_every_command():
+    commands = {command.split()[1] for _, command, _ in EXAMPLES}
+    assert {"score", "compare", "validate", "convert"} <= commands
+    assert any(page == "README.md" for page, _, _ in EXAMPLES)
+
+
+@pytest.mark.parametrize("page, command, shown", EXAMPLES,
+                         ids=[f"{p}:{c.split()[1]}" for p, c, _ in EXAMPLES])
+def test_console_example_output_is_real(run_cli, tmp_path, monkeypatch, page, command, shown):
     """Run each example from a folder holding sample_data/, as a reader would."""
     (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
     monkeypatch.chdir(tmp_path)
     r = run_cli(*command.split()[1:])
     assert r.exit_code in (0, 1), r.stderr  # 1: an example of a failing gate
     printed = [line.rstrip() for line in (r.stdout + r.stderr).splitlines()]
-    assert [line.rstrip() for line in shown] == printed
+    assert [line.rstrip() for line in shown] == printed, page
 
 
 def test_make_run_is_the_first_example():
     makefile = (ROOT / "Makefile").read_text()
     run = re.search(r"^run:.*\n\t\$\(BIN\)/(rankeval [^\n]+)", makefile, re.M)
-    assert run and run.group(1) == _console_examples()[0][0]
+    assert run and EXAMPLES[0][0] == "README.md" and run.group(1) == EXAMPLES[0][1]
+
+
+def test_test_fast_needs_neither_java_nor_chromium():
+    """make test-fast leaves out the tests marked spark (a JVM) and browser (Chromium), and
+    does not depend on the targets that install them; make test still does."""
+    makefile = (ROOT / "Makefile").read_text()
+    fast = re.search(r"^test-fast:([^#\n]*).*\n\t([^\n]+)", makefile, re.M)
+    assert fast and "browser" not in fast.group(1) and "java" not in fast.group(1)
+    assert '-m "not slow and not spark and not browser"' in fast.group(2)
+    full = re.search(r"^test:([^#\n]*)", makefile, re.M)
+    assert full and "browser" in full.group(1) and "java" in full.group(1)
+
+
+def test_site_builds_strict_and_offline(tmp_path):
+    """`mkdocs build --strict` (what `make docs` runs): a broken link or anchor, a page out of
+    the navigation or a docstring that does not render fails it. The API page holds every
+    public entry point."""
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                          str(tmp_path / "site")], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "WARNING" not in out.stderr, out.stderr[-3000:]
+    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    for name in ("evaluate", "Evaluation", "evaluate_scores", "validate_inputs", "convert",
+                 "make_settings"):
+        assert f'id="rankeval.{name}"' in api, name
+    assert (tmp_path / "site" / "report.png").exists()
+    assert not (tmp_path / "site" / "screenshot.py").exists()
