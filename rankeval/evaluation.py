@@ -7,12 +7,11 @@ problems as ``RankevalError`` exceptions. The command line is a thin shell over 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +33,7 @@ from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
 from .registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
-from .settings import TABLE, Settings, make_settings
+from .settings import SettingOptions, Settings, make_settings
 
 
 @dataclass(frozen=True)
@@ -420,6 +419,20 @@ def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | 
     return notices
 
 
+class EvaluateOptions(SettingOptions, total=False):
+    """``evaluate``'s keywords: the settings, the column names, the extra inputs' formats."""
+
+    user_col: str | None
+    item_col: str | None
+    rank_col: str | None
+    score_col: str | None
+    relevance_col: str | None
+    count_col: str | None
+    train_format: str | None
+    catalog_format: str | None
+    item_features_format: str | None
+
+
 def evaluate(
     predictions: Any,
     truth: Any,
@@ -433,7 +446,8 @@ def evaluate(
     catalog: Any = None,
     item_features: Any = None,
     engine: str = "local",
-    **options: Any,
+    engine_options: Mapping[str, Any] | None = None,
+    **options: Unpack[EvaluateOptions],
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
 
@@ -447,44 +461,68 @@ def evaluate(
     and the popularity metrics; ``catalog``: the item universe (coverage, gini);
     ``item_features``: per-item vectors or tags (ild, serendipity). Any form the two main
     inputs take (``train_format``, ``catalog_format``, ``item_features_format`` for paths).
-    ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, ``"spark"`` with
-    Spark DataFrames or paths, and the engine's own keywords such as ``spark``).
+    ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
+    with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
+    session, "partitions": 64}``).
+
+    The settings (keywords; None means the default):
+
+    - gain: 'linear' | 'exponential' (default 'linear'). Gain of a relevance r in
+      CG/DCG/NDCG: linear r, or exponential 2^r - 1.
+    - ap_denominator: 'min' | 'relevant' (default 'min'). Divide AP@K by min(R, K), or by
+      R, all relevant items (trec_eval).
+    - rr_target: 'first-relevant' | 'most-relevant' (default 'first-relevant'). MRR uses
+      the rank of the first relevant item, or of the most relevant one.
+    - relevance_threshold: T (default None). An item is relevant when relevance >= T
+      (default: relevance > 0).
+    - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic'
+      (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item id
+      ascending, or file order; or scored fairly: the expected value over all their
+      orders, or the best or worst order (relevant items first or last).
+    - zero_relevant_users: 'skip' | 'zero' (default 'skip'). Users with no relevant item:
+      leave out, or score 0 and average in (trec_eval).
+    - skip_missing_users: True | False (default False). Leave out users with relevant
+      items but no predictions (default: they score 0).
+    - max_depth: N (default None). Only the first N items of each list count, for every
+      metric and K (trec_eval -M).
+    - judged_only: True | False (default False). Condensed lists: drop the items without a
+      judgement in the truth before cutting at K, so that the rest move up (trec_eval -J;
+      Sakai 2007).
+    - rbp_p: P (default 0.8). Persistence p of rank-biased precision: the chance of
+      reading on to the next item.
+    - err_max_grade: G (default 4.0). Highest relevance grade of ERR: a grade g stops the
+      reader with probability (2^g - 1) / 2^max (gdeval and ir_measures use 4); higher
+      grades are an error.
+    - exclude_seen: True | False (default False). Drop predicted (user, item) pairs
+      present in train before cutting at K; the rest move up.
+    - exclude_seen_truth: True | False (default False). Also drop truth rows whose (user,
+      item) pair is in train.
+    - popularity: 'users' | 'interactions' (default 'users'). Item popularity from train:
+      its distinct users, or its interactions (rows, or the sum of the count column).
+    - tail_share: S (default 0.2). long_tail: the short head is the most popular items
+      holding 1 - S of all popularity.
+    - dedupe: True | False (default False). Keep the best-ranked of repeated (user, item)
+      predictions instead of failing.
+
+    Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
+    ``relevance_col``, ``count_col`` (train); formats: ``train_format``, ``catalog_format``,
+    ``item_features_format``.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
-    from .engines import EXTRA, Job, engine_options, get, run
+    from .engines import EXTRA, Job, get, run
+    from .engines import engine_options as own_options
 
     chosen = get(engine)
-    given = engine_options(chosen, options)
-    columns = {name: options.pop(name, None) for name in COLUMN_OPTIONS}
+    given = own_options(chosen, dict(engine_options or {}))
+    rest: dict[str, Any] = dict(options)
+    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extras = {"train": train, "catalog": catalog, "item_features": item_features,
-              **{f"{n}_format": options.pop(f"{n}_format", None) for n in EXTRA}}
-    settings = make_settings(metrics, k, compat=compat, **options)
+              **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
+    settings = make_settings(metrics, k, compat=compat, **rest)
     check_needs(settings, {n for n in EXTRA if extras[n] is not None})
     job = Job(predictions, truth, settings, columns, {}, preds_format, truth_format, extras,
               given)
     chosen.check(job)
     return run(chosen, job)
-
-
-def document_settings(fn) -> None:
-    """``help(fn)`` (``evaluate`` here, and the Spark engine's) lists every setting of the
-    table with its allowed values, and the column options."""
-    params = list(inspect.signature(fn).parameters.values())[:-1]  # drop **options
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    kinds = {True: bool | None, False: str | None}
-    params += [inspect.Parameter(s.name, keyword, default=None,
-                                 annotation=float | None if s.parse else kinds[s.is_flag])
-               for s in TABLE]
-    params += [inspect.Parameter(c, keyword, default=None, annotation=str | None)
-               for c in (*COLUMN_OPTIONS, "train_format", "catalog_format",
-                         "item_features_format")
-               if c not in {p.name for p in params}]
-    fn.__signature__ = inspect.signature(fn).replace(parameters=params)
-    lines = [f"    {s.describe()}" for s in TABLE]
-    fn.__doc__ = (fn.__doc__ or "") + "\n    Settings (None: the default):\n\n" + (
-        "\n".join(lines) + "\n")
-
-
-document_settings(evaluate)

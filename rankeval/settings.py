@@ -14,7 +14,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from .errors import OptionError, name_options
 from .names import MetricSpec, expand, parse_ks
@@ -245,25 +245,67 @@ TABLE: tuple[Setting, ...] = (
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
 COMPAT = ("trec_eval",)
 
-Settings = dataclasses.make_dataclass(
-    "Settings",
-    [("metrics", tuple[str, ...]), ("k", tuple[int, ...])]
-    + [(s.name, Any, dataclasses.field(default=s.default)) for s in TABLE]
-    + [("compat", str | None, dataclasses.field(default=None)),
-       # settings given explicitly against the compat preset, which they override
-       ("compat_overrides", tuple[str, ...], dataclasses.field(default=()))],
-    frozen=True,
-    namespace={
-        "__doc__": "Every option that changes a number; reported whole in the JSON "
-        "``settings`` block. Build one with ``make_settings``.",
-        "specs": property(lambda self: expand(self.metrics, self.k)),
-        "cut": property(
-            lambda self: None if any(s.k is None for s in self.specs) else max(self.k)
-        ),
-        "to_dict": lambda self: dataclasses.asdict(self),
-    },
-)
-Settings.__module__ = __name__
+@dataclass(frozen=True)
+class Settings:
+    """Every option that changes a number; reported whole in the JSON ``settings`` block.
+    Build one with ``make_settings``. The fields between ``k`` and ``compat`` are the rows of
+    ``TABLE``, in its order, with its defaults (a test holds them equal)."""
+
+    metrics: tuple[str, ...]
+    k: tuple[int, ...]
+    gain: str = "linear"
+    ap_denominator: str = "min"
+    rr_target: str = "first-relevant"
+    relevance_threshold: float | None = None
+    ties: str = "trec"
+    zero_relevant_users: str = "skip"
+    skip_missing_users: bool = False
+    max_depth: int | None = None
+    judged_only: bool = False
+    rbp_p: float = 0.8
+    err_max_grade: float = 4.0
+    exclude_seen: bool = False
+    exclude_seen_truth: bool = False
+    popularity: str = "users"
+    tail_share: float = 0.2
+    dedupe: bool = False
+    compat: str | None = None
+    # settings given explicitly against the compat preset, which they override
+    compat_overrides: tuple[str, ...] = ()
+
+    @property
+    def specs(self) -> list[MetricSpec]:
+        return expand(list(self.metrics), list(self.k))
+
+    @property
+    def cut(self) -> int | None:
+        """The deepest K, or None when a metric reads whole lists (``@all``)."""
+        return None if any(s.k is None for s in self.specs) else max(self.k)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+class SettingOptions(TypedDict, total=False):
+    """The settings as keywords (``evaluate(..., gain="exponential")``): the rows of
+    ``TABLE``; None means the default (a test holds the keys equal to the table)."""
+
+    gain: str | None
+    ap_denominator: str | None
+    rr_target: str | None
+    relevance_threshold: float | None
+    ties: str | None
+    zero_relevant_users: str | None
+    skip_missing_users: bool | None
+    max_depth: int | None
+    judged_only: bool | None
+    rbp_p: float | None
+    err_max_grade: float | None
+    exclude_seen: bool | None
+    exclude_seen_truth: bool | None
+    popularity: str | None
+    tail_share: float | None
+    dedupe: bool | None
 
 
 def comparable_names() -> list[str]:
@@ -287,8 +329,8 @@ def make_settings(
     k: int | str | Iterable[int | str] | None = None,
     *,
     compat: str | None = None,
-    **options: Any,
-):
+    **options: Unpack[SettingOptions],
+) -> Settings:
     """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
 
     ``options`` are the names of ``TABLE``; None means "the default". With

@@ -48,10 +48,17 @@ def test_evaluation_reads_well_in_a_notebook():
 
 
 def test_help_of_evaluate_lists_every_setting_with_its_values():
+    import typing
+
+    from rankeval.evaluation import EvaluateOptions
+
     text = pydoc.render_doc(evaluate, renderer=pydoc.plaintext)
     params = inspect.signature(evaluate).parameters
+    # the keywords are typed (Unpack of a TypedDict: what IDEs and mypy read)
+    assert params["options"].annotation == "Unpack[EvaluateOptions]"
+    keywords = typing.get_type_hints(EvaluateOptions)
     for s in TABLE:
-        assert params[s.name].kind is inspect.Parameter.KEYWORD_ONLY  # in the signature
+        assert s.name in keywords
         assert f"{s.name}: " in text
         assert s.describe() in " ".join(text.split())  # and described, with its choices
     assert "'linear' | 'exponential'" in text

@@ -82,7 +82,8 @@ def test_a_registered_engine_equals_the_local_one_in_the_library(partitions, see
     local = rankeval.evaluate(preds, truth, TIED, [3, 10], ties="expected")
     for parts in (1, 2, 5):
         theirs = rankeval.evaluate(preds, truth, TIED, [3, 10], ties="expected",
-                                   engine="partitions", parts=parts)
+                                   engine="partitions",
+                                   engine_options={"parts": parts})
         assert theirs.users == local.users
         for name, value in local.metrics.items():
             assert theirs.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name
@@ -97,9 +98,10 @@ def test_engine_choices_and_options_come_from_the_registry(partitions):
     with pytest.raises(OptionError, match="engine must be one of local, spark, partitions"):
         rankeval.evaluate(PREDS, TRUTH, engine="dask")
     with pytest.raises(OptionError, match=r"^parts needs engine partitions$"):
-        rankeval.evaluate(PREDS, TRUTH, parts=2)
+        rankeval.evaluate(PREDS, TRUTH, engine_options={"parts": 2})
     with pytest.raises(OptionError, match=r"^spark_conf needs engine spark$"):
-        rankeval.evaluate(PREDS, TRUTH, engine="partitions", spark_conf=["a=b"])
+        rankeval.evaluate(PREDS, TRUTH, engine="partitions",
+                          engine_options={"spark_conf": ["a=b"]})
 
 
 def test_no_engine_name_is_compared_outside_the_registry():

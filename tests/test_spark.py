@@ -628,6 +628,7 @@ def test_help_lists_every_setting_as_the_local_api():
 
     local = inspect.signature(rankeval.evaluate).parameters
     spark = inspect.signature(spark_evaluate).parameters
-    settings = [s.name for s in rankeval.settings.TABLE]
-    assert all(name in spark and name in local for name in [*settings, "user_col", "item_col"])
-    assert all(name in spark_evaluate.__doc__ for name in settings)
+    # the same typed keywords: the settings, the column names (Unpack of one TypedDict)
+    assert spark["options"].annotation == local["options"].annotation == \
+        "Unpack[EvaluateOptions]"
+    assert "rankeval.evaluate" in spark_evaluate.__doc__

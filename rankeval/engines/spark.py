@@ -45,22 +45,20 @@ class SparkEngine(Engine):
 
     def score(self, job: Job, progress):
         from ..beyond import check_needs
-        from ..spark import evaluate_frames, extra_frames, input_frames
+        from ..spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
 
         progress.stage("starting Spark")
         spark = session(job.options)
         progress.stage(f"scoring {job.predictions} and {job.truth} on Spark")
-        both = input_frames(job.predictions, job.truth, job.preds_format, job.truth_format,
-                            spark, job.reading)
+        preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
+                                    job.truth_format, spark, job.reading)
         x = job.extras
         extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
                               job.columns, x, spark, job.reading)
         check_needs(job.settings, extras.given())
-        return evaluate_frames(*both, job.settings, job.columns,
+        return evaluate_frames(preds, truth, job.settings, job.columns,
                                job.options.get("partitions"),
-                               **({"chunk_rows": job.options["chunk_rows"]}
-                                  if job.options.get("chunk_rows") else {}),
-                               extras=extras)
+                               job.options.get("chunk_rows") or CHUNK_ROWS, extras)
 
     def values_here(self, result, progress):
         progress.stage("per-user values to the driver")
@@ -76,13 +74,14 @@ class SparkEngine(Engine):
         spark = session(job.options)
         x = job.extras
         try:
-            both = input_frames(job.predictions, job.truth, job.preds_format,
-                                job.truth_format, spark, job.reading)
+            preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
+                                        job.truth_format, spark, job.reading)
             extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
                                   job.columns, x, spark, job.reading)
         except InputError as exc:  # unreadable: the report says so, as locally
             return Validation(errors=[exc], acknowledged=acknowledged)
-        return validate_frames(*both, job.settings, job.columns, acknowledged, extras=extras)
+        return validate_frames(preds, truth, job.settings, job.columns, acknowledged,
+                               extras=extras)
 
     def write_per_user(self, result, path: str) -> None:
         result.write_per_user(path)

@@ -21,12 +21,12 @@ import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from ..beyond import Extras
 from ..engine import judgement_notice, merge, unevaluable, user_notices
 from ..errors import InputError, RankevalError
-from ..evaluation import document_settings, finish
+from ..evaluation import EvaluateOptions, finish
 from ..inputs import resolve_role
 from ..io.readers import Source
 from ..validate import Validation
@@ -96,7 +96,7 @@ def evaluate(
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
-    **options: Any,
+    **options: Unpack[EvaluateOptions],
 ) -> SparkEvaluation:
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
     ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
@@ -105,17 +105,16 @@ def evaluate(
     machine (any form ``rankeval.evaluate`` takes). The same settings as
     ``rankeval.evaluate``. ``spark``: the session (default: ``session()``); ``partitions``:
     how many partitions of users (default: from the input splits); ``chunk_rows``: rows
-    scored at once in a task.
+    scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
     """
     from ..evaluation import evaluate as evaluate_on
 
     return evaluate_on(predictions, truth, metrics, k, compat=compat,  # type: ignore[return-value]
                        preds_format=preds_format, truth_format=truth_format, train=train,
                        catalog=catalog, item_features=item_features, engine="spark",
-                       spark=spark, partitions=partitions, chunk_rows=chunk_rows, **options)
+                       engine_options={"spark": spark, "partitions": partitions,
+                                       "chunk_rows": chunk_rows}, **options)
 
-
-document_settings(evaluate)
 
 
 def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=None,

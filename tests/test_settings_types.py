@@ -1,0 +1,43 @@
+"""The settings are typed where IDEs, help() and mypy see them: the Settings dataclass and the
+keywords of make_settings and evaluate are the settings table, row for row."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+
+import rankeval
+from rankeval.evaluation import EvaluateOptions
+from rankeval.settings import TABLE, SettingOptions, Settings, make_settings
+
+
+def test_the_settings_dataclass_is_the_table():
+    fields = dataclasses.fields(Settings)
+    names = [f.name for f in fields]
+    assert names[:2] == ["metrics", "k"] and names[-2:] == ["compat", "compat_overrides"]
+    assert names[2:-2] == [s.name for s in TABLE]
+    for f, s in zip(fields[2:-2], TABLE, strict=True):
+        assert f.default == s.default, s.name
+    assert make_settings() == Settings(metrics=make_settings().metrics, k=(10,))
+    assert Settings.__dataclass_params__.frozen
+
+
+def test_the_keywords_are_the_table():
+    hints = typing.get_type_hints(SettingOptions)
+    assert list(hints) == [s.name for s in TABLE]
+    for s in TABLE:  # flags take bools, choices text, free values numbers
+        want = bool if s.is_flag else str if s.choices else (int if s.name == "max_depth"
+                                                             else float)
+        assert hints[s.name] == want | None, s.name
+    assert set(typing.get_type_hints(EvaluateOptions)) >= set(hints)
+
+
+def test_help_lists_every_setting_without_patching_the_signature():
+    doc = " ".join(rankeval.evaluate.__doc__.split())
+    for s in TABLE:
+        assert " ".join(s.describe().split()) in doc, s.name
+    # the signature is the function's own: no rewritten __signature__
+    assert "__signature__" not in vars(rankeval.evaluate)
+    params = inspect.signature(rankeval.evaluate).parameters
+    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD
