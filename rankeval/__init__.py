@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "evaluate": "evaluation",
     "evaluate_scores": "scores",
+    "power": "analysis.power",
     "Evaluation": "evaluation",
     "make_settings": "settings",
     "Settings": "settings",
@@ -33,6 +34,7 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
+    from .analysis.power import power as power
     from .convert import convert as convert
     from .errors import InputError as InputError
     from .errors import OptionError as OptionError

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
-CORRECTIONS = ("holm", "bonferroni", "none")
+# Family-wise error (Holm's step-down, Bonferroni), false discovery rate (Benjamini-Hochberg's
+# step-up; Benjamini-Yekutieli's, valid under any dependence), or none.
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 _BATCH_CELLS = 4_000_000  # values drawn per batch: bounds memory whatever the number of users
 
 
@@ -154,7 +156,9 @@ def compare(
 
 
 def correct(p_values: list[float], method: str) -> list[float]:
-    """Adjusted p-values: Holm-Bonferroni (step-down), Bonferroni, or none."""
+    """Adjusted p-values: Holm-Bonferroni (step-down), Bonferroni, Benjamini-Hochberg or
+    Benjamini-Yekutieli (false discovery rate, step-up), or none. Undefined (NaN) p-values
+    stay undefined and are not counted in the family."""
     if method not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}")
     p_all = np.asarray(p_values, dtype=np.float64)
@@ -169,9 +173,16 @@ def correct(p_values: list[float], method: str) -> list[float]:
         return p.tolist()
     if method == "bonferroni":
         return np.minimum(p * m, 1.0).tolist()
+    adjusted = np.empty(m)
+    if method in ("bh", "by"):  # step-up: from the largest p down, p_(i) m / i, running min
+        order = np.argsort(p, kind="stable")[::-1]
+        scale = m / np.arange(m, 0, -1)
+        if method == "by":
+            scale *= float(np.sum(1.0 / np.arange(1, m + 1)))
+        adjusted[order] = np.minimum(np.minimum.accumulate(p[order] * scale), 1.0)
+        return adjusted.tolist()
     order = np.argsort(p, kind="stable")
     stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
-    adjusted = np.empty(m)
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted.tolist()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from . import compare, convert, metrics, score, validate  # noqa: F401  (register the commands)
+from . import compare, convert, metrics, power, score, validate  # noqa: F401  (register the commands)
 from .app import cli
 from .metrics import metrics_markdown
 from .score import score as score_command

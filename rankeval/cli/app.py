@@ -188,6 +188,7 @@ def cli() -> None:
     rankeval score preds.csv truth.csv --k 10        # metrics per user and overall
     rankeval validate preds.csv truth.csv            # every problem, without scoring
     rankeval compare a.csv b.csv truth.csv           # which differences are real
+    rankeval power a.csv b.csv truth.csv --effect 1% # how many users a difference needs
     rankeval convert preds.csv preds.run             # between CSV/TSV/Parquet/TREC/JSON
     rankeval metrics                                # what every metric means
 

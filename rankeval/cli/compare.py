@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import EXIT_GATE_FAILED, OptionError
+from ..stats import CORRECTIONS
 from .app import cli, show_notices
 from .emit import check_html, emit, write_html
 from .options import (
@@ -34,8 +35,10 @@ from .options import (
 @option("seed")
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level, after the correction.")
-@click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
-              show_default=True, help="Multiple-comparison correction across the runs, per metric.")
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
+              show_default=True, help="Multiple-comparison correction across the runs, per "
+              "metric: family-wise (holm, bonferroni) or false discovery rate (bh: "
+              "Benjamini-Hochberg; by: Benjamini-Yekutieli, for any dependence).")
 @option("intervals", help="Add a bootstrap confidence interval (over the users compared) to "
         "every run's mean.")
 @option("confidence")
@@ -119,7 +122,7 @@ def compare_command(files, **kw) -> int:
     report = module(fmt)
     emit(kw["output"], fmt, lambda c: report.render_compare(result, c),
          lambda: report.render_compare(result))
-    write_html(kw["html"], result)
+    write_html(kw["html"], lambda: module("html").render_compare(result))
     if kw["fail_if_worse"] and result.worse:
         for c in result.worse:
             click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "

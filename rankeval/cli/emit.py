@@ -44,12 +44,11 @@ def check_html(fmt: str, html: str | None) -> None:
         check_writable(html, "--html")
 
 
-def write_html(path: str | None, result) -> None:
-    """``--html FILE``: the HTML report beside the chosen format."""
+def write_html(path: str | None, render: Callable[[], str]) -> None:
+    """``--html FILE``: the HTML report (``render()``, the command's) beside the chosen
+    format."""
     if path is None:
         return
     from ..io.output import write_text
-    from ..report import html
 
-    render = html.render_compare if hasattr(result, "cells") else html.render
-    write_text(path, render(result))
+    write_text(path, render())

@@ -117,7 +117,7 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, lambda c: report.render(result, c),
          lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
          to_stderr=output == STDOUT and per_user == STDOUT)
-    write_html(kw["html"], result)
+    write_html(kw["html"], lambda: module("html").render(result))
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 

@@ -1,7 +1,8 @@
 """Reports, one module per format, and the registry the command line derives its choices from.
 
-A format is a row of ``FORMATS``: its module (``render(ev)``, and ``render_compare(result)``
-when compare can write it) and the commands that offer it. A new format is a module plus a row.
+A format is a row of ``FORMATS``: its module (``render(ev)``, and ``render_compare(result)``,
+``render_power(result)`` for the other commands that offer it) and the commands that offer
+it. A new format is a module plus a row.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ class Format:
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("table", "table", ("score", "compare", "validate"), "a table for people"),
-        Format("json", "json", ("score", "compare", "validate"), "every number, for programs"),
-        Format("csv", "csv", ("score", "compare"), "one row per metric, full precision"),
-        Format("markdown", "markdown", ("score", "compare"), "for pull requests"),
+        Format("table", "table", ("score", "compare", "validate", "power"),
+               "a table for people"),
+        Format("json", "json", ("score", "compare", "validate", "power"),
+               "every number, for programs"),
+        Format("csv", "csv", ("score", "compare", "power"), "one row per metric, full precision"),
+        Format("markdown", "markdown", ("score", "compare", "power"), "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines"),
-        Format("html", "html", ("score", "compare"),
+        Format("html", "html", ("score", "compare", "power"),
                "one static page with charts (rankeval[report])"),
     )
 }

@@ -50,3 +50,19 @@ def render_compare(result) -> str:
                          exact(s.effect_size), *((s.wins, s.ties, s.losses) if tested
                                                  else ("", "", ""))])
     return out.getvalue()
+
+
+def render_power(result) -> str:
+    """One row per metric: every number of the analysis at full precision (empty:
+    undefined or not asked)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    fields = ["metric", "users", "baseline_mean", "mean_difference", "sd", "mde", "effect",
+              "achieved", "users_needed", "n_exact", "anova_users"]
+    writer.writerow(fields)
+    for r in result.rows:
+        values = r.to_dict()
+        writer.writerow([r.metric, r.users, *(
+            "" if values[f] is None else values[f] if isinstance(values[f], int)
+            else exact(values[f]) for f in fields[2:])])
+    return out.getvalue()

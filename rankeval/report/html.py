@@ -274,3 +274,15 @@ def render_compare(result) -> str:
     return page("rankeval: compare " + " vs ".join(r.name for r in result.runs), lead,
                 compare_sections(result))
 
+
+
+def render_power(result) -> str:
+    """The power analysis as one HTML page (a table; no chart)."""
+    from .table import power_note, power_rows
+
+    head, rows = power_rows(result)
+    lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"
+    notes = _notices(list(result.notices))
+    return page("rankeval: power", lead, [
+        section("power", "Power and sample size", table(head, rows), text(power_note(result))),
+        notes])

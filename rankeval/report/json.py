@@ -162,3 +162,7 @@ def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
 
 def _finite_number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def render_power(result) -> str:
+    return dumps(result.to_dict())

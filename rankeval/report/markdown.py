@@ -132,3 +132,12 @@ def render_compare(result) -> str:
                   "after correction over the runs and segments of each metric."]
     lines += ["", *(cell(line) for line in compare_footer(result))]
     return "\n".join(lines) + "\n"
+
+
+def render_power(result) -> str:
+    from .table import power_note, power_rows
+
+    head, rows = power_rows(result)
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join([*lines, "", cell(power_note(result))]) + "\n"

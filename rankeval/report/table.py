@@ -368,3 +368,52 @@ def render_compare(result, console) -> None:
                                   f"-> {fixed(row['run'])}", highlight=False)
 
 
+
+
+def power_rows(result) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a power analysis: one row per metric, effect first."""
+    effect = result.effect is not None
+    head = ["metric", "users", "baseline", "B - A", "sd of B - A", "MDE"]
+    if effect:
+        head += ["effect", "power", "users needed"]
+    if result.systems:
+        head += [f"users needed ({result.systems} systems)"]
+    rows = []
+    for r in result.rows:
+        row = [r.metric, f"{r.users:,}", fixed(r.baseline_mean),
+               fixed(r.mean_difference, sign=True), fixed(r.sd), fixed(r.mde)]
+        if effect:
+            row += [fixed(r.effect), f"{r.achieved:.1%}" if defined(r.achieved) else UNDEFINED,
+                    _needed(r.users_needed)]
+        if result.systems:
+            row += [_needed(r.anova_users)]
+        rows.append(row)
+    return head, rows
+
+
+def _needed(n: int | None) -> str:
+    if n is None:
+        return UNDEFINED
+    return "more than 100,000,000" if n < 0 else f"{n:,}"
+
+
+def power_note(result) -> str:
+    test = "paired t-test" if result.method == "t" else (
+        f"paired t-test simulated on {result.rounds:,} resamples of the differences")
+    return (f"{result.runs[1]} (B) against {result.runs[0]} (A) · {test}, {result.alternative}"
+            f" · alpha {result.alpha:g} · power {result.power:.0%}"
+            + (f" · effect {result.effect}" if result.effect is not None else "")
+            + " · MDE: the smallest difference these users detect with that power")
+
+
+def render_power(result, console) -> None:
+    from rich.table import Table
+
+    head, rows = power_rows(result)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for i, name in enumerate(head):
+        table.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(x) for x in row))
+    console.print(table)
+    console.print(data(power_note(result)), style="dim", highlight=False, soft_wrap=True)

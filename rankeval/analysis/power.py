@@ -1,0 +1,440 @@
+"""Power and sample size for a paired comparison of two runs (``rankeval power``).
+
+From the per-user differences d = B - A of one metric: their standard deviation; the
+minimum detectable effect at the users at hand (for a significance level and a power); the
+power achieved for a given effect; and the users needed for it. The paired t-test is exact
+through the noncentral t distribution (as statsmodels' ``TTestPower``); ``bootstrap``
+simulates the test on resamples of the observed differences shifted to the effect, for
+skewed per-user values (many zeros). ``systems``: Sakai's topic-set-size design for m
+systems (one-way ANOVA, from the residual variance), the users needed to detect a range D
+between the best and the worst of m systems.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+ALTERNATIVES = ("two-sided", "larger", "smaller")
+METHODS = ("t", "bootstrap")
+MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An effect to detect: absolute (0.01) or relative to the baseline mean (1%)."""
+
+    value: float
+    relative: bool = False
+
+    @classmethod
+    def parse(cls, text: str | float) -> Effect:
+        from ..errors import OptionError
+
+        word = str(text).strip()
+        relative = word.endswith("%")
+        try:
+            value = float(word.rstrip("%"))
+        except ValueError:
+            raise OptionError(f"{{option}} {text!r}: expected a number (0.01) or a "
+                              "percentage of the baseline mean (1%)", "effect") from None
+        if not math.isfinite(value) or value <= 0:
+            raise OptionError(f"{{option}} {text!r}: an effect is a positive number", "effect")
+        return cls(value / 100 if relative else value, relative)
+
+    def absolute(self, baseline_mean: float) -> float:
+        return self.value * abs(baseline_mean) if self.relative else self.value
+
+    def __str__(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+
+@dataclass(frozen=True)
+class PowerRow:
+    """One metric's answer. NaN where undefined (no spread, no users)."""
+
+    metric: str
+    users: int  # paired users with a value in both runs
+    baseline_mean: float
+    mean_difference: float  # observed B - A
+    sd: float  # standard deviation of the paired differences (n - 1)
+    mde: float  # the smallest effect the users at hand detect with the power asked
+    effect: float | None  # the effect asked, absolute
+    achieved: float | None  # the power for that effect with the users at hand
+    users_needed: int | None  # for that effect (None: not asked; -1: more than MAX_USERS)
+    n_exact: float | None  # the t-test's continuous solution (users_needed is its ceiling)
+    anova_users: int | None = None  # Sakai's design for ``systems`` systems
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class PowerResult:
+    rows: list[PowerRow]
+    alpha: float
+    power: float
+    alternative: str
+    method: str
+    effect: Effect | None
+    systems: int | None
+    rounds: int
+    seed: int
+    runs: tuple[str, str]
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        from .. import __version__
+
+        return {
+            "rankeval": __version__, "schema": 1, "runs": list(self.runs),
+            "alpha": self.alpha, "power": self.power, "alternative": self.alternative,
+            "method": self.method, "effect": None if self.effect is None else str(self.effect),
+            "systems": self.systems, "rounds": self.rounds if self.method != "t" else None,
+            "seed": self.seed if self.method != "t" else None,
+            "metrics": [r.to_dict() for r in self.rows], "warnings": list(self.notices),
+        }
+
+
+# --- the paired t-test, exactly -------------------------------------------------------------
+
+def t_power(d: float, n: float, alpha: float, alternative: str = "two-sided") -> float:
+    """The power of the paired t-test for a standardised effect d (effect / sd) with n
+    users: the noncentral t's mass past the critical values (as statsmodels computes it)."""
+    from scipy import special, stats
+
+    df = n - 1
+    nc = d * math.sqrt(n)
+    level = alpha / 2 if alternative == "two-sided" else alpha
+
+    def cdf(x: float) -> float:
+        v = float(special.nctdtr(df, nc, x))
+        # far in a tail, scipy's series can fail (NaN) where the mass is 0 or 1 to double
+        # precision (statsmodels then answers NaN too)
+        return v if not math.isnan(v) else 0.0 if x < nc else 1.0
+
+    out = 0.0
+    if alternative in ("two-sided", "larger"):
+        out += 1.0 - cdf(float(stats.t.isf(level, df)))
+    if alternative in ("two-sided", "smaller"):
+        out += cdf(float(stats.t.ppf(level, df)))
+    return out
+
+
+def _signed(alternative: str) -> float:
+    return -1.0 if alternative == "smaller" else 1.0
+
+
+def t_mde(n: int, alpha: float, power: float, alternative: str) -> float:
+    """The standardised effect the t-test detects with ``power`` at n users."""
+    from scipy.optimize import brentq
+
+    s = _signed(alternative)
+    f = lambda d: t_power(s * d, n, alpha, alternative) - power  # noqa: E731
+    high = 1.0
+    while f(high) < 0:
+        high *= 2
+    return brentq(f, 1e-12, high, xtol=1e-14, rtol=1e-12)
+
+
+def t_users(d: float, alpha: float, power: float, alternative: str) -> float:
+    """The (continuous) number of users at which the t-test reaches ``power`` for the
+    standardised effect d; inf past MAX_USERS."""
+    from scipy.optimize import brentq
+
+    s = _signed(alternative)
+    f = lambda n: t_power(s * d, n, alpha, alternative) - power  # noqa: E731
+    if f(2.0) >= 0:
+        return 2.0
+    if f(float(MAX_USERS)) < 0:
+        return math.inf
+    return brentq(f, 2.0, float(MAX_USERS), xtol=1e-10, rtol=1e-14)
+
+
+# --- by simulation: resampled differences -----------------------------------------------------
+
+def _rejected(samples: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
+    """Per row of paired differences: does the t-test reject at ``alpha``?"""
+    from scipy import stats
+
+    n = samples.shape[1]
+    mean = samples.mean(axis=1)
+    sd = samples.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, mean / (sd / math.sqrt(n)), np.sign(mean) * np.inf)
+    if alternative == "two-sided":
+        return np.abs(t) > stats.t.isf(alpha / 2, n - 1)
+    if alternative == "larger":
+        return t > stats.t.isf(alpha, n - 1)
+    return t < stats.t.ppf(alpha, n - 1)
+
+
+_CELLS = 1 << 22  # differences drawn at once
+
+
+def simulated_power(diff: np.ndarray, effect: float, n: int, alpha: float, alternative: str,
+                    rounds: int, seed: int) -> float:
+    """The share of ``rounds`` resamples of n differences, shifted so that their mean is
+    ``effect`` (signed), in which the t-test rejects."""
+    rng = np.random.default_rng(seed)
+    shifted = diff - diff.mean() + effect
+    hits, done = 0, 0
+    step = max(1, _CELLS // max(n, 1))
+    while done < rounds:
+        take = min(step, rounds - done)
+        idx = rng.integers(0, len(shifted), size=(take, n))
+        hits += int(np.count_nonzero(_rejected(shifted[idx], alpha, alternative)))
+        done += take
+    return hits / rounds
+
+
+def _search(f, low: float, high: float, integer: bool, steps: int = 60) -> float:
+    """The smallest x in [low, high] with f(x) true (f monotone), by bisection."""
+    for _ in range(steps):
+        if (integer and high - low <= 1) or (not integer and high - low <= 1e-9 * high):
+            break
+        mid = (low + high) // 2 if integer else (low + high) / 2
+        low, high = (low, mid) if f(mid) else (mid, high)
+    return high
+
+
+# --- Sakai's topic-set-size design for m systems ------------------------------------------
+
+def anova_users(range_: float, variance: float, systems: int, alpha: float,
+                power: float) -> int:
+    """The smallest n at which a one-way ANOVA over ``systems`` systems detects a range
+    ``range_`` between the best and the worst mean with ``power`` (Sakai 2016: noncentral F,
+    lambda = n D^2 / (2 sigma^2), sigma^2 the residual variance); -1 past MAX_USERS."""
+    from scipy import stats
+
+    def enough(n: float) -> bool:
+        df1, df2 = systems - 1, (systems - 1) * (n - 1)
+        crit = stats.f.isf(alpha, df1, df2)
+        return float(stats.ncf.sf(crit, df1, df2, n * range_**2 / (2 * variance))) >= power
+
+    if not enough(float(MAX_USERS)):
+        return -1
+    return int(_search(enough, 1, MAX_USERS, integer=True)) if not enough(2) else 2
+
+
+# --- one metric ----------------------------------------------------------------------------
+
+def analyse(metric: str, a: np.ndarray, b: np.ndarray, effect: Effect | None, alpha: float,
+            power: float, alternative: str, method: str, rounds: int, seed: int,
+            systems: int | None) -> PowerRow:
+    """The power analysis of one metric from paired per-user values (NaN: no value)."""
+    both = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[both], b[both]
+    diff = b - a
+    n = len(diff)
+    nan = math.nan
+    if n < 2:
+        return PowerRow(metric, n, float(a.mean()) if n else nan, float(diff.mean()) if n
+                        else nan, nan, nan, None, None, None, None)
+    sd = float(diff.std(ddof=1))
+    base = float(a.mean())
+    want = None if effect is None else effect.absolute(base)
+    if sd == 0:  # no spread: any effect is certain, none is measurable from these values
+        return PowerRow(metric, n, base, float(diff.mean()), 0.0, nan, want, None, None, None)
+    s = _signed(alternative)
+    achieved = needed = exact = anova = None
+    if method == "t":
+        mde = t_mde(n, alpha, power, alternative) * sd
+        if want is not None:
+            achieved = t_power(s * want / sd, n, alpha, alternative)
+            exact = t_users(want / sd, alpha, power, alternative)
+            needed = -1 if math.isinf(exact) else math.ceil(exact - 1e-9)
+    else:
+        def detects(e: float, users: int = n) -> bool:
+            return simulated_power(diff, s * e, users, alpha, alternative, rounds,
+                                   seed) >= power
+        high = t_mde(n, alpha, power, alternative) * sd
+        while not detects(high):
+            high *= 2
+        mde = _search(detects, 0.0, high, integer=False, steps=40)
+        if want is not None:
+            achieved = simulated_power(diff, s * want, n, alpha, alternative, rounds, seed)
+            guess = t_users(want / sd, alpha, power, alternative)
+            if math.isinf(guess):
+                needed = -1
+            else:
+                top = max(4, math.ceil(guess))
+                while not detects(want, top) and top < MAX_USERS:
+                    top *= 2
+                needed = (-1 if not detects(want, top) else
+                          int(_search(lambda u: detects(want, int(u)), 2, top, integer=True)))
+    if systems is not None and want is not None:
+        anova = anova_users(want, sd**2 / 2, systems, alpha, power)
+    return PowerRow(metric, n, base, float(diff.mean()), sd, mde, want, achieved, needed,
+                    exact, anova)
+
+
+def check(alpha: float, power: float, alternative: str, method: str, rounds: int,
+          systems: int | None) -> None:
+    from ..errors import OptionError
+
+    if not 0 < alpha < 1:
+        raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
+    if not 0 < power < 1:
+        raise OptionError("{option} must lie strictly between 0 and 1", "power")
+    if alternative not in ALTERNATIVES:
+        raise OptionError(f"{{option}} must be one of {', '.join(ALTERNATIVES)}", "alternative")
+    if method not in METHODS:
+        raise OptionError(f"{{option}} must be one of {', '.join(METHODS)}", "method")
+    if rounds < 100:
+        raise OptionError("{option} must be at least 100", "rounds")
+    if systems is not None and systems < 2:
+        raise OptionError("{option} must be at least 2", "systems")
+
+
+# --- the library entry point -----------------------------------------------------------------
+
+def power(
+    run_a: Any = None,
+    run_b: Any = None,
+    truth: Any = None,
+    metrics: Any = None,
+    k: Any = None,
+    *,
+    effect: str | float | Effect | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: str = "two-sided",
+    method: str = "t",
+    rounds: int = 2000,
+    seed: int = 0,
+    systems: int | None = None,
+    per_user_a: Any = None,
+    per_user_b: Any = None,
+    names: tuple[str, str] | None = None,
+    compat: str | None = None,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+    reading: dict[str, Any] | None = None,
+    **options: Any,
+) -> PowerResult:
+    """How many users a comparison of run B against run A needs, and what it can detect.
+
+    Either ``run_a``, ``run_b`` and ``truth`` (anything ``evaluate`` takes, with its
+    ``metrics``, ``k`` and settings as keywords), or ``per_user_a`` and ``per_user_b``:
+    per-user values as ``rankeval score --per-user`` writes them (a path or table with
+    ``user_id`` and one column per metric; the users of both are paired by id).
+    ``effect``: the difference that matters, absolute (``0.01``) or relative to A's mean
+    (``"1%"``); ``alpha``, ``power``: the test's level and the power wanted; ``alternative``:
+    ``two-sided``, ``larger`` (B above A) or ``smaller``; ``method``: ``t`` (exact) or
+    ``bootstrap`` (``rounds`` resamples, ``seed``); ``systems``: Sakai's design for that many
+    systems (one-way ANOVA).
+
+    >>> r = power("a.csv", "b.csv", "truth.csv", "ndcg@10", effect="1%")
+    >>> r.rows[0].users_needed, r.rows[0].mde
+    """
+    from ..errors import OptionError
+
+    wanted = effect if isinstance(effect, Effect) or effect is None else Effect.parse(effect)
+    check(alpha, power, alternative, method, rounds, systems)
+    if per_user_a is not None or per_user_b is not None:
+        if per_user_a is None or per_user_b is None or run_a is not None or truth is not None:
+            raise OptionError("give {opt:per_user_a} and {opt:per_user_b} (per-user files), "
+                              "or two runs and the truth, not both")
+        paired, labels = _per_user_files(per_user_a, per_user_b, metrics)
+    else:
+        paired = _evaluated(run_a, run_b, truth, metrics, k, compat, preds_format,
+                            truth_format, reading or {}, options)
+        labels = (_name(run_a, "A"), _name(run_b, "B"))
+    rows = [analyse(m, a, b, wanted, alpha, power, alternative, method, rounds, seed, systems)
+            for m, (a, b) in paired.items()]
+    notices = [f"{r.metric}: the differences have no spread (every user moved by "
+               f"{r.mean_difference:+g}), so no power can be computed" for r in rows
+               if r.sd == 0]
+    notices += [f"{r.metric}: fewer than 2 users have a value in both runs" for r in rows
+                if r.users < 2]
+    return PowerResult(rows, alpha, power, alternative, method, wanted, systems, rounds, seed,
+                       names or labels, notices)
+
+
+def _evaluated(run_a, run_b, truth, metrics, k, compat, preds_format, truth_format,
+               reading, options) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """metric -> (A's values, B's values) over the users both runs evaluate, from the runs
+    scored on this machine with every option ``evaluate`` takes."""
+    from ..beyond import check_needs
+    from ..engines import EXTRA, Job, get, run
+    from ..errors import OptionError
+    from ..inputs import COLUMN_OPTIONS
+    from ..settings import make_settings
+
+    if run_a is None or run_b is None or truth is None:
+        raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
+                          "{opt:per_user_a} and {opt:per_user_b}")
+    rest = dict(options)
+    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
+    extras = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
+    settings = make_settings(metrics, k, compat=compat, **rest)
+    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
+    a, b = (run(get("local"), Job(r, truth, settings, columns, reading, preds_format,
+                                  truth_format, extras)) for r in (run_a, run_b))
+    specs = [s for s in a.specs if str(s) not in a.corpus]
+    if not specs:
+        raise OptionError("power needs a per-user metric (corpus metrics have one value per "
+                          "run)")
+    return {str(s): _align(a.user_id_array, a.values(s), b.user_id_array, b.values(s))
+            for s in specs}
+
+
+def _per_user_files(path_a, path_b, metrics):
+    import pyarrow as pa
+
+    from ..errors import OptionError
+    from ..load import open_input
+
+    opened: list[Any] = []
+    for data, role in ((path_a, "per_user_a"), (path_b, "per_user_b")):
+        table = open_input(data, "per-user values", None, None)
+        if "user_id" not in table.columns:
+            raise OptionError(f"{{opt:{role}}} {_name(data, role)}: no user_id column (a "
+                              "per-user file as rankeval score --per-user writes it)")
+        opened.append(table)
+    shared = [c for c in opened[0].columns if c != "user_id" and c in opened[1].columns]
+    if metrics:
+        from ..names import from_name
+
+        asked = [str(from_name(m)) for m in ([metrics] if isinstance(metrics, str)
+                                            else metrics)]
+        missing = [m for m in asked if m not in shared]
+        if missing:
+            raise OptionError(f"{', '.join(missing)} not in both per-user files (they share: "
+                              f"{', '.join(shared) or 'no metric'})")
+        shared = asked
+    if not shared:
+        raise OptionError("the per-user files share no metric column")
+    types = {"user_id": pa.string(), **{m: pa.float64() for m in shared}}
+    a, b = (t.read(types) for t in opened)
+    out = {m: _align(a.column("user_id"), _floats(a.column(m)), b.column("user_id"),
+                     _floats(b.column(m))) for m in shared}
+    return out, (_name(path_a, "A"), _name(path_b, "B"))
+
+
+def _floats(column) -> np.ndarray:
+    """Numbers, a null (an undefined value in a per-user file) as NaN."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+
+
+def _align(ids_a, a, ids_b, b) -> tuple[np.ndarray, np.ndarray]:
+    """The values of the users both have, in A's order (Arrow's hash join, no loop)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids_a, ids_b = (pa.array(x, pa.string()) if not isinstance(x, pa.Array | pa.ChunkedArray)
+                    else x.cast(pa.string()) for x in (ids_a, ids_b))
+    at = pc.index_in(ids_a, value_set=ids_b).to_numpy(zero_copy_only=False)
+    keep = ~np.isnan(at.astype(np.float64))
+    return (np.asarray(a, dtype=np.float64)[keep],
+            np.asarray(b, dtype=np.float64)[at[keep].astype(np.int64)])
+
+
+def _name(data: Any, default: str) -> str:
+    from pathlib import Path
+
+    return Path(data).name.split(".")[0] if isinstance(data, str) and data != "-" else default

@@ -1,0 +1,100 @@
+"""``rankeval power``: how many users a comparison needs, and what it can detect."""
+
+from __future__ import annotations
+
+import click
+
+from ..analysis.power import ALTERNATIVES, METHODS
+from .app import cli, warn
+from .emit import check_html, emit, write_html
+from .options import (
+    Command,
+    option,
+    pop_columns,
+    pop_extras,
+    pop_reading,
+    pop_settings,
+    report_options,
+    scoring_options,
+)
+
+
+@cli.command(name="power", cls=Command)
+@click.argument("files", metavar="[RUN_A RUN_B TRUTH]", nargs=-1)
+@scoring_options(preds_help="Format of both runs (default: each from its extension).")
+@click.option("--per-user-a", metavar="FILE", help="Per-user values of the baseline, as "
+              "rankeval score --per-user writes them (instead of RUN_A RUN_B TRUTH).")
+@click.option("--per-user-b", metavar="FILE", help="Per-user values of the candidate.")
+@click.option("--effect", metavar="DELTA[%]",
+              help="The difference that matters: absolute (0.01) or relative to the "
+              "baseline's mean (1%). Gives the power achieved and the users needed.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level of the test.")
+@click.option("--power", "power_", type=float, default=0.8, show_default=True,
+              help="The power wanted: the chance of detecting the effect when it is there.")
+@click.option("--alternative", type=click.Choice(ALTERNATIVES), default="two-sided",
+              show_default=True, help="two-sided, or one-sided: larger (B above A), smaller.")
+@click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
+              help="t: the paired t-test, exactly (noncentral t); bootstrap: the test "
+              "simulated on resampled differences (skewed values, many zeros).")
+@option("rounds", default=2000)
+@option("seed")
+@click.option("--systems", type=click.IntRange(min=2), metavar="M",
+              help="Also the users needed to detect --effect as the range between the best "
+              "and worst of M systems (Sakai's topic-set-size design, one-way ANOVA).")
+@click.option("--name", "names", multiple=True, help="Names of the two runs, in order.")
+@option("html")
+@report_options("power")
+def power_command(files, **kw) -> int:
+    """How many users a comparison of RUN_B against RUN_A needs, and what it can detect.
+
+    For each metric, from the per-user differences (B - A): their standard deviation; the
+    minimum detectable effect (MDE) with the users at hand, at --alpha and --power; and with
+    --effect, the power achieved and the users needed. The inputs and options of compare,
+    or per-user values already computed (--per-user-a, --per-user-b).
+
+    \b
+    Examples:
+      rankeval power main.csv candidate.csv truth.csv -m ndcg@10 --effect 0.01
+      rankeval power a.csv b.csv truth.csv -m ndcg@10,recall@20 --effect 1% --alternative larger
+      rankeval power --per-user-a a_users.csv --per-user-b b_users.csv --effect 0.005 \\
+          --method bootstrap --rounds 5000
+      rankeval power a.csv b.csv truth.csv -m map@100 --effect 0.02 --systems 8 -f json
+    """
+    from ..analysis.power import Effect, power
+    from ..errors import OptionError
+    from ..io.output import check_distinct, check_writable
+    from ..report import module
+
+    files = list(files)
+    if files and len(files) != 3:
+        raise OptionError("power takes RUN_A RUN_B TRUTH, or --per-user-a and --per-user-b")
+    check_writable(kw["output"], "--output")
+    check_html(kw["fmt"].lower(), kw["html"])
+    check_distinct({"--output": kw["output"], "--html": kw["html"]},
+                   [*files, *(x for x in (kw["per_user_a"], kw["per_user_b"]) if x)])
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    settings = pop_settings(kw)
+    effect = Effect.parse(kw["effect"]) if kw["effect"] is not None else None
+    run_a, run_b, truth = files if files else (None, None, None)
+    if kw["names"] and len(kw["names"]) != 2:
+        raise OptionError("{opt:name} is given twice in power: one name per run")
+    options = {**settings, **{k: v for k, v in columns.items() if v is not None},
+               **{k: v for k, v in extra.items() if v is not None}}
+    if files:
+        options.update(preds_format=kw["preds_format"], truth_format=kw["truth_format"])
+    result = power(run_a, run_b, truth, list(kw["metrics"]) or None, list(kw["k"]) or None,
+                   effect=effect, alpha=kw["alpha"], power=kw["power_"],
+                   alternative=kw["alternative"], method=kw["method"], rounds=kw["rounds"],
+                   seed=kw["seed"], systems=kw["systems"], per_user_a=kw["per_user_a"],
+                   per_user_b=kw["per_user_b"], names=tuple(kw["names"]) or None,
+                   compat=kw["compat"], reading=reading, **options)  # type: ignore[arg-type]
+    if not kw["quiet"]:
+        for line in result.notices:
+            warn(line)
+    fmt = kw["fmt"].lower()
+    report = module(fmt)
+    emit(kw["output"], fmt, lambda c: report.render_power(result, c),
+         lambda: report.render_power(result))
+    write_html(kw["html"], lambda: module("html").render_power(result))
+    return 0
