@@ -88,6 +88,13 @@ class CompareResult:
     segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # run -> metric -> bootstrap interval of its mean over the shared users (``--ci``)
     intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    # non-inferiority and equivalence gates (analysis.equivalence.Verdict), per run
+    gates: list[Any] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every margin gate passed (True when there are none)."""
+        return all(g.passed for g in self.gates)
 
     @property
     def metrics(self) -> list[str]:
@@ -183,8 +190,10 @@ def compare_runs(
     segment_by: Any = (),
     segment_bins: str | int | None = None,
     intervals: bool = False,
+    margins: Any = (),
 ) -> CompareResult:
-    """Evaluate every (name, path) run against ``truth`` and test each against the baseline."""
+    """Evaluate every (name, path) run against ``truth`` and test each against the baseline;
+    ``margins`` (``analysis.equivalence.Margin``): non-inferiority and equivalence gates."""
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     base = baseline if baseline is not None else names[0]
@@ -229,6 +238,11 @@ def compare_runs(
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices,
     )
+    if margins:
+        from .analysis.equivalence import judge
+
+        result.gates = [judge(m, r.name, values[base][m.metric], values[r.name][m.metric],
+                              alpha) for m in margins for r in results if r.name != base]
     if top_changes:
         result.top = most_changed(result, top_changes)
     if intervals:

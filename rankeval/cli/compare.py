@@ -49,6 +49,13 @@ from .options import (
               "for the users compared: .csv, .parquet, or - for stdout.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@click.option("--non-inferior", multiple=True, metavar="METRIC=MARGIN[%]",
+              help="Gate: exit 1 unless every run is shown not worse than the baseline by "
+              "more than MARGIN (absolute, or % of the baseline's mean): the one-sided "
+              "(1 - alpha) lower bound of the difference lies above -MARGIN (repeatable).")
+@click.option("--equivalent", multiple=True, metavar="METRIC=MARGIN[%]",
+              help="Gate: exit 1 unless every run is shown within MARGIN of the baseline "
+              "either way (two one-sided tests, TOST, at alpha) (repeatable).")
 @option("segments")
 @option("segment_by")
 @option("segment_bins")
@@ -87,6 +94,14 @@ def compare_command(files, **kw) -> int:
                            if extra[n] is not None})
     _check_segments(kw["segments"], kw["segment_by"], kw["segment_bins"])
     labels = run_names(list(runs), list(kw["names"]))
+    from ..analysis.equivalence import parse as parse_margin
+
+    margins = [parse_margin(kind, text, list(settings.metrics), settings.compat)
+               for kind in ("non_inferior", "equivalent") for text in kw[kind]]
+    corpus = [m.text for m in margins if _is_corpus(m.metric)]
+    if corpus:
+        raise OptionError(f"{corpus[0]}: a corpus-level metric has one value per run, so no "
+                          "interval to gate on")
     check_writable(kw["output"], "--output")
     check_html(kw["fmt"].lower(), kw["html"])
     if kw["per_user"] is not None:
@@ -111,7 +126,7 @@ def compare_command(files, **kw) -> int:
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
         reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
         segment_bins=kw["segment_bins"],
-        intervals=kw["intervals"],
+        intervals=kw["intervals"], margins=margins,
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
@@ -123,12 +138,23 @@ def compare_command(files, **kw) -> int:
     emit(kw["output"], fmt, lambda c: report.render_compare(result, c),
          lambda: report.render_compare(result))
     write_html(kw["html"], lambda: module("html").render_compare(result))
+    for gate in result.gates:
+        if not gate.passed or not kw["quiet"]:
+            click.echo(f"rankeval: {gate.message()}", err=True)
+    failed = not result.passed
     if kw["fail_if_worse"] and result.worse:
         for c in result.worse:
             click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
-        return EXIT_GATE_FAILED
-    return 0
+        failed = True
+    return EXIT_GATE_FAILED if failed else 0
+
+
+def _is_corpus(metric: str) -> bool:
+    from ..names import from_name
+    from ..registry import CORPUS, REGISTRY
+
+    return REGISTRY[from_name(metric).name].scope == CORPUS
 
 
 def _check_segments(segments: str | None, segment_by, bins: str | None) -> None:

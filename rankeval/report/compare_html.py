@@ -48,7 +48,9 @@ def _verdict(result) -> str:
                      + _list(worse),
                      str(len(cells) - len(better) - len(worse))])
     a = result.options["alpha"]
-    return section("verdict", "Verdict", table(
+    gates = "".join(f'<p class="banner{"" if g.passed else " failed"}">'
+                    f'{"✓" if g.passed else "✗"} {text(g.message())}</p>' for g in result.gates)
+    return section("verdict", "Verdict", gates + table(
         ["run", "significantly better", "significantly worse", "no significant difference"],
         rows, raw=True), f"Against the baseline {text(result.baseline)}, at alpha {a:g} after "
         f"{text(result.options['correction'])} correction over the runs.")

@@ -111,6 +111,8 @@ def compare_document(result) -> dict[str, Any]:
                                for row in rows]
                       for column, rows in result.segments.items()} or None),
         "top_changes": result.top,
+        "gates": [g.to_dict() for g in result.gates],
+        "passed": result.passed,
         "warnings": [n.message for n in result.notices],
     }
 

@@ -113,7 +113,13 @@ def code(text: object) -> str:
 
 
 def render_compare(result) -> str:
-    lines = ["| run | " + " | ".join(result.metrics) + " |",
+    lines = []
+    if result.gates:
+        mark = "✅" if all(g.passed for g in result.gates) else "❌"
+        lines += [f"**rankeval: {outcome(result.gates)}** {mark}", ""]
+        lines += [f"- {'✅' if g.passed else '❌'} {cell(g.message())}" for g in result.gates]
+        lines.append("")
+    lines += ["| run | " + " | ".join(result.metrics) + " |",
              "|---|" + "---:|" * len(result.metrics)]
     for r in result.runs:
         cells = [compare_cell(result, r.name, m)[0] for m in result.metrics]

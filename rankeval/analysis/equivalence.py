@@ -1,0 +1,166 @@
+"""Non-inferiority and equivalence of a candidate run against a baseline (paired t).
+
+Non-inferiority (``--non-inferior METRIC=MARGIN``): the candidate is shown not worse than
+the baseline by more than MARGIN when the one-sided (1 - alpha) lower confidence bound of the
+mean paired difference (candidate - baseline) lies above -MARGIN. Equivalence
+(``--equivalent METRIC=MARGIN``, two one-sided tests, TOST): both bounds of the (1 - 2 alpha)
+interval lie within (-MARGIN, MARGIN). A margin is absolute (0.005) or relative to the
+baseline's mean (1%). The question a CI gate asks when a refactor, a cheaper model or a faster
+index must not lose quality.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+KINDS = ("non_inferior", "equivalent")
+_MARGIN = re.compile(r"^\s*([^=\s]+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
+
+
+@dataclass(frozen=True)
+class Margin:
+    """One gate: ``kind`` on ``metric`` with an absolute or relative margin."""
+
+    kind: str  # "non_inferior" | "equivalent"
+    metric: str
+    value: float
+    relative: bool
+    text: str
+
+    def absolute(self, baseline_mean: float) -> float:
+        return self.value * abs(baseline_mean) if self.relative else self.value
+
+    def shown(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+
+def parse(kind: str, text: str, metrics: list[str], compat: str | None = None) -> Margin:
+    """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
+    from ..errors import OptionError
+    from ..names import from_name
+
+    flag = f"{{opt:{kind}}}"
+    match = _MARGIN.match(text)
+    if not match:
+        raise OptionError(f"{flag} {text!r}: expected METRIC=MARGIN, e.g. ndcg@10=0.005 or "
+                          "ndcg@10=1%")
+    word, number, percent = match.groups()
+    if compat:
+        from ..compat import translate
+
+        words = translate([word])
+        word = words[0] if len(words) == 1 else word
+    name = str(from_name(word))
+    if name not in metrics:
+        raise OptionError(f"{flag} {text}: {name} is not computed by this run (computed: "
+                          f"{', '.join(metrics)}); add it with {{opt:metrics}} {name}")
+    try:
+        value = float(number)
+    except ValueError:
+        raise OptionError(f"{flag} {text}: {number!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise OptionError(f"{flag} {text}: a margin is a positive number")
+    return Margin(kind, name, value / 100 if percent else value, bool(percent), text)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A margin gate's outcome for one candidate run."""
+
+    margin: Margin
+    run: str
+    users: int
+    difference: float  # mean of candidate - baseline
+    margin_abs: float
+    low: float  # the lower bound (and the upper, for equivalence) of the interval
+    high: float
+    p_value: float  # of the one-sided test (non-inferiority), the larger of two (TOST)
+    passed: bool
+    users_to_show: int | None  # about how many users would show it at this difference
+
+    def message(self) -> str:
+        m = self.margin
+        what = ("not worse than the baseline by more than" if m.kind == "non_inferior" else
+                "equivalent to the baseline within")
+        margin = f"{self.margin_abs:.4g}" + (f" ({m.shown()})" if m.relative else "")
+        bound = (f"lower bound {self.low:+.4f}" if m.kind == "non_inferior" else
+                 f"interval [{self.low:+.4f}, {self.high:+.4f}]")
+        head = (f"{'passed' if self.passed else 'FAILED'} {self.run} {m.metric} {what} "
+                f"{margin}: difference {self.difference:+.4f}, {bound}, p = {self.p_value:.3g}")
+        if self.passed:
+            return head
+        if self.users_to_show is None:
+            return head + (" (the difference itself is outside the margin: more users would "
+                           "not show it)")
+        return head + (f" (about {self.users_to_show:,} users would show it at this "
+                       f"difference; {self.users:,} here)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.margin.kind, "metric": self.margin.metric, "run": self.run,
+                "margin": self.margin_abs, "relative": self.margin.relative,
+                "users": self.users, "difference": self.difference, "low": self.low,
+                "high": self.high, "p_value": self.p_value, "passed": self.passed,
+                "users_to_show": self.users_to_show}
+
+
+def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float) -> Verdict:
+    """The gate on paired values (NaN: no value) of the baseline ``a`` and candidate ``b``."""
+    from scipy import stats
+
+    from ..errors import OptionError
+
+    both = ~(np.isnan(a) | np.isnan(b))
+    d = (b - a)[both]
+    n = len(d)
+    if n < 2:
+        raise OptionError(f"gate {margin.text!r} can neither pass nor fail: {margin.metric} "
+                          f"has a value in both runs for {n} user{'s' if n != 1 else ''}")
+    base = float(a[both].mean())
+    delta = margin.absolute(base)
+    mean = float(d.mean())
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    t = float(stats.t.isf(alpha, n - 1))
+    if se == 0:  # every user moved alike: the difference is known exactly
+        low = high = mean
+        p_low = 0.0 if mean > -delta else 1.0
+        p_high = 0.0 if mean < delta else 1.0
+    else:
+        low, high = mean - t * se, mean + t * se
+        p_low = float(stats.t.sf((mean + delta) / se, n - 1))  # H0: difference <= -delta
+        p_high = float(stats.t.cdf((mean - delta) / se, n - 1))  # H0: difference >= delta
+    if margin.kind == "non_inferior":
+        passed, p = low > -delta, p_low
+        gap = mean + delta  # how far the difference is inside the margin
+    else:
+        passed, p = low > -delta and high < delta, max(p_low, p_high)
+        gap = delta - abs(mean)
+    return Verdict(margin, run, n, mean, delta, low, high, p, bool(passed),
+                   None if passed or gap <= 0 else _users_to_show(gap, se * math.sqrt(n),
+                                                                  alpha))
+
+
+def _users_to_show(gap: float, sd: float, alpha: float) -> int | None:
+    """The users at which the bound, at the same mean and spread, clears the margin:
+    t_{1-alpha, n-1} sd / sqrt(n) < gap."""
+    from scipy import stats
+
+    def shows(n: int) -> bool:
+        return float(stats.t.isf(alpha, n - 1)) * sd / math.sqrt(n) < gap
+
+    if sd == 0:
+        return 2
+    high = 2
+    while not shows(high):
+        high *= 2
+        if high > 10**12:
+            return None
+    low = max(2, high // 2)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if shows(mid) else (mid, high)
+    return high
