@@ -90,6 +90,8 @@ class CompareResult:
     intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
     # non-inferiority and equivalence gates (analysis.equivalence.Verdict), per run
     gates: list[Any] = field(default_factory=list)
+    # every pair of runs, per per-user metric (analysis.allpairs.Pairs; ``all_pairs``)
+    pairs: list[Any] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -191,9 +193,12 @@ def compare_runs(
     segment_bins: str | int | None = None,
     intervals: bool = False,
     margins: Any = (),
+    all_pairs: str | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline;
-    ``margins`` (``analysis.equivalence.Margin``): non-inferiority and equivalence gates."""
+    ``margins`` (``analysis.equivalence.Margin``): non-inferiority and equivalence gates;
+    ``all_pairs``: also every pair of runs, by the randomised Tukey HSD test (``"tukey"``) or
+    the paired test corrected over all pairs (a correction's name)."""
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     base = baseline if baseline is not None else names[0]
@@ -238,6 +243,15 @@ def compare_runs(
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices,
     )
+    if all_pairs is not None:
+        from .analysis.allpairs import TUKEY
+        from .analysis.allpairs import all_pairs as every_pair
+
+        if all_pairs not in (TUKEY, *CORRECTIONS):
+            raise OptionError(f"all_pairs must be {TUKEY} or a correction "
+                              f"({', '.join(CORRECTIONS)})")
+        result.pairs = [every_pair(m, names, [values[n][m] for n in names], all_pairs, alpha,
+                                   test, rounds, seed, ci_level) for m in per_user]
     if margins:
         from .analysis.equivalence import judge
 

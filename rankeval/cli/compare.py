@@ -49,6 +49,10 @@ from .options import (
               "for the users compared: .csv, .parquet, or - for stdout.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@click.option("--all-pairs", is_flag=True,
+              help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
+              "default; --rounds permutations), or the paired --test with the --correction "
+              "given, over all pairs; the runs grouped by a compact letter display.")
 @click.option("--non-inferior", multiple=True, metavar="METRIC=MARGIN[%]",
               help="Gate: exit 1 unless every run is shown not worse than the baseline by "
               "more than MARGIN (absolute, or % of the baseline's mean): the one-sided "
@@ -126,7 +130,7 @@ def compare_command(files, **kw) -> int:
         preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
         reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
         segment_bins=kw["segment_bins"],
-        intervals=kw["intervals"], margins=margins,
+        intervals=kw["intervals"], margins=margins, all_pairs=_all_pairs(kw),
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
@@ -148,6 +152,16 @@ def compare_command(files, **kw) -> int:
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
         failed = True
     return EXIT_GATE_FAILED if failed else 0
+
+
+def _all_pairs(kw) -> str | None:
+    """The all-pairs procedure: Tukey HSD, unless a --correction was chosen explicitly."""
+    from click.core import ParameterSource
+
+    if not kw["all_pairs"]:
+        return None
+    source = click.get_current_context().get_parameter_source("correction")
+    return kw["correction"] if source is ParameterSource.COMMANDLINE else "tukey"
 
 
 def _is_corpus(metric: str) -> bool:

@@ -302,3 +302,35 @@ def groups(name: str, title: str, series: Sequence[tuple[str, Sequence[float]]])
     ax.set_title(title)
     ax.legend(loc="upper right", fontsize=8)
     return svg(fig, name, title)
+
+
+@styled
+def heatmap(name: str, title: str, labels: Sequence[str], difference: Sequence[Sequence[float]],
+            significant: Sequence[Sequence[bool]]) -> str:
+    """Differences between every pair of runs (column - row), coloured by sign where
+    significant, grey where not; the value written in each cell."""
+    from matplotlib.patches import Rectangle
+
+    n = len(labels)
+    fig, (ax,) = figure(1.6 + 0.75 * n, 0.9 + 0.45 * n, labels)
+    for i in range(n):
+        for j in range(n):
+            d = difference[i][j]
+            if i == j:
+                face = "none"
+            elif significant[i][j]:
+                face = GOOD if d > 0 else BAD
+            else:
+                face = NEUTRAL
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color=face,
+                                   alpha=0.35 if i != j else 0))
+            if i != j:
+                ax.text(j, i, f"{d:+.3f}", ha="center", va="center", fontsize=7)
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xticks(range(n), labels, rotation=30, ha="right")
+    ax.set_yticks(range(n), labels)
+    ax.grid(False)
+    ax.set_title(title)
+    return svg(fig, name, title)
+

@@ -26,7 +26,7 @@ def compare_sections(result) -> list[str]:
     notices = [*(n.message for n in result.notices),
                *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
     return [
-        _verdict(result), _summary(result), _curves(view), _forest(result),
+        _verdict(result), _summary(result), _pairs(result), _curves(view), _forest(result),
         _differences(result), _distributions(view), _segments(result), _popularity(view),
         _top(result), _notices(notices),
         _conventions(result.settings, compare_footer(result), _inputs(result)),
@@ -54,6 +54,25 @@ def _verdict(result) -> str:
         ["run", "significantly better", "significantly worse", "no significant difference"],
         rows, raw=True), f"Against the baseline {text(result.baseline)}, at alpha {a:g} after "
         f"{text(result.options['correction'])} correction over the runs.")
+
+
+def _pairs(result) -> str:
+    """Every pair of runs (--all-pairs): per metric, the heatmap and the matrix."""
+    if not result.pairs:
+        return ""
+    from . import charts
+    from .table import pairs_note, pairs_rows
+
+    body = ""
+    for pairs in result.pairs:
+        cid = f"chart-pairs-{figures.slug(pairs.metric)}"
+        svg = charts.heatmap(cid, f"{pairs.metric}: column - row", pairs.runs,
+                             pairs.difference, pairs.significant)
+        note = pairs_note(pairs, result.options["alpha"], result.options["rounds"])
+        body += (f"<h3>{text(pairs.metric)}</h3>" + charts_grid([(cid, note, svg)])
+                 + table(*pairs_rows(pairs)))
+    return section("all-pairs", "All pairs", body, "Every run against every other; runs that "
+                   "share a group letter do not differ significantly.")
 
 
 def _list(metrics: list[str]) -> str:

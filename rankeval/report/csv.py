@@ -41,6 +41,9 @@ def render_compare(result) -> str:
     named = [(c, c.metric) for c in result.cells]
     named += [(c, f"{c.metric}[{column}={row['value']}]")  # per segment
               for column, rows in result.segments.items() for row in rows for c in row["cells"]]
+    # all pairs (--all-pairs): a row per ordered pair, run against "vs <run>"
+    named_pairs = [(pairs, i, j) for pairs in result.pairs for i in range(len(pairs.runs))
+                   for j in range(len(pairs.runs)) if i < j]
     for c, metric in named:
         s = c.stats
         tested = c.tested and c.defined
@@ -49,6 +52,12 @@ def render_compare(result) -> str:
                          exact(c.p_adjusted), "" if c.significant is None else c.significant,
                          exact(s.effect_size), *((s.wins, s.ties, s.losses) if tested
                                                  else ("", "", ""))])
+    for pairs, i, j in named_pairs:
+        a, b = pairs.runs[i], pairs.runs[j]
+        writer.writerow([b, f"{pairs.metric}[vs {a}]", exact(pairs.means[j]),
+                         exact(pairs.means[i]), exact(pairs.difference[i][j]), "", "", "",
+                         exact(pairs.p_adjusted[i][j]), pairs.significant[i][j], "", "", "",
+                         ""])
     return out.getvalue()
 
 

@@ -112,6 +112,7 @@ def compare_document(result) -> dict[str, Any]:
                       for column, rows in result.segments.items()} or None),
         "top_changes": result.top,
         "gates": [g.to_dict() for g in result.gates],
+        "all_pairs": [p.to_dict() for p in result.pairs] or None,
         "passed": result.passed,
         "warnings": [n.message for n in result.notices],
     }

@@ -16,6 +16,8 @@ from .table import (
     comparison,
     corpus_line,
     distribution_rows,
+    pairs_note,
+    pairs_rows,
     segment_tables,
     test_cells,
     tie_note,
@@ -130,6 +132,13 @@ def render_compare(result) -> str:
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for c in result.cells:
         lines.append(f"| {cell(c.run)} | {c.metric} | " + " | ".join(test_cells(c)) + " |")
+    for pairs in result.pairs:
+        head, rows = pairs_rows(pairs)
+        lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
+                  "|---|---:|---|" + "---:|" * (len(head) - 3)]
+        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+        lines += ["", cell(pairs_note(pairs, result.options["alpha"],
+                                      result.options["rounds"])) + "."]
     for column, (head, rows) in compare_segment_tables(result).items():
         lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
                   "|---|---:|---|" + "---:|" * (len(head) - 3)]

@@ -345,6 +345,18 @@ def render_compare(result, console) -> None:
     for c in result.cells:
         detail.add_row(data(c.run), c.metric, *(escape(x) for x in test_cells(c)))
     console.print(detail)
+    for pairs in result.pairs:
+        console.print()
+        head, rows = pairs_rows(pairs)
+        matrix = Table(box=None, header_style="bold", pad_edge=False)
+        for i, name in enumerate(head):
+            matrix.add_column(data(name), justify="left" if i in (0, 2) else "right",
+                              overflow="fold")
+        for row in rows:
+            matrix.add_row(*(data(x) for x in row))
+        console.print(matrix)
+        console.print(data(pairs_note(pairs, result.options["alpha"], result.options["rounds"])),
+                      style="dim", highlight=False, soft_wrap=True)
     for column, (head, rows) in compare_segment_tables(result).items():
         console.print()
         seg = Table(box=None, header_style="bold", pad_edge=False)
@@ -417,3 +429,31 @@ def render_power(result, console) -> None:
         table.add_row(*(escape(x) for x in row))
     console.print(table)
     console.print(data(power_note(result)), style="dim", highlight=False, soft_wrap=True)
+
+
+def pairs_rows(pairs) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of one metric's all-pairs matrix: a row per run (best first) with its
+    mean and group letters, then the difference (column - row) and adjusted p per column."""
+    head = ["run", "mean", "group", *pairs.runs]
+    rows = []
+    for i, run in enumerate(pairs.runs):
+        cells = []
+        for j in range(len(pairs.runs)):
+            if i == j:
+                cells.append("-")
+                continue
+            mark = "*" if pairs.significant[i][j] else ""
+            cells.append(f"{fixed(pairs.difference[i][j], sign=True)} "
+                         f"({p_text(pairs.p_adjusted[i][j])}){mark}")
+        rows.append([run, fixed(pairs.means[i]), pairs.groups[run], *cells])
+    return head, rows
+
+
+def pairs_note(pairs, alpha: float, rounds: int) -> str:
+    how = ("randomised Tukey HSD, every permutation" if pairs.procedure == "tukey" and
+           pairs.exact else f"randomised Tukey HSD, {rounds:,} permutations"
+           if pairs.procedure == "tukey" else f"paired tests, {pairs.procedure} over all pairs")
+    return (f"all pairs on {pairs.metric} ({how}; {plural(pairs.users, 'user')}): column - row "
+            f"(adjusted p); * significant at alpha {alpha:g}; runs sharing a group letter do "
+            "not differ")
+
