@@ -152,7 +152,7 @@ def test_score_report_in_the_browser(browser, tmp_path, run_cli):
     context, page, seen = open_report(browser, out)
     try:
         assert seen["requests"] == [] and seen["errors"] == []
-        assert "gates failed" in page.inner_text("#gates")
+        assert "the gate failed" in page.inner_text("#gates")  # one gate: no plural
         assert page.query_selector("#chart-curve-ndcg svg") is not None
     finally:
         context.close()
