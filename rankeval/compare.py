@@ -38,6 +38,8 @@ class Cell:
     stats: Comparison
     p_adjusted: float
     significant: bool | None  # None: the test is undefined here (never "not significant")
+    # significant, but |delta| below --min-effect (what matters); None: no minimum given
+    small: bool | None = None
 
     @property
     def tested(self) -> bool:
@@ -64,6 +66,7 @@ class Cell:
             "p_value": _finite_or_none(s.p_value),
             "p_adjusted": _finite_or_none(self.p_adjusted),
             "significant": self.significant,
+            "below_min_effect": self.small,
             "effect_size": _finite_or_none(s.effect_size),
             "ci": [_finite_or_none(s.ci_low), _finite_or_none(s.ci_high)],
             "wins": s.wins,
@@ -130,8 +133,9 @@ class CompareResult:
 
     @property
     def worse(self) -> list[Cell]:
-        """Significant differences where a run is below the baseline."""
-        return [c for c in self.cells if c.significant and c.stats.delta < 0]
+        """Significant differences where a run is below the baseline (and, with
+        ``min_effect``, by at least that much)."""
+        return [c for c in self.cells if c.significant and not c.small and c.stats.delta < 0]
 
     def per_user_table(self):
         """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
@@ -194,6 +198,7 @@ def compare_runs(
     intervals: bool = False,
     margins: Any = (),
     all_pairs: str | None = None,
+    min_effect: dict[str, Any] | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline;
     ``margins`` (``analysis.equivalence.Margin``): non-inferiority and equivalence gates;
@@ -237,12 +242,15 @@ def compare_runs(
             Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None)
             for (name, s), p in zip(stats, adjusted, strict=True)
         ]
+    if min_effect:
+        cells = [_sized(c, min_effect, by_name[base]) for c in cells]
     result = CompareResult(
         settings, results, base, shared, values, cells,
         {"test": test, "alpha": alpha, "correction": correction, "rounds": rounds,
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices,
     )
+    result.notices += _large_samples(result)
     if all_pairs is not None:
         from .analysis.allpairs import TUKEY
         from .analysis.allpairs import all_pairs as every_pair
@@ -267,6 +275,43 @@ def compare_runs(
         result.segments = _by_segment(result, segments, with_bins(segment_by, segment_bins),
                                       reading)
     return result
+
+
+def _sized(cell: Cell, min_effect: dict[str, Any], base: Evaluation) -> Cell:
+    """The cell marked small when significant but below the minimum effect that matters
+    (``min_effect``: metric, or ``"*"`` for every metric, -> analysis.power.Effect)."""
+    effect = min_effect.get(cell.metric, min_effect.get("*"))
+    if effect is None or not cell.tested or not cell.defined:
+        return cell
+    wanted = effect.absolute(cell.stats.mean_a)
+    return dataclasses.replace(cell, small=bool(cell.significant) and
+                               abs(cell.stats.delta) < wanted)
+
+
+def _large_samples(result: CompareResult) -> list[Notice]:
+    """Per metric, when so many users are compared that a difference below 1% of the
+    baseline is detected (at 80% power): p then says nothing about whether it matters."""
+    from .analysis.power import t_mde
+
+    out = []
+    n = len(result.shared_users)
+    if n < 3:
+        return out
+    for metric in result.metrics:
+        cells = [c for c in result.cells if c.metric == metric and c.tested and c.defined
+                 and c.stats.n > 2]
+        if not cells:
+            continue
+        base = cells[0].stats.mean_a
+        sds = [abs(c.stats.delta / c.stats.effect_size) for c in cells
+               if c.stats.effect_size and math.isfinite(c.stats.effect_size)]
+        if not sds or not base:
+            continue
+        mde = t_mde(cells[0].stats.n, result.options["alpha"], 0.8, "two-sided") * min(sds)
+        if mde < 0.01 * abs(base):
+            out.append(Notice("large_sample", cells[0].stats.n,
+                              {"metric": metric, "mde": mde, "share": mde / abs(base)}))
+    return out
 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,

@@ -157,6 +157,12 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"ratings (1-5 stars), set {o('relevance_threshold', 4)} (for example) so that low "
         "ratings do not count as relevant"
     ),
+    "large_sample": lambda n, p, o: (
+        f"{p['metric']}: with {_users(n)} compared, a difference of {p['mde']:.4g} "
+        f"({p['share']:.2%} of the baseline's mean) is found significant four times in five: "
+        f"judge by the difference and its interval, not by p ({o('min_effect')} marks the "
+        "differences too small to matter)"
+    ),
     "users_not_shared": lambda n, p, o: (
         f"{_users(n)} evaluated in {p['run']} {_are(n)} left out of the comparison because "
         "another run does not evaluate them"

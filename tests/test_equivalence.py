@@ -104,3 +104,41 @@ def test_bad_gates_are_one_line_and_exit_2(run_cli, args, message):
     assert run.exit_code == 2
     assert run.stderr.strip().splitlines()[-1].startswith("rankeval: error: ")
     assert message in run.stderr and "Traceback" not in run.stderr
+
+
+def test_min_effect_marks_small_significant_differences(run_cli):
+    args = ["compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10,recall@10", "-q"]
+    plain = json.loads(run_cli(*args, "-f", "json").stdout)
+    assert {c["metric"]: c["below_min_effect"] for c in plain["comparisons"]} == {
+        "ndcg@10": None, "recall@10": None}
+    marked = run_cli(*args, "--min-effect", "ndcg@10=0.1", "--fail-if-worse")
+    assert marked.exit_code == 0  # significantly worse, but by less than what matters
+    assert "0.2459 -0.0932~" in marked.stdout and "~ significant but below" in marked.stdout
+    doc = json.loads(run_cli(*args, "--min-effect", "10%", "-f", "json").stdout)
+    cells = {c["metric"]: c for c in doc["comparisons"]}
+    assert cells["ndcg@10"]["below_min_effect"] is False  # 0.0932 > 10% of 0.3391
+    assert cells["recall@10"]["below_min_effect"] is False  # not significant: not small
+    assert run_cli(*args, "--min-effect", "ndcg@10=0.05", "--fail-if-worse").exit_code == 1
+    bad = run_cli(*args, "--min-effect", "map@5=0.1")
+    assert bad.exit_code == 2 and "map@5 is not computed" in bad.stderr
+
+
+def test_a_notice_when_so_many_users_that_p_says_nothing(run_cli, tmp_path):
+    rng = np.random.default_rng(0)
+    users = 30_000
+    ids = [f"u{i}" for i in range(users)]
+    truth = tmp_path / "t.csv"
+    truth.write_text("user_id,item_id,relevance\n"
+                     + "".join(f"{u},i{i % 7},1\n" for i, u in enumerate(ids)))
+    top = rng.random(users) < 0.5  # the relevant item on top or not
+    for name, flip in (("a", 0.0), ("b", 0.02)):  # B moves 2% of the users
+        first = top ^ (rng.random(users) < flip)
+        rows = [f"{u},i{(i % 7) if hit else 99},1\n" for i, (u, hit) in
+                enumerate(zip(ids, first, strict=True))]
+        (tmp_path / f"{name}.csv").write_text("user_id,item_id,rank\n" + "".join(rows))
+    run = run_cli("compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), str(truth),
+                  "-m", "hit_rate@1", "-f", "json")
+    doc = json.loads(run.stdout)
+    (line,) = [w for w in doc["warnings"] if "four times in five" in w]
+    assert line.startswith("hit_rate@1: with 30,000 users compared, a difference of 0.0")
+    assert "--min-effect marks the differences too small to matter" in run.stderr

@@ -293,6 +293,7 @@ PARAMS = {
     "users_only_in_predictions": {"predictions": "p.csv", "truth": "t.csv"},
     "all_judged_relevant": {"path": "t.csv"},
     "users_not_shared": {"run": "a"},
+    "large_sample": {"metric": "ndcg@10", "mde": 0.0021, "share": 0.006},
 }
 VARIANTS = {"scores_disagree_with_ranks": [{"written": True}],
             "users_without_relevant": [{"policy": "zero"}],

@@ -49,6 +49,10 @@ from .options import (
               "for the users compared: .csv, .parquet, or - for stdout.")
 @click.option("--fail-if-worse", is_flag=True,
               help="Gate: exit 1 when a run is significantly worse than the baseline.")
+@click.option("--min-effect", multiple=True, metavar="[METRIC=]DELTA[%]",
+              help="The smallest difference that matters (absolute, or % of the baseline's "
+              "mean), for METRIC or every metric: a significant difference below it is marked "
+              "~, not *, and --fail-if-worse ignores it (repeatable).")
 @click.option("--all-pairs", is_flag=True,
               help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
               "default; --rounds permutations), or the paired --test with the --correction "
@@ -131,6 +135,7 @@ def compare_command(files, **kw) -> int:
         reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
         segment_bins=kw["segment_bins"],
         intervals=kw["intervals"], margins=margins, all_pairs=_all_pairs(kw),
+        min_effect=_min_effect(kw["min_effect"], list(settings.metrics)),
     )
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
@@ -152,6 +157,26 @@ def compare_command(files, **kw) -> int:
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
         failed = True
     return EXIT_GATE_FAILED if failed else 0
+
+
+def _min_effect(texts, metrics: list[str]) -> dict:
+    """--min-effect values: metric (or "*" for all) -> Effect."""
+    from ..analysis.power import Effect
+    from ..names import from_name
+
+    out = {}
+    for text in texts:
+        word, eq, value = text.rpartition("=")
+        name = str(from_name(word.strip())) if eq else "*"
+        if eq and name not in metrics:
+            raise OptionError(f"--min-effect {text}: {name} is not computed by this run "
+                              f"(computed: {', '.join(metrics)})")
+        try:
+            out[name] = Effect.parse(value)
+        except OptionError:
+            raise OptionError(f"--min-effect {text!r}: expected [METRIC=]DELTA, e.g. 0.01, "
+                              "ndcg@10=0.005 or 1% (a positive number)") from None
+    return out
 
 
 def _all_pairs(kw) -> str | None:

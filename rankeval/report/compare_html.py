@@ -18,7 +18,7 @@ from .html import (
     text,
 )
 from .numbers import defined, fixed
-from .table import compare_footer, compare_segment_tables, test_cells
+from .table import compare_footer, compare_segment_tables, mark_of, test_cells
 
 
 def compare_sections(result) -> list[str]:
@@ -111,12 +111,11 @@ def _summary(result) -> str:
         row = [text(metric), _mean(result, result.baseline, metric)]
         for run in others:
             c = result.cell(run, metric)
-            delta, ci, _, p, _, wtl = test_cells(c)
-            p = p.removesuffix("*")  # the delta carries the mark
+            delta, ci, _, _, p, wtl = test_cells(c)
+            p = p.rstrip("*~?")  # the delta carries the mark
             if not c.defined:
                 delta = ci = p = wtl = UNDEFINED
-            mark = ("*" if c.significant else
-                    "?" if c.tested and c.defined and c.significant is None else "")
+            mark = mark_of(c) if c.tested and c.defined else ""
             cls = ("pass" if c.stats.delta > 0 else "fail") if c.significant else ""
             row += [_mean(result, run, metric), f'<span class="{cls}">{delta}{mark}</span>',
                     ci, p, wtl]

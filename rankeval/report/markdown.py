@@ -128,7 +128,7 @@ def render_compare(result) -> str:
         name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
         lines.append(f"| {cell(name)} | " + " | ".join(cells) + " |")
     level = f"{result.options['ci_level']:.0%} CI"
-    lines += ["", f"| run | metric | delta | {level} | p | p adjusted | effect d | win/tie/loss |",
+    lines += ["", f"| run | metric | delta | {level} | effect d | p | p adjusted | win/tie/loss |",
               "|---|---|---:|---:|---:|---:|---:|---:|"]
     for c in result.cells:
         lines.append(f"| {cell(c.run)} | {c.metric} | " + " | ".join(test_cells(c)) + " |")

@@ -273,8 +273,15 @@ def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
         return fixed(mean), False
     if not cell.tested:  # a corpus metric: a difference, no test to mark
         return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}", False
-    mark = "*" if cell.significant else "?" if cell.significant is None else ""
+    mark = mark_of(cell)
     return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}{mark}", bool(cell.significant)
+
+
+def mark_of(cell) -> str:
+    """``*`` significant, ``~`` significant but below --min-effect, ``?`` undefined test."""
+    if cell.significant:
+        return "~" if cell.small else "*"
+    return "?" if cell.significant is None else ""
 
 
 def p_text(p: float) -> str:
@@ -291,9 +298,10 @@ def test_cells(c) -> list[str]:
         return [fixed(s.delta, sign=True), "-", "-", "-", "-", "-"]
     if not s.n:
         return [UNDEFINED] * 6
-    return [fixed(s.delta, sign=True), ci_text(s), p_text(s.p_value),
-            p_text(c.p_adjusted) + ("*" if c.significant else ""),
-            fixed(s.effect_size, 3, sign=True), f"{s.wins:,}/{s.ties:,}/{s.losses:,}"]
+    # the effect first: the difference, its interval, its standardised size; then p
+    return [fixed(s.delta, sign=True), ci_text(s), fixed(s.effect_size, 3, sign=True),
+            p_text(s.p_value), p_text(c.p_adjusted) + mark_of(c),
+            f"{s.wins:,}/{s.ties:,}/{s.losses:,}"]
 
 
 def compare_footer(result) -> list[str]:
@@ -303,6 +311,8 @@ def compare_footer(result) -> list[str]:
     lines = [
         f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
         f"* significant at alpha {o['alpha']:g}"
+        + (" · ~ significant but below --min-effect" if any(c.small for c in result.cells)
+           else "")
         + (" · ? the test is undefined" if undefined_test else "")
         + f" · {plural(len(result.shared_users), 'user')} compared",
     ]
@@ -338,8 +348,8 @@ def render_compare(result, console) -> None:
 
     console.print()
     detail = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI", "p",
-                   "p adjusted", "effect d", "win/tie/loss"):
+    for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI",
+                   "effect d", "p", "p adjusted", "win/tie/loss"):
         detail.add_column(column, justify="left" if column in ("run", "metric") else "right",
                           overflow="fold")
     for c in result.cells:
