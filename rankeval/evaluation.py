@@ -186,6 +186,10 @@ class Evaluation:
         return dataclasses.replace(self, verdicts=tuple(plan.check(values, why)),
                                    baseline=baseline)
 
+    def with_verdicts(self, verdicts) -> Evaluation:
+        """A copy with more gate verdicts (non-inferiority and equivalence gates)."""
+        return dataclasses.replace(self, verdicts=(*self.verdicts, *verdicts))
+
     @property
     def undefined(self) -> dict[str, str]:
         """The metrics without a value (NaN in ``metrics``, SPEC section 9): no user to

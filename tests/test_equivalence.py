@@ -142,3 +142,40 @@ def test_a_notice_when_so_many_users_that_p_says_nothing(run_cli, tmp_path):
     (line,) = [w for w in doc["warnings"] if "four times in five" in w]
     assert line.startswith("hit_rate@1: with 30,000 users compared, a difference of 0.0")
     assert "--min-effect marks the differences too small to matter" in run.stderr
+
+
+def test_score_gates_against_a_baseline_per_user_file_equal_compare(run_cli, tmp_path):
+    base = tmp_path / "base.csv"
+    assert run_cli("score", PREDS, TRUTH, "-m", "ndcg@10,recall@10", "--per-user", str(base),
+                   "-q", "-o", str(tmp_path / "x.txt")).exit_code == 0
+    gates = ["--non-inferior", "recall@10=0.05", "--equivalent", "ndcg@10=0.2"]
+    score = run_cli("score", POPULAR, TRUTH, "-m", "ndcg@10,recall@10", "--baseline-per-user",
+                    str(base), *gates, "-f", "json", "-q", "--junit", str(tmp_path / "j.xml"))
+    compare = run_cli("compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10,recall@10", *gates,
+                      "-f", "json", "-q")
+    assert score.exit_code == compare.exit_code == 0, score.stderr
+    mine = json.loads(score.stdout)["gates"]
+    theirs = json.loads(compare.stdout)["gates"]
+    keys = ("kind", "metric", "margin", "users", "difference", "low", "high", "p_value",
+            "passed")
+    assert [{k: g[k] for k in keys} for g in mine] == [{k: g[k] for k in keys} for g in theirs]
+    junit = (tmp_path / "j.xml").read_text()
+    assert junit.count("<testcase") == 2 and 'classname="rankeval.non_inferior"' in junit
+    md = run_cli("score", POPULAR, TRUTH, "-m", "ndcg@10,recall@10", "--baseline-per-user",
+                 str(base), *gates, "-f", "markdown", "-q").stdout
+    assert md.startswith("**rankeval: all 2 gates passed** ✅")
+    failing = run_cli("score", POPULAR, TRUTH, "-m", "ndcg@10", "--baseline-per-user",
+                      str(base), "--non-inferior", "ndcg@10=0.01")
+    assert failing.exit_code == 1 and "FAILED this run ndcg@10 not worse" in failing.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--non-inferior", "ndcg@10=0.01"], "need --baseline-per-user FILE"),
+    (["--baseline-per-user", "x.csv"], "--baseline-per-user is for --non-inferior"),
+    (["--baseline-per-user", TRUTH, "--non-inferior", "ndcg@10=0.01"],
+     "ndcg@10 not in both per-user files"),
+])
+def test_score_margin_gates_refuse_bad_requests(run_cli, args, message):
+    run = run_cli("score", POPULAR, TRUTH, "-m", "ndcg@10", *args)
+    assert run.exit_code == 2 and message in run.stderr, run.stderr
+    assert run.stderr.strip().splitlines()[-1].startswith("rankeval: error: ")

@@ -100,6 +100,30 @@ class Verdict:
         return head + (f" (about {self.users_to_show:,} users would show it at this "
                        f"difference; {self.users:,} here)")
 
+    # As a gate among the others (score's gates table, Markdown, HTML, JUnit): the bound
+    # that decides, against the margin.
+    @property
+    def gate(self) -> Margin:
+        return self.margin
+
+    @property
+    def metric(self) -> str:
+        return self.margin.metric
+
+    @property
+    def value(self) -> float:
+        """The lower bound (non-inferiority), or the farther bound from 0 (equivalence)."""
+        return self.low if self.margin.kind == "non_inferior" else max(-self.low, self.high)
+
+    @property
+    def limit(self) -> float:
+        return -self.margin_abs if self.margin.kind == "non_inferior" else self.margin_abs
+
+    def condition(self) -> str:
+        if self.margin.kind == "non_inferior":
+            return f"lower bound of {self.run} - baseline > {-self.margin_abs:.4g}"
+        return f"interval of {self.run} - baseline within ±{self.margin_abs:.4g}"
+
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.margin.kind, "metric": self.margin.metric, "run": self.run,
                 "margin": self.margin_abs, "relative": self.margin.relative,
@@ -142,6 +166,20 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float) 
     return Verdict(margin, run, n, mean, delta, low, high, p, bool(passed),
                    None if passed or gap <= 0 else _users_to_show(gap, se * math.sqrt(n),
                                                                   alpha))
+
+
+def against_file(margins: list[Margin], ev, path: str, alpha: float,
+                 run: str = "this run") -> list[Verdict]:
+    """The margin gates of ``score``: this evaluation's per-user values against a baseline's
+    per-user file (``score --per-user`` of the baseline run), the users paired by id."""
+    from ..errors import OptionError
+    from .power import _per_user_files  # one reader of per-user files
+
+    try:
+        paired, _ = _per_user_files(path, ev.per_user_table(), [m.metric for m in margins])
+    except OptionError as exc:
+        raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None
+    return [judge(m, run, *paired[m.metric], alpha) for m in margins]
 
 
 def _users_to_show(gap: float, sd: float, alpha: float) -> int | None:

@@ -33,8 +33,7 @@ from .options import (
               default="t", show_default=True, help="Paired significance test over users.")
 @option("rounds")
 @option("seed")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level, after the correction.")
+@option("alpha", help="Significance level, after the correction.")
 @click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
               show_default=True, help="Multiple-comparison correction across the runs, per "
               "metric: family-wise (holm, bonferroni) or false discovery rate (bh: "
@@ -57,13 +56,8 @@ from .options import (
               help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
               "default; --rounds permutations), or the paired --test with the --correction "
               "given, over all pairs; the runs grouped by a compact letter display.")
-@click.option("--non-inferior", multiple=True, metavar="METRIC=MARGIN[%]",
-              help="Gate: exit 1 unless every run is shown not worse than the baseline by "
-              "more than MARGIN (absolute, or % of the baseline's mean): the one-sided "
-              "(1 - alpha) lower bound of the difference lies above -MARGIN (repeatable).")
-@click.option("--equivalent", multiple=True, metavar="METRIC=MARGIN[%]",
-              help="Gate: exit 1 unless every run is shown within MARGIN of the baseline "
-              "either way (two one-sided tests, TOST, at alpha) (repeatable).")
+@option("non_inferior")
+@option("equivalent")
 @option("segments")
 @option("segment_by")
 @option("segment_bins")

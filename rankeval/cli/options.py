@@ -145,6 +145,17 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "(beside -f/-o; needs rankeval[report]).")),
     "intervals": (("--intervals", "--ci"), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
+    "alpha": (("--alpha",), dict(type=float, default=0.05, show_default=True,
+                                 help="Significance level of the tests.")),
+    "non_inferior": (("--non-inferior",), dict(
+        multiple=True, metavar="METRIC=MARGIN[%]",
+        help="Gate: exit 1 unless shown not worse than the baseline by more than MARGIN "
+        "(absolute, or % of the baseline's mean): the one-sided (1 - alpha) lower bound of "
+        "the paired difference lies above -MARGIN (repeatable).")),
+    "equivalent": (("--equivalent",), dict(
+        multiple=True, metavar="METRIC=MARGIN[%]",
+        help="Gate: exit 1 unless shown within MARGIN of the baseline either way (two "
+        "one-sided tests, TOST, at alpha) (repeatable).")),
     "engine": (("--engine",), dict(
         type=_EngineChoice(), default="local",
         show_default=True, help="Where to compute: " + "; ".join(

@@ -43,6 +43,16 @@ from .options import (
               "(absolute, or relative with %); without METRIC, for every metric in both reports.")
 @click.option("--allow-settings-change", is_flag=True,
               help="Compare with a --baseline computed with other settings.")
+@option("non_inferior", help="Gate against --baseline-per-user: exit 1 unless this run is "
+        "shown not worse than the baseline by more than MARGIN (absolute, or % of the "
+        "baseline's mean): the one-sided (1 - alpha) lower bound of the paired difference lies "
+        "above -MARGIN (repeatable).")
+@option("equivalent", help="Gate against --baseline-per-user: exit 1 unless this run is shown "
+        "within MARGIN of the baseline either way (two one-sided tests, TOST) (repeatable).")
+@click.option("--baseline-per-user", metavar="FILE",
+              help="The baseline run's per-user values (its --per-user file), for "
+              "--non-inferior and --equivalent: the users are paired by id.")
+@option("alpha", help="Significance level of --non-inferior and --equivalent.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
 @option("html")
 @option("segments")
@@ -101,16 +111,22 @@ def score(predictions, truth, **kw) -> int:
                       kw["baseline"], kw["allow_settings_change"])
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
+    margins = _margins(kw, settings)
     job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
               kw["truth_format"], extra, options, stats=kw["stats"], segments=kw["segments"],
               segment_by=segment_by,
               intervals=(kw["confidence"], kw["rounds"], kw["seed"]) if kw["intervals"] else
-              None, keep_values=bool(kw["html"] or kw["per_query"]), quiet=quiet)
+              None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet)
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)
 
     result = run(engine, job).judged(plan)
+    if margins:
+        from ..analysis.equivalence import against_file
+
+        result = result.with_verdicts(against_file(margins, result, kw["baseline_per_user"],
+                                                   kw["alpha"]))
     if per_user is not None:
         engine.write_per_user(result, per_user)
     report = module(fmt)
@@ -120,6 +136,23 @@ def score(predictions, truth, **kw) -> int:
     write_html(kw["html"], lambda: module("html").render(result))
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
+
+
+def _margins(kw, settings) -> list:
+    """--non-inferior and --equivalent, checked before any input is read."""
+    from ..analysis.equivalence import parse
+
+    margins = [parse(kind, text, list(settings.metrics), settings.compat)
+               for kind in ("non_inferior", "equivalent") for text in kw[kind]]
+    if margins and kw["baseline_per_user"] is None:
+        raise OptionError("{opt:non_inferior} and {opt:equivalent} need {opt:baseline_per_user} "
+                          "FILE: the baseline run's per-user values (its --per-user file)")
+    if kw["baseline_per_user"] is not None and not margins:
+        raise OptionError("{opt:baseline_per_user} is for {opt:non_inferior} and "
+                          "{opt:equivalent}: give one")
+    if not 0 < kw["alpha"] < 1:
+        raise OptionError("{opt:alpha} must lie strictly between 0 and 1")
+    return margins
 
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:
