@@ -57,8 +57,20 @@ def release_arrow_memory() -> None:
         return
     import pyarrow as pa
 
-    if "jemalloc" in pa.supported_memory_backends():
+    # Under an address-space limit (ulimit -v) jemalloc's reservations fail and pyarrow's
+    # jemalloc crashes the process (SIGSEGV on a thread's first allocation) where glibc's
+    # heap gives a clean MemoryError: tests/test_stress.py runs both cases.
+    if "jemalloc" in pa.supported_memory_backends() and not _address_space_limited():
         pa.set_memory_pool(pa.jemalloc_memory_pool())
         pa.jemalloc_set_decay_ms(_DECAY_MS)
     else:
         pa.set_memory_pool(pa.system_memory_pool())
+
+
+def _address_space_limited() -> bool:
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft != resource.RLIM_INFINITY

@@ -191,6 +191,18 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
     serve seen-item exclusion and the popularity metrics. ``release``: the caller reads
     neither input's ids again, so they are let go once encoded (``load.release_ids``)."""
+    laters: list[Later] = []
+    try:
+        return _build(preds, truth, settings, extras, stats, release, laters)
+    except BaseException:
+        # A failure on the run's side (an input error, MemoryError, SIGTERM, Ctrl-C) must not
+        # leave the truth's side working behind the caller: wait for it, then raise.
+        for later in laters:
+            later.wait()
+        raise
+
+
+def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) -> Built:
     codes = encode(preds, truth)
     if release:
         release_ids(preds, truth)
@@ -201,6 +213,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     # so the lookup and the ideal lists need only the positive truth rows.
     pairs = Later(truth_pairs, codes.t_user, codes.t_item, truth.relevance, codes.n_items,
                   inline=inline)
+    laters.append(pairs)
     notices: list[Notice] = []
     seen = keys = None
     if extras is not None and extras.train is not None and (
@@ -220,6 +233,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
     keys, values = _compact(keys, values, sel, codes)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     ideal_lists = Later(ideal, keys // n_items, values, n, kmax, inline=inline)
+    laters.append(ideal_lists)
     preds, rows, su, pos, found = _lists(preds, codes, sel, settings, seen)
     notices += found
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does

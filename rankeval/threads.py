@@ -47,8 +47,10 @@ class Later:
         else:
             # In the caller's context, so that errors it collects (``errors.report``) are seen.
             context = contextvars.copy_context()
-            self._thread = threading.Thread(target=context.run, args=(self._run, work, args),
-                                            daemon=True)
+            # Not a daemon: a caller that fails meanwhile leaves it running, and the interpreter
+            # must wait for it before finalizing (a daemon thread inside pyarrow at exit crashes
+            # the process: SIGSEGV or SIGABRT).
+            self._thread = threading.Thread(target=context.run, args=(self._run, work, args))
             self._thread.start()
 
     def _run(self, work, args) -> None:
@@ -56,6 +58,11 @@ class Later:
             self._value = work(*args)
         except BaseException as exc:  # handed to the caller by result()
             self._error = exc
+
+    def wait(self) -> None:
+        """Wait for the work to end, keeping its value or error for ``result()``."""
+        if self._thread is not None:
+            self._thread.join()
 
     def result(self):
         if self._thread is not None:
