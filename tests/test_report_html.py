@@ -324,3 +324,26 @@ def test_top_changes_shown_without_asking_and_only_when_users_change(run_cli, tm
     assert top.count("<td class=text>hurt</td>") == 5
     r = run_cli("compare", PREDS, PREDS, TRUTH, "-m", "ndcg@10", "-f", "html", "-o", out, "-q")
     assert r.exit_code == 0 and 'id="top-changes"' not in out.read_text()
+
+
+def test_a_long_report_leads_with_the_verdict_and_headline_and_folds_the_full_table(
+        run_cli, tmp_path):
+    for page in (score_page(run_cli, tmp_path), compare_page(run_cli, tmp_path)):
+        found = [i for i in ids(page) if not i.startswith("chart-")]
+        assert found[:3] in (["gates", "headline", "curves"], ["verdict", "headline", "curves"])
+        assert found.index("summary") > found.index("popularity")  # after the charts
+        summary = page[page.index('<section id="summary"'):]
+        assert summary.index("<details><summary>every metric at every cut-off") < \
+            summary.index("</section>")
+        headline = page[page.index('<section id="headline"'):]
+        headline = headline[:headline.index("</section>")]
+        assert "ndcg@10" in headline and "ndcg@5" not in headline  # one cut-off per metric
+
+
+def test_a_short_report_keeps_its_summary_first(run_cli, tmp_path):
+    out = tmp_path / "short.html"
+    assert run_cli("score", PREDS, TRUTH, "--k", "10", "-f", "html", "-o", out,
+                   "-q").exit_code == 0
+    page = out.read_text()
+    assert "headline" not in ids(page) and "<details>" not in page
+    assert ids(page)[0] == "summary"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..names import from_name
 from . import figures
 from .html import (
+    LONG_ROWS,
     UNDEFINED,
     _conventions,
     _curves,
@@ -13,6 +14,7 @@ from .html import (
     _popularity,
     chart_section,
     charts_grid,
+    fold_away,
     section,
     table,
     text,
@@ -25,10 +27,12 @@ def compare_sections(result) -> list[str]:
     view = figures.View.of_comparison(result)
     notices = [*(n.message for n in result.notices),
                *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
+    long = len(result.metrics) > LONG_ROWS
     return [
-        _verdict(result), _summary(result), _pairs(result), _curves(view), _forest(result),
+        _verdict(result), _summary(result, headline=long), _pairs(result), _curves(view),
+        _forest(result),
         _differences(result), _distributions(view), _segments(result), _popularity(view),
-        _top(result), _notices(notices),
+        _top(result), _summary(result, folded=True) if long else "", _notices(notices),
         _conventions(result.settings, compare_footer(result), _inputs(result)),
     ]
 
@@ -100,14 +104,19 @@ def compact(metrics: list[str]) -> str:
     return ", ".join(parts)
 
 
-def _summary(result) -> str:
+def _summary(result, headline: bool = False, folded: bool = False) -> str:
+    """Every metric against the baseline; ``headline``: each metric at one cut-off only (a
+    long table leads with it, and is folded below the charts, ``folded``)."""
     others = [r.name for r in result.runs if r.name != result.baseline]
+    metrics = result.metrics
+    if headline:
+        metrics = [str(s) for s in figures.headline(list(result.settings.specs))]
     level = f"{result.options['ci_level']:.0%} CI"
     head = ["metric", f"{result.baseline} (baseline)"]
     for run in others:
         head += [run, f"delta {run}", level, "p adjusted", "win/tie/loss"]
     rows = []
-    for metric in result.metrics:
+    for metric in metrics:
         row = [text(metric), _mean(result, result.baseline, metric)]
         for run in others:
             c = result.cell(run, metric)
@@ -124,7 +133,14 @@ def _summary(result) -> str:
              "run - baseline; * significant after correction, ? the test is undefined.")
     if result.intervals:
         intro += " Means carry bootstrap confidence intervals."
-    return section("summary", "Summary", table(head, rows, raw=True), intro)
+    body = table(head, rows, raw=True)
+    if headline:
+        return section("headline", "At a glance", body, intro + " Each metric at one "
+                       "cut-off (10 when asked, else the deepest); every cut-off is in the "
+                       "full table below the charts.")
+    if folded:
+        body = fold_away(f"every metric at every cut-off ({len(rows)} rows)", body)
+    return section("summary", "Summary", body, intro)
 
 
 def _mean(result, run: str, metric: str) -> str:

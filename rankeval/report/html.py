@@ -132,13 +132,40 @@ def render(ev) -> str:
     view = figures.View.of_evaluation(ev, Path(run).name if run != "-" else "stdin")
     lead = (f"<code>{text(run)}</code> against <code>{text(ev.inputs['truth'].path)}</code> · "
             f"{ev.users.evaluated:,} users evaluated · rankeval {__version__}")
+    # the verdict and the headline numbers first, then the charts; a long table (a K range,
+    # many metrics) goes below them, folded
+    long = _long(ev)
     sections = [
-        _gates(ev), _summary(ev), _curves(view), _distributions(view, ev),
-        _segments_score(ev), _popularity(view), _ties(ev),
+        _gates(ev), _headline(ev) if long else _summary(ev), _curves(view),
+        _distributions(view, ev), _segments_score(ev), _popularity(view),
+        _summary(ev, folded=True) if long else "", _ties(ev),
         _notices([n.message for n in ev.notices]),
         _conventions(ev.settings, [users_line(ev)], _inputs(ev)),
     ]
     return page(f"rankeval: {view.runs[0]}", lead, sections)
+
+
+LONG_ROWS = 12  # a table longer than this (or wider than 3 cut-offs) is folded below the charts
+
+
+def _long(ev) -> bool:
+    columns, rows = ev.summary_rows()
+    return len(columns) > 3 or len(rows) > LONG_ROWS
+
+
+def fold_away(summary: str, body: str) -> str:
+    """A long table, folded: a click opens it (no script: HTML's own details element)."""
+    return f"<details><summary>{text(summary)}</summary>{body}</details>"
+
+
+def _headline(ev) -> str:
+    """Each metric at its headline cut-off (10 when asked, else the deepest)."""
+    specs = figures.headline(ev.specs)
+    rows = [[str(s), with_ci(ev, str(s), s.column, ev.metrics[str(s)], UNDEFINED)]
+            for s in specs]
+    return section("headline", "At a glance", table(["metric", "mean"], rows),
+                   "Each metric at one cut-off (10 when asked, else the deepest); every "
+                   "cut-off is in the full table below the charts.")
 
 
 def _gates(ev) -> str:
@@ -154,7 +181,7 @@ def _gates(ev) -> str:
                                                    raw=True))
 
 
-def _summary(ev) -> str:
+def _summary(ev, folded: bool = False) -> str:
     columns, rows = ev.summary_rows()
     cells = [[with_ci(ev, name, c, v, UNDEFINED) for c, v in zip(columns, values, strict=True)]
              for name, values in rows]
@@ -178,6 +205,9 @@ def _summary(ev) -> str:
             ["metric", "baseline", "current", "delta"],
             [[m, fixed(b, undefined=UNDEFINED), fixed(c, undefined=UNDEFINED),
               fixed(d, sign=True, undefined=UNDEFINED)] for m, b, c, d in comparison(ev)])
+    if folded:
+        body = fold_away(f"every metric at every cut-off ({len(rows)} metrics x "
+                         f"{len(columns)} cut-offs)", body)
     return section("summary", "Summary", body, intro + ".")
 
 
