@@ -8,11 +8,29 @@ that is not a plain null-free number column takes pyarrow's own path.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_TYPES = {
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    # np.frombuffer and pa.py_buffer as typed here, for Python 3.11 (at run time these names
+    # are numpy's and pyarrow's own functions, below). Before PEP 688 (3.12) no type says
+    # "has the buffer protocol": numpy's stubs then accept as a buffer only bytes, memoryview,
+    # ndarray and a few more, not a pyarrow Buffer, and pyarrow-stubs' py_buffer asks for
+    # __buffer__, which numpy's stubs give ndarray on 3.12 only. Both are buffers at run time.
+    def frombuffer(buffer: pa.Buffer, dtype: DTypeLike, count: int = -1,
+                   offset: int = 0) -> np.ndarray: ...
+
+    def py_buffer(obj: np.ndarray | bytes) -> pa.Buffer: ...
+else:
+    frombuffer = np.frombuffer
+    py_buffer = pa.py_buffer
+
+_TYPES: dict[np.dtype, pa.DataType] = {
     np.dtype(np.int8): pa.int8(),
     np.dtype(np.int32): pa.int32(),
     np.dtype(np.int64): pa.int64(),
@@ -20,7 +38,16 @@ _TYPES = {
     np.dtype(np.uint64): pa.uint64(),
     np.dtype(np.float64): pa.float64(),
 }
-_DTYPES = {str(t): d for d, t in _TYPES.items()}
+_DTYPES: dict[str, np.dtype] = {str(t): d for d, t in _TYPES.items()}
+
+
+def buffer(array: pa.Array, i: int) -> pa.Buffer:
+    """``array.buffers()[i]``, one that the array's layout always has: the values of a number
+    or bool array (1), the offsets of a text array (1). pyarrow-stubs type every item as
+    optional, since a validity bitmap (0) or an empty text's data (2) may be None."""
+    data = array.buffers()[i]
+    assert data is not None
+    return data
 
 
 def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -28,7 +55,7 @@ def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
     through their buffers, text as Python strings."""
     chunks = data.chunks if isinstance(data, pa.ChunkedArray) else [data]
     if pa.types.is_boolean(data.type) and not data.null_count:
-        parts = [np.unpackbits(np.frombuffer(c.buffers()[1], dtype=np.uint8),
+        parts = [np.unpackbits(frombuffer(buffer(c, 1), dtype=np.uint8),
                                bitorder="little", count=c.offset + len(c))[c.offset:]
                  for c in chunks]
         return np.concatenate(parts).view(np.bool_) if parts else np.zeros(0, dtype=np.bool_)
@@ -38,7 +65,7 @@ def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if dtype is None or data.null_count:
         return data.to_numpy(zero_copy_only=False)
     parts = [
-        np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * dtype.itemsize)
+        frombuffer(buffer(c, 1), dtype=dtype, count=len(c), offset=c.offset * dtype.itemsize)
         for c in chunks
         if len(c)
     ]
@@ -53,11 +80,11 @@ def from_numpy(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     if values.dtype == np.bool_:
         bits = np.packbits(values, bitorder="little")
-        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, py_buffer(bits)])
     typ = _TYPES.get(values.dtype)
     if typ is None:
         return pa.array(values)
-    return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
+    return pa.Array.from_buffers(typ, len(values), [None, py_buffer(values)])
 
 
 def nan_as_null(values: np.ndarray) -> pa.Array:
@@ -68,8 +95,8 @@ def nan_as_null(values: np.ndarray) -> pa.Array:
     nulls = int(np.count_nonzero(missing))
     if not nulls:
         return from_numpy(values)
-    valid = pa.py_buffer(np.packbits(~missing, bitorder="little"))
-    return pa.Array.from_buffers(pa.float64(), len(values), [valid, pa.py_buffer(values)],
+    valid = py_buffer(np.packbits(~missing, bitorder="little"))
+    return pa.Array.from_buffers(pa.float64(), len(values), [valid, py_buffer(values)],
                                  null_count=nulls)
 
 
@@ -79,7 +106,7 @@ def scalar(value: str | bool | float, typ: pa.DataType | None = None) -> pa.Scal
     if isinstance(value, str):
         data = value.encode()
         offsets = np.array([0, len(data)], dtype=np.int32)
-        return pa.StringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))[0]
+        return pa.StringArray.from_buffers(1, py_buffer(offsets), py_buffer(data))[0]
     if typ is None or pa.types.is_boolean(typ):
         return from_numpy(np.array([value], dtype=np.bool_ if typ else None))[0]
     dtype = _DTYPES.get(str(typ))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -60,7 +61,7 @@ def convert(
     rank_col: str | None = None,
     score_col: str | None = None,
     relevance_col: str | None = None,
-    reading: dict[str, str | None] | None = None,
+    reading: dict[str, Any] | None = None,
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
     if kind is not None and kind not in KINDS:
@@ -100,9 +101,10 @@ def convert(
         dup = duplicates(pair_keys(user, item, max(len(items), 1)))
         if len(dup):  # as score: a repeated judgement is always an error
             report_duplicates(truth, dup, None)
-        out = pa.table(
-            {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
-        )
+        columns = {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
+        # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked and
+        # numpy arrays too
+        out = pa.table(columns)  # type: ignore[arg-type]
     if out_fmt == "trec":
         for column in ("user_id", "item_id"):
             _check_trec_field(column, out.column(column).unique().to_pylist(), table.label)
@@ -158,13 +160,16 @@ def _predictions_table(
         order = order[np.sort(first)]
     if out_fmt not in ("trec", "json"):
         rows = np.sort(order)  # the file's order, without the dropped repeats
-        columns: dict[str, object] = {"user_id": preds.user.take(from_numpy(rows)),
-                                      "item_id": preds.item.take(from_numpy(rows))}
+        columns: dict[str, pa.Array | pa.ChunkedArray] = {
+            "user_id": preds.user.take(from_numpy(rows)),
+            "item_id": preds.item.take(from_numpy(rows)),
+        }
         if preds.rank is not None:
             columns["rank"] = from_numpy(preds.rank[rows].astype(np.int64))
         if preds.score is not None:
             columns["score"] = from_numpy(preds.score[rows])
-        return pa.table(columns)
+        # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked arrays
+        return pa.table(columns)  # type: ignore[arg-type]
     rank = segment_positions(user[order])
     score = preds.score[order] if preds.score is not None else 1.0 / rank
     if preds.rank is not None and preds.score is not None:
@@ -172,14 +177,14 @@ def _predictions_table(
         if n:
             notices.append(Notice("scores_disagree_with_ranks", n, {"written": True}))
     take = from_numpy(order)
-    return pa.table(
-        {
-            "user_id": preds.user.take(take),
-            "item_id": preds.item.take(take),
-            "rank": from_numpy(rank),
-            "score": from_numpy(score),
-        }
-    )
+    columns = {
+        "user_id": preds.user.take(take),
+        "item_id": preds.item.take(take),
+        "rank": from_numpy(rank),
+        "score": from_numpy(score),
+    }
+    # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked arrays
+    return pa.table(columns)  # type: ignore[arg-type]
 
 
 def _check_trec_field(what: str, values: list, label: str | None = None) -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import from_numpy, to_numpy
+from .arrow import buffer, from_numpy, frombuffer, to_numpy
 from .distinct import dense_codes
 from .io.cast import _POWERS, Numbered, numbered_ids
 from .threads import each
@@ -64,7 +64,7 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
     starts = np.cumsum([0] + [len(chunk) for _, chunk in chunks]).tolist()
 
     def parse(chunk: pa.Array, out: np.ndarray | None = None) -> Numbered | None:
-        if pa.types.is_dictionary(chunk.type):
+        if isinstance(chunk, pa.DictionaryArray):
             return numbered_ids(chunk.dictionary)  # each distinct value once
         return numbered_ids(chunk, out)
 
@@ -81,7 +81,7 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
         if numbered is None:
             return None, None
         values = numbered.values
-        if pa.types.is_dictionary(chunk.type):
+        if isinstance(chunk, pa.DictionaryArray):
             values = values[to_numpy(chunk.indices)]
         if values is slot:
             return numbered, None
@@ -93,9 +93,10 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
     placed = [place(0), *each(place, range(1, len(chunks)))]
     reading = first
     for numbered, _ in placed[1:]:
-        reading = None if numbered is None else reading.agrees(numbered)
-        if reading is None:
+        agreed = None if numbered is None else reading.agrees(numbered)
+        if agreed is None:
             return None
+        reading = agreed
     wide = [(k, values) for k, (_, values) in enumerate(placed) if values is not None]
     if wide:  # rare: widen the array, then write those chunks
         every = every.astype(np.int64)
@@ -153,7 +154,7 @@ def text_order(values: np.ndarray) -> np.ndarray | None:
 
 def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """(distinct values, each row's index into them) of one chunk of ids."""
-    if not pa.types.is_dictionary(chunk.type):
+    if not isinstance(chunk, pa.DictionaryArray):
         chunk = chunk.cast(pa.string()).dictionary_encode()
     return chunk.dictionary.cast(pa.string()), to_numpy(chunk.indices)
 
@@ -202,11 +203,12 @@ def _edge_suspects(text: pa.Array) -> np.ndarray | None:
     not a plain string array, check them all)."""
     if not pa.types.is_string(text.type) or text.null_count or not len(text):
         return None
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
         text.offset : text.offset + len(text) + 1]
-    if text.buffers()[2] is None:
+    data_buffer = text.buffers()[2]
+    if data_buffer is None:
         return np.zeros(0, dtype=np.int64)  # every string is empty
-    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)
+    data = frombuffer(data_buffer, dtype=np.uint8)
     start, end = offsets[:-1], offsets[1:]
     filled = np.flatnonzero(end > start)
     first, last = data[start[filled]], data[end[filled] - 1]

@@ -4,6 +4,7 @@ or tags made one-hot; for the similarity metrics (ild, serendipity)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -36,6 +37,7 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
     list of strings, made one-hot."""
     label = table.label
     item = resolve_role(table.columns, "item_features", {"item_col": item_col}, label)["item"]
+    assert item is not None  # required: resolve_role raises without it
     others = [c for c in table.columns if c != item]
     if not others:
         raise InputError(label, "no feature columns: give numeric columns, a list column or "
@@ -63,7 +65,8 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
 
 
 def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarray, str]:
-    arr = col.combine_chunks()
+    # pyarrow-stubs type combine_chunks() as Array; pyarrow gives the column's own array class
+    arr = cast("pa.ListArray", col.combine_chunks())
     flat = arr.flatten()
     lengths = to_numpy(fill_null(pc.list_value_length(arr), 0))
     if pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type):
@@ -83,7 +86,8 @@ def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarr
 
 def _one_hot(tags) -> np.ndarray:
     """Lists of tags as a one-hot matrix (empty tags ignored)."""
-    col = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
+    # pyarrow-stubs type combine_chunks() as Array; pyarrow gives the column's own array class
+    col = cast("pa.ListArray", tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags)
     lengths = to_numpy(fill_null(pc.list_value_length(col), 0))
     flat = pc.utf8_trim_whitespace(col.flatten().cast(pa.string()))
     encoded = flat.dictionary_encode()

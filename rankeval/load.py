@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import fill_null, from_numpy, to_numpy
+from .arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
 from .errors import InputError, is_collecting, report
 from .inputs import resolve_column, resolve_role
 from .io.cast import ID, unparseable
@@ -100,13 +100,14 @@ def _report_rows(
 def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
     col = table.column(name)
     if col.null_count == 0:  # the common case: check each distinct value once
-        values = ([c.dictionary for c in col.chunks] if pa.types.is_dictionary(col.type)
-                  else col.chunks)
+        values = [c.dictionary if isinstance(c, pa.DictionaryArray) else c for c in col.chunks]
         if not any(_has_empty(v) for v in values):
             return col
     if pa.types.is_dictionary(col.type):
         col = col.cast(pa.string())
-    bad = pc.or_kleene(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
+    # pyarrow-stubs: equal takes only Arrow scalars; pyarrow converts a Python number
+    empty = pc.equal(pc.utf8_length(col), 0)  # type: ignore[call-overload]
+    bad = pc.or_kleene(pc.is_null(col), empty)
     bad = fill_null(bad, True)
     if pc.any(bad).as_py():
         idx = np.flatnonzero(to_numpy(bad))
@@ -121,8 +122,10 @@ def _has_empty(text: pa.Array) -> bool:
     if not len(text):
         return False
     if not (pa.types.is_string(text.type) or pa.types.is_binary(text.type)):
-        return pc.min(pc.binary_length(text)).as_py() == 0
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+        # pyarrow-stubs: binary_length only on the named binary and string array classes,
+        # pyarrow on any array of a binary-like type (the only ones here)
+        return pc.min(pc.binary_length(text)).as_py() == 0  # type: ignore[call-overload]
+    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
         text.offset : text.offset + len(text) + 1]
     return bool((offsets[1:] == offsets[:-1]).any())
 
@@ -151,7 +154,8 @@ def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> 
             values.max() < 2.0**53 and values.min() > -(2.0**53)):
         return values  # two reductions, no full-size temporary: the common case
     big = np.flatnonzero(np.abs(values) >= 2.0**53)
-    text = table.read({name: pa.string()}).column(name).take(from_numpy(big)).to_pylist()
+    # the text of finite scores: no nulls
+    text: list[Any] = table.read({name: pa.string()}).column(name).take(from_numpy(big)).to_pylist()
     lost = [(int(i) + 1, t) for i, t in zip(big, text, strict=True)
             if re.fullmatch(r"\s*[+-]?[0-9]+\s*", t) and int(t) != int(float(t))]
     if lost:
@@ -175,9 +179,10 @@ def load_predictions(
     found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
                          item_col, "rank_col": rank_col, "score_col": score_col}, label)
     user, item, rank, score = (found[c] for c in ("user", "item", "rank", "score"))
+    assert user is not None and item is not None  # required: resolve_role raises without them
     if rank is None and score is None:
         _no_order_column(table, [c for c in table.columns if c not in (user, item)])
-    types = {user: ID, item: ID}
+    types: dict[str, pa.DataType] = {user: ID, item: ID}
     if rank is not None:
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
     if score is not None:
@@ -262,8 +267,8 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         if bad.any():
             _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]))
             ranks = np.where(bad, 1, ranks)
-    small = not len(ranks) or ranks.max() < 2**31
-    return ranks.astype(np.int32 if small else np.int64, copy=False)
+    fits = not len(ranks) or ranks.max() < 2**31
+    return ranks.astype(np.int32 if fits else np.int64, copy=False)
 
 
 def _small_ranks(col: pa.ChunkedArray) -> np.ndarray | None:
@@ -291,7 +296,8 @@ def load_truth(
     found = resolve_role(table.columns, "truth", {"user_col": user_col, "item_col": item_col,
                                                   "relevance_col": relevance_col}, label)
     user, item, relevance = (found[c] for c in ("user", "item", "relevance"))
-    types = {user: ID, item: ID}
+    assert user is not None and item is not None  # required: resolve_role raises without them
+    types: dict[str, pa.DataType] = {user: ID, item: ID}
     if relevance is not None:
         types[relevance] = pa.float64()
     data = _read(table, types)
@@ -320,7 +326,9 @@ def load_train(
     found = resolve_role(table.columns, "train", {"user_col": user_col, "item_col": item_col,
                                                   "count_col": count_col}, label)
     user, item, count = (found[c] for c in ("user", "item", "count"))
-    types = {user: ID, item: ID} | ({count: pa.float64()} if count is not None else {})
+    assert user is not None and item is not None  # required: resolve_role raises without them
+    types: dict[str, pa.DataType] = ({user: ID, item: ID}
+                                     | ({count: pa.float64()} if count is not None else {}))
     data = _read(table, types)
     counts = None
     if count is not None:
@@ -337,11 +345,12 @@ def load_train(
 def load_catalog(table: Table | MemoryTable, item_col: str | None = None) -> Catalog:
     """The item universe (repeated items count once)."""
     label = table.label
-    found = resolve_role(table.columns, "catalog", {"item_col": item_col}, label)
-    data = _read(table, {found["item"]: ID})
-    return Catalog(item=_ids(data, found["item"], label),
+    item = resolve_role(table.columns, "catalog", {"item_col": item_col}, label)["item"]
+    assert item is not None  # required: resolve_role raises without it
+    data = _read(table, {item: ID})
+    return Catalog(item=_ids(data, item, label),
                    source=Source(table.path, table.format, data.num_rows),
-                   columns=_roles(item=found["item"]))
+                   columns=_roles(item=item))
 
 
 def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
@@ -363,7 +372,7 @@ def _read_leniently(table: Table | MemoryTable, types: dict[str, pa.DataType]) -
     text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
     columns = []
     for name in text.column_names:
-        col = text.column(name)
+        col: pa.Array | pa.ChunkedArray = text.column(name)
         if name in numeric:
             values = to_numpy(col).astype(object)
             bad = unparseable(values)

@@ -4,12 +4,13 @@ that does not convert named by its rows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow import from_numpy, scalar, to_numpy
+from ..arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
 from ..distinct import dense_codes
 from ..errors import InputError
 from ..threads import each
@@ -36,7 +37,9 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
         ints = values.cast(pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    text = values.cast(pa.string())
+    # pyarrow-stubs type cast() as Array[Scalar[StringType]], not the StringArray pyarrow
+    # returns and binary_length asks for
+    text = cast("pa.StringArray | pa.ChunkedArray[pa.StringScalar]", values.cast(pa.string()))
     chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
     if any(_may_be_hexadecimal(chunk) for chunk in chunks):  # "0xFFFFF" is not "1048575"
         return None
@@ -87,10 +90,13 @@ class Numbered:
                 return out
         out = from_numpy(numbers).cast(pa.string())
         if not self.canonical:
+            assert self.width is not None  # ids read as numbers are canonical, or of one width
             out = pc.utf8_lpad(out, width=self.width, padding="0")
         if not self.prefix:
             return out
-        return pc.binary_join_element_wise(scalar(self.prefix), out, scalar(""))
+        # pyarrow-stubs take all scalars or all arrays here; pyarrow broadcasts the scalars
+        return pc.binary_join_element_wise(  # type: ignore[call-overload]
+            scalar(self.prefix), out, scalar(""))
 
 
 def _digits(n: int) -> int:
@@ -111,8 +117,8 @@ def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int) -> pa.Array 
     offsets = np.arange(n + 1, dtype=np.int64) * rows.shape[1]
     if offsets[-1] >= 2**31:
         return None
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int32)),
-                                       pa.py_buffer(rows))
+    return pa.StringArray.from_buffers(n, py_buffer(offsets.astype(np.int32)),
+                                       py_buffer(rows))
 
 
 def numbered_ids(values: pa.Array | pa.ChunkedArray, out: np.ndarray | None = None
@@ -125,6 +131,8 @@ def numbered_ids(values: pa.Array | pa.ChunkedArray, out: np.ndarray | None = No
     text = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if not pa.types.is_string(text.type):
         text = text.cast(pa.string())
+    # a string array is a StringArray (pyarrow-stubs type combine_chunks() and cast() as Array)
+    assert isinstance(text, pa.StringArray)
     found = _numbered_bytes(text, out)
     if found is not None:
         return found
@@ -136,9 +144,10 @@ def _numbered_bytes(text: pa.StringArray, out: np.ndarray | None = None) -> Numb
     """``numbered_ids`` read from the string buffers: the prefix compared byte column by byte
     column, the digits checked as bytes, then parsed by Arrow's integer cast (with the
     prefix bytes turned into leading zeros), never a string per id in Python."""
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[
+    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
         text.offset : text.offset + len(text) + 1]
-    data = np.frombuffer(text.buffers()[2], dtype=np.uint8) if text.buffers()[2] else None
+    data_buffer = text.buffers()[2]
+    data = frombuffer(data_buffer, dtype=np.uint8) if data_buffer else None
     if data is None:
         return None
     first = text[0].as_py()
@@ -166,8 +175,8 @@ def _numbered_bytes(text: pa.StringArray, out: np.ndarray | None = None) -> Numb
         return None
     if prefix or offsets[0]:
         text = pa.StringArray.from_buffers(
-            len(text), pa.py_buffer((offsets - offsets[0]).astype(np.int32)),
-            pa.py_buffer(body))
+            len(text), py_buffer((offsets - offsets[0]).astype(np.int32)),
+            py_buffer(body))
     numbers = to_numpy(pc.cast(text, pa.int64()))
     # canonical: no leading zero (a lone "0" aside), so that text and number are one to one
     canonical = bool((numbers >= _LOW[digits]).all())
@@ -210,8 +219,8 @@ def _may_be_hexadecimal(text: pa.Array) -> bool:
     data = text.buffers()[2] if len(text) else None
     if data is None:
         return False
-    data = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
-    return b"x" in data or b"X" in data
+    raw = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
+    return b"x" in raw or b"X" in raw
 
 
 def text_integers(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
@@ -228,9 +237,10 @@ def text_integers(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
             return None
 
     parts = each(parse, text.chunks)
-    if any(part is None for part in parts):
+    parsed = [part for part in parts if part is not None]
+    if len(parsed) < len(parts):
         return None
-    return pa.chunked_array(parts, pa.int64())
+    return pa.chunked_array(parsed, pa.int64())
 
 
 def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
