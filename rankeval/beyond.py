@@ -207,6 +207,7 @@ def stats_from(tally: ItemTally, tail_share: float, vectors: ItemVectors | None 
 
 def feature_arrays(stats: ItemStats, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(unit vector per item code, whether it has features) for a build's items."""
+    assert stats.vectors is not None  # called with item features only
     rows = stats.vectors.rows(item_ids)
     has = rows >= 0
     vectors = np.zeros((len(rows), stats.vectors.unit.shape[1]))
@@ -219,6 +220,7 @@ def profiles(stats: ItemStats, train: Train, user_ids: pa.Array, compact: np.nda
     """Per evaluated user: the sum of the unit vectors of its distinct training items, and
     how many distinct training items it has (items without features count, with no
     similarity, as in Microsoft Recommenders)."""
+    assert stats.vectors is not None  # called with item features only
     unit = stats.vectors.unit
     user = to_numpy(fill_null(pc.index_in(train.user, value_set=user_ids), -1)).astype(np.int64)
     known = user >= 0

@@ -17,6 +17,8 @@ def _bpref(s: Sums, k: float) -> np.ndarray:
     relevant = s.relevant
     if s.expected:
         return _expected_bpref(s)
+    # a metric that reads judgements gets them in its chunk
+    assert c.judged is not None and c.n_nonrelevant is not None
     above = count_before(c.user, c.judged & ~relevant)
     rows = np.flatnonzero(relevant)
     user, n = c.user[rows], above[rows]
@@ -31,6 +33,8 @@ def _expected_bpref(s: Sums) -> np.ndarray:
     non-relevant items has y = 0..b of them above it, equally likely, besides the ``base``
     of earlier groups; sum_y min(base + y, R) is a difference of two closed-form sums."""
     c = s.c
+    # a metric that reads judgements gets them in its chunk
+    assert c.judged is not None and c.n_nonrelevant is not None
     nonrel = s.group_sum((c.judged & ~s.relevant).astype(np.float64))
     base = s.before_group(nonrel)
     user = c.user[s.group_first]

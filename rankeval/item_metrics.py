@@ -9,10 +9,12 @@ from .sums import Sums
 
 
 def _arp(s: Sums, k: float) -> np.ndarray:
+    assert s.c.popularity is not None  # item metrics run with --train, which fills it in
     return s.mean_over_list("arp", k, s.c.popularity[s.c.item])
 
 
 def _long_tail(s: Sums, k: float) -> np.ndarray:
+    assert s.c.long_tail is not None  # item metrics run with --train, which fills it in
     return s.mean_over_list("long_tail", k, s.c.long_tail[s.c.item].astype(np.float64))
 
 
@@ -22,6 +24,7 @@ def _novelty(s: Sums, k: float) -> np.ndarray:
     c = s.c
     u = float(c.n_train_users)
     pop = c.popularity
+    assert pop is not None  # item metrics run with --train, which fills it in
     info = np.where(pop > 0, -np.log2(np.where(pop > 0, pop, 1.0) / max(u, 1.0)),
                     np.log2(u + 1.0))
     return s.mean_over_list("novelty", k, info[c.item])
@@ -34,6 +37,7 @@ def _ild(s: Sums, k: float) -> np.ndarray:
     """Over pairs of unit vectors, sum_{i<j} v_i . v_j = (|sum v|^2 - sum |v|^2) / 2, so a
     list of n costs n vectors, not n^2 pairs. NaN (not scored) below 2 items with features."""
     c = s.c
+    assert c.vectors is not None and c.has_vector is not None  # run with --item-features
     rows = np.flatnonzero((c.pos <= k) & c.has_vector[c.item])
     user = c.user[rows]
     n = np.bincount(user, minlength=c.n_users).astype(np.float64)
@@ -78,6 +82,8 @@ def _serendipity(s: Sums, k: float) -> np.ndarray:
     rel x (1 - v_i . profile_u / history_u); NaN (not scored) without training items."""
     c = s.c
     history = c.history
+    # serendipity runs with --item-features and --train, which fill these in
+    assert c.vectors is not None and c.profile is not None and history is not None
     value = np.zeros(len(c.item))
     for a in range(0, len(c.item), _ROWS):
         user, item = c.user[a:a + _ROWS], c.item[a:a + _ROWS]

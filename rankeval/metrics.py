@@ -90,7 +90,7 @@ def _gm_map(s: Sums, k: float) -> np.ndarray:
     return np.log(np.maximum(_map(s, k), GM_FLOOR))
 
 
-KERNELS: dict[str, Callable[[Sums, int], np.ndarray]] = {
+KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "precision": _precision,
     "recall": _recall,
     "f1": _f1,

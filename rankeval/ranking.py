@@ -124,6 +124,7 @@ def select(codes: Codes, truth: Truth, settings) -> Selection:
         in_preds[codes.p_user] = True
 
     n_relevant, _ = each(lambda work: work(), [from_truth, from_predictions])
+    assert n_relevant is not None  # from_truth's counts
     eligible = in_truth & ((n_relevant > 0) | (settings.zero_relevant_users == "zero"))
     missing = eligible & ~in_preds
     evaluated = eligible & ~missing if settings.skip_missing_users else eligible
@@ -220,6 +221,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) 
             settings.exclude_seen or settings.exclude_seen_truth):
         seen = seen_keys(extras.train, codes.user_ids, codes.item_ids, codes.n_items)
     if settings.exclude_seen_truth:
+        assert seen is not None  # the option needs --train (check_needs)
         keys, values = _unique_pairs(pairs, codes, truth)
         codes, truth, dropped = _drop_seen_truth(codes, truth, seen)
         if dropped:
@@ -339,9 +341,11 @@ def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
         return codes, truth, 0
     keep = ~hit
     mask = from_numpy(keep)
-    ids = {} if truth.user is None else {"user": truth.user.filter(mask),
-                                         "item": truth.item.filter(mask)}
-    truth = dataclasses.replace(truth, **ids, relevance=truth.relevance[keep])
+    if truth.user is None:  # released (release_ids)
+        truth = dataclasses.replace(truth, relevance=truth.relevance[keep])
+    else:
+        truth = dataclasses.replace(truth, user=truth.user.filter(mask),
+                                    item=truth.item.filter(mask), relevance=truth.relevance[keep])
     codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
     return codes, truth, n
 

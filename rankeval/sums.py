@@ -295,6 +295,7 @@ class Sums:
     @cached_property
     def judged_weight(self) -> np.ndarray:
         """Per row, 1 if judged (expected: the judged share of its tie group)."""
+        assert self.c.judged is not None  # a metric that reads judgements gets them in its chunk
         judged = self.c.judged.astype(np.float64)
         if not self.expected:
             return judged
