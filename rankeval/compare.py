@@ -293,7 +293,7 @@ def _large_samples(result: CompareResult) -> list[Notice]:
     baseline is detected (at 80% power): p then says nothing about whether it matters."""
     from .analysis.power import t_mde
 
-    out = []
+    out: list[Notice] = []
     n = len(result.shared_users)
     if n < 3:
         return out
@@ -354,8 +354,9 @@ def _by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
     opts = result.options
     out = {}
     for word, (labels, rank) in user_labels(shared, table, by).items():
-        rows = [{"value": v, "users": int(np.count_nonzero(labels == v)), "cells": []}
-                for v in ordered_values(labels, rank)]
+        rows: list[dict[str, Any]] = [
+            {"value": v, "users": int(np.count_nonzero(labels == v)), "cells": []}
+            for v in ordered_values(labels, rank)]
         for metric in result.metrics:
             if _is_corpus(metric):
                 continue

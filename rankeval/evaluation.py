@@ -28,7 +28,7 @@ from .distribution import STATS, describe, parse_stats
 from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
 from .exposure import Exposure, exposure, exposure_ks
 from .inputs import COLUMN_OPTIONS
-from .load import Predictions, Truth
+from .load import Predictions, Train, Truth
 from .names import ALL, MetricSpec, from_name
 from .notices import Notice
 from .ranking import UserCounts
@@ -151,8 +151,8 @@ class Evaluation:
             if how == MEAN:
                 intervals[str(s)] = bootstrap_mean_ci(v, rounds, seed, level)
             elif how == GEOMETRIC:  # exp is monotonic: the interval of the mean of the logs
-                intervals[str(s)] = tuple(math.exp(x) for x in
-                                          bootstrap_mean_ci(v, rounds, seed, level))
+                low, high = bootstrap_mean_ci(v, rounds, seed, level)
+                intervals[str(s)] = (math.exp(low), math.exp(high))
         return dataclasses.replace(self, intervals=intervals, interval_level=level)
 
     def judged(self, plan):
@@ -230,7 +230,7 @@ class Evaluation:
         """One row per evaluated user (sorted by id), one column per metric."""
         import pandas as pd  # imported here: the command line never needs pandas
 
-        columns = {"user_id": pd.array(self.user_ids, dtype=object)}
+        columns: dict[str, Any] = {"user_id": pd.Series(self.user_ids, dtype=object)}
         columns.update({str(spec): v for spec, v in self._values.items()})
         return pd.DataFrame(columns)  # at once: a column at a time fragments wide frames
 
@@ -283,7 +283,7 @@ class Evaluation:
         return html_summary(self)
 
 
-def overall(spec: MetricSpec, parts: list[float], n: int) -> float:
+def overall(spec: MetricSpec, parts: Iterable[float], n: int) -> float:
     """A metric's overall value from the exact parts of the sum of its per-user values."""
     how = REGISTRY[spec.name].overall
     if how == SUM:
@@ -298,10 +298,12 @@ def _numeric_order(ids: pa.Array) -> np.ndarray | None:
     fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
     from .io.cast import numbered_ids
 
+    found = None
     for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
         found = numbered_ids(sample) if len(sample) else None
         if found is None or found.prefix or not found.canonical:
             return None
+    assert found is not None  # the whole set passed
     numbers = found.values
     if (numbers[1:] >= numbers[:-1]).all():  # byte order is number order already
         return None
@@ -353,7 +355,7 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
         if extra_inputs is not None:  # summarized where the data is
             inputs.update({role: extra_inputs[role]} if role in extra_inputs else {})
         elif data is not None:
-            users = len(pc.unique(data.user)) if role == "train" else 0
+            users = len(pc.unique(data.user)) if isinstance(data, Train) else 0
             inputs[role] = InputSummary(data.source.path, data.source.format, data.source.rows,
                                         users)
     corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
@@ -411,7 +413,7 @@ def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | 
     notices = []
     if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
         notices.append(Notice("catalog_fallback", stats.catalog_size))
-    if stats.outside:
+    if stats.outside and extras.catalog is not None:  # only a --catalog has an outside
         notices.append(Notice("outside_catalog", stats.outside,
                               {"path": extras.catalog.source.label}))
     if "novelty" in names and partial.item_counts:

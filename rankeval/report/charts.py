@@ -22,7 +22,7 @@ try:
     import matplotlib
     from matplotlib.figure import Figure
 except ImportError:  # pragma: no cover - the report extra is part of the test extra
-    matplotlib = None
+    matplotlib = None  # type: ignore[assignment]  # the optional extra is not installed
 
 PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442",
            "#999999")
@@ -107,7 +107,9 @@ def svg(fig, name: str, title: str) -> str:
 
 def _unwrap(text: str) -> str:
     """Drop the groups matplotlib opens without attributes (they only carried its ids)."""
-    out, bare, at = [], [], 0
+    out: list[str] = []
+    bare: list[bool] = []
+    at = 0
     for m in re.finditer(r"<g>|<g [^>]*>|</g>", text):
         out.append(text[at:m.start()])
         tag = m.group()

@@ -77,7 +77,7 @@ def headline(specs: list[MetricSpec]) -> list[MetricSpec]:
     out = []
     for group in rows.values():
         ten = [s for s in group if s.k == 10]
-        finite = sorted((s for s in group if s.k is not None), key=lambda s: s.k)
+        finite = sorted((s for s in group if s.k is not None), key=lambda s: s.k or 0)
         out.append(ten[0] if ten else finite[-1] if finite else group[0])
     return out
 
@@ -93,7 +93,7 @@ def curves(view: View) -> list[tuple[str, str, str]]:
     for name, specs in rows.items():
         if len(specs) < 2:
             continue
-        specs.sort(key=lambda s: s.k)
+        specs.sort(key=lambda s: s.k or 0)  # every spec here has a K
         series = [_series(view, run, specs, [s.k for s in specs]) for run in view.runs]
         cid = f"chart-curve-{slug(name)}"
         caption = (f"{name}@K for K = {specs[0].k}..{specs[-1].k}" + _band_note(view, specs)
@@ -101,7 +101,7 @@ def curves(view: View) -> list[tuple[str, str, str]]:
         out.append((cid, caption, charts.curves(cid, f"{name}@K", series, name)))
     levels = [s for s in view.per_user if s.name == "iprec" and s.level is not None]
     if len(levels) >= 2:
-        levels.sort(key=lambda s: s.level)
+        levels.sort(key=lambda s: s.level or 0.0)  # every spec here has a level
         series = [_series(view, run, levels, [s.level for s in levels]) for run in view.runs]
         svg = charts.curves("chart-curve-iprec", "interpolated precision at recall levels",
                             series, "iprec")
@@ -113,8 +113,9 @@ def curves(view: View) -> list[tuple[str, str, str]]:
 
 def _series(view: View, run: str, specs: list[MetricSpec], x: list) -> dict:
     means = [view.mean(run, str(s)) for s in specs]
-    bands = [view.interval(run, str(s)) for s in specs]
-    have = all(b is not None for b in bands)
+    found = [view.interval(run, str(s)) for s in specs]
+    bands = [b for b in found if b is not None]
+    have = len(bands) == len(found)
     return {"label": run, "k": x, "mean": means,
             "low": [b[0] for b in bands] if have else None,
             "high": [b[1] for b in bands] if have else None}

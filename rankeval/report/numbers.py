@@ -38,12 +38,12 @@ def count(value: float | None, undefined: str = UNDEFINED) -> str:
 def exact(value: float | None) -> str:
     """Full precision for CSV (the shortest text that reads back as the same float); an
     empty cell when undefined."""
-    return repr(float(value)) if defined(value) else ""
+    return repr(float(value)) if value is not None and defined(value) else ""
 
 
 def finite(value: float | None) -> float | None:
     """The value, or None when undefined (JSON's null)."""
-    return float(value) if defined(value) else None
+    return float(value) if value is not None and defined(value) else None
 
 
 def jsonable(value: Any) -> Any:

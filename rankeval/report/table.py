@@ -194,10 +194,10 @@ def distribution_rows(ev) -> tuple[list[str], list[list[str]]]:
     return ["metric", *stats], rows
 
 
-def tie_rows(ev) -> list[tuple[str, str, str, str]]:
+def tie_rows(ev) -> list[list[str]]:
     """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
     move."""
-    rows = [(m, fixed(lo), fixed(ev.metrics[m]), fixed(hi))
+    rows = [[m, fixed(lo), fixed(ev.metrics[m]), fixed(hi)]
             for m, (lo, hi) in ev.tie_range.items()]
     return [row for row in rows if row[1] != row[3]]  # moves that show at 4 decimals
 
