@@ -4,7 +4,12 @@ command line's column options derive from ``COLUMNS`` without loading pyarrow.""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # column -> (default name, aliases); every name is matched case-insensitively.
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -62,11 +67,11 @@ def resolve_column(
     if not required:
         return None
     default, aliases = COLUMNS[role]
-    names = ", ".join((default, *aliases))
+    looked_for = ", ".join((default, *aliases))
     hint = _delimiter_hint(columns)
     raise InputError(
         label,
-        f"no {role} column (looked for {names}); columns found: {_list(columns)}; "
+        f"no {role} column (looked for {looked_for}); columns found: {_list(columns)}; "
         f"name it with {_flag(role)}" + (f" ({hint})" if hint else ""),
     )
 
@@ -90,7 +95,7 @@ def _delimiter_hint(columns: list[str]) -> str | None:
 
 
 def resolve_role(
-    columns: list[str], role: str, overrides: dict[str, str | None], label: str
+    columns: list[str], role: str, overrides: Mapping[str, str | None], label: str
 ) -> dict[str, str | None]:
     """Every column of ``role`` (``ROLES``) found in a file: column -> file column, None for an
     absent optional one. One file column cannot play two parts."""

@@ -109,11 +109,13 @@ def evaluate(
     """
     from ..evaluation import evaluate as evaluate_on
 
-    return evaluate_on(predictions, truth, metrics, k, compat=compat,  # type: ignore[return-value]
-                       preds_format=preds_format, truth_format=truth_format, train=train,
-                       catalog=catalog, item_features=item_features, engine="spark",
-                       engine_options={"spark": spark, "partitions": partitions,
-                                       "chunk_rows": chunk_rows}, **options)
+    result = evaluate_on(predictions, truth, metrics, k, compat=compat,
+                         preds_format=preds_format, truth_format=truth_format, train=train,
+                         catalog=catalog, item_features=item_features, engine="spark",
+                         engine_options={"spark": spark, "partitions": partitions,
+                                         "chunk_rows": chunk_rows}, **options)
+    assert isinstance(result, SparkEvaluation)  # what the Spark engine gives
+    return result
 
 
 
@@ -284,15 +286,21 @@ def _finish(results: list[ChunkResult], scored, settings, labels, formats,
         scored.unpersist()
         raise empty[0]
     rows = _rows(results)
-    partial = merge([r.partial for r in results])
+    partials = []
+    for r in results:
+        assert r.partial is not None  # a chunk without one has errors, raised by now
+        partials.append(r.partial)
+    partial = merge(partials)
     judgements = _judgements(results, labels[1], rows[1], settings)
-    sides = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats, rows,
-                                                                    strict=True)]
+    # The inputs stay on the executors: finish gets stand-ins, of which it reads only
+    # .source (the judgements are given), so they are typed Any, not as the inputs.
+    sides: list[Any] = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats,
+                                                                               rows, strict=True)]
     try:
-        sources = Extras(**{role: _Side(Source(s.path, s.format, s.rows))
-                            for role, s in summaries.items()})
-        ev = finish(partial, settings, *sides, sources, stats, judgements=judgements,
-                    extra_inputs=summaries)
+        extra_sides: dict[str, Any] = {role: _Side(Source(s.path, s.format, s.rows))
+                                       for role, s in summaries.items()}
+        ev = finish(partial, settings, sides[0], sides[1], Extras(**extra_sides), stats,
+                    judgements=judgements, extra_inputs=summaries)
     except RankevalError:
         scored.unpersist()
         raise

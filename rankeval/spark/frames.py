@@ -21,6 +21,7 @@ _ID_TYPES = ("StringType", "LongType", "IntegerType", "ShortType", "ByteType")
 def spark_format(path: str, explicit: str | None, flag: str) -> str:
     """The format of a path Spark reads: ``explicit``, else the extension of the path, of a
     glob, or of the files in a local directory; Parquet when nothing says."""
+    fmt: str | None
     if explicit:
         fmt = ALIASES.get(explicit.lower(), explicit.lower())
     else:

@@ -43,20 +43,24 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
 
     overrides = {c: v for c, v in columns.items() if v}
     p_item = resolve_role(list(preds[0].columns), "predictions", overrides, preds[1])["item"]
+    assert p_item is not None  # required: resolve_role raises without it
     parts = [_items(preds[0], p_item, preds[1]).withColumn("predicted", F.lit(True))]
     summaries, n_users = {}, 0
     if extras.train is not None:
         df, label, fmt = extras.train
         names = resolve_role(list(df.columns), "train", overrides, label)
         parts.append(_popularity(df, names, label, settings.popularity))
+        user = names["user"]
+        assert user is not None  # required: resolve_role raises without it
         counts = df.agg(F.count(F.lit(1)).alias("rows"),
-                        F.countDistinct(F.col(_quoted(names["user"])).cast("string"))
+                        F.countDistinct(F.col(_quoted(user)).cast("string"))
                         .alias("users")).collect()[0]
         n_users = int(counts["users"])
         summaries["train"] = InputSummary(label, fmt, int(counts["rows"]), n_users)
     if extras.catalog is not None:
         df, label, fmt = extras.catalog
         item = resolve_role(list(df.columns), "catalog", overrides, label)["item"]
+        assert item is not None  # required: resolve_role raises without it
         summaries["catalog"] = InputSummary(label, fmt, _check_catalog(df, item, label), 0)
         parts.append(_items(df, item, label).withColumn("in_catalog", F.lit(True)))
     joined = functools.reduce(lambda a, b: a.join(b, "item", "full_outer"), parts)
@@ -109,12 +113,14 @@ def _check_catalog(df, column: str, label: str) -> int:
 
 
 def _tally(table: pa.Table, n_users: int, has_catalog: bool) -> ItemTally:
+    # pyarrow-stubs: ChunkedArray.fill_null takes only an Arrow scalar (Array's a Python value);
+    # pyarrow converts a Python value for both
     def flags(name: str) -> np.ndarray:
         if name not in table.column_names:
             return np.zeros(table.num_rows, dtype=bool)
-        return to_numpy(table.column(name).fill_null(False)).astype(bool)
+        return to_numpy(table.column(name).fill_null(False)).astype(bool)  # type: ignore[arg-type]
 
-    pop = (to_numpy(table.column("pop").fill_null(0.0)).astype(np.float64)
+    pop = (to_numpy(table.column("pop").fill_null(0.0)).astype(np.float64)  # type: ignore[arg-type]
            if "pop" in table.column_names else np.zeros(table.num_rows))
     return ItemTally(ids=table.column("item").combine_chunks(), predicted=flags("predicted"),
                      trained=flags("trained"), catalog=flags("in_catalog") if has_catalog

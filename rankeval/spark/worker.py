@@ -16,6 +16,7 @@ import dataclasses
 import pickle
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -59,7 +60,8 @@ class Layout:
     def table(self, data: pa.Table, side: int) -> pa.Table:
         """One side's rows of a chunk, with the input's own column names."""
         roles = self.sides[side]
-        rows = data.filter(pc.equal(data.column(SIDE), side))
+        # pyarrow-stubs: equal takes only Arrow scalars; pyarrow converts a Python number
+        rows = data.filter(pc.equal(data.column(SIDE), side))  # type: ignore[call-overload]
         return pa.table([rows.column(inner) for inner, _ in roles.values()],
                         names=[name for _, name in roles.values()])
 
@@ -67,8 +69,9 @@ class Layout:
 def output_schema(settings) -> pa.Schema:
     """kind, user, one double per per-user metric, the pickled partial."""
     metrics = [pa.field(str(s), pa.float64()) for s in per_user_specs(settings)]
-    return pa.schema([pa.field("kind", pa.int8()), pa.field(USER, pa.string()), *metrics,
-                      pa.field("partial", pa.binary())])
+    fields: list[pa.Field] = [pa.field("kind", pa.int8()), pa.field(USER, pa.string()),
+                              *metrics, pa.field("partial", pa.binary())]
+    return pa.schema(fields)
 
 
 def per_user_specs(settings) -> list:
@@ -134,8 +137,12 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
     with collecting() as found:
         try:
             preds, truth = _load(tables[PREDS], layout, PREDS), _load(tables[TRUTH], layout, TRUTH)
-            extras = (Extras(train=_load(tables[TRAIN], layout, TRAIN)) if len(tables) > TRAIN
-                      else None)
+            assert isinstance(preds, Predictions) and isinstance(truth, Truth)  # by side
+            extras = None
+            if len(tables) > TRAIN:
+                train = _load(tables[TRAIN], layout, TRAIN)
+                assert isinstance(train, Train)
+                extras = Extras(train=train)
             if "relevance" in layout.truth and len(truth.relevance):
                 relevance = (float(truth.relevance.min()), float(truth.relevance.max()))
             partial = evaluate_partition(preds, truth, settings, extras, layout.stats)
@@ -174,14 +181,16 @@ def _empty(side: int, names: dict[str, str], source: Source) -> Predictions | Tr
 def _error_fields(error: InputError, tables, layout: Layout) -> dict:
     """An input error as plain fields, its example rows named by their user: a row number
     within a chunk means nothing to the reader."""
-    fields = {"path": error.path, "problem": error.problem, "column": error.column,
-              "count": error.count, "hint": error.hint, "unit": error.unit, "examples": []}
+    fields: dict[str, Any] = {
+        "path": error.path, "problem": error.problem, "column": error.column,
+        "count": error.count, "hint": error.hint, "unit": error.unit, "examples": []}
     side = layout.labels.index(error.path) if error.path in layout.labels else PREDS
     if error.examples and all(isinstance(row, int) for row, _ in error.examples):
         user = layout.sides[side]["user"][1]
         users = tables[side].column(user)
         fields["unit"] = "row of user"
-        fields["examples"] = [(_user_text(users, row), value) for row, value in error.examples]
+        fields["examples"] = [(_user_text(users, row), value) for row, value in error.examples
+                              if isinstance(row, int)]  # all are (checked above)
     else:
         fields["examples"] = list(error.examples)
     return fields
@@ -194,7 +203,7 @@ def _user_text(users: pa.ChunkedArray, row: int) -> str:
 
 def _per_user(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
     n = len(partial.users)
-    columns = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
+    columns: list[pa.Array] = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
     # NaN (a user the metric cannot score) as null: the per-user dataset's empty cell
     columns += [nan_as_null(partial.values[s]) for s in per_user_specs(settings)]
     columns.append(pa.nulls(n, pa.binary()))
@@ -209,7 +218,7 @@ def _summary(part: ChunkResult, schema: pa.Schema) -> pa.RecordBatch:
                                       values={s: np.zeros(0) for s in partial.values})
     blob = pickle.dumps(dataclasses.replace(part, partial=partial),
                         protocol=pickle.HIGHEST_PROTOCOL)
-    columns = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
+    columns: list[pa.Array] = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
     columns += [pa.nulls(1, pa.float64()) for _ in schema.names[2:-1]]
     columns.append(pa.array([blob], pa.binary()))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
