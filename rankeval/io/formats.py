@@ -32,6 +32,7 @@ EXTENSIONS = {ext: name for name, (exts, _) in FORMATS.items() for ext in exts}
 def detect_format(path: str, explicit: str | None, flag: str, reading: bool = True) -> str:
     """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv); for
     an input (``reading``), a missing file or a directory is said first."""
+    fmt: str | None
     if explicit:
         fmt = ALIASES.get(explicit.lower(), explicit.lower())
         if fmt not in FORMATS:

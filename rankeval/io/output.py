@@ -50,9 +50,9 @@ def check_distinct(outputs: dict[str, str | None], inputs: Iterable[str]) -> Non
     """No output may be an input or another output (the same file by any name), checked
     before any work: ``-o preds.csv`` must never destroy the predictions."""
     seen: dict[object, str] = {}
-    for path in inputs:
-        if path != STDIN:
-            seen.setdefault(_identity(path), f"the input {path}")
+    for source in inputs:
+        if source != STDIN:
+            seen.setdefault(_identity(source), f"the input {source}")
     for flag, path in outputs.items():
         if path is None or path == STDOUT or _is_device(Path(path)):
             continue

@@ -123,7 +123,8 @@ class Table:
             return parse_json(self._bytes(), self.role, self.label)
         data = self._bytes()
         try:
-            return pa_json.read_json(pa.BufferReader(data))
+            # pyarrow-stubs: read_json takes paths and Python files; pyarrow also its own
+            return pa_json.read_json(pa.BufferReader(data))  # type: ignore[arg-type]
         except pa.ArrowException:
             from .jsonfmt import parse_jsonl_leniently
 
@@ -200,11 +201,11 @@ class Table:
         with self._open() as fh:
             return fh.read(n)
 
-    def _open(self) -> BinaryIO:
+    def _open(self) -> io.BufferedIOBase:
         if self._buffer is not None:
             return io.BytesIO(self._buffer)
         if self._gzip:
-            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+            return gzip.open(self.path, "rb")
         return open(self.path, "rb")
 
     def _read_columns(self) -> list[str]:
@@ -282,8 +283,9 @@ class Table:
         try:
             head = self._head(_LOOK_BYTES)
             head = head[: head.rfind(b"\n") + 1]
-            sample = pa_csv.read_csv(pa.BufferReader(head), **self._csv_options(
-                {name: pa.string() for name in ids}))
+            options = self._csv_options({name: pa.string() for name in ids})
+            # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
+            sample = pa_csv.read_csv(pa.BufferReader(head), **options)  # type: ignore[arg-type]
         except (pa.ArrowException, OSError, EOFError, ValueError):
             return types  # the full read says what is wrong
         plain = {name for name in ids if numbered_ids(sample.column(name)) is not None}
@@ -353,7 +355,7 @@ class Table:
         except (pa.ArrowException, OSError, EOFError) as exc:
             raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
         # A value did not convert: read the numeric columns as text to say which rows and why.
-        as_text = {name: pa.string() for name in types}
+        as_text: dict[str, pa.DataType] = {name: pa.string() for name in types}
         table = pa_csv.read_csv(self._source(), **self._csv_options(as_text, newlines))
         for name, typ in types.items():
             if pa.types.is_floating(typ):

@@ -39,8 +39,9 @@ def parse_trec(data: bytes, role: str, label: str) -> pa.Table:
         )
     names = [f"f{i}" for i in range(n_fields)]
     try:
+        # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
         table = pa_csv.read_csv(
-            pa.BufferReader(text),
+            pa.BufferReader(text),  # type: ignore[arg-type]
             read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
             parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=pa_csv.ConvertOptions(
