@@ -26,6 +26,7 @@ def find_config(explicit: str | None, cwd: Path | None = None) -> tuple[Path, di
         if not path.is_file():
             raise OptionError(f"--config {explicit}: no such file")
         table = _section(path, required=True)
+        assert table is not None  # required: _section raises without one
         return path, table
     here = cwd or Path.cwd()
     for name in CANDIDATES:

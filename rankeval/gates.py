@@ -133,6 +133,7 @@ class GatePlan:
 
         for gate in self.gates:
             if gate.kind != "max_drop":
+                assert gate.metric is not None  # only max_drop may cover every metric
                 value = defined(gate, gate.metric, metrics[gate.metric])
                 passed = value >= gate.threshold if gate.kind == "fail_under" else (
                     value <= gate.threshold)

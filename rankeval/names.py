@@ -183,6 +183,7 @@ def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
             if not REGISTRY[name].cutoff or k == ALL:
                 specs[MetricSpec(name, None)] = None
                 continue
+            assert k is None or isinstance(k, int)  # levels and "all" are handled above
             for kk in [k] if k is not None else ks:
                 specs[MetricSpec(name, kk)] = None
     if not specs:

@@ -3,6 +3,8 @@ implementation for ``score``, ``validate``, ``compare`` and ``convert``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -10,6 +12,9 @@ import pyarrow.compute as pc
 from .arrow import from_numpy, to_numpy
 from .distinct import count_distinct
 from .notices import Notice
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
@@ -40,7 +45,8 @@ def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
     if _in_order(keys):
         return None
     table = pa.table({f"k{j}": from_numpy(values) for j, (values, _) in enumerate(keys)})
-    sort_keys = [(f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
+    sort_keys: list[tuple[str, Literal["ascending", "descending"]]] = [
+        (f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
     return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
 
 

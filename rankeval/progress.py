@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 def wanted(stream: TextIO, quiet: bool = False, environ: Mapping[str, str] = os.environ) -> bool:
@@ -28,8 +31,8 @@ class Stages:
         self.stream = stream
         self.enabled = enabled
         self.delay = delay
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
         self._text = ""
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
@@ -63,6 +66,7 @@ class Stages:
         with self._lock:
             self._text = text
             if self._progress is not None:
+                assert self._task is not None  # added with the progress, under the lock
                 self._progress.update(self._task, description=text)
 
     def __exit__(self, *exc) -> None:

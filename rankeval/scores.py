@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -210,8 +210,9 @@ def _positions(values: pa.ChunkedArray, names: np.ndarray) -> np.ndarray:
 
 def _labels(codes: np.ndarray, names: np.ndarray) -> pa.DictionaryArray:
     """Ids as a dictionary array: no Python string per row."""
-    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)),
-                                          pa.array(names.tolist(), pa.string()))
+    # pyarrow-stubs type array() of any ndarray as a BooleanArray (its first overload)
+    indices = cast("pa.Int32Array", pa.array(codes.astype(np.int32)))
+    return pa.DictionaryArray.from_arrays(indices, pa.array(names.tolist(), pa.string()))
 
 
 def _sparse_table(m, user_ids: np.ndarray, item_ids: np.ndarray, value: str) -> pa.Table:

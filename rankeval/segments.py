@@ -117,7 +117,9 @@ def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:
 def _user_column(table) -> str:
     from .inputs import resolve_role
 
-    return resolve_role(table.columns, "segments", {}, table.label)["user"]
+    user = resolve_role(table.columns, "segments", {}, table.label)["user"]
+    assert user is not None  # required: resolve_role raises without it
+    return user
 
 
 def _bin(values: np.ndarray, bins: int) -> tuple[np.ndarray, list[str]]:

@@ -366,13 +366,15 @@ def make_settings(
                 f"{{option}} expected has no closed form for {', '.join(open_form)} (the "
                 "expectation over tie orders is not a function of each group's counts); use "
                 "{opt:ties} optimistic / pessimistic for bounds", "ties")
+    # each checked by its row, so of its field's type (None where the setting allows it)
+    values: dict[str, Any] = {name: ROWS[name].check(value) if value is not None else None
+                              for name, value in chosen.items()}
     return Settings(
         metrics=tuple(str(s) for s in specs),
         k=tuple(sorted({s.k for s in specs if s.k is not None})),
         compat=compat,
         compat_overrides=tuple(overrides),
-        **{name: ROWS[name].check(value) if value is not None else None
-           for name, value in chosen.items()},
+        **values,
     )
 
 

@@ -8,7 +8,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,7 +40,8 @@ class Later:
     ``inline`` (or one core): done at once, for work too small to be worth a thread."""
 
     def __init__(self, work: Callable[..., R], *args, inline: bool = False):
-        self._value, self._error = None, None
+        self._value: Any = None
+        self._error: BaseException | None = None
         self._thread = None
         if inline or WORKERS == 1:
             self._run(work, args)
