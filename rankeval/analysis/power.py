@@ -383,7 +383,8 @@ def _evaluated(run_a, run_b, truth, metrics, k, compat, preds_format, truth_form
             for s in specs}
 
 
-def _per_user_files(path_a, path_b, metrics):
+def _per_user_files(path_a, path_b, metrics
+                    ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str]]:
     import pyarrow as pa
 
     from ..errors import OptionError

@@ -114,7 +114,7 @@ def compare_command(files, **kw) -> int:
     check_distinct({"--output": kw["output"], "--per-user": kw["per_user"],
                     "--html": kw["html"]},
                    [truth, *runs,
-                    *(extra[n] for n in ("train", "catalog", "item_features") if extra[n])])
+                    *(path for n in ("train", "catalog", "item_features") if (path := extra[n]))])
     truth_table = open_input(truth, "truth", kw["truth_format"], reading)
     extras = load_extras(extra["train"], extra["catalog"], columns, reading,
                          extra["train_format"], extra["catalog_format"],
