@@ -73,8 +73,9 @@ golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the
 	rm -f tests/golden/*.json
 	$(BIN)/pytest -q tests/test_api.py -k golden
 
-lint: $(VENV)/.test ## Lint only
+lint: $(VENV)/.test ## Lint (ruff) and type-check the package (mypy)
 	$(BIN)/ruff check .
+	$(BIN)/mypy rankeval
 
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
