@@ -60,8 +60,9 @@ export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
 # The suite on every core (pytest-xdist); the Spark tests share one worker and one session.
 PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
-test: $(VENV)/.test browser java ## Lint and run the test suite
+test: $(VENV)/.test browser java ## Lint, type-check and run the test suite
 	$(BIN)/ruff check .
+	$(BIN)/mypy rankeval
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 # No Java and no Chromium needed: the tests that start a JVM (marked spark) or drive the

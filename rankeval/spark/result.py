@@ -42,7 +42,7 @@ class SparkEvaluation(Evaluation):
         return cls(**fields, frame=frame, _cache=cache, _sums=sums)
 
     @property
-    def per_user(self):  # type: ignore[override]
+    def per_user(self):
         """One row per evaluated user, one column per metric: a (cached) Spark DataFrame."""
         return self.frame
 
@@ -103,7 +103,7 @@ class SparkEvaluation(Evaluation):
         return super().values(metric)
 
     @property
-    def user_ids(self):  # type: ignore[override]
+    def user_ids(self):
         if not self.collected:
             raise self._distributed("user_ids")
         return self._user_array.to_numpy(zero_copy_only=False)
