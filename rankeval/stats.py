@@ -12,10 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
-# Family-wise error (Holm's step-down, Bonferroni), false discovery rate (Benjamini-Hochberg's
-# step-up; Benjamini-Yekutieli's, valid under any dependence), or none.
-CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
+from .analysis.choices import CORRECTIONS, TESTS
+
 _BATCH_CELLS = 4_000_000  # values drawn per batch: bounds memory whatever the number of users
 
 

@@ -107,6 +107,17 @@ def test_kernels_import_numpy_and_nothing_heavier():
     assert out.strip() == "[]"
 
 
+def test_the_command_line_imports_no_numerical_library():
+    """rankeval --help and click's parsing import neither numpy nor Arrow: the commands
+    import them when they run (each costs tens of milliseconds at every start)."""
+    code = ("import sys\nimport rankeval.cli\n"
+            "heavy = [m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow', "
+            "'pandas', 'scipy', 'rich')]\nprint(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
 def _commands():
     return {name: cli.commands[name] for name in ("score", "validate", "compare")}
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-ALTERNATIVES = ("two-sided", "larger", "smaller")
-METHODS = ("t", "bootstrap")
+from .choices import ALTERNATIVES, METHODS
+
 MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
 
 

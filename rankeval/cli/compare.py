@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..analysis.choices import CORRECTIONS, TESTS
 from ..errors import EXIT_GATE_FAILED, OptionError
-from ..stats import CORRECTIONS
 from .app import cli, show_notices
 from .emit import check_html, emit, write_html
 from .options import (
@@ -29,7 +29,7 @@ from .options import (
               "first).")
 @click.option("--baseline", "_old_baseline_run", hidden=True, expose_value=False,
               callback=lambda ctx, p, v: _renamed_baseline(ctx, v))
-@click.option("--test", type=click.Choice(["t", "randomization", "bootstrap", "wilcoxon"]),
+@click.option("--test", type=click.Choice(TESTS),
               default="t", show_default=True, help="Paired significance test over users.")
 @option("rounds")
 @option("seed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..analysis.power import ALTERNATIVES, METHODS
+from ..analysis.choices import ALTERNATIVES, METHODS
 from .app import cli, warn
 from .emit import check_html, emit, write_html
 from .options import (
