@@ -114,6 +114,18 @@ def parse_k_range(text: str) -> list[int]:
     return ks
 
 
+def k_runs(ks: list[int], sep: str = ", ") -> str:
+    """Sorted cut-offs with consecutive ones as a range (``1..20``, ``11, 12``), joined by
+    ``sep``: the inverse of ``parse_k_range`` for display."""
+    parts, start = [], 0
+    for i in range(1, len(ks) + 1):
+        if i == len(ks) or ks[i] != ks[i - 1] + 1:
+            a, b = ks[start], ks[i - 1]
+            parts.append(f"{a}" if a == b else f"{a}{sep}{b}" if b == a + 1 else f"{a}..{b}")
+            start = i
+    return sep.join(parts)
+
+
 def parse_ks(values: Iterable[str]) -> list[int]:
     """``--k`` values, each one K, a comma list (``5,10,20``) or a range (``1..20``,
     ``10..100:10``): sorted, without repeats."""

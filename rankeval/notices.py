@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import plural
+from .names import k_runs
 
 TIE_WORDS = {
     "trec": "item id descending, as trec_eval",
@@ -31,17 +32,6 @@ def _users(n: int) -> str:
 
 def _are(n: int, one: str = "is", many: str = "are") -> str:
     return one if n == 1 else many
-
-
-def _runs(ks: list[int]) -> str:
-    """``11..20``, ``15, 20``: sorted cut-offs, consecutive ones as a range."""
-    parts, start = [], 0
-    for i in range(1, len(ks) + 1):
-        if i == len(ks) or ks[i] != ks[i - 1] + 1:
-            a, b = ks[start], ks[i - 1]
-            parts.append(f"{a}" if a == b else f"{a}, {b}" if b == a + 1 else f"{a}..{b}")
-            start = i
-    return ", ".join(parts)
 
 
 Spell = Callable[..., str]  # (setting name, value=...) -> how the option reads
@@ -120,7 +110,7 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         + f" a value ({p['rule']})"
     ),
     "k_past_lists": lambda n, p, o: (
-        f"no list reaches K = {_runs(p['ks'])} (the longest has {plural(n, 'item')}): "
+        f"no list reaches K = {k_runs(p['ks'])} (the longest has {plural(n, 'item')}): "
         f"precision@K still divides by K, and every metric at such a K counts no more items "
         f"than at K = {n}"
     ),

@@ -98,21 +98,16 @@ def test_library_errors_name_settings_as_keywords_and_the_cli_as_flags(run_cli):
     assert any("(zero_relevant_users='zero' scores them 0)" in w for w in warned)
 
 
-def test_kernels_import_numpy_and_nothing_heavier():
-    code = ("import sys\nimport rankeval.chunk, rankeval.metrics\n"
-            "heavy = [m for m in sys.modules if m.split('.')[0] in ('pyarrow', 'pandas', "
-            "'polars', 'scipy', 'rich', 'click')]\nprint(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
-
-
-def test_the_command_line_imports_no_numerical_library():
-    """rankeval --help and click's parsing import neither numpy nor Arrow: the commands
-    import them when they run (each costs tens of milliseconds at every start)."""
-    code = ("import sys\nimport rankeval.cli\n"
-            "heavy = [m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow', "
-            "'pandas', 'scipy', 'rich')]\nprint(heavy)")
+@pytest.mark.parametrize(("modules", "heavy"), [
+    # the kernels run wherever numpy does (a Spark worker), without the readers
+    ("rankeval.chunk, rankeval.metrics", ("pyarrow", "pandas", "polars", "scipy", "rich",
+                                          "click")),
+    # rankeval --help and click's parsing: the commands import the rest when they run
+    ("rankeval.cli", ("numpy", "pyarrow", "pandas", "scipy", "rich")),
+])
+def test_imports_stay_light(modules, heavy):
+    code = (f"import sys\nimport {modules}\n"
+            f"print([m for m in sys.modules if m.split('.')[0] in {heavy!r}])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

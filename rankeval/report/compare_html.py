@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..names import from_name
+from ..names import from_name, k_runs
 from . import figures
 from .html import (
     LONG_ROWS,
@@ -94,13 +94,7 @@ def compact(metrics: list[str]) -> str:
         if ks == [None]:
             parts.append(row)
             continue
-        runs, start = [], 0
-        for i in range(1, len(ks) + 1):
-            if i == len(ks) or ks[i] != ks[i - 1] + 1:
-                a, b = ks[start], ks[i - 1]
-                runs.append(f"{a}" if a == b else f"{a},{b}" if b == a + 1 else f"{a}..{b}")
-                start = i
-        parts.append(f"{row}@{','.join(runs)}")
+        parts.append(f"{row}@{k_runs(ks, ',')}")
     return ", ".join(parts)
 
 
