@@ -250,21 +250,7 @@ def compare_runs(
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices,
     )
-    result.notices += _large_samples(result)
-    if all_pairs is not None:
-        from .analysis.allpairs import TUKEY
-        from .analysis.allpairs import all_pairs as every_pair
-
-        if all_pairs not in (TUKEY, *CORRECTIONS):
-            raise OptionError(f"all_pairs must be {TUKEY} or a correction "
-                              f"({', '.join(CORRECTIONS)})")
-        result.pairs = [every_pair(m, names, [values[n][m] for n in names], all_pairs, alpha,
-                                   test, rounds, seed, ci_level) for m in per_user]
-    if margins:
-        from .analysis.equivalence import judge
-
-        result.gates = [judge(m, r.name, values[base][m.metric], values[r.name][m.metric],
-                              alpha) for m in margins for r in results if r.name != base]
+    _decide(result, all_pairs, margins)
     if top_changes:
         result.top = most_changed(result, top_changes)
     if intervals:
@@ -277,6 +263,32 @@ def compare_runs(
     return result
 
 
+def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
+    """What the comparison decides beyond the baseline's tests: the large-sample notice,
+    every pair of runs (``all_pairs``), the non-inferiority and equivalence gates."""
+    from .analysis.power import large_sample_notices
+
+    o, base = result.options, result.baseline
+    names = [r.name for r in result.runs]
+    result.notices += large_sample_notices(result)
+    if all_pairs is not None:
+        from .analysis.allpairs import TUKEY
+        from .analysis.allpairs import all_pairs as every_pair
+
+        if all_pairs not in (TUKEY, *CORRECTIONS):
+            raise OptionError(f"all_pairs must be {TUKEY} or a correction "
+                              f"({', '.join(CORRECTIONS)})")
+        result.pairs = [every_pair(m, names, [result.values[n][m] for n in names], all_pairs,
+                                   o["alpha"], o["test"], o["rounds"], o["seed"],
+                                   o["ci_level"])
+                        for m in result.metrics if not _is_corpus(m)]
+    if margins:
+        from .analysis.equivalence import judge
+
+        result.gates = [judge(m, n, result.values[base][m.metric], result.values[n][m.metric],
+                              o["alpha"]) for m in margins for n in names if n != base]
+
+
 def _sized(cell: Cell, min_effect: dict[str, Any], base: Evaluation) -> Cell:
     """The cell marked small when significant but below the minimum effect that matters
     (``min_effect``: metric, or ``"*"`` for every metric, -> analysis.power.Effect)."""
@@ -286,32 +298,6 @@ def _sized(cell: Cell, min_effect: dict[str, Any], base: Evaluation) -> Cell:
     wanted = effect.absolute(cell.stats.mean_a)
     return dataclasses.replace(cell, small=bool(cell.significant) and
                                abs(cell.stats.delta) < wanted)
-
-
-def _large_samples(result: CompareResult) -> list[Notice]:
-    """Per metric, when so many users are compared that a difference below 1% of the
-    baseline is detected (at 80% power): p then says nothing about whether it matters."""
-    from .analysis.power import t_mde
-
-    out: list[Notice] = []
-    n = len(result.shared_users)
-    if n < 3:
-        return out
-    for metric in result.metrics:
-        cells = [c for c in result.cells if c.metric == metric and c.tested and c.defined
-                 and c.stats.n > 2]
-        if not cells:
-            continue
-        base = cells[0].stats.mean_a
-        sds = [abs(c.stats.delta / c.stats.effect_size) for c in cells
-               if c.stats.effect_size and math.isfinite(c.stats.effect_size)]
-        if not sds or not base:
-            continue
-        mde = t_mde(cells[0].stats.n, result.options["alpha"], 0.8, "two-sided") * min(sds)
-        if mde < 0.01 * abs(base):
-            out.append(Notice("large_sample", cells[0].stats.n,
-                              {"metric": metric, "mde": mde, "share": mde / abs(base)}))
-    return out
 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,

@@ -11,8 +11,10 @@ the partials on the driver.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -25,11 +27,14 @@ from .errors import InputError, plural
 from .exposure import exposure_ks
 from .load import Predictions, Truth
 from .metrics import compute
-from .names import MetricSpec
+from .names import MetricSpec, from_name
 from .notices import Notice
 from .notices import merge as merge_notices
 from .ranking import UserCounts, build
 from .registry import CORPUS, REGISTRY
+
+if TYPE_CHECKING:
+    from .beyond import Extras, ItemStats
 
 
 @dataclass(frozen=True)
@@ -259,3 +264,50 @@ def with_user_notices(partial: Partial, settings, predictions: str, truth: str) 
     """The partial with the user-level notices appended (once, after merging)."""
     extra = user_notices(partial.counts, settings, predictions, truth)
     return dataclasses.replace(partial, notices=[*partial.notices, *extra])
+
+
+def scoring_notices(scored: dict[MetricSpec, int], evaluated: int) -> list[Notice]:
+    """Metrics that left users without a value (SPEC section 9): counted, or undefined when
+    no user has one."""
+    out = []
+    for spec, n in scored.items():
+        params = {"metric": str(spec), "rule": REGISTRY[spec.name].undefined_when}
+        if not n:
+            out.append(Notice("undefined", evaluated, params))
+        elif n < evaluated:
+            out.append(Notice("not_scored", evaluated - n, params | {"scored": n}))
+    return out
+
+
+def depth_notices(longest: int, specs) -> list[Notice]:
+    """Cut-offs past every list (10-item lists asked at K = 20): precision still divides by
+    K, and nothing else sees more items than at the longest list's length."""
+    ks = sorted({s.k for s in specs if s.k is not None and s.k > longest})
+    return [Notice("k_past_lists", longest, {"ks": ks})] if ks and longest else []
+
+
+def corpus_notices(values: dict[str, float]) -> list[Notice]:
+    """Corpus metrics whose one value is undefined (personalization of a single list)."""
+    return [Notice("undefined", 0, {"metric": name, "corpus": True,
+                                    "rule": REGISTRY[from_name(name).name].undefined_when})
+            for name, value in values.items() if math.isnan(value)]
+
+
+def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | None):
+    """The catalog fallback, predicted items outside --catalog, items unseen in training."""
+    if stats is None:
+        return []
+    names = {s.name for s in settings.specs}
+    notices = []
+    if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
+        notices.append(Notice("catalog_fallback", stats.catalog_size))
+    if stats.outside and extras.catalog is not None:  # only a --catalog has an outside
+        notices.append(Notice("outside_catalog", stats.outside,
+                              {"path": extras.catalog.source.label}))
+    if "novelty" in names and partial.item_counts:
+        widest = partial.item_counts[max(partial.item_counts, key=lambda k: k or 2**62)]
+        pop, _ = stats.at(widest.ids)
+        unseen = int(np.count_nonzero(pop == 0))
+        if unseen:
+            notices.append(Notice("unseen_items", unseen))
+    return notices

@@ -25,7 +25,17 @@ from .arrow import from_numpy, nan_as_null, to_numpy
 from .beyond import Extras, ItemStats, check_needs, item_stats
 from .corpus import CORPUS_KERNELS, Lists
 from .distribution import STATS, describe, parse_stats
-from .engine import Partial, evaluate_partition, judgement_notices, unevaluable, with_user_notices
+from .engine import (
+    Partial,
+    corpus_notices,
+    depth_notices,
+    evaluate_partition,
+    item_notices,
+    judgement_notices,
+    scoring_notices,
+    unevaluable,
+    with_user_notices,
+)
 from .exposure import Exposure, exposure, exposure_ks
 from .inputs import COLUMN_OPTIONS
 from .load import Predictions, Train, Truth
@@ -376,53 +386,6 @@ def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) ->
                   k=spec.k if spec.k is not None else counts.longest,
                   catalog_size=stats.catalog_size if stats is not None else 0)
     return CORPUS_KERNELS[spec.name](lists)
-
-
-def scoring_notices(scored: dict[MetricSpec, int], evaluated: int) -> list[Notice]:
-    """Metrics that left users without a value (SPEC section 9): counted, or undefined when
-    no user has one."""
-    out = []
-    for spec, n in scored.items():
-        params = {"metric": str(spec), "rule": REGISTRY[spec.name].undefined_when}
-        if not n:
-            out.append(Notice("undefined", evaluated, params))
-        elif n < evaluated:
-            out.append(Notice("not_scored", evaluated - n, params | {"scored": n}))
-    return out
-
-
-def depth_notices(longest: int, specs) -> list[Notice]:
-    """Cut-offs past every list (10-item lists asked at K = 20): precision still divides by
-    K, and nothing else sees more items than at the longest list's length."""
-    ks = sorted({s.k for s in specs if s.k is not None and s.k > longest})
-    return [Notice("k_past_lists", longest, {"ks": ks})] if ks and longest else []
-
-
-def corpus_notices(values: dict[str, float]) -> list[Notice]:
-    """Corpus metrics whose one value is undefined (personalization of a single list)."""
-    return [Notice("undefined", 0, {"metric": name, "corpus": True,
-                                    "rule": REGISTRY[from_name(name).name].undefined_when})
-            for name, value in values.items() if math.isnan(value)]
-
-
-def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | None):
-    """The catalog fallback, predicted items outside --catalog, items unseen in training."""
-    if stats is None:
-        return []
-    names = {s.name for s in settings.specs}
-    notices = []
-    if stats.fallback and names & {"coverage", "norm_entropy", "gini", "long_tail"}:
-        notices.append(Notice("catalog_fallback", stats.catalog_size))
-    if stats.outside and extras.catalog is not None:  # only a --catalog has an outside
-        notices.append(Notice("outside_catalog", stats.outside,
-                              {"path": extras.catalog.source.label}))
-    if "novelty" in names and partial.item_counts:
-        widest = partial.item_counts[max(partial.item_counts, key=lambda k: k or 2**62)]
-        pop, _ = stats.at(widest.ids)
-        unseen = int(np.count_nonzero(pop == 0))
-        if unseen:
-            notices.append(Notice("unseen_items", unseen))
-    return notices
 
 
 class EvaluateOptions(SettingOptions, total=False):

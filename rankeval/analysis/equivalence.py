@@ -173,10 +173,10 @@ def against_file(margins: list[Margin], ev, path: str, alpha: float,
     """The margin gates of ``score``: this evaluation's per-user values against a baseline's
     per-user file (``score --per-user`` of the baseline run), the users paired by id."""
     from ..errors import OptionError
-    from .power import _per_user_files  # one reader of per-user files
+    from .paired import from_files
 
     try:
-        paired, _ = _per_user_files(path, ev.per_user_table(), [m.metric for m in margins])
+        paired, _ = from_files(path, ev.per_user_table(), [m.metric for m in margins])
     except OptionError as exc:
         raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None
     return [judge(m, run, *paired[m.metric], alpha) for m in margins]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .choices import ALTERNATIVES, METHODS
+from .paired import from_files, from_runs, name_of
 
 MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
 
@@ -220,6 +221,34 @@ def anova_users(range_: float, variance: float, systems: int, alpha: float,
     return int(_search(enough, 1, MAX_USERS, integer=True)) if not enough(2) else 2
 
 
+# --- the notice of compare: when p says nothing ----------------------------------------------
+
+def large_sample_notices(result) -> list:
+    """Per metric, when so many users are compared that a difference below 1% of the
+    baseline is detected (at 80% power): p then says nothing about whether it matters."""
+    from ..notices import Notice
+
+    out: list[Notice] = []
+    n = len(result.shared_users)
+    if n < 3:
+        return out
+    for metric in result.metrics:
+        cells = [c for c in result.cells if c.metric == metric and c.tested and c.defined
+                 and c.stats.n > 2]
+        if not cells:
+            continue
+        base = cells[0].stats.mean_a
+        sds = [abs(c.stats.delta / c.stats.effect_size) for c in cells
+               if c.stats.effect_size and math.isfinite(c.stats.effect_size)]
+        if not sds or not base:
+            continue
+        mde = t_mde(cells[0].stats.n, result.options["alpha"], 0.8, "two-sided") * min(sds)
+        if mde < 0.01 * abs(base):
+            out.append(Notice("large_sample", cells[0].stats.n,
+                              {"metric": metric, "mde": mde, "share": mde / abs(base)}))
+    return out
+
+
 # --- one metric ----------------------------------------------------------------------------
 
 def analyse(metric: str, a: np.ndarray, b: np.ndarray, effect: Effect | None, alpha: float,
@@ -339,11 +368,11 @@ def power(
         if per_user_a is None or per_user_b is None or run_a is not None or truth is not None:
             raise OptionError("give {opt:per_user_a} and {opt:per_user_b} (per-user files), "
                               "or two runs and the truth, not both")
-        paired, labels = _per_user_files(per_user_a, per_user_b, metrics)
+        paired, labels = from_files(per_user_a, per_user_b, metrics)
     else:
-        paired = _evaluated(run_a, run_b, truth, metrics, k, compat, preds_format,
-                            truth_format, reading or {}, options)
-        labels = (_name(run_a, "A"), _name(run_b, "B"))
+        paired = from_runs(run_a, run_b, truth, metrics, k, compat, preds_format,
+                           truth_format, reading or {}, options)
+        labels = (name_of(run_a, "A"), name_of(run_b, "B"))
     rows = [analyse(m, a, b, wanted, alpha, power, alternative, method, rounds, seed, systems)
             for m, (a, b) in paired.items()]
     notices = [f"{r.metric}: the differences have no spread (every user moved by "
@@ -353,89 +382,3 @@ def power(
                 if r.users < 2]
     return PowerResult(rows, alpha, power, alternative, method, wanted, systems, rounds, seed,
                        names or labels, notices)
-
-
-def _evaluated(run_a, run_b, truth, metrics, k, compat, preds_format, truth_format,
-               reading, options) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """metric -> (A's values, B's values) over the users both runs evaluate, from the runs
-    scored on this machine with every option ``evaluate`` takes."""
-    from ..beyond import check_needs
-    from ..engines import EXTRA, Job, get, run
-    from ..errors import OptionError
-    from ..inputs import COLUMN_OPTIONS
-    from ..settings import make_settings
-
-    if run_a is None or run_b is None or truth is None:
-        raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
-                          "{opt:per_user_a} and {opt:per_user_b}")
-    rest = dict(options)
-    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
-    extras = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
-    settings = make_settings(metrics, k, compat=compat, **rest)
-    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
-    a, b = (run(get("local"), Job(r, truth, settings, columns, reading, preds_format,
-                                  truth_format, extras)) for r in (run_a, run_b))
-    specs = [s for s in a.specs if str(s) not in a.corpus]
-    if not specs:
-        raise OptionError("power needs a per-user metric (corpus metrics have one value per "
-                          "run)")
-    return {str(s): _align(a.user_id_array, a.values(s), b.user_id_array, b.values(s))
-            for s in specs}
-
-
-def _per_user_files(path_a, path_b, metrics
-                    ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str]]:
-    import pyarrow as pa
-
-    from ..errors import OptionError
-    from ..load import open_input
-
-    opened: list[Any] = []
-    for data, role in ((path_a, "per_user_a"), (path_b, "per_user_b")):
-        table = open_input(data, "per-user values", None, None)
-        if "user_id" not in table.columns:
-            raise OptionError(f"{{opt:{role}}} {_name(data, role)}: no user_id column (a "
-                              "per-user file as rankeval score --per-user writes it)")
-        opened.append(table)
-    shared = [c for c in opened[0].columns if c != "user_id" and c in opened[1].columns]
-    if metrics:
-        from ..names import from_name
-
-        asked = [str(from_name(m)) for m in ([metrics] if isinstance(metrics, str)
-                                            else metrics)]
-        missing = [m for m in asked if m not in shared]
-        if missing:
-            raise OptionError(f"{', '.join(missing)} not in both per-user files (they share: "
-                              f"{', '.join(shared) or 'no metric'})")
-        shared = asked
-    if not shared:
-        raise OptionError("the per-user files share no metric column")
-    types = {"user_id": pa.string(), **{m: pa.float64() for m in shared}}
-    a, b = (t.read(types) for t in opened)
-    out = {m: _align(a.column("user_id"), _floats(a.column(m)), b.column("user_id"),
-                     _floats(b.column(m))) for m in shared}
-    return out, (_name(path_a, "A"), _name(path_b, "B"))
-
-
-def _floats(column) -> np.ndarray:
-    """Numbers, a null (an undefined value in a per-user file) as NaN."""
-    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
-
-
-def _align(ids_a, a, ids_b, b) -> tuple[np.ndarray, np.ndarray]:
-    """The values of the users both have, in A's order (Arrow's hash join, no loop)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ids_a, ids_b = (pa.array(x, pa.string()) if not isinstance(x, pa.Array | pa.ChunkedArray)
-                    else x.cast(pa.string()) for x in (ids_a, ids_b))
-    at = pc.index_in(ids_a, value_set=ids_b).to_numpy(zero_copy_only=False)
-    keep = ~np.isnan(at.astype(np.float64))
-    return (np.asarray(a, dtype=np.float64)[keep],
-            np.asarray(b, dtype=np.float64)[at[keep].astype(np.int64)])
-
-
-def _name(data: Any, default: str) -> str:
-    from pathlib import Path
-
-    return Path(data).name.split(".")[0] if isinstance(data, str) and data != "-" else default

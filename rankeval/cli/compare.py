@@ -83,7 +83,7 @@ def compare_command(files, **kw) -> int:
     """
     from ..beyond import check_needs, load_extras
     from ..compare import compare_runs, run_names
-    from ..io.output import check_distinct, check_writable, per_user_format, write_per_user
+    from ..io.output import write_per_user
     from ..load import load_truth, open_input
     from ..report import module
     from ..settings import make_settings
@@ -96,25 +96,9 @@ def compare_command(files, **kw) -> int:
                            if extra[n] is not None})
     _check_segments(kw["segments"], kw["segment_by"], kw["segment_bins"])
     labels = run_names(list(runs), list(kw["names"]))
-    from ..analysis.equivalence import parse as parse_margin
-
-    margins = [parse_margin(kind, text, list(settings.metrics), settings.compat)
-               for kind in ("non_inferior", "equivalent") for text in kw[kind]]
-    corpus = [m.text for m in margins if _is_corpus(m.metric)]
-    if corpus:
-        raise OptionError(f"{corpus[0]}: a corpus-level metric has one value per run, so no "
-                          "interval to gate on")
-    check_writable(kw["output"], "--output")
-    check_html(kw["fmt"].lower(), kw["html"])
-    if kw["per_user"] is not None:
-        check_writable(kw["per_user"], "--per-user")
-        per_user_format(kw["per_user"])
-        if kw["per_user"] == "-" and kw["output"] == "-":
-            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
-    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"],
-                    "--html": kw["html"]},
-                   [truth, *runs,
-                    *(path for n in ("train", "catalog", "item_features") if (path := extra[n]))])
+    margins = _margins(kw, settings)
+    _check_outputs(kw, [truth, *runs, *(path for n in ("train", "catalog", "item_features")
+                                        if (path := extra[n]))])
     truth_table = open_input(truth, "truth", kw["truth_format"], reading)
     extras = load_extras(extra["train"], extra["catalog"], columns, reading,
                          extra["train_format"], extra["catalog_format"],
@@ -151,6 +135,34 @@ def compare_command(files, **kw) -> int:
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
         failed = True
     return EXIT_GATE_FAILED if failed else 0
+
+
+def _margins(kw, settings) -> list:
+    """--non-inferior and --equivalent, checked before any input is read."""
+    from ..analysis.equivalence import parse as parse_margin
+
+    margins = [parse_margin(kind, text, list(settings.metrics), settings.compat)
+               for kind in ("non_inferior", "equivalent") for text in kw[kind]]
+    corpus = [m.text for m in margins if _is_corpus(m.metric)]
+    if corpus:
+        raise OptionError(f"{corpus[0]}: a corpus-level metric has one value per run, so no "
+                          "interval to gate on")
+    return margins
+
+
+def _check_outputs(kw, inputs: list[str]) -> None:
+    """Before reading anything: every output can be written, and none is an input."""
+    from ..io.output import check_distinct, check_writable, per_user_format
+
+    check_writable(kw["output"], "--output")
+    check_html(kw["fmt"].lower(), kw["html"])
+    if kw["per_user"] is not None:
+        check_writable(kw["per_user"], "--per-user")
+        per_user_format(kw["per_user"])
+        if kw["per_user"] == "-" and kw["output"] == "-":
+            raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
+    check_distinct({"--output": kw["output"], "--per-user": kw["per_user"],
+                    "--html": kw["html"]}, inputs)
 
 
 def _min_effect(texts, metrics: list[str]) -> dict:

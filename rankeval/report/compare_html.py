@@ -65,7 +65,7 @@ def _pairs(result) -> str:
     if not result.pairs:
         return ""
     from . import charts
-    from .table import pairs_note, pairs_rows
+    from .analyses import pairs_note, pairs_rows
 
     body = ""
     for pairs in result.pairs:

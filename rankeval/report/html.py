@@ -308,7 +308,7 @@ def render_compare(result) -> str:
 
 def render_power(result) -> str:
     """The power analysis as one HTML page (a table; no chart)."""
-    from .table import power_note, power_rows
+    from .analyses import power_note, power_rows
 
     head, rows = power_rows(result)
     lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"

@@ -8,6 +8,7 @@ import re
 from ..gates import outcome, show_pair
 from ..settings import footer
 from . import visible
+from .analyses import pairs_note, pairs_rows
 from .numbers import fixed
 from .table import (
     compare_cell,
@@ -16,8 +17,6 @@ from .table import (
     comparison,
     corpus_line,
     distribution_rows,
-    pairs_note,
-    pairs_rows,
     segment_tables,
     test_cells,
     tie_note,
@@ -150,7 +149,7 @@ def render_compare(result) -> str:
 
 
 def render_power(result) -> str:
-    from .table import power_note, power_rows
+    from .analyses import power_note, power_rows
 
     head, rows = power_rows(result)
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
