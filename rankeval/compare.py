@@ -223,27 +223,10 @@ def compare_runs(
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
     per_user = [m for m in settings.metrics if not _is_corpus(m)]
     shared, values, notices = _paired(results, per_user)
-    by_name = {r.name: r.evaluation for r in results}
-    cells: list[Cell] = []
-    for metric in settings.metrics:
-        if _is_corpus(metric):  # one value per run: its difference, without a test
-            stats = [(name, _corpus_comparison(by_name[base], by_name[name], metric, len(shared)))
-                     for name in names if name != base]
-        else:
-            stats = [
-                (name, _on_scale(metric, compare(*_both_scored(values[base][metric],
-                                                               values[name][metric]),
-                                                 test, rounds, seed, ci_level)))
-                for name in names
-                if name != base
-            ]
-        adjusted = correct([s.p_value for _, s in stats], correction)
-        cells += [
-            Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None)
-            for (name, s), p in zip(stats, adjusted, strict=True)
-        ]
+    cells = _tested(results, base, values, len(shared), test, rounds, seed, ci_level, alpha,
+                    correction)
     if min_effect:
-        cells = [_sized(c, min_effect, by_name[base]) for c in cells]
+        cells = [_sized(c, min_effect) for c in cells]
     result = CompareResult(
         settings, results, base, shared, values, cells,
         {"test": test, "alpha": alpha, "correction": correction, "rounds": rounds,
@@ -261,6 +244,28 @@ def compare_runs(
         result.segments = _by_segment(result, segments, with_bins(segment_by, segment_bins),
                                       reading)
     return result
+
+
+def _tested(results: list[RunResult], base: str, values, shared: int, test: str, rounds: int,
+            seed: int, level: float, alpha: float, correction: str) -> list[Cell]:
+    """Every run against the baseline on every metric: the paired test over the users both
+    score (a corpus metric: the difference of the two values, no test), corrected over the
+    runs of each metric."""
+    by_name = {r.name: r.evaluation for r in results}
+    others = [r.name for r in results if r.name != base]
+    cells: list[Cell] = []
+    for metric in by_name[base].settings.metrics:
+        if _is_corpus(metric):  # one value per run: its difference, without a test
+            stats = [(name, _corpus_comparison(by_name[base], by_name[name], metric, shared))
+                     for name in others]
+        else:
+            stats = [(name, _on_scale(metric, compare(
+                *_both_scored(values[base][metric], values[name][metric]), test, rounds, seed,
+                level))) for name in others]
+        adjusted = correct([s.p_value for _, s in stats], correction)
+        cells += [Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None)
+                  for (name, s), p in zip(stats, adjusted, strict=True)]
+    return cells
 
 
 def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
@@ -289,7 +294,7 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
                               o["alpha"]) for m in margins for n in names if n != base]
 
 
-def _sized(cell: Cell, min_effect: dict[str, Any], base: Evaluation) -> Cell:
+def _sized(cell: Cell, min_effect: dict[str, Any]) -> Cell:
     """The cell marked small when significant but below the minimum effect that matters
     (``min_effect``: metric, or ``"*"`` for every metric, -> analysis.power.Effect)."""
     effect = min_effect.get(cell.metric, min_effect.get("*"))

@@ -57,29 +57,28 @@ def inputs(tmp_path_factory) -> dict[str, list[str]]:
     u, i = np.append(u, n - 1), np.append(i, i[-per])  # the repeated (user, item) pair
     tu = np.repeat(np.arange(n), judged)
     ti = ((base[:, None] + np.arange(judged) * 41) % n_items).ravel()
-    files["race"] = [
-        _write(d / "race_p.csv", {"user_id": np.char.add("u", u.astype(str)),
-                                  "item_id": np.char.add("i", i.astype(str)),
-                                  "score": rng.random(len(u))}),
-        _write(d / "race_t.csv", {"user_id": np.char.add("u", tu.astype(str)),
-                                  "item_id": np.char.add("i", ti.astype(str)),
-                                  "relevance": rng.choice([0.5, 1.0, 1.5, 2.5], len(tu))}),
-    ]
+    files["race"] = _pair(d, "race", u, i, tu, ti, rng.random(len(u)),
+                          rng.choice([0.5, 1.0, 1.5, 2.5], len(tu)))
     n, per, judged, n_items = 30_000, 10, 3, 20_000
     base = rng.integers(0, n_items, n)
     u = np.repeat(np.arange(n), per)
     i = ((base[:, None] + np.arange(per) * 37) % n_items).ravel()
     tu = np.repeat(np.arange(n), judged)
     ti = ((base[:, None] + np.arange(judged) * 2) % n_items).ravel()  # hits and misses
-    files["clean"] = [
-        _write(d / "clean_p.csv", {"user_id": np.char.add("u", u.astype(str)),
-                                   "item_id": np.char.add("i", i.astype(str)),
-                                   "score": rng.random(len(u))}),
-        _write(d / "clean_t.csv", {"user_id": np.char.add("u", tu.astype(str)),
-                                   "item_id": np.char.add("i", ti.astype(str)),
-                                   "relevance": rng.integers(0, 4, len(tu))}),
-    ]
+    files["clean"] = _pair(d, "clean", u, i, tu, ti, rng.random(len(u)),
+                           rng.integers(0, 4, len(tu)))
     return files
+
+
+def _pair(d: Path, name: str, u, i, tu, ti, scores, grades) -> list[str]:
+    """A run and its truth from user and item codes, ids written as u<n> and i<n>."""
+    def ids(prefix, codes):
+        return np.char.add(prefix, codes.astype(str))
+
+    return [_write(d / f"{name}_p.csv", {"user_id": ids("u", u), "item_id": ids("i", i),
+                                          "score": scores}),
+            _write(d / f"{name}_t.csv", {"user_id": ids("u", tu), "item_id": ids("i", ti),
+                                          "relevance": grades})]
 
 
 def _args(files: list[str], tmp: Path) -> list[str]:
