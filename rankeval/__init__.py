@@ -18,6 +18,8 @@ _EXPORTS = {
     "evaluate": "evaluation",
     "evaluate_scores": "scores",
     "power": "analysis.power",
+    "compare": "comparison",
+    "CompareResult": "comparison",
     "Evaluation": "evaluation",
     "make_settings": "settings",
     "Settings": "settings",
@@ -35,6 +37,8 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from .analysis.power import power as power
+    from .comparison import CompareResult as CompareResult
+    from .comparison import compare as compare
     from .convert import convert as convert
     from .errors import InputError as InputError
     from .errors import OptionError as OptionError

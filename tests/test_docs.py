@@ -116,6 +116,36 @@ def test_console_example_output_is_real(run_cli, tmp_path, monkeypatch, page, co
     assert [line.rstrip() for line in shown] == printed, page
 
 
+def _python_examples() -> list[tuple[str, str]]:
+    """Every ``python`` block that reads the bundled sample data: the page and the code."""
+    return [(_name(page), block) for page in PAGES
+            for block in re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+            if "sample_data/" in block]
+
+
+PYTHON = _python_examples()
+
+
+def test_python_examples_exist():
+    assert any(page == "docs/comparing-runs.md" for page, _ in PYTHON)
+
+
+@pytest.mark.parametrize("page, code", PYTHON, ids=[p for p, _ in PYTHON])
+def test_python_example_prints_what_its_comments_say(tmp_path, monkeypatch, capsys, page,
+                                                      code):
+    """Each ``print(...)  # shown`` line prints ``shown`` (``...``: any text)."""
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    monkeypatch.chdir(tmp_path)
+    expected = [m.group(1).strip() for m in re.finditer(r"^print\(.*\)\s+# (.*)$", code, re.M)]
+    assert expected, f"{page}: a python example says what it prints"
+    exec(compile(code, page, "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == len(expected), (page, printed)
+    for line, want in zip(printed, expected, strict=True):
+        pattern = ".*".join(re.escape(part) for part in want.split("..."))
+        assert re.fullmatch(pattern, line.strip()), (page, line, want)
+
+
 def test_make_run_is_the_first_example():
     makefile = (ROOT / "Makefile").read_text()
     run = re.search(r"^run:.*\n\t\$\(BIN\)/(rankeval [^\n]+)", makefile, re.M)

@@ -80,7 +80,7 @@ def test_compare_gates_exit_codes_and_json(run_cli, tmp_path):
     worse = run_cli("compare", PREDS, POPULAR, TRUTH, "-m", "ndcg@10", "--non-inferior",
                     "ndcg@10=1%")
     assert worse.exit_code == 1
-    assert "rankeval: FAILED popular ndcg@10 not worse than the baseline by more than " \
+    assert "rankeval: FAILED popular ndcg@10 not worse than preds by more than " \
            "0.003391 (1%): difference -0.0932, lower bound -0.1185" in worse.stderr
     config = tmp_path / "rankeval.toml"
     config.write_text('non_inferior = ["ndcg@10=1%"]\n')

@@ -294,6 +294,8 @@ PARAMS = {
     "all_judged_relevant": {"path": "t.csv"},
     "users_not_shared": {"run": "a"},
     "large_sample": {"metric": "ndcg@10", "mde": 0.0021, "share": 0.006},
+    "baseline_undefined": {"metric": "ild@10", "baseline": "bm25", "family": 3,
+                           "why": "fewer than 2 items with features in the top K"},
 }
 VARIANTS = {"scores_disagree_with_ranks": [{"written": True}],
             "users_without_relevant": [{"policy": "zero"}],

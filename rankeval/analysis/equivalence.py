@@ -82,11 +82,13 @@ class Verdict:
     p_value: float  # of the one-sided test (non-inferiority), the larger of two (TOST)
     passed: bool
     users_to_show: int | None  # about how many users would show it at this difference
+    baseline: str | None = None  # its name in compare (score's is a file)
 
     def message(self) -> str:
         m = self.margin
-        what = ("not worse than the baseline by more than" if m.kind == "non_inferior" else
-                "equivalent to the baseline within")
+        base = self.baseline or "the baseline"
+        what = (f"not worse than {base} by more than" if m.kind == "non_inferior"
+                else f"equivalent to {base} within")
         margin = f"{self.margin_abs:.4g}" + (f" ({m.shown()})" if m.relative else "")
         bound = (f"lower bound {self.low:+.4f}" if m.kind == "non_inferior" else
                  f"interval [{self.low:+.4f}, {self.high:+.4f}]")
@@ -120,20 +122,24 @@ class Verdict:
         return -self.margin_abs if self.margin.kind == "non_inferior" else self.margin_abs
 
     def condition(self) -> str:
+        base = self.baseline or "baseline"
         if self.margin.kind == "non_inferior":
-            return f"lower bound of {self.run} - baseline > {-self.margin_abs:.4g}"
-        return f"interval of {self.run} - baseline within ±{self.margin_abs:.4g}"
+            return f"lower bound of {self.run} - {base} > {-self.margin_abs:.4g}"
+        return f"interval of {self.run} - {base} within ±{self.margin_abs:.4g}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.margin.kind, "metric": self.margin.metric, "run": self.run,
+                "baseline": self.baseline,
                 "margin": self.margin_abs, "relative": self.margin.relative,
                 "users": self.users, "difference": self.difference, "low": self.low,
                 "high": self.high, "p_value": self.p_value, "passed": self.passed,
                 "users_to_show": self.users_to_show}
 
 
-def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float) -> Verdict:
-    """The gate on paired values (NaN: no value) of the baseline ``a`` and candidate ``b``."""
+def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
+          baseline: str | None = None) -> Verdict:
+    """The gate on paired values (NaN: no value) of the baseline ``a`` (named ``baseline``)
+    and candidate ``b``."""
     from scipy import stats
 
     from ..errors import OptionError
@@ -165,7 +171,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float) 
         gap = delta - abs(mean)
     return Verdict(margin, run, n, mean, delta, low, high, p, bool(passed),
                    None if passed or gap <= 0 else _users_to_show(gap, se * math.sqrt(n),
-                                                                  alpha))
+                                                                  alpha), baseline)
 
 
 def against_file(margins: list[Margin], ev, path: str, alpha: float,

@@ -25,8 +25,10 @@ from .options import (
 @scoring_options(preds_help="Format of every run (default: each from its extension).")
 @click.option("--name", "names", multiple=True,
               help="A name per run, in order (default: the file stems).")
-@click.option("--baseline-run", help="The run the others are compared with (default: the "
-              "first).")
+@click.option("--baseline-run", multiple=True, metavar="RUN",
+              help="The run the others are compared with (default: the first run); repeat "
+              "for several baselines, each run tested against each, corrected over all "
+              "tests of a metric.")
 @click.option("--baseline", "_old_baseline_run", hidden=True, expose_value=False,
               callback=lambda ctx, p, v: _renamed_baseline(ctx, v))
 @click.option("--test", type=click.Choice(TESTS),
@@ -68,9 +70,9 @@ def compare_command(files, **kw) -> int:
 
     As in every command, the predictions come first and the truth last.
 
-    Each metric of each run is compared with the baseline run user by user (a paired test over
-    the users both evaluate), corrected for the number of runs. A * marks a difference that is
-    significant at --alpha after the correction.
+    Each metric of each run is compared with the baseline run (or each of several) user by
+    user (a paired test over the users both evaluate), corrected for the number of tests. A *
+    marks a difference that is significant at --alpha after the correction.
 
     \b
     Examples:
@@ -78,43 +80,30 @@ def compare_command(files, **kw) -> int:
       rankeval compare bm25.run dense.run truth.qrels --compat trec_eval -m map -m ndcg_cut.10
       rankeval compare a.csv b.csv truth.csv --test randomization --rounds 100000 --seed 7
       rankeval compare main.csv pr.csv truth.csv --fail-if-worse -m ndcg@10
+      rankeval compare bm25.csv main.csv pr.csv truth.csv --baseline-run bm25 \\
+          --baseline-run main
       rankeval compare a.csv b.csv truth.csv --k 1..20 --ci --segments users.csv \\
           --segment-by country -f html -o report.html
     """
-    from ..beyond import check_needs, load_extras
-    from ..compare import compare_runs, run_names
+    from ..comparison import compare
     from ..io.output import write_per_user
-    from ..load import load_truth, open_input
     from ..report import module
-    from ..settings import make_settings
 
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
-    settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
-                             compat=kw["compat"], **pop_settings(kw))
-    check_needs(settings, {n for n in ("train", "catalog", "item_features")
-                           if extra[n] is not None})
-    _check_segments(kw["segments"], kw["segment_by"], kw["segment_bins"])
-    labels = run_names(list(runs), list(kw["names"]))
-    margins = _margins(kw, settings)
     _check_outputs(kw, [truth, *runs, *(path for n in ("train", "catalog", "item_features")
                                         if (path := extra[n]))])
-    truth_table = open_input(truth, "truth", kw["truth_format"], reading)
-    extras = load_extras(extra["train"], extra["catalog"], columns, reading,
-                         extra["train_format"], extra["catalog_format"],
-                         extra["item_features"], extra["item_features_format"])
-    judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
-                        columns["relevance_col"])
-    result = compare_runs(
-        judged, list(zip(labels, runs, strict=True)), settings, baseline=kw["baseline_run"],
+    result = compare(
+        runs, truth, list(kw["metrics"]) or None, list(kw["k"]) or None,
+        names=list(kw["names"]) or None, baseline_run=list(kw["baseline_run"]) or None,
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
-        correction=kw["correction"], ci_level=kw["confidence"], top_changes=kw["top_changes"],
-        preds_format=kw["preds_format"], columns=columns, truth_table=truth_table,
-        reading=reading, extras=extras, segments=kw["segments"], segment_by=kw["segment_by"],
-        segment_bins=kw["segment_bins"],
-        intervals=kw["intervals"], margins=margins, all_pairs=_all_pairs(kw),
-        min_effect=_min_effect(kw["min_effect"], list(settings.metrics)),
-    )
+        correction=kw["correction"], confidence=kw["confidence"], intervals=kw["intervals"],
+        top_changes=kw["top_changes"], min_effect=kw["min_effect"], all_pairs=_all_pairs(kw),
+        non_inferior=kw["non_inferior"], equivalent=kw["equivalent"],
+        segments=kw["segments"], segment_by=kw["segment_by"],
+        segment_bins=kw["segment_bins"], compat=kw["compat"], preds_format=kw["preds_format"],
+        truth_format=kw["truth_format"], reading=reading, **columns, **extra,
+        **pop_settings(kw))
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
     show_notices(result.notices, kw["quiet"])
@@ -131,23 +120,10 @@ def compare_command(files, **kw) -> int:
     failed = not result.passed
     if kw["fail_if_worse"] and result.worse:
         for c in result.worse:
-            click.echo(f"rankeval: FAILED {c.run} is worse than {result.baseline} on {c.metric}: "
+            click.echo(f"rankeval: FAILED {c.run} is worse than {c.baseline} on {c.metric}: "
                        f"{c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})", err=True)
         failed = True
     return EXIT_GATE_FAILED if failed else 0
-
-
-def _margins(kw, settings) -> list:
-    """--non-inferior and --equivalent, checked before any input is read."""
-    from ..analysis.equivalence import parse as parse_margin
-
-    margins = [parse_margin(kind, text, list(settings.metrics), settings.compat)
-               for kind in ("non_inferior", "equivalent") for text in kw[kind]]
-    corpus = [m.text for m in margins if _is_corpus(m.metric)]
-    if corpus:
-        raise OptionError(f"{corpus[0]}: a corpus-level metric has one value per run, so no "
-                          "interval to gate on")
-    return margins
 
 
 def _check_outputs(kw, inputs: list[str]) -> None:
@@ -165,53 +141,14 @@ def _check_outputs(kw, inputs: list[str]) -> None:
                     "--html": kw["html"]}, inputs)
 
 
-def _min_effect(texts, metrics: list[str]) -> dict:
-    """--min-effect values: metric (or "*" for all) -> Effect."""
-    from ..analysis.power import Effect
-    from ..names import from_name
-
-    out = {}
-    for text in texts:
-        word, eq, value = text.rpartition("=")
-        name = str(from_name(word.strip())) if eq else "*"
-        if eq and name not in metrics:
-            raise OptionError(f"--min-effect {text}: {name} is not computed by this run "
-                              f"(computed: {', '.join(metrics)})")
-        try:
-            out[name] = Effect.parse(value)
-        except OptionError:
-            raise OptionError(f"--min-effect {text!r}: expected [METRIC=]DELTA, e.g. 0.01, "
-                              "ndcg@10=0.005 or 1% (a positive number)") from None
-    return out
-
-
-def _all_pairs(kw) -> str | None:
+def _all_pairs(kw) -> bool | str:
     """The all-pairs procedure: Tukey HSD, unless a --correction was chosen explicitly."""
     from click.core import ParameterSource
 
     if not kw["all_pairs"]:
-        return None
+        return False
     source = click.get_current_context().get_parameter_source("correction")
     return kw["correction"] if source is ParameterSource.COMMANDLINE else "tukey"
-
-
-def _is_corpus(metric: str) -> bool:
-    from ..names import from_name
-    from ..registry import CORPUS, REGISTRY
-
-    return REGISTRY[from_name(metric).name].scope == CORPUS
-
-
-def _check_segments(segments: str | None, segment_by, bins: str | None) -> None:
-    """The segment options, before any input is read."""
-    if bool(segments) != bool(segment_by):
-        raise OptionError("{opt:segments} FILE and {opt:segment_by} COLUMN go together")
-    if bins and not segment_by:
-        raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
-    if segment_by:
-        from ..segments import parse_by, with_bins
-
-        parse_by(with_bins(segment_by, bins))
 
 
 def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
@@ -219,7 +156,7 @@ def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
     from .options import _RENAMED_KEY, warn
 
     if value is not None:
-        ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = value
+        ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = (value,)
         warn("compare --baseline is now --baseline-run (--baseline names a report file in "
              "score); the old spelling will be removed")
 

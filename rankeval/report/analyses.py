@@ -4,8 +4,8 @@ HTML reports."""
 from __future__ import annotations
 
 from ..errors import plural
+from .comparison import p_text
 from .numbers import UNDEFINED, defined, fixed
-from .table import p_text
 
 
 def power_rows(result) -> tuple[list[str], list[list[str]]]:

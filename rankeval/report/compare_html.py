@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from ..names import from_name, k_runs
 from . import figures
+from .comparison import (
+    compare_footer,
+    compare_segment_tables,
+    mark_of,
+    run_label,
+    segment_note,
+    test_cells,
+)
 from .html import (
     LONG_ROWS,
     UNDEFINED,
@@ -20,7 +28,6 @@ from .html import (
     text,
 )
 from .numbers import defined, fixed
-from .table import compare_footer, compare_segment_tables, mark_of, test_cells
 
 
 def compare_sections(result) -> list[str]:
@@ -38,26 +45,32 @@ def compare_sections(result) -> list[str]:
 
 
 def _verdict(result) -> str:
-    """Per run: on how many metrics it is significantly better and worse."""
+    """Per run (and baseline): on how many metrics it is significantly better and worse."""
     rows = []
-    for r in result.runs:
-        if r.name == result.baseline:
-            continue
-        cells = [c for c in result.cells if c.run == r.name]
-        better = [c.metric for c in cells if c.significant and c.stats.delta > 0]
-        worse = [c.metric for c in cells if c.significant and c.stats.delta < 0]
-        rows.append([text(r.name),
-                     f'<span class="pass">{len(better)}</span>' + _list(better),
-                     f'<span class="{"fail" if worse else ""}">{len(worse)}</span>'
-                     + _list(worse),
-                     str(len(cells) - len(better) - len(worse))])
+    for base in result.baselines:
+        for run in result.candidates:
+            rows.append(_verdict_row(result, run, base))
     a = result.options["alpha"]
     gates = "".join(f'<p class="banner{"" if g.passed else " failed"}">'
                     f'{"✓" if g.passed else "✗"} {text(g.message())}</p>' for g in result.gates)
+    several = len(result.baselines) > 1
+    against = ("the baselines " + ", ".join(text(b) for b in result.baselines) if several
+               else f"the baseline {text(result.baseline)}")
     return section("verdict", "Verdict", gates + table(
         ["run", "significantly better", "significantly worse", "no significant difference"],
-        rows, raw=True), f"Against the baseline {text(result.baseline)}, at alpha {a:g} after "
-        f"{text(result.options['correction'])} correction over the runs.")
+        rows, raw=True), f"Against {against}, at alpha {a:g} after "
+        f"{text(result.options['correction'])} correction over the "
+        f"{'tests' if several else 'runs'} of each metric.")
+
+
+def _verdict_row(result, run: str, base: str) -> list[str]:
+    cells = [c for c in result.cells if c.run == run and c.baseline == base]
+    better = [c.metric for c in cells if c.significant and c.stats.delta > 0]
+    worse = [c.metric for c in cells if c.significant and c.stats.delta < 0]
+    return [text(result.label(cells[0])),
+            f'<span class="pass">{len(better)}</span>' + _list(better),
+            f'<span class="{"fail" if worse else ""}">{len(worse)}</span>' + _list(worse),
+            str(len(cells) - len(better) - len(worse))]
 
 
 def _pairs(result) -> str:
@@ -101,27 +114,24 @@ def compact(metrics: list[str]) -> str:
 def _summary(result, headline: bool = False, folded: bool = False) -> str:
     """Every metric against the baseline; ``headline``: each metric at one cut-off only (a
     long table leads with it, and is folded below the charts, ``folded``)."""
-    others = [r.name for r in result.runs if r.name != result.baseline]
     metrics = result.metrics
     if headline:
         metrics = [str(s) for s in figures.headline(list(result.settings.specs))]
     level = f"{result.options['ci_level']:.0%} CI"
-    head = ["metric", f"{result.baseline} (baseline)"]
-    for run in others:
-        head += [run, f"delta {run}", level, "p adjusted", "win/tie/loss"]
+    several = len(result.baselines) > 1
+    head = ["metric", *(run_label(result, b) for b in result.baselines)]
+    for run in result.candidates:
+        head.append(run)
+        for base in result.baselines:
+            head += [f"delta {run} vs {base}" if several else f"delta {run}", level,
+                     "p adjusted", "win/tie/loss"]
     rows = []
     for metric in metrics:
-        row = [text(metric), _mean(result, result.baseline, metric)]
-        for run in others:
-            c = result.cell(run, metric)
-            delta, ci, _, _, p, wtl = test_cells(c)
-            p = p.rstrip("*~?")  # the delta carries the mark
-            if not c.defined:
-                delta = ci = p = wtl = UNDEFINED
-            mark = mark_of(c) if c.tested and c.defined else ""
-            cls = ("pass" if c.stats.delta > 0 else "fail") if c.significant else ""
-            row += [_mean(result, run, metric), f'<span class="{cls}">{delta}{mark}</span>',
-                    ci, p, wtl]
+        row = [text(metric), *(_mean(result, b, metric) for b in result.baselines)]
+        for run in result.candidates:
+            row.append(_mean(result, run, metric))
+            for base in result.baselines:
+                row += _delta_cells(result.cell(run, metric, base))
         rows.append(row)
     intro = (f"Means over the {len(result.shared_users):,} users every run evaluates; delta = "
              "run - baseline; * significant after correction, ? the test is undefined.")
@@ -135,6 +145,18 @@ def _summary(result, headline: bool = False, folded: bool = False) -> str:
     if folded:
         body = fold_away(f"every metric at every cut-off ({len(rows)} rows)", body)
     return section("summary", "Summary", body, intro)
+
+
+def _delta_cells(c) -> list[str]:
+    """The delta (marked, coloured when significant), interval, adjusted p and
+    win/tie/loss of one test."""
+    delta, ci, _, _, p, wtl = test_cells(c)
+    p = p.rstrip("*~?")  # the delta carries the mark
+    if not c.defined:
+        delta = ci = p = wtl = UNDEFINED
+    mark = mark_of(c) if c.tested and c.defined else ""
+    cls = ("pass" if c.stats.delta > 0 else "fail") if c.significant else ""
+    return [f'<span class="{cls}">{delta}{mark}</span>', ci, p, wtl]
 
 
 def _mean(result, run: str, metric: str) -> str:
@@ -163,7 +185,7 @@ TOP = 5  # users per list when --top-changes did not say
 
 
 def _top(result) -> str:
-    from ..compare import most_changed
+    from ..comparison.changes import most_changed
 
     shown = [str(s) for s in figures.headline(list(result.settings.specs))]
     top = result.top or most_changed(result, TOP, shown)
@@ -180,9 +202,9 @@ def _top(result) -> str:
     if not body:
         return ""
     return section("top-changes", "Top changes", body,
-                   "The users a run helps and hurts most, against the baseline, at one "
-                   "cut-off per metric (--top-changes N sets how many, and puts every "
-                   "cut-off in the JSON report).")
+                   f"The users a run helps and hurts most, against {text(result.baseline)}, "
+                   "at one cut-off per metric (--top-changes N sets how many, and puts "
+                   "every cut-off in the JSON report).")
 
 
 def _segments(result) -> str:
@@ -200,21 +222,19 @@ def _segments(result) -> str:
         for m in shown:
             values = []
             for row in rows:
-                cells = {c.run: c.stats for c in row["cells"] if c.metric == m}
-                base = next(iter(cells.values())).mean_a
-                values.append([base if run == result.baseline else cells[run].mean_b
-                               for run in runs])
+                means = {c.baseline: c.stats.mean_a for c in row["cells"] if c.metric == m}
+                means |= {c.run: c.stats.mean_b for c in row["cells"] if c.metric == m}
+                values.append([means[run] for run in runs])
             items.append(figures.segment_bars(column, labels, users, m, values, runs))
         head, lines = tables[column]
         body += f"<h3>By {text(column)}</h3>" + charts_grid(items) + table(head, lines)
     return section("segments", "Segments", body,
-                   "Each run's mean within each segment; in the tables, the mean and the "
-                   "difference from the baseline, * significant after correction over the "
-                   "runs and segments of each metric.")
+                   "Each run's mean within each segment; in the tables, "
+                   f"{text(segment_note(result))}.")
 
 
 def _inputs(result) -> str:
-    rows = [[r.name + (" (baseline)" if r.name == result.baseline else ""), r.path,
+    rows = [[run_label(result, r.name), r.path,
              f"{r.evaluation.inputs['predictions'].rows:,}",
              f"{r.evaluation.users.evaluated:,}", f"{r.dropped:,}"] for r in result.runs]
     truth = result.runs[0].evaluation.inputs["truth"]

@@ -37,7 +37,7 @@ def render_compare(result) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "metric", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
                      "p_value", "p_adjusted", "significant", "effect_size", "wins", "ties",
-                     "losses"])
+                     "losses", "baseline"])
     named = [(c, c.metric) for c in result.cells]
     named += [(c, f"{c.metric}[{column}={row['value']}]")  # per segment
               for column, rows in result.segments.items() for row in rows for c in row["cells"]]
@@ -51,13 +51,13 @@ def render_compare(result) -> str:
                          exact(s.ci_low), exact(s.ci_high), exact(s.p_value),
                          exact(c.p_adjusted), "" if c.significant is None else c.significant,
                          exact(s.effect_size), *((s.wins, s.ties, s.losses) if tested
-                                                 else ("", "", ""))])
+                                                 else ("", "", "")), c.baseline])
     for pairs, i, j in named_pairs:
         a, b = pairs.runs[i], pairs.runs[j]
         writer.writerow([b, f"{pairs.metric}[vs {a}]", exact(pairs.means[j]),
                          exact(pairs.means[i]), exact(pairs.difference[i][j]), "", "", "",
                          exact(pairs.p_adjusted[i][j]), pairs.significant[i][j], "", "", "",
-                         ""])
+                         "", a])
     return out.getvalue()
 
 

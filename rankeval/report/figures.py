@@ -182,26 +182,28 @@ def distributions(view: View) -> list[tuple[str, str, str]]:
 
 def differences(result) -> list[tuple[str, str, str]]:
     """Per metric at its headline K: the histogram of paired per-user differences (run -
-    baseline), one series per run."""
+    baseline), one series per run (and baseline, when there are several)."""
     view = View.of_comparison(result)
-    others = [r for r in view.runs if r != result.baseline]
+    several = len(result.baselines) > 1
+    pairs = [(run, base) for base in result.baselines for run in result.candidates]
+    series = [f"{run} vs {base}" if several else run for run, base in pairs]
+    against = " and ".join(result.baselines)
     out = []
     for spec in _arithmetic(headline(view.per_user)):
         metric = str(spec)
-        base = result.values[result.baseline][metric]
         diffs = []
-        for run in others:
-            d = result.values[run][metric] - base
+        for run, base in pairs:
+            d = result.values[run][metric] - result.values[base][metric]
             diffs.append(d[~np.isnan(d)])
         if not any(len(d) for d in diffs):  # no user has a value in both runs
             continue
         edges = bins(diffs, symmetric=True)
         counts = [np.histogram(d, edges)[0] for d in diffs]
         cid = f"chart-diff-{slug(metric)}"
-        svg = charts.histogram(cid, f"{metric}: run - {result.baseline}, per user", edges,
-                               counts, others, "paired difference", [(0.0, "no change")])
-        out.append((cid, f"paired per-user differences of {metric} against "
-                    f"{result.baseline}", svg))
+        svg = charts.histogram(cid, f"{metric}: run - {'baseline' if several else against}, "
+                               "per user", edges, counts, series, "paired difference",
+                               [(0.0, "no change")])
+        out.append((cid, f"paired per-user differences of {metric} against {against}", svg))
     return out
 
 
@@ -214,9 +216,9 @@ def forest(result) -> list[tuple[str, str, str]]:
     several = len(result.runs) > 2
     out = []
     for name, cells in rows.items():
-        labels = [f"{c.metric} {c.run}" if several else c.metric for c in cells]
+        labels = [f"{c.metric} {result.label(c)}" if several else c.metric for c in cells]
         cid = f"chart-forest-{slug(name)}"
-        svg = charts.forest(cid, f"{name}: difference from {result.baseline}", labels,
+        svg = charts.forest(cid, f"{name}: difference from {_against(result)}", labels,
                             [c.stats.delta for c in cells], [c.stats.ci_low for c in cells],
                             [c.stats.ci_high for c in cells], [c.significant for c in cells])
         level = f"{result.options['ci_level']:.0%}"
@@ -232,12 +234,17 @@ def win_tie_loss(result) -> tuple[str, str, str] | None:
     if not cells:
         return None
     several = len(result.runs) > 2
-    labels = [f"{c.metric} {c.run}" if several else c.metric for c in cells]
+    labels = [f"{c.metric} {result.label(c)}" if several else c.metric for c in cells]
     cid = "chart-win-tie-loss"
-    svg = charts.win_tie_loss(cid, f"users better, equal, worse than {result.baseline}",
+    svg = charts.win_tie_loss(cid, f"users better, equal, worse than {_against(result)}",
                               labels, [c.stats.wins for c in cells],
                               [c.stats.ties for c in cells], [c.stats.losses for c in cells])
     return cid, "per user: the run above (win), equal to (tie) or below (loss) the baseline", svg
+
+
+def _against(result) -> str:
+    """The baseline, or ``the baselines`` (each label names its own)."""
+    return result.baseline if len(result.baselines) == 1 else "the baselines"
 
 
 def segment_bars(column: str, labels: list[str], users: list[int], metric: str,

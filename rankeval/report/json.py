@@ -6,6 +6,8 @@ disappears; adding keys is compatible):
      warnings, notices (score); rankeval, schema, baseline, test options, settings, runs,
      users, comparisons, top_changes, warnings (compare). An undefined number (SPEC section
      9) is null, and "undefined" maps each undefined metric to why (added compatibly).
+     Compare's "baselines" lists every baseline ("baseline" stays the first) and each
+     comparison names its "baseline" (added compatibly).
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ def compare_document(result) -> dict[str, Any]:
         "rankeval": __version__,
         "schema": SCHEMA_VERSION,
         "baseline": result.baseline,
+        "baselines": result.baselines,
         **result.options,
         "settings": result.settings.to_dict(),
         "runs": [

@@ -9,16 +9,22 @@ from ..gates import outcome, show_pair
 from ..settings import footer
 from . import visible
 from .analyses import pairs_note, pairs_rows
-from .numbers import fixed
-from .table import (
+from .comparison import (
+    LEFT,
     compare_cell,
     compare_footer,
     compare_segment_tables,
+    detail_head,
+    detail_rows,
+    run_label,
+    segment_note,
+)
+from .numbers import fixed
+from .table import (
     comparison,
     corpus_line,
     distribution_rows,
     segment_tables,
-    test_cells,
     tie_note,
     tie_rows,
     users_line,
@@ -124,13 +130,13 @@ def render_compare(result) -> str:
              "|---|" + "---:|" * len(result.metrics)]
     for r in result.runs:
         cells = [compare_cell(result, r.name, m)[0] for m in result.metrics]
-        name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
-        lines.append(f"| {cell(name)} | " + " | ".join(cells) + " |")
-    level = f"{result.options['ci_level']:.0%} CI"
-    lines += ["", f"| run | metric | delta | {level} | effect d | p | p adjusted | win/tie/loss |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for c in result.cells:
-        lines.append(f"| {cell(c.run)} | {c.metric} | " + " | ".join(test_cells(c)) + " |")
+        lines.append(f"| {cell(run_label(result, r.name))} | " + " | ".join(cells) + " |")
+    head = detail_head(result)
+    lines += ["", "| " + " | ".join(head) + " |",
+              "|" + "".join("---|" if h in LEFT else "---:|" for h in head)]
+    names = head.index("metric")  # run (and baseline) are data: escaped
+    lines += ["| " + " | ".join([*(cell(x) for x in row[:names]), *row[names:]]) + " |"
+              for row in detail_rows(result)]
     for pairs in result.pairs:
         head, rows = pairs_rows(pairs)
         lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
@@ -142,8 +148,7 @@ def render_compare(result) -> str:
         lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
                   "|---|---:|---|" + "---:|" * (len(head) - 3)]
         lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-        lines += ["", f"Per {cell(column)}: mean and delta against the baseline; * significant "
-                  "after correction over the runs and segments of each metric."]
+        lines += ["", cell(f"Per {column}: {segment_note(result)}.")]
     lines += ["", *(cell(line) for line in compare_footer(result))]
     return "\n".join(lines) + "\n"
 

@@ -142,36 +142,6 @@ def render(ev, console) -> None:
         console.print(gates)
 
 
-def compare_segment_tables(result) -> dict[str, tuple[list[str], list[list[str]]]]:
-    """Per segment column: rows of (segment, users, run, one 'mean delta*' cell per metric)."""
-    out = {}
-    for column, rows in result.segments.items():
-        metrics = list(dict.fromkeys(c.metric for row in rows for c in row["cells"]))
-        lines = []
-        for row in rows:
-            runs = list(dict.fromkeys(c.run for c in row["cells"]))
-            for run in runs:
-                cells = {c.metric: c for c in row["cells"] if c.run == run}
-                lines.append([row["value"], f"{row['users']:,}", run,
-                              *(_segment_cell(cells[m]) for m in metrics)])
-        out[column] = ([column, "users", "run", *metrics], lines)
-    return out
-
-
-def ci_text(s) -> str:
-    """``[-0.0140, +0.0134]``, or ``-`` where there is no interval (a corpus metric)."""
-    if not defined(s.ci_low):
-        return "-"
-    return f"[{fixed(s.ci_low, sign=True)}, {fixed(s.ci_high, sign=True)}]"
-
-
-def _segment_cell(cell) -> str:
-    s = cell.stats
-    if not s.n:
-        return UNDEFINED
-    return f"{fixed(s.mean_b)} {fixed(s.delta, sign=True)}" + ("*" if cell.significant else "")
-
-
 def segment_tables(ev) -> dict[str, tuple[list[str], list[list[str]]]]:
     """Per segment column: (header, rows) with the user count and every per-user metric."""
     out = {}
@@ -221,12 +191,13 @@ def comparison(ev) -> list[tuple[str, float, float, float]]:
 
 
 
-def plain_text(ev) -> str:
-    """The table as plain text, as wide as it needs (``repr``)."""
+def plain_text(ev, how=None) -> str:
+    """The table (``how``: the renderer, default ``render``) as plain text, as wide as it
+    needs (``repr``)."""
     from rich.console import Console
 
     buffer = io.StringIO()
-    render(ev, Console(file=buffer, width=100_000, color_system=None))
+    (how or render)(ev, Console(file=buffer, width=100_000, color_system=None))
     return buffer.getvalue()
 
 
@@ -263,70 +234,35 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{top}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def compare_cell(result, run: str, metric: str) -> tuple[str, bool]:
-    """``0.3391 +0.0123*`` and whether it is a significant difference."""
-    mean = result.mean(run, metric)
-    cell = result.cell(run, metric)
-    if cell is None:  # the baseline itself
-        return fixed(mean), False
-    if not defined(mean) or not defined(cell.stats.delta):
-        return fixed(mean), False
-    if not cell.tested:  # a corpus metric: a difference, no test to mark
-        return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}", False
-    mark = mark_of(cell)
-    return f"{fixed(mean)} {fixed(cell.stats.delta, sign=True)}{mark}", bool(cell.significant)
+def render_power(result, console) -> None:
+    from rich.table import Table
 
+    from .analyses import power_note, power_rows
 
-def mark_of(cell) -> str:
-    """``*`` significant, ``~`` significant but below --min-effect, ``?`` undefined test."""
-    if cell.significant:
-        return "~" if cell.small else "*"
-    return "?" if cell.significant is None else ""
-
-
-def p_text(p: float) -> str:
-    """A p-value in full enough digits, or 'undefined' (never blank, never read as large)."""
-    return f"{p:.4g}" if defined(p) else "undefined"
-
-
-def test_cells(c) -> list[str]:
-    """A comparison's delta, interval, p, adjusted p, effect size and win/tie/loss as text:
-    a corpus metric (one value per run, nothing to test) has its delta and dashes; an
-    undefined one (no user with a value in both runs) has n/a throughout."""
-    s = c.stats
-    if not c.tested:
-        return [fixed(s.delta, sign=True), "-", "-", "-", "-", "-"]
-    if not s.n:
-        return [UNDEFINED] * 6
-    # the effect first: the difference, its interval, its standardised size; then p
-    return [fixed(s.delta, sign=True), ci_text(s), fixed(s.effect_size, 3, sign=True),
-            p_text(s.p_value), p_text(c.p_adjusted) + mark_of(c),
-            f"{s.wins:,}/{s.ties:,}/{s.losses:,}"]
-
-
-def compare_footer(result) -> list[str]:
-    o = result.options
-    undefined_test = any(c.tested and c.defined and c.significant is None
-                         for c in result.cells)
-    lines = [
-        f"baseline: {result.baseline} · test: {o['test']} · correction: {o['correction']} · "
-        f"* significant at alpha {o['alpha']:g}"
-        + (" · ~ significant but below --min-effect" if any(c.small for c in result.cells)
-           else "")
-        + (" · ? the test is undefined" if undefined_test else "")
-        + f" · {plural(len(result.shared_users), 'user')} compared",
-    ]
-    corpus = list(dict.fromkeys(c.metric for c in result.cells if not c.tested))
-    if corpus:
-        lines.append("corpus-level, one value per run, so a difference without a test: "
-                     + ", ".join(corpus))
-    lines += [f"{why} (n/a: left out of the tests and the correction)"
-              for why in result.undefined.values()]
-    return lines
+    head, rows = power_rows(result)
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for i, name in enumerate(head):
+        table.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(x) for x in row))
+    console.print(table)
+    console.print(data(power_note(result)), style="dim", highlight=False, soft_wrap=True)
 
 
 def render_compare(result, console) -> None:
     from rich.table import Table
+
+    from .analyses import pairs_note, pairs_rows
+    from .comparison import (
+        LEFT,
+        compare_cell,
+        compare_footer,
+        compare_segment_tables,
+        detail_head,
+        detail_rows,
+        run_label,
+        segment_note,
+    )
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("run", style="bold")
@@ -335,28 +271,22 @@ def render_compare(result, console) -> None:
     for r in result.runs:
         cells = []
         for metric in result.metrics:
-            text, significant = compare_cell(result, r.name, metric)
-            cell = result.cell(r.name, metric)
-            if significant:
-                text = f"[{'green' if cell.stats.delta > 0 else 'red'}]{text}[/]"
-            cells.append(text)
-        name = f"{r.name} (baseline)" if r.name == result.baseline else r.name
-        table.add_row(data(name), *cells)
+            text, direction = compare_cell(result, r.name, metric)
+            cells.append(f"[{'green' if direction > 0 else 'red'}]{text}[/]" if direction
+                         else text)
+        table.add_row(data(run_label(result, r.name)), *cells)
     console.print(table)
     for line in compare_footer(result):
         console.print(data(line), style="dim", highlight=False, soft_wrap=True)
 
     console.print()
     detail = Table(box=None, header_style="bold", pad_edge=False)
-    for column in ("run", "metric", "delta", f"{result.options['ci_level']:.0%} CI",
-                   "effect d", "p", "p adjusted", "win/tie/loss"):
-        detail.add_column(column, justify="left" if column in ("run", "metric") else "right",
+    for column in detail_head(result):
+        detail.add_column(column, justify="left" if column in LEFT else "right",
                           overflow="fold")
-    for c in result.cells:
-        detail.add_row(data(c.run), c.metric, *(escape(x) for x in test_cells(c)))
+    for row in detail_rows(result):
+        detail.add_row(*(data(x) for x in row))
     console.print(detail)
-    from .analyses import pairs_note, pairs_rows
-
     for pairs in result.pairs:
         console.print()
         head, rows = pairs_rows(pairs)
@@ -378,9 +308,8 @@ def render_compare(result, console) -> None:
         for row in rows:
             seg.add_row(*(data(x) for x in row))
         console.print(seg)
-        console.print(f"per {column}: mean and delta against {result.baseline}; * significant "
-                      "after correction over the runs and segments of each metric",
-                      style="dim", highlight=False, soft_wrap=True)
+        console.print(data(f"per {column}: {segment_note(result)}"), style="dim",
+                      highlight=False, soft_wrap=True)
     for run, metrics in result.top.items():
         for metric, changes in metrics.items():
             console.print()
@@ -390,20 +319,3 @@ def render_compare(result, console) -> None:
                 for row in changes[label]:
                     console.print(f"  {label:6} {data(row['user'])}: {fixed(row['baseline'])} "
                                   f"-> {fixed(row['run'])}", highlight=False)
-
-
-
-
-def render_power(result, console) -> None:
-    from rich.table import Table
-
-    from .analyses import power_note, power_rows
-
-    head, rows = power_rows(result)
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for i, name in enumerate(head):
-        table.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*(escape(x) for x in row))
-    console.print(table)
-    console.print(data(power_note(result)), style="dim", highlight=False, soft_wrap=True)

@@ -1,0 +1,194 @@
+"""The outcome of ``compare``: each run's evaluation, and every test of a run against a
+baseline (``Cell``), with the views reports read (means, undefined metrics, the worse runs)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..aggregate import exact_parts
+from ..evaluation import Evaluation, overall
+from ..names import from_name
+from ..notices import Notice
+from ..registry import CORPUS, REGISTRY
+from ..stats import Comparison
+
+
+@dataclass
+class RunResult:
+    name: str
+    path: str
+    evaluation: Evaluation
+    dropped: int = 0  # evaluated users left out because another run does not have them
+
+
+@dataclass
+class Cell:
+    """One run against one baseline on one metric."""
+
+    run: str
+    metric: str
+    stats: Comparison
+    p_adjusted: float
+    significant: bool | None  # None: the test is undefined here (never "not significant")
+    # significant, but |delta| below --min-effect (what matters); None: no minimum given
+    small: bool | None = None
+    baseline: str = ""
+
+    @property
+    def tested(self) -> bool:
+        """Whether the metric has per-user values to test (a corpus metric has one value per
+        run: a difference, no test)."""
+        return not is_corpus(self.metric)
+
+    @property
+    def defined(self) -> bool:
+        """Whether the comparison has a value: some user has one in both runs (per-user
+        metrics), or both runs have one (corpus metrics)."""
+        return math.isfinite(self.stats.delta) and (bool(self.stats.n) or not self.tested)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.stats
+        return {
+            "run": self.run,
+            "baseline": self.baseline,
+            "metric": self.metric,
+            "mean": _finite_or_none(s.mean_b),
+            "baseline_mean": _finite_or_none(s.mean_a),
+            "delta": _finite_or_none(s.delta),
+            "tested": self.tested,
+            "users": s.n if self.tested else None,
+            "p_value": _finite_or_none(s.p_value),
+            "p_adjusted": _finite_or_none(self.p_adjusted),
+            "significant": self.significant,
+            "below_min_effect": self.small,
+            "effect_size": _finite_or_none(s.effect_size),
+            "ci": [_finite_or_none(s.ci_low), _finite_or_none(s.ci_high)],
+            "wins": s.wins,
+            "ties": s.ties,
+            "losses": s.losses,
+        }
+
+
+@dataclass
+class CompareResult:
+    settings: Any  # settings.Settings
+    runs: list[RunResult]
+    baselines: list[str]  # every run not among them is tested against each
+    shared_users: np.ndarray
+    values: dict[str, dict[str, np.ndarray]]  # run -> metric -> values over shared users
+    cells: list[Cell]
+    options: dict[str, Any]
+    notices: list[Notice] = field(default_factory=list)
+    top: dict[str, dict[str, dict[str, list[dict]]]] = field(default_factory=dict)
+    # segment column -> [{"value", "users", "cells": [Cell]}], tests corrected across the
+    # runs and segments of each metric
+    segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # run -> metric -> bootstrap interval of its mean over the shared users (``--ci``)
+    intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
+    # non-inferiority and equivalence gates (analysis.equivalence.Verdict), per run
+    gates: list[Any] = field(default_factory=list)
+    # every pair of runs, per per-user metric (analysis.allpairs.Pairs; ``all_pairs``)
+    pairs: list[Any] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every margin gate passed (True when there are none)."""
+        return all(g.passed for g in self.gates)
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.settings.metrics)
+
+    @property
+    def baseline(self) -> str:
+        """The first baseline (``top`` lists the users changed against it)."""
+        return self.baselines[0]
+
+    @property
+    def candidates(self) -> list[str]:
+        """The runs tested against the baselines."""
+        return [r.name for r in self.runs if r.name not in self.baselines]
+
+    def label(self, cell: Cell) -> str:
+        """The run of a cell, and its baseline when there are several: ``pr vs main``."""
+        return cell.run if len(self.baselines) == 1 else f"{cell.run} vs {cell.baseline}"
+
+    def mean(self, run: str, metric: str) -> float:
+        """The overall value over the shared users (a mean, a sum or a geometric mean; a
+        corpus-level metric's value for the run)."""
+        if is_corpus(metric):
+            return next(r.evaluation.metrics[metric] for r in self.runs if r.name == run)
+        v = self.values[run][metric]
+        v = v[~np.isnan(v)]  # users the metric leaves without a value (ild); none: undefined
+        return overall(from_name(metric), exact_parts(v), len(v))
+
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Metrics with no comparison (SPEC section 9) -> why: undefined in a run, or no
+        user has a value in both runs. Left out of the tests and the correction."""
+        out: dict[str, list[str]] = {}
+        for c in self.cells:
+            if c.defined:
+                continue
+            run = next((r for r in self.runs if r.name in (c.baseline, c.run)
+                        and c.metric in r.evaluation.undefined), None)
+            why = (f"{run.name}: {run.evaluation.undefined[c.metric]}" if run else
+                   f"{c.metric} is undefined: no user compared has a value in both "
+                   f"{c.run} and {c.baseline}")
+            if why not in out.setdefault(c.metric, []):
+                out[c.metric].append(why)
+        return {metric: "; ".join(whys) for metric, whys in out.items()}
+
+    def cell(self, run: str, metric: str, baseline: str | None = None) -> Cell | None:
+        """``run`` against ``baseline`` (default: the first) on ``metric``; None for a
+        baseline itself."""
+        base = self.baseline if baseline is None else baseline
+        return next((c for c in self.cells
+                     if c.run == run and c.metric == metric and c.baseline == base), None)
+
+    @property
+    def worse(self) -> list[Cell]:
+        """Significant differences where a run is below a baseline (and, with
+        ``min_effect``, by at least that much)."""
+        return [c for c in self.cells if c.significant and not c.small and c.stats.delta < 0]
+
+    def per_user_table(self):
+        """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
+
+        from ..arrow import nan_as_null
+
+        columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
+        for run, metrics in self.values.items():
+            columns.update({f"{run}/{m}": nan_as_null(v) for m, v in metrics.items()})
+        return pa.table(columns)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report (keys are stable: CI scripts read them)."""
+        from ..report.json import compare_document
+
+        return compare_document(self)
+
+    def __repr__(self) -> str:
+        from ..report.table import plain_text, render_compare
+
+        return (f"<CompareResult of {len(self.runs)} runs, {len(self.shared_users):,} users "
+                f"compared>\n{plain_text(self, render_compare)}")
+
+    def _repr_html_(self) -> str:
+        from ..report.comparison import html_summary
+
+        return html_summary(self)
+
+
+def _finite_or_none(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def is_corpus(metric: str) -> bool:
+    """Whether a metric has one value per run (nothing per user to pair and test)."""
+    return REGISTRY[from_name(metric).name].scope == CORPUS
