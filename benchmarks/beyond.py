@@ -27,7 +27,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rankeval
-from rankeval.corpus import CORPUS_KERNELS, Lists
+from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 
 
 def lists(rng, n_users: int, n_items: int, length: int) -> tuple[pa.Table, pa.Table]:

@@ -16,15 +16,15 @@ __version__ = "0.1.0"
 # (and `rankeval --help`) stays light.
 _EXPORTS = {
     "evaluate": "evaluation",
-    "evaluate_scores": "scores",
+    "evaluate_scores": "recommender.scores",
     "power": "analysis.power",
     "compare": "comparison",
     "CompareResult": "comparison",
     "Evaluation": "evaluation",
     "make_settings": "settings",
     "Settings": "settings",
-    "validate_inputs": "validate",
-    "convert": "convert",
+    "validate_inputs": "io.validate",
+    "convert": "io.convert",
     "REGISTRY": "registry",
     "Metric": "registry",
     "MetricSpec": "names",
@@ -36,23 +36,23 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
-    from .analysis.power import power as power
-    from .comparison import CompareResult as CompareResult
-    from .comparison import compare as compare
-    from .convert import convert as convert
-    from .errors import InputError as InputError
-    from .errors import OptionError as OptionError
-    from .errors import RankevalError as RankevalError
-    from .evaluation import Evaluation as Evaluation
-    from .evaluation import evaluate as evaluate
-    from .names import MetricSpec as MetricSpec
-    from .notices import Notice as Notice
-    from .registry import REGISTRY as REGISTRY
-    from .registry import Metric as Metric
-    from .scores import evaluate_scores as evaluate_scores
-    from .settings import Settings as Settings
-    from .settings import make_settings as make_settings
-    from .validate import validate_inputs as validate_inputs
+    from rankeval.analysis.power import power as power
+    from rankeval.comparison import CompareResult as CompareResult
+    from rankeval.comparison import compare as compare
+    from rankeval.errors import InputError as InputError
+    from rankeval.errors import OptionError as OptionError
+    from rankeval.errors import RankevalError as RankevalError
+    from rankeval.evaluation import Evaluation as Evaluation
+    from rankeval.evaluation import evaluate as evaluate
+    from rankeval.io.convert import convert as convert
+    from rankeval.io.validate import validate_inputs as validate_inputs
+    from rankeval.names import MetricSpec as MetricSpec
+    from rankeval.notices import Notice as Notice
+    from rankeval.recommender.scores import evaluate_scores as evaluate_scores
+    from rankeval.registry import REGISTRY as REGISTRY
+    from rankeval.registry import Metric as Metric
+    from rankeval.settings import Settings as Settings
+    from rankeval.settings import make_settings as make_settings
 
 
 def __getattr__(name: str):

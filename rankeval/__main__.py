@@ -1,3 +1,3 @@
-from .cli import main
+from rankeval.cli import main
 
 main()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .names import MetricSpec
+from rankeval.names import MetricSpec
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000).
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

@@ -20,12 +20,10 @@ import pyarrow.compute as pc
 if TYPE_CHECKING:
     import pandas as pd
 
-from .aggregate import mean
-from .arrow import from_numpy, nan_as_null, to_numpy
-from .beyond import Extras, ItemStats, check_needs, item_stats
-from .corpus import CORPUS_KERNELS, Lists
-from .distribution import STATS, describe, parse_stats
-from .engine import (
+from rankeval.analysis.distribution import STATS, describe, parse_stats
+from rankeval.analysis.exposure import Exposure, exposure, exposure_ks
+from rankeval.build.stages import UserCounts
+from rankeval.engines.partition import (
     Partial,
     corpus_notices,
     depth_notices,
@@ -36,14 +34,16 @@ from .engine import (
     unevaluable,
     with_user_notices,
 )
-from .exposure import Exposure, exposure, exposure_ks
-from .inputs import COLUMN_OPTIONS
-from .load import Predictions, Train, Truth
-from .names import ALL, MetricSpec, from_name
-from .notices import Notice
-from .ranking import UserCounts
-from .registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
-from .settings import SettingOptions, Settings, make_settings
+from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy
+from rankeval.io.columns import COLUMN_OPTIONS
+from rankeval.io.load import Predictions, Train, Truth
+from rankeval.kernels.aggregate import mean
+from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
+from rankeval.names import ALL, MetricSpec, from_name
+from rankeval.notices import Notice
+from rankeval.recommender.extras import Extras, ItemStats, check_needs, item_stats
+from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
+from rankeval.settings import SettingOptions, Settings, make_settings
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,8 @@ class Evaluation:
         from it form a counted ``(missing)`` segment; ``"activity:quartiles"`` cuts a numeric
         attribute into quantile bins (also ``:deciles``, ``:N``); ``bins`` does so for every
         column of ``by`` without bins of its own."""
-        from .load import open_input
-        from .segments import segment, with_bins
+        from rankeval.analysis.segments import segment, with_bins
+        from rankeval.io.load import open_input
 
         table = open_input(segments, "segments", fmt, reading)
         return dataclasses.replace(self, segments=segment(self, table, with_bins(by, bins)))
@@ -147,8 +147,8 @@ class Evaluation:
 
     def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
         """A copy with a percentile bootstrap confidence interval (over users) for every mean."""
-        from .errors import OptionError
-        from .stats import bootstrap_mean_ci
+        from rankeval.analysis.significance import bootstrap_mean_ci
+        from rankeval.errors import OptionError
 
         if not 0 < level < 1:
             raise OptionError("{option} must lie strictly between 0 and 1", "confidence")
@@ -185,7 +185,7 @@ class Evaluation:
                         for seg in segments for m, v in seg.metrics.items() if math.isnan(v)})
         for gate in plan.gates:
             if gate.metric and gate.metric not in values:
-                from .errors import OptionError
+                from rankeval.errors import OptionError
 
                 column = gate.metric.partition("[")[2].partition("=")[0]
                 known = [seg.value for seg in self.segments.get(column, [])]
@@ -219,7 +219,7 @@ class Evaluation:
         """Per-user values of one metric, in the order of ``per_user``."""
         spec = metric if isinstance(metric, MetricSpec) else from_name(metric)
         if REGISTRY[spec.name].scope == CORPUS:
-            from .errors import OptionError
+            from rankeval.errors import OptionError
 
             raise OptionError(f"{spec} is a corpus-level metric: one value for the run "
                               "(in .metrics), no per-user values")
@@ -277,18 +277,18 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (keys are stable: CI scripts read them)."""
-        from .report.json import document
+        from rankeval.report.json import document
 
         return document(self)
 
     def __repr__(self) -> str:
-        from .report.table import plain_text
+        from rankeval.report.table import plain_text
 
         undefined = "".join(f"n/a: {why}\n" for why in self.undefined.values())
         return f"<Evaluation of {self.users.evaluated:,} users>\n{plain_text(self)}{undefined}"
 
     def _repr_html_(self) -> str:
-        from .report.table import html_summary
+        from rankeval.report.table import html_summary
 
         return html_summary(self)
 
@@ -306,7 +306,7 @@ def overall(spec: MetricSpec, parts: Iterable[float], n: int) -> float:
 def _numeric_order(ids: pa.Array) -> np.ndarray | None:
     """The permutation sorting ids by integer value, when all are canonical integers that
     fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
-    from .io.cast import numbered_ids
+    from rankeval.io.cast import numbered_ids
 
     found = None
     for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
@@ -480,8 +480,8 @@ def evaluate(
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
-    from .engines import EXTRA, Job, get, run
-    from .engines import engine_options as own_options
+    from rankeval.engines import EXTRA, Job, get, run
+    from rankeval.engines import engine_options as own_options
 
     chosen = get(engine)
     given = own_options(chosen, dict(engine_options or {}))

@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import OptionError
-from .registry import LOOKUP, REGISTRY
+from rankeval.errors import OptionError
+from rankeval.registry import LOOKUP, REGISTRY
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:@\s*([^\s]*))?\s*$")
 
@@ -154,7 +154,7 @@ def parse(text: str) -> tuple[str, int | float | str | None]:
     word, k = match.group(1), match.group(2)
     name = LOOKUP.get(word.lower())
     if name is None:
-        from .compat import foreign
+        from rankeval.compat import foreign
 
         hint = foreign(text.strip()) or foreign(word)
         raise OptionError(f"unknown metric {word!r}: {hint or suggest(word)}")

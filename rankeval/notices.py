@@ -13,8 +13,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import plural
-from .names import k_runs
+from rankeval.errors import plural
+from rankeval.names import k_runs
 
 TIE_WORDS = {
     "trec": "item id descending, as trec_eval",
@@ -42,7 +42,7 @@ def keyword(name: str, value: Any = None) -> str:
     flag), ``catalog`` (an argument named without a value)."""
     if value is not None:
         return f"{name}={value!r}"
-    from .settings import ROWS
+    from rankeval.settings import ROWS
 
     return f"{name}=True" if name in ROWS and ROWS[name].is_flag else name
 

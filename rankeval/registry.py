@@ -2,7 +2,7 @@
 
 Every list of metric names (``--help``, ``rankeval metrics``, error messages, the README table,
 report labels) derives from ``REGISTRY``. This module is pure data so that ``rankeval --help``
-stays fast; the numpy kernels live in ``metrics.py`` under the same names.
+stays fast; the numpy kernels live in ``kernels/metrics.py`` under the same names.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ INPUTS = ("interactions", "item_features", "catalog")
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric's definition; its kernel in ``metrics.py`` has the same name."""
+    """A metric's definition; its kernel in ``kernels/metrics.py`` has the same name."""
 
     name: str
     aliases: tuple[str, ...]

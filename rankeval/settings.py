@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypedDict, Unpack
 
-from .errors import OptionError, name_options
-from .names import MetricSpec, expand, parse_ks
-from .registry import DEFAULT_K, DEFAULT_METRICS
+from rankeval.errors import OptionError, name_options
+from rankeval.names import MetricSpec, expand, parse_ks
+from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 _UNSET: Any = object()
 
@@ -358,7 +358,7 @@ def make_settings(
         chosen[name] = value
     specs = _specs(metrics, k, compat)
     if chosen["ties"] == "expected":
-        from .registry import REGISTRY
+        from rankeval.registry import REGISTRY
 
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
         if open_form:
@@ -389,7 +389,7 @@ def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
     if compat is None:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K))
-    from .compat import DEFAULT_CUTOFFS, DEFAULT_MEASURES, translate
+    from rankeval.compat import DEFAULT_CUTOFFS, DEFAULT_MEASURES, translate
 
     words = list(metrics) if metrics else list(DEFAULT_MEASURES)
 

@@ -100,8 +100,8 @@ def test_library_errors_name_settings_as_keywords_and_the_cli_as_flags(run_cli):
 
 @pytest.mark.parametrize(("modules", "heavy"), [
     # the kernels run wherever numpy does (a Spark worker), without the readers
-    ("rankeval.chunk, rankeval.metrics", ("pyarrow", "pandas", "polars", "scipy", "rich",
-                                          "click")),
+    ("rankeval.kernels.chunk, rankeval.kernels.metrics",
+     ("pyarrow", "pandas", "polars", "scipy", "rich", "click")),
     # rankeval --help and click's parsing: the commands import the rest when they run
     ("rankeval.cli", ("numpy", "pyarrow", "pandas", "scipy", "rich")),
 ])

@@ -1,4 +1,4 @@
-"""numpy <-> Arrow through buffers (``rankeval.arrow``) equals pyarrow's own conversions."""
+"""numpy <-> Arrow through buffers (``rankeval.io.arrow``) equals pyarrow's own conversions."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankeval.arrow import fill_null, from_numpy, scalar, to_numpy
+from rankeval.io.arrow import fill_null, from_numpy, scalar, to_numpy
 
 
 @given(st.lists(st.booleans(), max_size=70), st.integers(0, 9), st.integers(0, 9))

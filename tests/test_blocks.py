@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankeval import chunk, evaluate, join
+from rankeval import evaluate
+from rankeval.build import join
 from rankeval.errors import InputError
+from rankeval.kernels import chunk
 from rankeval.registry import REGISTRY
 
 from .datagen import generate

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rankeval import evaluate
-from rankeval.convert import convert
+from rankeval.io.convert import convert
 
 from .conftest import SAMPLE
 from .datagen import generate
@@ -17,8 +17,8 @@ from .datagen import generate
 
 def _rows(path, kind: str) -> pd.DataFrame:
     """A file's rows as a sorted frame of (user, item, value), read back through rankeval."""
+    from rankeval.io.load import load_predictions, load_truth
     from rankeval.io.readers import open_table
-    from rankeval.load import load_predictions, load_truth
 
     table = open_table(str(path), role=kind)
     if kind == "predictions":

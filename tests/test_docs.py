@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from rankeval.cli import cli, metrics_markdown
-from rankeval.inputs import COLUMN_OPTIONS
+from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE
 

@@ -17,13 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
-from rankeval.aggregate import exact_parts, mean
-from rankeval.beyond import item_stats, load_extras
-from rankeval.engine import evaluate_partition, merge
+from rankeval.engines.partition import evaluate_partition, merge
 from rankeval.errors import InputError
 from rankeval.evaluation import finish
 from rankeval.io.frames import MemoryTable
-from rankeval.load import load_predictions, load_truth
+from rankeval.io.load import load_predictions, load_truth
+from rankeval.kernels.aggregate import exact_parts, mean
+from rankeval.recommender.extras import item_stats, load_extras
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE, make_settings
 
@@ -211,7 +211,7 @@ def test_later_returns_raises_and_reports_as_its_caller(inline):
     import threading
 
     from rankeval.errors import collecting, report
-    from rankeval.threads import Later
+    from rankeval.kernels.threads import Later
 
     ran_on = []
     later = Later(lambda a, b: ran_on.append(threading.get_ident()) or a + b, 2, 3,
@@ -229,7 +229,7 @@ def test_later_returns_raises_and_reports_as_its_caller(inline):
 def test_truth_side_on_its_own_thread_gives_the_inline_numbers(monkeypatch):
     """Big inputs build the truth's pairs and ideal lists on a thread beside the run's side:
     values, notices and errors are those of the inline build, with seen truth dropped too."""
-    from rankeval import ranking
+    from rankeval.build import stages as ranking
 
     preds, truth = generate(5, n_users=300, n_items=200, list_len=30, judged=20)
     train = truth.sample(frac=0.2, random_state=1)[["user_id", "item_id"]]
@@ -255,7 +255,7 @@ def test_truth_side_on_its_own_thread_gives_the_inline_numbers(monkeypatch):
 def test_kernels_on_two_threads_give_the_serial_numbers(monkeypatch):
     """Big chunks run the metric kernels on two threads, sharing Sums' cached intermediates:
     every per-user value is the serial one, bit for bit, in every tie convention."""
-    from rankeval import metrics as kernels
+    from rankeval.kernels import metrics as kernels
 
     preds, truth = generate(3, n_users=400, n_items=300, list_len=40, judged=25)
     preds["score"] = preds["score"].round(1)  # ties

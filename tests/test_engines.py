@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 import rankeval
-from rankeval.engine import evaluate_partition, merge
 from rankeval.engines import ENGINES, Engine, Job, get, register
+from rankeval.engines.partition import evaluate_partition, merge
 from rankeval.errors import OptionError
 from rankeval.evaluation import finish
-from rankeval.load import load_inputs
+from rankeval.io.load import load_inputs
 
 from .conftest import SAMPLE
 from .datagen import generate

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from rankeval.gates import show_pair
+from rankeval.analysis.gates import show_pair
 
 from .conftest import ROOT, SAMPLE
 

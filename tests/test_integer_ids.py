@@ -12,9 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
-from rankeval import distinct, encode
+from rankeval.build import encode
 from rankeval.io import readers
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
+from rankeval.kernels import distinct
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999",
                  "0xFFFFF", "0XFFFFF", "0x16345785D8A0000", "-0xFFFFF"]  # hex Arrow would parse
@@ -247,7 +248,7 @@ def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
 def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, user):
     """Hashing every row into a dictionary per block while parsing costs more than reading
     numbers afterwards, even for users with many rows each; text ids keep the dictionary."""
-    from rankeval.load import open_input
+    from rankeval.io.load import open_input
 
     n = 400_000  # past the head the reader looks at, in a file big enough to be looked at
     preds = pd.DataFrame({"user_id": [user(i // 20) for i in range(n)],

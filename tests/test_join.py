@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import join
+from rankeval.build import join
 
 GRADES = {
     "binary": [0.0, 1.0],

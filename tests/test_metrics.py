@@ -225,11 +225,11 @@ def _scored(rows):
 
 def test_kernels_give_the_same_values_partition_by_partition():
     """Any chunk of complete users is valid input, so a cluster can split the work by user."""
+    from rankeval.build.stages import build
     from rankeval.io.frames import MemoryTable
-    from rankeval.load import load_predictions, load_truth
-    from rankeval.metrics import compute
+    from rankeval.io.load import load_predictions, load_truth
+    from rankeval.kernels.metrics import compute
     from rankeval.names import expand
-    from rankeval.ranking import build
     from rankeval.settings import make_settings
 
     from .datagen import generate

@@ -16,7 +16,7 @@ from statsmodels.stats.power import TTestPower
 
 import rankeval
 from rankeval.analysis.power import anova_users, simulated_power, t_mde, t_power, t_users
-from rankeval.stats import correct
+from rankeval.analysis.significance import correct
 
 from .conftest import SAMPLE
 

@@ -107,8 +107,8 @@ class Guard:  # pyarrow takes a failed import as "no pandas" and goes on: record
             raise ImportError("pandas is not for the command line")
 sys.meta_path.insert(0, Guard())
 from rankeval.cli import cli
-import rankeval.join
-rankeval.join._BLOCK = 3  # small files take the paths of big ones: blocks of a few users
+import rankeval.build.join
+rankeval.build.join._BLOCK = 3  # small files take the paths of big ones: blocks of a few users
 for args in ARGS:
     try:
         code = cli.main(args, standalone_mode=False)
@@ -189,7 +189,7 @@ def _pool_after_setup(env: dict, args: str = "") -> str:
     running ``rankeval ARGS`` through its entry point when ``args`` is given."""
     setup = (f"import sys; sys.argv = ['rankeval', {args}]\nfrom rankeval.cli import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n" if args else
-             "from rankeval.memory import for_one_run; for_one_run()\n")
+             "from rankeval.cli.memory import for_one_run; for_one_run()\n")
     code = setup + "import pyarrow as pa; print(pa.default_memory_pool().backend_name)"
     clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -199,7 +199,7 @@ def _pool_after_setup(env: dict, args: str = "") -> str:
 
 def test_command_line_gives_arrow_memory_back_unless_told_otherwise():
     """Arrow's memory (the file's text, let go once encoded) comes from jemalloc, which
-    returns it; numpy's freed blocks stay in glibc's heap for reuse. See memory.py."""
+    returns it; numpy's freed blocks stay in glibc's heap for reuse. See rankeval/cli/memory.py."""
     import pyarrow as pa
 
     expected = "jemalloc" if "jemalloc" in pa.supported_memory_backends() else "system"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from rankeval.progress import Stages, wanted
+from rankeval.engines.progress import Stages, wanted
 
 
 class Terminal(io.StringIO):

@@ -249,7 +249,7 @@ def test_compare_intervals_are_over_the_shared_users(run_cli):
     for run in doc["runs"]:
         for metric, (low, high) in run["ci"].items():
             assert low < run["metrics"][metric] < high
-    from rankeval.stats import bootstrap_mean_ci
+    from rankeval.analysis.significance import bootstrap_mean_ci
 
     per_user = rankeval.evaluate(POPULAR, TRUTH, k=10, metrics="ndcg@10").per_user
     shared = rankeval.evaluate(PREDS, TRUTH, k=10, metrics="ndcg@10").per_user.user_id
@@ -291,7 +291,7 @@ def test_under_one_megabyte_for_a_million_users(tmp_path):
     page = html.render(ev)
     assert ev.users.evaluated == n and len(page.encode()) < 1_000_000
     from rankeval.comparison import compare_runs
-    from rankeval.load import load_truth, open_input
+    from rankeval.io.load import load_truth, open_input
     from rankeval.settings import make_settings
 
     other = preds.set_column(2, "rank", pa.array(depth + 1 - ranks))

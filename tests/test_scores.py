@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from rankeval import evaluate, evaluate_scores, scores
+from rankeval import evaluate, evaluate_scores
 from rankeval.errors import OptionError
+from rankeval.recommender import scores
 
 METRICS = ["ndcg", "map", "recall", "mrr", "coverage", "arp", "novelty", "personalization"]
 

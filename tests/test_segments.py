@@ -103,7 +103,7 @@ def test_gates_can_name_a_segment(run_cli, write):
 
 
 def test_compare_breaks_down_by_segment(run_cli, write):
-    from rankeval.stats import compare, correct
+    from rankeval.analysis.significance import compare, correct
 
     seg = write("seg.csv", _segments().to_csv(index=False))
     runs = [S + "preds.csv", S + "popular.csv", S + "truth.csv"]

@@ -171,8 +171,8 @@ def test_input_errors_are_counted_as_locally(spark):
 
 
 def test_validate_finds_every_problem_as_locally(spark):
+    from rankeval.io.validate import validate_inputs
     from rankeval.spark import validate_frames
-    from rankeval.validate import validate_inputs
 
     preds, truth = generated(5)
     preds.loc[preds.index[::30], "score"] = np.inf

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sp
 
-from rankeval.stats import bootstrap, compare, correct, randomization_p
+from rankeval.analysis.significance import bootstrap, compare, correct, randomization_p
 
 RNG = np.random.default_rng(42)
 A = RNG.random(200)

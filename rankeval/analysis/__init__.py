@@ -1,1 +1,3 @@
-"""Analyses over per-user values: what a comparison can decide (power and sample size)."""
+"""Analyses over per-user values: significance tests and corrections (``significance``),
+what a comparison can decide (``power``, ``allpairs``, ``equivalence``), the distribution over
+users and segments, popularity exposure, and the quality gates."""

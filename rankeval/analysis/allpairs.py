@@ -92,7 +92,7 @@ def _sampled_ranges(x: np.ndarray, rounds: int, seed: int) -> np.ndarray:
 def paired_p(x: np.ndarray, test: str, rounds: int, seed: int, level: float,
              correction: str) -> np.ndarray:
     """p-values of ``compare``'s paired test for every pair, corrected over all pairs."""
-    from ..stats import compare, correct
+    from rankeval.analysis.significance import compare, correct
 
     m = x.shape[1]
     pairs = list(itertools.combinations(range(m), 2))

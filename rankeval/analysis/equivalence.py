@@ -41,8 +41,8 @@ class Margin:
 
 def parse(kind: str, text: str, metrics: list[str], compat: str | None = None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
-    from ..errors import OptionError
-    from ..names import from_name
+    from rankeval.errors import OptionError
+    from rankeval.names import from_name
 
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)
@@ -51,7 +51,7 @@ def parse(kind: str, text: str, metrics: list[str], compat: str | None = None) -
                           "ndcg@10=1%")
     word, number, percent = match.groups()
     if compat:
-        from ..compat import translate
+        from rankeval.compat import translate
 
         words = translate([word])
         word = words[0] if len(words) == 1 else word
@@ -142,7 +142,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
     and candidate ``b``."""
     from scipy import stats
 
-    from ..errors import OptionError
+    from rankeval.errors import OptionError
 
     both = ~(np.isnan(a) | np.isnan(b))
     d = (b - a)[both]
@@ -178,8 +178,8 @@ def against_file(margins: list[Margin], ev, path: str, alpha: float,
                  run: str = "this run") -> list[Verdict]:
     """The margin gates of ``score``: this evaluation's per-user values against a baseline's
     per-user file (``score --per-user`` of the baseline run), the users paired by id."""
-    from ..errors import OptionError
-    from .paired import from_files
+    from rankeval.analysis.paired import from_files
+    from rankeval.errors import OptionError
 
     try:
         paired, _ = from_files(path, ev.per_user_table(), [m.metric for m in margins])

@@ -13,11 +13,11 @@ def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_forma
                reading, options) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """metric -> (A's values, B's values) over the users both runs evaluate, from the runs
     scored on this machine with every option ``evaluate`` takes."""
-    from ..beyond import check_needs
-    from ..engines import EXTRA, Job, get, run
-    from ..errors import OptionError
-    from ..inputs import COLUMN_OPTIONS
-    from ..settings import make_settings
+    from rankeval.engines import EXTRA, Job, get, run
+    from rankeval.errors import OptionError
+    from rankeval.io.columns import COLUMN_OPTIONS
+    from rankeval.recommender.extras import check_needs
+    from rankeval.settings import make_settings
 
     if run_a is None or run_b is None or truth is None:
         raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
@@ -41,8 +41,8 @@ def from_files(path_a, path_b, metrics
                     ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str]]:
     import pyarrow as pa
 
-    from ..errors import OptionError
-    from ..load import open_input
+    from rankeval.errors import OptionError
+    from rankeval.io.load import open_input
 
     opened: list[Any] = []
     for data, role in ((path_a, "per_user_a"), (path_b, "per_user_b")):
@@ -53,7 +53,7 @@ def from_files(path_a, path_b, metrics
         opened.append(table)
     shared = [c for c in opened[0].columns if c != "user_id" and c in opened[1].columns]
     if metrics:
-        from ..names import from_name
+        from rankeval.names import from_name
 
         asked = [str(from_name(m)) for m in ([metrics] if isinstance(metrics, str)
                                             else metrics)]

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .choices import ALTERNATIVES, METHODS
-from .paired import from_files, from_runs, name_of
+from rankeval.analysis.choices import ALTERNATIVES, METHODS
+from rankeval.analysis.paired import from_files, from_runs, name_of
 
 MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
 
@@ -33,7 +33,7 @@ class Effect:
 
     @classmethod
     def parse(cls, text: str | float) -> Effect:
-        from ..errors import OptionError
+        from rankeval.errors import OptionError
 
         word = str(text).strip()
         relative = word.endswith("%")
@@ -88,7 +88,7 @@ class PowerResult:
     notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from .. import __version__
+        from rankeval import __version__
 
         return {
             "rankeval": __version__, "schema": 1, "runs": list(self.runs),
@@ -226,7 +226,7 @@ def anova_users(range_: float, variance: float, systems: int, alpha: float,
 def large_sample_notices(result) -> list:
     """Per metric, when so many users are compared that a difference below 1% of the
     baseline is detected (at 80% power): p then says nothing about whether it matters."""
-    from ..notices import Notice
+    from rankeval.notices import Notice
 
     out: list[Notice] = []
     n = len(result.shared_users)
@@ -303,7 +303,7 @@ def analyse(metric: str, a: np.ndarray, b: np.ndarray, effect: Effect | None, al
 
 def check(alpha: float, power: float, alternative: str, method: str, rounds: int,
           systems: int | None) -> None:
-    from ..errors import OptionError
+    from rankeval.errors import OptionError
 
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
@@ -360,7 +360,7 @@ def power(
     >>> r = power("a.csv", "b.csv", "truth.csv", "ndcg@10", effect="1%")
     >>> r.rows[0].users_needed, r.rows[0].mde
     """
-    from ..errors import OptionError
+    from rankeval.errors import OptionError
 
     wanted = effect if isinstance(effect, Effect) or effect is None else Effect.parse(effect)
     check(alpha, power, alternative, method, rounds, systems)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import gc
 
-from . import compare, convert, metrics, power, score, validate  # noqa: F401  (register the commands)
-from .app import cli
-from .metrics import metrics_markdown
-from .score import score as score_command
+from rankeval.cli import compare, convert, metrics, power, score, validate  # noqa: F401  (register the commands)
+from rankeval.cli.app import cli
+from rankeval.cli.metrics import metrics_markdown
+from rankeval.cli.score import score as score_command
 
 
 def main() -> None:

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from ..errors import EXIT_USAGE, RankevalError
-from ..notices import spelling
+from rankeval import __version__
+from rankeval.errors import EXIT_USAGE, RankevalError
+from rankeval.notices import spelling
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 TERMINATED = 143  # 128 + SIGTERM
@@ -39,7 +39,7 @@ def _printable(text: str) -> str:
     """Messages carry file names and values from data: bytes that are not UTF-8 (surrogates)
     are shown, not crashed on, and control characters (ANSI escapes) are shown as escapes,
     never sent to the terminal."""
-    from ..report import visible
+    from rankeval.report import visible
 
     return visible(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 

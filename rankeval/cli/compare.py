@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..analysis.choices import CORRECTIONS, TESTS
-from ..errors import EXIT_GATE_FAILED, OptionError
-from .app import cli, show_notices
-from .emit import check_html, emit, write_html
-from .options import (
+from rankeval.analysis.choices import CORRECTIONS, TESTS
+from rankeval.cli.app import cli, show_notices
+from rankeval.cli.emit import check_html, emit, write_html
+from rankeval.cli.options import (
     Command,
     option,
     pop_columns,
@@ -18,6 +17,7 @@ from .options import (
     report_options,
     scoring_options,
 )
+from rankeval.errors import EXIT_GATE_FAILED, OptionError
 
 
 @cli.command(name="compare", cls=Command)
@@ -85,9 +85,9 @@ def compare_command(files, **kw) -> int:
       rankeval compare a.csv b.csv truth.csv --k 1..20 --ci --segments users.csv \\
           --segment-by country -f html -o report.html
     """
-    from ..comparison import compare
-    from ..io.output import write_per_user
-    from ..report import module
+    from rankeval.comparison import compare
+    from rankeval.io.output import write_per_user
+    from rankeval.report import module
 
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
@@ -128,7 +128,7 @@ def compare_command(files, **kw) -> int:
 
 def _check_outputs(kw, inputs: list[str]) -> None:
     """Before reading anything: every output can be written, and none is an input."""
-    from ..io.output import check_distinct, check_writable, per_user_format
+    from rankeval.io.output import check_distinct, check_writable, per_user_format
 
     check_writable(kw["output"], "--output")
     check_html(kw["fmt"].lower(), kw["html"])
@@ -153,7 +153,7 @@ def _all_pairs(kw) -> bool | str:
 
 def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
     """compare's old --baseline (a run name); in score --baseline is a report file."""
-    from .options import _RENAMED_KEY, warn
+    from rankeval.cli.options import _RENAMED_KEY, warn
 
     if value is not None:
         ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = (value,)
@@ -164,8 +164,8 @@ def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
 def _runs_and_truth(files: list[str], kw, reading) -> tuple[list[str], str]:
     """The runs, then the truth last, as every command takes them. The order of rankeval
     0.1 (truth first) is recognised from the files and taken, with a warning."""
-    from ..load import guess_role
-    from .app import warn
+    from rankeval.cli.app import warn
+    from rankeval.io.load import guess_role
 
     if len(files) < 3:
         raise OptionError("compare needs at least two runs and the truth: RUN_A RUN_B TRUTH")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..settings import ROWS
-from .app import cli, show_notices
-from .options import Command, column_options, option, setting_option
+from rankeval.cli.app import cli, show_notices
+from rankeval.cli.options import Command, column_options, option, setting_option
+from rankeval.settings import ROWS
 
 
 @cli.command(cls=Command)
@@ -46,7 +46,7 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
       cat preds.tsv | rankeval convert - - --input-format tsv --output-format trec \\
           --kind predictions > preds.run
     """
-    from ..convert import convert as run_convert
+    from rankeval.io.convert import convert as run_convert
 
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,

@@ -7,7 +7,7 @@ import io
 import sys
 from collections.abc import Callable
 
-from .app import console
+from rankeval.cli.app import console
 
 
 def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
@@ -16,8 +16,8 @@ def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
 
     The table goes to stdout (stderr when the data owns stdout), or as plain text to a file.
     """
-    from ..io.formats import STDOUT
-    from ..io.output import write_text
+    from rankeval.io.formats import STDOUT
+    from rankeval.io.output import write_text
 
     if fmt != "table":
         write_text(output, text())
@@ -34,10 +34,10 @@ def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
 
 def check_html(fmt: str, html: str | None) -> None:
     """Before reading anything: an HTML report can be drawn and written."""
-    from ..io.output import check_writable
+    from rankeval.io.output import check_writable
 
     if fmt == "html" or html is not None:
-        from ..report.html import check_available
+        from rankeval.report.html import check_available
 
         check_available()
     if html is not None:
@@ -49,6 +49,6 @@ def write_html(path: str | None, render: Callable[[], str]) -> None:
     format."""
     if path is None:
         return
-    from ..io.output import write_text
+    from rankeval.io.output import write_text
 
     write_text(path, render())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..registry import REGISTRY
-from .app import cli
+from rankeval.cli.app import cli
+from rankeval.registry import REGISTRY
 
 
 @cli.command("metrics")
@@ -25,13 +25,13 @@ def metrics_command(fmt: str) -> int:
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
     rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
     """
-    from ..io.formats import STDOUT
-    from .emit import emit
+    from rankeval.cli.emit import emit
+    from rankeval.io.formats import STDOUT
 
     def text() -> str:
         if fmt == "markdown":
             return metrics_markdown()
-        from ..report.numbers import dumps
+        from rankeval.report.numbers import dumps
 
         return dumps([
             {

@@ -11,13 +11,13 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from ..engines import ENGINES
-from ..inputs import COLUMNS, ROLES
-from ..io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
-from ..registry import DEFAULT_METRICS, REGISTRY
-from ..report import choices as report_choices
-from ..settings import COMPAT, ROWS, TABLE
-from .app import flag, warn
+from rankeval.cli.app import flag, warn
+from rankeval.engines import ENGINES
+from rankeval.io.columns import COLUMNS, ROLES
+from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
+from rankeval.registry import DEFAULT_METRICS, REGISTRY
+from rankeval.report import choices as report_choices
+from rankeval.settings import COMPAT, ROWS, TABLE
 
 _RENAMED_KEY = "rankeval.renamed"
 
@@ -42,7 +42,7 @@ class Command(click.Command):
     once its options are parsed (not for ``--help``), the process's allocators are set up."""
 
     def invoke(self, ctx: click.Context):
-        from ..memory import for_one_run
+        from rankeval.cli.memory import for_one_run
 
         for_one_run()
         for name, value in ctx.meta.get(_RENAMED_KEY, {}).items():
@@ -260,8 +260,8 @@ def engine_options(f):
 
 def pop_engine(kw: dict[str, Any]):
     """The chosen engine and its options, taken out of a command's keyword arguments."""
-    from ..engines import engine_options as chosen
-    from ..engines import get
+    from rankeval.engines import engine_options as chosen
+    from rankeval.engines import get
 
     engine = get(kw.pop("engine"))
     return engine, chosen(engine, kw)
@@ -304,7 +304,7 @@ def config_option(f):
 
 
 def _load_config(ctx: click.Context, param, value: str | None) -> None:
-    from ..config import default_map, find_config
+    from rankeval.cli.config import default_map, find_config
 
     found = find_config(value)
     if found is None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..analysis.choices import ALTERNATIVES, METHODS
-from .app import cli, warn
-from .emit import check_html, emit, write_html
-from .options import (
+from rankeval.analysis.choices import ALTERNATIVES, METHODS
+from rankeval.cli.app import cli, warn
+from rankeval.cli.emit import check_html, emit, write_html
+from rankeval.cli.options import (
     Command,
     option,
     pop_columns,
@@ -61,10 +61,10 @@ def power_command(files, **kw) -> int:
           --method bootstrap --rounds 5000
       rankeval power a.csv b.csv truth.csv -m map@100 --effect 0.02 --systems 8 -f json
     """
-    from ..analysis.power import Effect, power
-    from ..errors import OptionError
-    from ..io.output import check_distinct, check_writable
-    from ..report import module
+    from rankeval.analysis.power import Effect, power
+    from rankeval.errors import OptionError
+    from rankeval.io.output import check_distinct, check_writable
+    from rankeval.report import module
 
     files = list(files)
     if files and len(files) != 3:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from ..errors import EXIT_GATE_FAILED, OptionError
-from .app import cli, show_notices, warn
-from .emit import check_html, emit, write_html
-from .options import (
+from rankeval.cli.app import cli, show_notices, warn
+from rankeval.cli.emit import check_html, emit, write_html
+from rankeval.cli.options import (
     Command,
     engine_options,
     option,
@@ -19,6 +18,7 @@ from .options import (
     report_options,
     scoring_options,
 )
+from rankeval.errors import EXIT_GATE_FAILED, OptionError
 
 
 @cli.command(cls=Command)
@@ -91,12 +91,12 @@ def score(predictions, truth, **kw) -> int:
 
     Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
-    from ..beyond import check_needs
-    from ..engines import EXTRA, Job, run
-    from ..gates import plan_gates
-    from ..io.formats import STDOUT
-    from ..report import module
-    from ..settings import make_settings
+    from rankeval.analysis.gates import plan_gates
+    from rankeval.engines import EXTRA, Job, run
+    from rankeval.io.formats import STDOUT
+    from rankeval.recommender.extras import check_needs
+    from rankeval.report import module
+    from rankeval.settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
     if kw["per_query"] and fmt != "trec":
@@ -123,7 +123,7 @@ def score(predictions, truth, **kw) -> int:
 
     result = run(engine, job).judged(plan)
     if margins:
-        from ..analysis.equivalence import against_file
+        from rankeval.analysis.equivalence import against_file
 
         result = result.with_verdicts(against_file(margins, result, kw["baseline_per_user"],
                                                    kw["alpha"]))
@@ -140,7 +140,7 @@ def score(predictions, truth, **kw) -> int:
 
 def _margins(kw, settings) -> list:
     """--non-inferior and --equivalent, checked before any input is read."""
-    from ..analysis.equivalence import parse
+    from rankeval.analysis.equivalence import parse
 
     margins = [parse(kind, text, list(settings.metrics), settings.compat)
                for kind in ("non_inferior", "equivalent") for text in kw[kind]]
@@ -160,12 +160,12 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     import os
 
     if junit is not None:
-        from ..io.output import write_text
-        from ..report import junit as junit_report
+        from rankeval.io.output import write_text
+        from rankeval.report import junit as junit_report
 
         write_text(junit, junit_report.render(result))
     if os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
-        from ..report.markdown import append_step_summary
+        from rankeval.report.markdown import append_step_summary
 
         problem = append_step_summary(result)
         if problem:
@@ -181,8 +181,8 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
                    engine) -> None:
     """Before reading anything: every output can be written, none is an input, and at most
     one input comes from standard input."""
-    from ..io.formats import STDIN, STDOUT
-    from ..io.output import check_distinct, check_writable
+    from rankeval.io.formats import STDIN, STDOUT
+    from rankeval.io.output import check_distinct, check_writable
 
     if sum(x == STDIN for x in inputs) > 1:
         raise OptionError("only one input can be read from standard input")
@@ -203,11 +203,11 @@ def _check_breakdowns(stats: str | None, segments: str | None, segment_by,
                       bins: str | None) -> list[str]:
     """--stats and --segments/--segment-by are read before any input, so that a typo costs
     no scoring; the --segment-by columns with --segment-bins applied."""
-    from ..segments import with_bins
+    from rankeval.analysis.segments import with_bins
 
     segment_by = with_bins(segment_by, bins)
     if stats:
-        from ..distribution import parse_stats
+        from rankeval.analysis.distribution import parse_stats
 
         parse_stats(stats)
     if segment_by and segments is None:
@@ -215,7 +215,7 @@ def _check_breakdowns(stats: str | None, segments: str | None, segment_by,
     if bins and not segment_by:
         raise OptionError("{opt:segment_bins} cuts --segment-by columns: give one")
     if segments is not None:
-        from ..segments import parse_by
+        from rankeval.analysis.segments import parse_by
 
         parse_by(segment_by)
     return segment_by

@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from ..errors import EXIT_USAGE, plural
-from .app import cli, flag
-from .emit import emit
-from .options import (
+from rankeval.cli.app import cli, flag
+from rankeval.cli.emit import emit
+from rankeval.cli.options import (
     Command,
     engine_options,
     pop_columns,
@@ -19,6 +18,7 @@ from .options import (
     report_options,
     scoring_options,
 )
+from rankeval.errors import EXIT_USAGE, plural
 
 
 @cli.command(cls=Command)
@@ -41,11 +41,11 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
-    from ..engines import Job
-    from ..io.output import check_distinct, check_writable
-    from ..report.numbers import dumps
-    from ..settings import make_settings
-    from ..validate import ANSWERS
+    from rankeval.engines import Job
+    from rankeval.io.output import check_distinct, check_writable
+    from rankeval.io.validate import ANSWERS
+    from rankeval.report.numbers import dumps
+    from rankeval.settings import make_settings
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},

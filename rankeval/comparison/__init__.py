@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import OptionError
-from .result import Cell, CompareResult, RunResult, is_corpus
-from .runs import compare_runs, run_names
+from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.comparison.runs import compare_runs, run_names
+from rankeval.errors import OptionError
 
 __all__ = ["Cell", "CompareResult", "RunResult", "compare", "compare_runs", "run_names"]
 
@@ -64,11 +64,11 @@ def compare(
     >>> r = compare({"main": "main.csv", "pr": "pr.csv"}, "truth.csv", "ndcg@10")
     >>> r.cell("pr", "ndcg@10").stats.delta, r.passed
     """
-    from ..beyond import check_needs, load_extras
-    from ..engines import EXTRA
-    from ..inputs import COLUMN_OPTIONS
-    from ..load import load_truth, open_input
-    from ..settings import make_settings
+    from rankeval.engines import EXTRA
+    from rankeval.io.columns import COLUMN_OPTIONS
+    from rankeval.io.load import load_truth, open_input
+    from rankeval.recommender.extras import check_needs, load_extras
+    from rankeval.settings import make_settings
 
     if isinstance(runs, Mapping):
         if names is not None:
@@ -119,14 +119,14 @@ def check_segments(segments: Any, segment_by: Sequence[str], bins: str | int | N
     if bins and not segment_by:
         raise OptionError("{opt:segment_bins} cuts {opt:segment_by} columns: give one")
     if segment_by:
-        from ..segments import parse_by, with_bins
+        from rankeval.analysis.segments import parse_by, with_bins
 
         parse_by(with_bins(segment_by, bins))
 
 
 def parse_margins(non_inferior: list[str], equivalent: list[str], settings) -> list:
     """The margin gates (``analysis.equivalence.Margin``), checked before any input is read."""
-    from ..analysis.equivalence import parse
+    from rankeval.analysis.equivalence import parse
 
     margins = [parse(kind, text, list(settings.metrics), settings.compat)
                for kind, texts in (("non_inferior", non_inferior), ("equivalent", equivalent))
@@ -140,8 +140,8 @@ def parse_margins(non_inferior: list[str], equivalent: list[str], settings) -> l
 
 def parse_min_effect(texts: list[str], metrics: list[str]) -> dict:
     """``min_effect`` values: metric (or ``"*"`` for all) -> ``analysis.power.Effect``."""
-    from ..analysis.power import Effect
-    from ..names import from_name
+    from rankeval.analysis.power import Effect
+    from rankeval.names import from_name
 
     out = {}
     for text in texts:

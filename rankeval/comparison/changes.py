@@ -9,17 +9,17 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..names import from_name
-from ..registry import GEOMETRIC, REGISTRY
-from ..stats import compare, correct
-from .result import Cell, CompareResult, is_corpus
-from .runs import _both_scored, _on_scale
+from rankeval.analysis.significance import compare, correct
+from rankeval.comparison.result import Cell, CompareResult, is_corpus
+from rankeval.comparison.runs import _both_scored, _on_scale
+from rankeval.names import from_name
+from rankeval.registry import GEOMETRIC, REGISTRY
 
 
 def intervals_of(result: CompareResult) -> dict[str, dict[str, tuple[float, float]]]:
     """Per run and per-user metric, the bootstrap interval of its mean over the users
     compared (the same users for every run, so that the bands of a K curve are comparable)."""
-    from ..stats import bootstrap_mean_ci
+    from rankeval.analysis.significance import bootstrap_mean_ci
 
     o = result.options
     out: dict[str, dict[str, tuple[float, float]]] = {}
@@ -37,8 +37,8 @@ def intervals_of(result: CompareResult) -> dict[str, dict[str, tuple[float, floa
 def by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
     """Every per-user metric compared within each segment value; p-values corrected over
     all (run, segment) tests of one metric and segment column."""
-    from ..load import open_input
-    from ..segments import ordered_values, user_labels
+    from rankeval.analysis.segments import ordered_values, user_labels
+    from rankeval.io.load import open_input
 
     table = open_input(table_or_path, "segments", None, reading)
     shared = pa.array(result.shared_users.tolist(), pa.string())

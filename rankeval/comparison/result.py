@@ -10,12 +10,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..aggregate import exact_parts
-from ..evaluation import Evaluation, overall
-from ..names import from_name
-from ..notices import Notice
-from ..registry import CORPUS, REGISTRY
-from ..stats import Comparison
+from rankeval.analysis.significance import Comparison
+from rankeval.evaluation import Evaluation, overall
+from rankeval.kernels.aggregate import exact_parts
+from rankeval.names import from_name
+from rankeval.notices import Notice
+from rankeval.registry import CORPUS, REGISTRY
 
 
 @dataclass
@@ -160,7 +160,7 @@ class CompareResult:
     def per_user_table(self):
         """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
 
-        from ..arrow import nan_as_null
+        from rankeval.io.arrow import nan_as_null
 
         columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
         for run, metrics in self.values.items():
@@ -169,18 +169,18 @@ class CompareResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (keys are stable: CI scripts read them)."""
-        from ..report.json import compare_document
+        from rankeval.report.json import compare_document
 
         return compare_document(self)
 
     def __repr__(self) -> str:
-        from ..report.table import plain_text, render_compare
+        from rankeval.report.table import plain_text, render_compare
 
         return (f"<CompareResult of {len(self.runs)} runs, {len(self.shared_users):,} users "
                 f"compared>\n{plain_text(self, render_compare)}")
 
     def _repr_html_(self) -> str:
-        from ..report.comparison import html_summary
+        from rankeval.report.comparison import html_summary
 
         return html_summary(self)
 

@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from ..arrow import from_numpy, to_numpy
-from ..errors import OptionError, plural
-from ..evaluation import Evaluation, evaluate_inputs
-from ..load import Truth, load_predictions, open_input, swapped
-from ..names import from_name
-from ..notices import Notice
-from ..registry import GEOMETRIC, REGISTRY
-from ..stats import CORRECTIONS, TESTS, Comparison, compare, correct
-from .result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compare, correct
+from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.errors import OptionError, plural
+from rankeval.evaluation import Evaluation, evaluate_inputs
+from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.load import Truth, load_predictions, open_input, swapped
+from rankeval.names import from_name
+from rankeval.notices import Notice
+from rankeval.registry import GEOMETRIC, REGISTRY
 
 
 def run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
@@ -106,14 +106,14 @@ def compare_runs(
         notices + left_out,
     )
     _decide(result, all_pairs, margins)
-    from .changes import by_segment, intervals_of, most_changed
+    from rankeval.comparison.changes import by_segment, intervals_of, most_changed
 
     if top_changes:
         result.top = most_changed(result, top_changes)
     if intervals:
         result.intervals = intervals_of(result)
     if segments is not None:
-        from ..segments import with_bins
+        from rankeval.analysis.segments import with_bins
 
         result.segments = by_segment(result, segments, with_bins(segment_by, segment_bins),
                                      reading)
@@ -175,14 +175,14 @@ def _tested(results: list[RunResult], bases: list[str], values, shared: int, tes
 def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
     """What the comparison decides beyond the baseline's tests: the large-sample notice,
     every pair of runs (``all_pairs``), the non-inferiority and equivalence gates."""
-    from ..analysis.power import large_sample_notices
+    from rankeval.analysis.power import large_sample_notices
 
     o = result.options
     names = [r.name for r in result.runs]
     result.notices += large_sample_notices(result)
     if all_pairs is not None:
-        from ..analysis.allpairs import TUKEY
-        from ..analysis.allpairs import all_pairs as every_pair
+        from rankeval.analysis.allpairs import TUKEY
+        from rankeval.analysis.allpairs import all_pairs as every_pair
 
         if all_pairs not in (TUKEY, *CORRECTIONS):
             raise OptionError(f"all_pairs must be {TUKEY} or a correction "
@@ -192,7 +192,7 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
                                    o["ci_level"])
                         for m in result.metrics if not is_corpus(m)]
     if margins:
-        from ..analysis.equivalence import judge
+        from rankeval.analysis.equivalence import judge
 
         result.gates = [judge(m, n, result.values[base][m.metric], result.values[n][m.metric],
                               o["alpha"], base) for m in margins for base in result.baselines

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..errors import OptionError
+from rankeval.errors import OptionError
 
 EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
 
@@ -64,7 +64,7 @@ class Engine:
 
     def check_per_user(self, path: str, inputs: list[str]) -> None:
         """Before any input is read: ``--per-user PATH`` can be written by this engine."""
-        from ..io.output import check_writable, per_user_format
+        from rankeval.io.output import check_writable, per_user_format
 
         check_writable(path, "--per-user")
         per_user_format(path)
@@ -82,7 +82,7 @@ class Engine:
         raise NotImplementedError
 
     def write_per_user(self, result, path: str) -> None:
-        from ..io.output import write_per_user
+        from rankeval.io.output import write_per_user
 
         write_per_user(result.per_user_table(), path)
 
@@ -123,8 +123,8 @@ def engine_options(engine: Engine, given: dict[str, Any]) -> dict[str, Any]:
 def run(engine: Engine, job: Job):
     """The one pipeline: read and score on ``engine``, then the distribution over users,
     segments, the values brought here when wanted, and intervals."""
-    from ..progress import Stages
-    from ..progress import wanted as progress_wanted
+    from rankeval.engines.progress import Stages
+    from rankeval.engines.progress import wanted as progress_wanted
 
     with Stages(sys.stderr, enabled=progress_wanted(sys.stderr, job.quiet)) as progress:
         result = engine.score(job, progress)
@@ -142,8 +142,8 @@ def run(engine: Engine, job: Job):
 
 
 def _builtin() -> None:
-    from .local import LocalEngine
-    from .spark import SparkEngine
+    from rankeval.engines.local import LocalEngine
+    from rankeval.engines.spark import SparkEngine
 
     register(LocalEngine())
     register(SparkEngine())

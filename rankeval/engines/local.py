@@ -3,7 +3,7 @@ tables) and scores them with the numpy kernels."""
 
 from __future__ import annotations
 
-from . import Engine, Job
+from rankeval.engines import Engine, Job
 
 
 class LocalEngine(Engine):
@@ -11,9 +11,9 @@ class LocalEngine(Engine):
     help = "this machine"
 
     def score(self, job: Job, progress):
-        from ..beyond import load_extras
-        from ..evaluation import evaluate_inputs
-        from ..load import load_inputs
+        from rankeval.evaluation import evaluate_inputs
+        from rankeval.io.load import load_inputs
+        from rankeval.recommender.extras import load_extras
 
         x = job.extras
         progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")
@@ -26,7 +26,7 @@ class LocalEngine(Engine):
         return evaluate_inputs(run, judged, job.settings, extras, release=True)
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        from ..validate import validate_inputs
+        from rankeval.io.validate import validate_inputs
 
         return validate_inputs(job.predictions, job.truth, job.settings,
                                preds_format=job.preds_format, truth_format=job.truth_format,

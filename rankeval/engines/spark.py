@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..errors import OptionError
-from . import EXTRA, Engine, Job
+from rankeval.engines import EXTRA, Engine, Job
+from rankeval.errors import OptionError
 
 
 class SparkEngine(Engine):
@@ -33,8 +33,8 @@ class SparkEngine(Engine):
 
     def check_per_user(self, path: str, inputs: list[str]) -> None:
         """--per-user names a Parquet dataset (a directory), never an input."""
-        from ..io.output import check_distinct
-        from ..spark.result import check_dataset_path
+        from rankeval.io.output import check_distinct
+        from rankeval.spark.result import check_dataset_path
 
         if path == "-":
             raise OptionError("--per-user - : with --engine spark the per-user values stay on "
@@ -44,8 +44,8 @@ class SparkEngine(Engine):
         check_distinct({"--per-user": path}, inputs)
 
     def score(self, job: Job, progress):
-        from ..beyond import check_needs
-        from ..spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
+        from rankeval.recommender.extras import check_needs
+        from rankeval.spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
 
         progress.stage("starting Spark")
         spark = session(job.options)
@@ -65,10 +65,10 @@ class SparkEngine(Engine):
         return result.collect_values()
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        from ..beyond import check_needs
-        from ..errors import InputError
-        from ..spark import extra_frames, input_frames, validate_frames
-        from ..validate import Validation
+        from rankeval.errors import InputError
+        from rankeval.io.validate import Validation
+        from rankeval.recommender.extras import check_needs
+        from rankeval.spark import extra_frames, input_frames, validate_frames
 
         check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
         spark = session(job.options)
@@ -104,6 +104,6 @@ def session(options: dict[str, Any]):
     ``spark_conf``."""
     if options.get("spark") is not None:
         return options["spark"]
-    from ..spark import session as spark_session
+    from rankeval.spark import session as spark_session
 
     return spark_session(options.get("spark_master"), conf(options.get("spark_conf") or ()))

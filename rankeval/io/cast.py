@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
-from ..distinct import dense_codes
-from ..errors import InputError
-from ..threads import each
+from rankeval.errors import InputError
+from rankeval.io.arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
+from rankeval.kernels.distinct import dense_codes
+from rankeval.kernels.threads import each
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
 # is faster than reading text and encoding it after; other sources may answer with plain text.

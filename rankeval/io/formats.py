@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import InputError, OptionError
+from rankeval.errors import InputError, OptionError
 
 STDIN = "-"
 STDOUT = "-"

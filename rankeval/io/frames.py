@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..errors import InputError
-from .cast import cast_columns
-from .readers import one_line
+from rankeval.errors import InputError
+from rankeval.io.cast import cast_columns
+from rankeval.io.readers import one_line
 
 
 class MemoryTable:

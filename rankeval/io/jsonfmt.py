@@ -7,8 +7,8 @@ import math
 
 import pyarrow as pa
 
-from ..errors import InputError
-from .readers import one_line
+from rankeval.errors import InputError
+from rankeval.io.readers import one_line
 
 VALUE = {"predictions": "score", "truth": "relevance"}
 
@@ -85,7 +85,7 @@ def _kind(value: object) -> str:
 
 def write_json(table: pa.Table, role: str) -> bytes:
     """The dict of dicts, users and items in the table's order."""
-    from .trec import number
+    from rankeval.io.trec import number
 
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", VALUE[role])]
     doc: dict[str, dict[str, float]] = {}

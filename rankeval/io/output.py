@@ -16,8 +16,8 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..errors import OptionError, RankevalError
-from .formats import STDIN, STDOUT
+from rankeval.errors import OptionError, RankevalError
+from rankeval.io.formats import STDIN, STDOUT
 
 PER_USER_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 

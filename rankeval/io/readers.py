@@ -23,9 +23,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.json as pa_json
 
-from ..errors import InputError, OptionError
-from .cast import ID, cast_columns, numbered_ids, raise_non_numeric, text_integers
-from .formats import STDIN, UNITS, detect_format
+from rankeval.errors import InputError, OptionError
+from rankeval.io.cast import ID, cast_columns, numbered_ids, raise_non_numeric, text_integers
+from rankeval.io.formats import STDIN, UNITS, detect_format
 
 _BLOCK_BYTES = 4 << 20  # both cores busy on small files; big ones 5-25% faster than 16 MiB
 _SMALL = 4 << 20  # bytes of text under which ids are read as plain text without a look
@@ -114,11 +114,11 @@ class Table:
 
     def _parse_whole(self) -> pa.Table:
         if self.format == "trec":
-            from .trec import parse_trec
+            from rankeval.io.trec import parse_trec
 
             return parse_trec(self._bytes(), self.role, self.label)
         if self.format == "json":
-            from .jsonfmt import parse_json
+            from rankeval.io.jsonfmt import parse_json
 
             return parse_json(self._bytes(), self.role, self.label)
         data = self._bytes()
@@ -126,7 +126,7 @@ class Table:
             # pyarrow-stubs: read_json takes paths and Python files; pyarrow also its own
             return pa_json.read_json(pa.BufferReader(data))  # type: ignore[arg-type]
         except pa.ArrowException:
-            from .jsonfmt import parse_jsonl_leniently
+            from rankeval.io.jsonfmt import parse_jsonl_leniently
 
             # Arrow's own message counts rows from 0 and names no value: read it again line
             # by line, so that the checks name lines from 1, as they do for every format.

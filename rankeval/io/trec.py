@@ -8,7 +8,7 @@ import re
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from ..errors import InputError
+from rankeval.errors import InputError
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {

@@ -3,9 +3,9 @@ HTML reports."""
 
 from __future__ import annotations
 
-from ..errors import plural
-from .comparison import p_text
-from .numbers import UNDEFINED, defined, fixed
+from rankeval.errors import plural
+from rankeval.report.comparison import p_text
+from rankeval.report.numbers import UNDEFINED, defined, fixed
 
 
 def power_rows(result) -> tuple[list[str], list[list[str]]]:

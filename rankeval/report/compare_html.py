@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..names import from_name, k_runs
-from . import figures
-from .comparison import (
+from rankeval.names import from_name, k_runs
+from rankeval.report import figures
+from rankeval.report.comparison import (
     compare_footer,
     compare_segment_tables,
     mark_of,
@@ -12,7 +12,7 @@ from .comparison import (
     segment_note,
     test_cells,
 )
-from .html import (
+from rankeval.report.html import (
     LONG_ROWS,
     UNDEFINED,
     _conventions,
@@ -27,7 +27,7 @@ from .html import (
     table,
     text,
 )
-from .numbers import defined, fixed
+from rankeval.report.numbers import defined, fixed
 
 
 def compare_sections(result) -> list[str]:
@@ -77,8 +77,8 @@ def _pairs(result) -> str:
     """Every pair of runs (--all-pairs): per metric, the heatmap and the matrix."""
     if not result.pairs:
         return ""
-    from . import charts
-    from .analyses import pairs_note, pairs_rows
+    from rankeval.report import charts
+    from rankeval.report.analyses import pairs_note, pairs_rows
 
     body = ""
     for pairs in result.pairs:
@@ -185,7 +185,7 @@ TOP = 5  # users per list when --top-changes did not say
 
 
 def _top(result) -> str:
-    from ..comparison.changes import most_changed
+    from rankeval.comparison.changes import most_changed
 
     shown = [str(s) for s in figures.headline(list(result.settings.specs))]
     top = result.top or most_changed(result, TOP, shown)

@@ -4,8 +4,8 @@ run carries one difference per baseline, in the order the baselines were given."
 
 from __future__ import annotations
 
-from ..errors import plural
-from .numbers import UNDEFINED, defined, fixed
+from rankeval.errors import plural
+from rankeval.report.numbers import UNDEFINED, defined, fixed
 
 
 def run_label(result, run: str) -> str:

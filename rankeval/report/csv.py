@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from ..registry import REGISTRY
-from .numbers import exact
+from rankeval.registry import REGISTRY
+from rankeval.report.numbers import exact
 
 
 def render(ev) -> str:

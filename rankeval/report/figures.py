@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..names import MetricSpec, from_name
-from ..registry import CORPUS, GEOMETRIC, REGISTRY
-from . import charts
-from .numbers import fixed
+from rankeval.names import MetricSpec, from_name
+from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
+from rankeval.report import charts
+from rankeval.report.numbers import fixed
 
 MAX_BARS = 30  # segment values drawn per chart; the table beside it has every one
 

@@ -12,19 +12,19 @@ import html
 import re
 from pathlib import Path
 
-from .. import __version__
-from ..errors import OptionError
-from ..gates import outcome, show_pair
-from ..settings import footer
-from . import figures, visible
-from .numbers import fixed
-from .table import (
+from rankeval import __version__
+from rankeval.analysis.gates import outcome, show_pair
+from rankeval.errors import OptionError
+from rankeval.report import figures, visible
+from rankeval.report.numbers import fixed
+from rankeval.report.table import (
     distribution_rows,
     tie_note,
     tie_rows,
     users_line,
     with_ci,
 )
+from rankeval.settings import footer
 
 CSS = """
 :root { --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --grid: #d8dee4; --panel: #f6f8fa;
@@ -118,7 +118,7 @@ def page(title: str, lead: str, sections: list[str]) -> str:
 
 def check_available() -> None:
     """Before any input is read: the plotting library is installed."""
-    from . import charts
+    from rankeval.report import charts
 
     if not charts.available():
         raise OptionError("the HTML report draws its charts with matplotlib: "
@@ -199,7 +199,7 @@ def _summary(ev, folded: bool = False) -> str:
         intro += ("; corpus-level metrics (" + ", ".join(map(text, names))
                   + ") are one value for the whole run")
     if ev.baseline is not None:
-        from .table import comparison
+        from rankeval.report.table import comparison
 
         body += f"<h3>Against {text(ev.baseline['path'])}</h3>" + table(
             ["metric", "baseline", "current", "delta"],
@@ -293,7 +293,7 @@ def _inputs(ev) -> str:
 
 def render_compare(result) -> str:
     """The compare report as one HTML page."""
-    from .compare_html import compare_sections
+    from rankeval.report.compare_html import compare_sections
 
     check_available()
     names = ", ".join(r.name for r in result.runs)
@@ -308,7 +308,7 @@ def render_compare(result) -> str:
 
 def render_power(result) -> str:
     """The power analysis as one HTML page (a table; no chart)."""
-    from .analyses import power_note, power_rows
+    from rankeval.report.analyses import power_note, power_rows
 
     head, rows = power_rows(result)
     lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..errors import OptionError
-from .numbers import dumps
+from rankeval import __version__
+from rankeval.errors import OptionError
+from rankeval.report.numbers import dumps
 
 SCHEMA_VERSION = 1
 

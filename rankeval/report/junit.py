@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .numbers import exact
+from rankeval.report.numbers import exact
 
 
 def render(ev, name: str = "rankeval") -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import re
 
-from ..gates import outcome, show_pair
-from ..settings import footer
-from . import visible
-from .analyses import pairs_note, pairs_rows
-from .comparison import (
+from rankeval.analysis.gates import outcome, show_pair
+from rankeval.report import visible
+from rankeval.report.analyses import pairs_note, pairs_rows
+from rankeval.report.comparison import (
     LEFT,
     compare_cell,
     compare_footer,
@@ -19,8 +18,8 @@ from .comparison import (
     run_label,
     segment_note,
 )
-from .numbers import fixed
-from .table import (
+from rankeval.report.numbers import fixed
+from rankeval.report.table import (
     comparison,
     corpus_line,
     distribution_rows,
@@ -30,6 +29,7 @@ from .table import (
     users_line,
     with_ci,
 )
+from rankeval.settings import footer
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -95,7 +95,7 @@ def append_step_summary(ev, environ=os.environ) -> str | None:
     path = environ.get(STEP_SUMMARY)
     if not path:
         return None
-    from ..io.output import append_bytes
+    from rankeval.io.output import append_bytes
 
     try:
         append_bytes(path, (render(ev) + "\n").encode("utf-8"))
@@ -154,7 +154,7 @@ def render_compare(result) -> str:
 
 
 def render_power(result) -> str:
-    from .analyses import power_note, power_rows
+    from rankeval.report.analyses import power_note, power_rows
 
     head, rows = power_rows(result)
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]

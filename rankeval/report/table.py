@@ -8,12 +8,12 @@ import io
 
 from rich.markup import escape
 
-from ..errors import plural
-from ..gates import show_pair
-from ..registry import REGISTRY
-from ..settings import footer
-from . import visible
-from .numbers import UNDEFINED, count, defined, fixed
+from rankeval.analysis.gates import show_pair
+from rankeval.errors import plural
+from rankeval.registry import REGISTRY
+from rankeval.report import visible
+from rankeval.report.numbers import UNDEFINED, count, defined, fixed
+from rankeval.settings import footer
 
 
 def data(text: object) -> str:
@@ -24,7 +24,7 @@ def data(text: object) -> str:
 def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFINED) -> str:
     """The mean, with its interval when ``score --ci`` asked for one; ``undefined`` (n/a)
     when undefined, empty where not asked (None)."""
-    from ..names import MetricSpec, from_name
+    from rankeval.names import MetricSpec, from_name
 
     if value is None:
         return ""
@@ -237,7 +237,7 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
 def render_power(result, console) -> None:
     from rich.table import Table
 
-    from .analyses import power_note, power_rows
+    from rankeval.report.analyses import power_note, power_rows
 
     head, rows = power_rows(result)
     table = Table(box=None, header_style="bold", pad_edge=False)
@@ -252,8 +252,8 @@ def render_power(result, console) -> None:
 def render_compare(result, console) -> None:
     from rich.table import Table
 
-    from .analyses import pairs_note, pairs_rows
-    from .comparison import (
+    from rankeval.report.analyses import pairs_note, pairs_rows
+    from rankeval.report.comparison import (
         LEFT,
         compare_cell,
         compare_footer,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..registry import CORPUS, REGISTRY
-from .numbers import defined
+from rankeval.registry import CORPUS, REGISTRY
+from rankeval.report.numbers import defined
 
 
 def render(ev, per_user: bool = False) -> str:
@@ -12,7 +12,7 @@ def render(ev, per_user: bool = False) -> str:
     Names are trec_eval's (``P_5``, ``ndcg_cut_10``) under ``--compat trec_eval``, whose
     conventions they imply; otherwise rankeval's own (``ndcg@10``).
     """
-    from ..compat import measure_name
+    from rankeval.compat import measure_name
 
     names = [measure_name(s) if ev.settings.compat else str(s) for s in ev.specs]
     # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.

@@ -23,17 +23,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Unpack
 
-from ..beyond import Extras
-from ..engine import judgement_notice, merge, unevaluable, user_notices
-from ..errors import InputError, RankevalError
-from ..evaluation import EvaluateOptions, finish
-from ..inputs import resolve_role
-from ..io.readers import Source
-from ..validate import Validation
-from .frames import combine, is_frame, read, spark_format
-from .items import SparkExtras, item_stats
-from .result import SparkEvaluation, merged_errors
-from .worker import CHUNK_ROWS, ChunkResult, output_schema, run
+from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
+from rankeval.errors import InputError, RankevalError
+from rankeval.evaluation import EvaluateOptions, finish
+from rankeval.io.columns import resolve_role
+from rankeval.io.readers import Source
+from rankeval.io.validate import Validation
+from rankeval.recommender.extras import Extras
+from rankeval.spark.frames import combine, is_frame, read, spark_format
+from rankeval.spark.items import SparkExtras, item_stats
+from rankeval.spark.result import SparkEvaluation, merged_errors
+from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, output_schema, run
 
 __all__ = ["SparkEvaluation", "evaluate", "session"]
 
@@ -107,7 +107,7 @@ def evaluate(
     how many partitions of users (default: from the input splits); ``chunk_rows``: rows
     scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
     """
-    from ..evaluation import evaluate as evaluate_on
+    from rankeval.evaluation import evaluate as evaluate_on
 
     result = evaluate_on(predictions, truth, metrics, k, compat=compat,
                          preds_format=preds_format, truth_format=truth_format, train=train,
@@ -131,8 +131,8 @@ def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=
                                  spark, reading)
     features = None
     if item_features is not None:
-        from ..features import load_item_features
-        from ..load import open_input
+        from rankeval.io.load import open_input
+        from rankeval.recommender.features import load_item_features
 
         features = load_item_features(open_input(item_features, "item_features",
                                                  formats.get("item_features_format"), reading),

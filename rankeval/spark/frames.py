@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, OptionError
-from ..inputs import resolve_role
-from ..io.formats import ALIASES, EXTENSIONS
-from .worker import KEY, ROWS, SEQ, SIDE, Layout
+from rankeval.errors import InputError, OptionError
+from rankeval.io.columns import resolve_role
+from rankeval.io.formats import ALIASES, EXTENSIONS
+from rankeval.spark.worker import KEY, ROWS, SEQ, SIDE, Layout
 
 # What Spark reads itself; TREC and JSON dicts are files of one machine.
 SPARK_FORMATS = ("parquet", "csv", "tsv", "jsonl", "trec")
@@ -71,7 +71,7 @@ def _trec(spark, path: str, role: str):
     (counted; a cluster keeps no line numbers)."""
     from pyspark.sql import functions as F
 
-    from ..io.trec import LAYOUTS
+    from rankeval.io.trec import LAYOUTS
 
     n_fields, layout, keep = LAYOUTS[role]
     text = F.trim(F.col("value"))

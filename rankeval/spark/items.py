@@ -12,12 +12,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow import to_numpy
-from ..beyond import ItemStats, ItemTally, ItemVectors, stats_from
-from ..errors import InputError
-from ..evaluation import InputSummary
-from ..inputs import resolve_role
-from .frames import _check_id_type, _quoted
+from rankeval.errors import InputError
+from rankeval.evaluation import InputSummary
+from rankeval.io.arrow import to_numpy
+from rankeval.io.columns import resolve_role
+from rankeval.recommender.extras import ItemStats, ItemTally, ItemVectors, stats_from
+from rankeval.spark.frames import _check_id_type, _quoted
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..distribution import STATS, parse_stats
-from ..errors import InputError, OptionError
-from ..evaluation import Evaluation
+from rankeval.analysis.distribution import STATS, parse_stats
+from rankeval.errors import InputError, OptionError
+from rankeval.evaluation import Evaluation
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ class SparkEvaluation(Evaluation):
         (so that intervals drawn from them are the local engine's, seed for seed)."""
         if self.collected:
             return self
-        from ..arrow import to_numpy
-        from ..evaluation import _numeric_order
+        from rankeval.evaluation import _numeric_order
+        from rankeval.io.arrow import to_numpy
 
         table = self.frame.orderBy("user_id").toArrow()  # byte order, as local user codes
         users = table.column("user_id").combine_chunks()
@@ -157,8 +157,8 @@ class SparkEvaluation(Evaluation):
         """``Evaluation.by_segment`` on the cluster: the user table (a path or table read on
         this machine: one row per user) is joined to the per-user values there; means are
         sums over counts, as locally (to within the rounding of the sum's order)."""
-        from ..load import open_input
-        from ..segments import table_labels, with_bins
+        from rankeval.analysis.segments import table_labels, with_bins
+        from rankeval.io.load import open_input
 
         table = open_input(segments, "segments", fmt, reading)
         users, columns = table_labels(table, with_bins(by, bins))
@@ -179,7 +179,7 @@ def _segment_means(joined, column: str, rank, corpus) -> list:
     """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
     from pyspark.sql import functions as F
 
-    from ..segments import MISSING, Segment, ordered_values
+    from rankeval.analysis.segments import MISSING, Segment, ordered_values
 
     metrics = [c for c in joined.columns if c != "user_id" and not c.startswith("_seg")
                and c not in corpus]

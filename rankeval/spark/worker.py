@@ -22,14 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrow import nan_as_null
-from ..beyond import Extras, ItemStats
-from ..engine import Partial, evaluate_partition
-from ..errors import InputError, collecting
-from ..io.frames import MemoryTable
-from ..io.readers import Source
-from ..load import Predictions, Train, Truth, load_predictions, load_train, load_truth
-from ..registry import CORPUS, REGISTRY
+from rankeval.engines.partition import Partial, evaluate_partition
+from rankeval.errors import InputError, collecting
+from rankeval.io.arrow import nan_as_null
+from rankeval.io.frames import MemoryTable
+from rankeval.io.load import Predictions, Train, Truth, load_predictions, load_train, load_truth
+from rankeval.io.readers import Source
+from rankeval.recommender.extras import Extras, ItemStats
+from rankeval.registry import CORPUS, REGISTRY
 
 KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id, input (PREDS, TRUTH, TRAIN), input order
 ROWS = "_rows"  # a user's rows, as a list

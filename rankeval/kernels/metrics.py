@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from .chunk import Chunk
-from .ir_metrics import (
+from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.ir_metrics import (
     _bpref,
     _err,
     _iprec,
@@ -23,11 +23,11 @@ from .ir_metrics import (
     _rbp,
     _rbp_residual,
 )
-from .item_metrics import _arp, _ild, _long_tail, _novelty, _serendipity
-from .names import MetricSpec
-from .registry import PER_USER, REGISTRY
-from .sums import Sums, _safe_div, gain
-from .threads import each
+from rankeval.kernels.item_metrics import _arp, _ild, _long_tail, _novelty, _serendipity
+from rankeval.kernels.sums import Sums, _safe_div, gain
+from rankeval.kernels.threads import each
+from rankeval.names import MetricSpec
+from rankeval.registry import PER_USER, REGISTRY
 
 __all__ = ["KERNELS", "Sums", "compute", "gain"]
 

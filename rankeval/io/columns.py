@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import InputError
+from rankeval.errors import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -12,10 +12,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import fill_null, to_numpy
-from .distinct import distinct, with_inverse
-from .errors import InputError, OptionError
-from .io.cast import ID
+from rankeval.errors import InputError, OptionError
+from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.io.cast import ID
+from rankeval.kernels.distinct import distinct, with_inverse
 
 MISSING = "(missing)"
 _BINS = {"quartiles": 4, "deciles": 10}
@@ -82,7 +82,7 @@ def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, di
 def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict | None]]]:
     """The segment table's users (as text) and, per column of ``by``, each row's label and
     the order of binned labels (None: value order)."""
-    from .load import _read
+    from rankeval.io.load import _read
 
     columns = parse_by(by)
     label = table.label
@@ -115,7 +115,7 @@ def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:
 
 
 def _user_column(table) -> str:
-    from .inputs import resolve_role
+    from rankeval.io.columns import resolve_role
 
     user = resolve_role(table.columns, "segments", {}, table.label)["user"]
     assert user is not None  # required: resolve_role raises without it

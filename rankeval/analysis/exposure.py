@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from .arrow import fill_null, to_numpy
-from .corpus import CORPUS_KERNELS, Lists
+from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 
 GROUPS = 10  # popularity deciles of the catalog
 POINTS = 101  # points of each Lorenz curve

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis.choices import CORRECTIONS, TESTS
+from rankeval.analysis.choices import CORRECTIONS, TESTS
 
 _BATCH_CELLS = 4_000_000  # values drawn per batch: bounds memory whatever the number of users
 

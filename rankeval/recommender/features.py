@@ -10,13 +10,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import fill_null, to_numpy
-from .errors import InputError
-from .inputs import resolve_role
-from .io.cast import ID
-from .io.frames import MemoryTable
-from .io.readers import Source, Table
-from .load import _finite, _ids, _read
+from rankeval.errors import InputError
+from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.io.cast import ID
+from rankeval.io.columns import resolve_role
+from rankeval.io.frames import MemoryTable
+from rankeval.io.load import _finite, _ids, _read
+from rankeval.io.readers import Source, Table
 
 
 @dataclass(frozen=True)

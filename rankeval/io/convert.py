@@ -16,22 +16,22 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .arrow import from_numpy
-from .checks import report_duplicates
-from .chunk import segment_positions
-from .distinct import first_index
-from .encode import duplicates, factorize, pair_keys
-from .errors import InputError, OptionError, plural
-from .inputs import COLUMNS
-from .io.formats import STDIN, STDOUT, detect_format
-from .io.jsonfmt import write_json, write_jsonl
-from .io.output import check_distinct, check_writable, csv_bytes, write_atomic, write_bytes
-from .io.readers import Table, open_table
-from .io.trec import write_qrels, write_run
-from .load import Predictions, load_predictions, load_truth
-from .notices import Notice
-from .ordering import order_rows, scores_against_ranks
-from .settings import ROWS
+from rankeval.build.checks import report_duplicates
+from rankeval.build.encode import duplicates, factorize, pair_keys
+from rankeval.build.ordering import order_rows, scores_against_ranks
+from rankeval.errors import InputError, OptionError, plural
+from rankeval.io.arrow import from_numpy
+from rankeval.io.columns import COLUMNS
+from rankeval.io.formats import STDIN, STDOUT, detect_format
+from rankeval.io.jsonfmt import write_json, write_jsonl
+from rankeval.io.load import Predictions, load_predictions, load_truth
+from rankeval.io.output import check_distinct, check_writable, csv_bytes, write_atomic, write_bytes
+from rankeval.io.readers import Table, open_table
+from rankeval.io.trec import write_qrels, write_run
+from rankeval.kernels.chunk import segment_positions
+from rankeval.kernels.distinct import first_index
+from rankeval.notices import Notice
+from rankeval.settings import ROWS
 
 KINDS = ("predictions", "truth")
 _KIND_BY_SUFFIX = {".qrels": "truth", ".run": "predictions"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sums import Sums
+from rankeval.kernels.sums import Sums
 
 
 def _arp(s: Sums, k: float) -> np.ndarray:

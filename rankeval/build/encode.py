@@ -6,10 +6,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import buffer, from_numpy, frombuffer, to_numpy
-from .distinct import dense_codes
-from .io.cast import _POWERS, Numbered, numbered_ids
-from .threads import each
+from rankeval.io.arrow import buffer, from_numpy, frombuffer, to_numpy
+from rankeval.kernels.distinct import dense_codes
+from rankeval.io.cast import _POWERS, Numbered, numbered_ids
+from rankeval.kernels.threads import each
 
 
 def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:

@@ -20,21 +20,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .aggregate import exact_parts
-from .arrow import fill_null, from_numpy, to_numpy
-from .distinct import count_distinct
-from .errors import InputError, plural
-from .exposure import exposure_ks
-from .load import Predictions, Truth
-from .metrics import compute
-from .names import MetricSpec, from_name
-from .notices import Notice
-from .notices import merge as merge_notices
-from .ranking import UserCounts, build
-from .registry import CORPUS, REGISTRY
+from rankeval.analysis.exposure import exposure_ks
+from rankeval.build.stages import UserCounts, build
+from rankeval.errors import InputError, plural
+from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.load import Predictions, Truth
+from rankeval.kernels.aggregate import exact_parts
+from rankeval.kernels.distinct import count_distinct
+from rankeval.kernels.metrics import compute
+from rankeval.names import MetricSpec, from_name
+from rankeval.notices import Notice
+from rankeval.notices import merge as merge_notices
+from rankeval.registry import CORPUS, REGISTRY
 
 if TYPE_CHECKING:
-    from .beyond import Extras, ItemStats
+    from rankeval.recommender.extras import Extras, ItemStats
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from .beyond import Extras, check_needs, item_stats, load_extras
-from .engine import judgement_notices, unevaluable, user_notices
-from .errors import InputError, collecting
-from .load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
-from .notices import Notice
-from .ranking import UserCounts, build
+from rankeval.build.stages import UserCounts, build
+from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
+from rankeval.errors import InputError, collecting
+from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
+from rankeval.notices import Notice
+from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Raw tables to typed inputs: columns resolved by name or alias, every value checked.
 
 Checks that need only one row at a time live here; checks across rows (duplicate pairs, repeated
-ranks) need the ids factorized and live in ``ranking.py``.
+ranks) need the ids factorized and live in ``build/stages.py``.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
-from .errors import InputError, is_collecting, report
-from .inputs import resolve_column, resolve_role
-from .io.cast import ID, unparseable
-from .io.formats import detect_format
-from .io.frames import MemoryTable
-from .io.readers import Source, Table, open_table
+from rankeval.errors import InputError, is_collecting, report
+from rankeval.io.arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
+from rankeval.io.cast import ID, unparseable
+from rankeval.io.columns import resolve_column, resolve_role
+from rankeval.io.formats import detect_format
+from rankeval.io.frames import MemoryTable
+from rankeval.io.readers import Source, Table, open_table
 
 
 @dataclass(frozen=True)

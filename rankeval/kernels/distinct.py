@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .threads import each, halves
+from rankeval.kernels.threads import each, halves
 
 
 def distinct(values: np.ndarray) -> np.ndarray:

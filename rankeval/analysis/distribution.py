@@ -14,7 +14,7 @@ STATS = ("mean", "median", "p10", "p90", "std", "zeros")
 
 def parse_stats(stats: str | Iterable[str]) -> tuple[str, ...]:
     """``"mean,median,p90"`` or a list of names -> the names, checked, in the order given."""
-    from .errors import OptionError
+    from rankeval.errors import OptionError
 
     words = stats.split(",") if isinstance(stats, str) else [w for x in stats
                                                               for w in str(x).split(",")]

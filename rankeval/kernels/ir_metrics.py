@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .chunk import count_before
-from .sums import Sums, _safe_div
+from rankeval.kernels.chunk import count_before
+from rankeval.kernels.sums import Sums, _safe_div
 
 
 def _bpref(s: Sums, k: float) -> np.ndarray:

@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import OptionError
-from .names import MetricSpec, from_name
-from .registry import REGISTRY
-from .report.json import Report, read_report
-from .settings import ROWS, comparable_names
+from rankeval.errors import OptionError
+from rankeval.names import MetricSpec, from_name
+from rankeval.registry import REGISTRY
+from rankeval.report.json import Report, read_report
+from rankeval.settings import ROWS, comparable_names
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
 _THRESHOLD = re.compile(r"^\s*([^<>=\s\[]+(?:\[[^\]]*\])?)\s*(>=|<=|=)\s*(\S+)\s*$")
@@ -199,7 +199,7 @@ def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> st
     if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
         base = _metric(segment.group(1), settings, computed, flag, text)
         return f"{base}[{segment.group(2)}={segment.group(3)}]"
-    from .compat import translate
+    from rankeval.compat import translate
 
     words = translate([word]) if settings.compat else [word]
     if len(words) != 1:

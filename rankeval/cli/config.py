@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .errors import OptionError
+from rankeval.errors import OptionError
 
 CANDIDATES = ("rankeval.toml", "pyproject.toml")
 # Keys whose values are paths, resolved against the config file's folder (every one of them,

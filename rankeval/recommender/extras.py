@@ -14,13 +14,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import fill_null, to_numpy
-from .distinct import distinct, first_index
-from .encode import factorize, pair_keys
-from .errors import InputError, OptionError
-from .features import ItemFeatures, load_item_features
-from .load import Catalog, Predictions, Train, load_catalog, load_train, open_input
-from .registry import REGISTRY
+from rankeval.build.encode import factorize, pair_keys
+from rankeval.errors import InputError, OptionError
+from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
+from rankeval.kernels.distinct import distinct, first_index
+from rankeval.recommender.features import ItemFeatures, load_item_features
+from rankeval.registry import REGISTRY
 
 # Options that provide each input a metric may need (registry ``needs``).
 PROVIDERS = {"interactions": ("train",), "catalog": ("catalog", "train"),

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from .arrow import from_numpy
-from .distinct import count_distinct
-from .encode import padded
-from .errors import InputError, report
-from .load import Predictions, Truth
-from .notices import Notice
-from .ordering import TIE_AWARE, scores_against_ranks, take
+from rankeval.io.arrow import from_numpy
+from rankeval.kernels.distinct import count_distinct
+from rankeval.build.encode import padded
+from rankeval.errors import InputError, report
+from rankeval.io.load import Predictions, Truth
+from rankeval.notices import Notice
+from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
 
 if TYPE_CHECKING:
-    from .ranking import Codes
+    from rankeval.build.stages import Codes
 
 
 def named_by(codes: Codes, role: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:

@@ -9,9 +9,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import from_numpy, to_numpy
-from .distinct import count_distinct
-from .notices import Notice
+from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.kernels.distinct import count_distinct
+from rankeval.notices import Notice
 
 if TYPE_CHECKING:
     from typing import Literal

@@ -13,10 +13,10 @@ from typing import Any, cast
 import numpy as np
 import pyarrow as pa
 
-from .chunk import segment_positions
-from .errors import OptionError
-from .registry import REGISTRY
-from .settings import make_settings
+from rankeval.errors import OptionError
+from rankeval.kernels.chunk import segment_positions
+from rankeval.registry import REGISTRY
+from rankeval.settings import make_settings
 
 _BLOCK_CELLS = 1 << 23  # scores held at once (64 MiB of float64): the block of users
 
@@ -47,7 +47,7 @@ def evaluate_scores(
 
     >>> result = evaluate_scores((U, V), test_matrix, ["ndcg", "recall"], k=10, exclude=train)
     """
-    from .evaluation import evaluate
+    from rankeval.evaluation import evaluate
 
     compute, n_u, n_i = _scorer(scores, n_users, n_items)
     user_ids = _ids(users, n_u, "users")
@@ -189,7 +189,7 @@ def _matrix(data: Any, user_ids: np.ndarray, item_ids: np.ndarray, what: str):
             raise OptionError(f"{what}: a {m.shape} matrix for {len(user_ids)} users x "
                               f"{len(item_ids)} items")
         return m
-    from .load import load_train, open_input
+    from rankeval.io.load import load_train, open_input
 
     table = load_train(open_input(data, "train"))
     u, i = _positions(table.user, user_ids), _positions(table.item, item_ids)
@@ -202,7 +202,7 @@ def _positions(values: pa.ChunkedArray, names: np.ndarray) -> np.ndarray:
     """Where each id sits among ``names`` (-1: not there)."""
     import pyarrow.compute as pc
 
-    from .arrow import fill_null, to_numpy
+    from rankeval.io.arrow import fill_null, to_numpy
 
     found = pc.index_in(values, value_set=pa.array(names.tolist(), pa.string()))
     return to_numpy(fill_null(found, -1)).astype(np.int64)
@@ -227,7 +227,7 @@ def _sparse_table(m, user_ids: np.ndarray, item_ids: np.ndarray, value: str) -> 
 
 
 def _setting_names() -> set[str]:
-    from .settings import TABLE
+    from rankeval.settings import TABLE
 
     return {s.name for s in TABLE}
 

@@ -14,16 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from .arrow import from_numpy
-from .beyond import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
-from .checks import check_grades, check_order, named_by, padded_rows, report_duplicates
-from .chunk import Chunk, segment_positions
-from .encode import duplicates, factorize, pair_keys
-from .errors import InputError
-from .join import ideal, lookup, repeats, truth_pairs
-from .load import Predictions, Truth, release_ids
-from .notices import Notice
-from .ordering import (
+from rankeval.io.arrow import from_numpy
+from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
+from rankeval.build.checks import check_grades, check_order, named_by, padded_rows, report_duplicates
+from rankeval.kernels.chunk import Chunk, segment_positions
+from rankeval.build.encode import duplicates, factorize, pair_keys
+from rankeval.errors import InputError
+from rankeval.build.join import ideal, lookup, repeats, truth_pairs
+from rankeval.io.load import Predictions, Truth, release_ids
+from rankeval.notices import Notice
+from rankeval.build.ordering import (
     TIE_AWARE,
     order_rows,
     ranks_differ_from_scores,
@@ -32,8 +32,8 @@ from .ordering import (
     tie_groups,
     tie_notices,
 )
-from .registry import REGISTRY
-from .threads import Later, each
+from rankeval.registry import REGISTRY
+from rankeval.kernels.threads import Later, each
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 

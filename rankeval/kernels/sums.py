@@ -11,8 +11,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .chunk import Chunk, count_before, segment_positions, within_group_product
-from .distinct import with_inverse
+from rankeval.kernels.chunk import Chunk, count_before, segment_positions, within_group_product
+from rankeval.kernels.distinct import with_inverse
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .registry import CORPUS, REGISTRY
+from rankeval.registry import CORPUS, REGISTRY
 
 
 @dataclass(frozen=True)
