@@ -205,6 +205,12 @@ def spelling(spell: Spell) -> Iterator[None]:
         _spell.reset(token)
 
 
+def spelled() -> Spell:
+    """How options are named here: the library's keywords, or the command line's flags
+    inside ``spelling(flag)`` (for an error's ``render``, as notices do by themselves)."""
+    return _spell.get()
+
+
 def merge(groups: Iterable[Iterable[Notice]]) -> list[Notice]:
     """Notices of several partitions as one list: same code and params, counts added, in the
     order of ``TEMPLATES`` (the order in which the stages find them)."""

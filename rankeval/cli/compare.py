@@ -87,7 +87,6 @@ def compare_command(files, **kw) -> int:
     """
     from rankeval.comparison import compare
     from rankeval.io.output import write_per_user
-    from rankeval.report import module
 
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
@@ -110,10 +109,8 @@ def compare_command(files, **kw) -> int:
     if kw["per_user"] is not None:
         write_per_user(result.per_user_table(), kw["per_user"])
     fmt = kw["fmt"].lower()
-    report = module(fmt)
-    emit(kw["output"], fmt, lambda c: report.render_compare(result, c),
-         lambda: report.render_compare(result))
-    write_html(kw["html"], lambda: module("html").render_compare(result))
+    emit(kw["output"], fmt, "compare", result)
+    write_html(kw["html"], "compare", result)
     for gate in result.gates:
         if not gate.passed or not kw["quiet"]:
             click.echo(f"rankeval: {gate.message()}", err=True)

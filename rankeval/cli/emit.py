@@ -5,50 +5,53 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable
+from typing import Any
 
 from rankeval.cli.app import console
 
 
-def emit(output: str, fmt: str, draw: Callable, text: Callable[[], str],
-         to_stderr: bool = False) -> None:
-    """``draw(console)`` prints the table; ``text()`` is any other format's text.
+def emit(output: str, fmt: str, command: str, subject: Any, to_stderr: bool = False,
+         **options: Any) -> None:
+    """Write ``command``'s result ``subject`` in format ``fmt`` to ``output``.
 
-    The table goes to stdout (stderr when the data owns stdout), or as plain text to a file.
+    A console format (the table) goes to stdout (stderr when the data owns stdout), or as plain
+    text to a file; every other format is its module's text.
     """
     from rankeval.io.formats import STDOUT
     from rankeval.io.output import write_text
+    from rankeval.report import FORMATS, renderer
 
-    if fmt != "table":
-        write_text(output, text())
+    render = renderer(fmt, command)
+    if not FORMATS[fmt].console:
+        write_text(output, render(subject, **options))
     elif output == STDOUT and to_stderr:
-        draw(console(sys.stderr))
+        render(subject, console(sys.stderr), **options)
     else:  # drawn first, then written, so a closed stdout is handled in one place
         buffer = io.StringIO()
         if output == STDOUT:
-            draw(console(buffer, like=sys.stdout))
+            render(subject, console(buffer, like=sys.stdout), **options)
         else:
-            draw(console(buffer, plain=True))
+            render(subject, console(buffer, plain=True), **options)
         write_text(output, buffer.getvalue())
 
 
 def check_html(fmt: str, html: str | None) -> None:
     """Before reading anything: an HTML report can be drawn and written."""
     from rankeval.io.output import check_writable
+    from rankeval.report import check_available
 
-    if fmt == "html" or html is not None:
-        from rankeval.report.html import check_available
-
-        check_available()
+    check_available(fmt)
+    if html is not None:
+        check_available("html")
     if html is not None:
         check_writable(html, "--html")
 
 
-def write_html(path: str | None, render: Callable[[], str]) -> None:
-    """``--html FILE``: the HTML report (``render()``, the command's) beside the chosen
-    format."""
+def write_html(path: str | None, command: str, subject: Any) -> None:
+    """``--html FILE``: the HTML report of ``command``'s result beside the chosen format."""
     if path is None:
         return
     from rankeval.io.output import write_text
+    from rankeval.report import renderer
 
-    write_text(path, render())
+    write_text(path, renderer("html", command)(subject))

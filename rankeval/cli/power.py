@@ -64,7 +64,6 @@ def power_command(files, **kw) -> int:
     from rankeval.analysis.power import Effect, power
     from rankeval.errors import OptionError
     from rankeval.io.output import check_distinct, check_writable
-    from rankeval.report import module
 
     files = list(files)
     if files and len(files) != 3:
@@ -93,8 +92,6 @@ def power_command(files, **kw) -> int:
         for line in result.notices:
             warn(line)
     fmt = kw["fmt"].lower()
-    report = module(fmt)
-    emit(kw["output"], fmt, lambda c: report.render_power(result, c),
-         lambda: report.render_power(result))
-    write_html(kw["html"], lambda: module("html").render_power(result))
+    emit(kw["output"], fmt, "power", result)
+    write_html(kw["html"], "power", result)
     return 0

@@ -19,6 +19,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.report import FORMATS
 
 
 @cli.command(cls=Command)
@@ -95,11 +96,10 @@ def score(predictions, truth, **kw) -> int:
     from rankeval.engines import EXTRA, Job, run
     from rankeval.io.formats import STDOUT
     from rankeval.recommender.extras import check_needs
-    from rankeval.report import module
     from rankeval.settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
-    if kw["per_query"] and fmt != "trec":
+    if kw["per_query"] and not FORMATS[fmt].per_query:
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
@@ -129,11 +129,9 @@ def score(predictions, truth, **kw) -> int:
                                                    kw["alpha"]))
     if per_user is not None:
         engine.write_per_user(result, per_user)
-    report = module(fmt)
-    emit(output, fmt, lambda c: report.render(result, c),
-         lambda: report.render(result, kw["per_query"]) if fmt == "trec" else report.render(result),
-         to_stderr=output == STDOUT and per_user == STDOUT)
-    write_html(kw["html"], lambda: module("html").render(result))
+    emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
+         **({"per_user": True} if kw["per_query"] else {}))
+    write_html(kw["html"], "score", result)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 
@@ -191,7 +189,7 @@ def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: st
     check_html(fmt, html)
     if per_user is not None:
         engine.check_per_user(per_user, inputs)
-        if per_user == STDOUT and output == STDOUT and fmt != "table":
+        if per_user == STDOUT and output == STDOUT and not FORMATS[fmt].console:
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_writable(output, "--output")
     check_distinct({"--output": output, "--junit": junit, "--html": html,

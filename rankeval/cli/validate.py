@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from rankeval.cli.app import cli, flag
+from rankeval.cli.app import cli
 from rankeval.cli.emit import emit
 from rankeval.cli.options import (
     Command,
@@ -44,7 +44,6 @@ def validate(predictions, truth, strict, **kw) -> int:
     from rankeval.engines import Job
     from rankeval.io.output import check_distinct, check_writable
     from rankeval.io.validate import ANSWERS
-    from rankeval.report.numbers import dumps
     from rankeval.settings import make_settings
 
     check_writable(kw["output"], "--output")
@@ -63,8 +62,7 @@ def validate(predictions, truth, strict, **kw) -> int:
     engine.check(job)
     result = engine.validate(job, acknowledged)
     fmt = kw["fmt"].lower()
-    emit(kw["output"], fmt, lambda c: c.file.write(_text(result, strict)),
-         lambda: dumps(result.to_dict(strict)))
+    emit(kw["output"], fmt, "validate", result, strict=strict)
     if result.ok(strict):
         if not kw["quiet"]:
             click.echo("rankeval: ok: the inputs can be scored "
@@ -77,25 +75,3 @@ def validate(predictions, truth, strict, **kw) -> int:
         click.echo("rankeval: error: the inputs can be scored, but --strict counts "
                    f"{plural(len(result.unacknowledged), 'warning')} as problems", err=True)
     return EXIT_USAGE
-
-
-def _text(result, strict: bool) -> str:
-    lines = []
-    for role, info in result.inputs.items():
-        cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
-        users = f", {info['users']:,} users" if "users" in info else ""
-        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
-                     f"columns: {cols}")
-    if result.users is not None:
-        u = result.users
-        lines.append(
-            f"users: {u.evaluated:,} can be evaluated · {u.in_truth:,} in truth · "
-            f"{u.in_predictions:,} in predictions · {u.without_relevant:,} without relevant "
-            f"items · {u.without_predictions:,} without predictions · "
-            f"{u.only_in_predictions:,} only in predictions"
-        )
-        lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
-    lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
-              f"{n.render(flag)}" for n in result.notices]
-    lines += [f"error: {e.render(flag)}" for e in result.errors]
-    return "\n".join(lines) + "\n"

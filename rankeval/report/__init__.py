@@ -1,8 +1,10 @@
-"""Reports, one module per format, and the registry the command line derives its choices from.
+"""Reports, one module per format, and the registry every command's ``-f`` derives from.
 
-A format is a row of ``FORMATS``: its module (``render(ev)``, and ``render_compare(result)``,
-``render_power(result)`` for the other commands that offer it) and the commands that offer
-it. A new format is a module plus a row.
+A format is a row of ``FORMATS``: its module and the commands that offer it. The module
+renders each command's result with the function ``RENDERERS`` names (``render(ev)`` for score,
+``render_compare(result)``, ``render_power(result)``, ``render_validation(result, strict)``,
+``render_metrics(registry)``); a format drawn on a console (the table) takes the console as
+its second argument. A new format is a module plus a row.
 """
 
 from __future__ import annotations
@@ -26,20 +28,31 @@ class Format:
     module: str
     commands: tuple[str, ...]
     help: str
+    console: bool = False  # drawn on a console (colour on a terminal, plain text in a file)
+    per_query: bool = False  # adds per-user lines (score --per-query)
+    # needs the optional dependencies its module's check_available() checks
+    optional: bool = False
+
+
+# command -> the function each format's module renders its result with
+RENDERERS = {"score": "render", "compare": "render_compare", "power": "render_power",
+             "validate": "render_validation", "metrics": "render_metrics"}
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("table", "table", ("score", "compare", "validate", "power"),
-               "a table for people"),
-        Format("json", "json", ("score", "compare", "validate", "power"),
+        Format("table", "table", ("score", "compare", "validate", "power", "metrics"),
+               "a table for people", console=True),
+        Format("json", "json", ("score", "compare", "validate", "power", "metrics"),
                "every number, for programs"),
         Format("csv", "csv", ("score", "compare", "power"), "one row per metric, full precision"),
-        Format("markdown", "markdown", ("score", "compare", "power"), "for pull requests"),
-        Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines"),
+        Format("markdown", "markdown", ("score", "compare", "power", "metrics"),
+               "for pull requests"),
+        Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
+               per_query=True),
         Format("html", "html", ("score", "compare", "power"),
-               "one static page with charts (rankeval[report])"),
+               "one static page with charts (rankeval[report])", optional=True),
     )
 }
 
@@ -52,3 +65,14 @@ def choices(command: str) -> list[str]:
 def module(name: str):
     """The report module of a format."""
     return importlib.import_module(f"{__name__}.{FORMATS[name].module}")
+
+
+def renderer(name: str, command: str):
+    """The function format ``name`` renders ``command``'s result with."""
+    return getattr(module(name), RENDERERS[command])
+
+
+def check_available(name: str) -> None:
+    """Before reading anything: the optional dependencies of format ``name`` are installed."""
+    if FORMATS[name].optional:
+        module(name).check_available()

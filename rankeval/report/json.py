@@ -172,3 +172,15 @@ def _finite_number(v: object) -> bool:
 
 def render_power(result) -> str:
     return dumps(result.to_dict())
+
+
+def render_metrics(registry) -> str:
+    """The metric registry (``rankeval metrics -f json``)."""
+    from rankeval.report.catalog import records
+
+    return dumps(records(registry))
+
+
+def render_validation(result, strict: bool = False) -> str:
+    """``rankeval validate -f json``: every problem and count."""
+    return dumps(result.to_dict(strict))

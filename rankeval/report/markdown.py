@@ -160,3 +160,16 @@ def render_power(result) -> str:
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
     return "\n".join([*lines, "", cell(power_note(result))]) + "\n"
+
+
+def render_metrics(registry) -> str:
+    """The metric registry (``rankeval metrics``; the table of the Metric reference)."""
+    from rankeval.report.catalog import rows
+
+    lines = ["| metric | aliases | definition | per user | takes | `--ties expected` |",
+             "|---|---|---|---|---|---|"]
+    for name, _, summary, formula, takes, expected in rows(registry):
+        aliases = ", ".join(f"`{a}`" for a in registry[name].aliases)
+        lines.append(f"| `{name}` | {aliases} | {summary} | `{formula}` | {takes} | "
+                     f"{expected} |")
+    return "\n".join(lines) + "\n"

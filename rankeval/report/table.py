@@ -319,3 +319,44 @@ def render_compare(result, console) -> None:
                 for row in changes[label]:
                     console.print(f"  {label:6} {data(row['user'])}: {fixed(row['baseline'])} "
                                   f"-> {fixed(row['run'])}", highlight=False)
+
+
+def render_metrics(registry, console) -> None:
+    """The metric registry (``rankeval metrics``)."""
+    from rich.table import Table
+
+    from rankeval.report.catalog import HEAD, rows
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    for column in HEAD:
+        table.add_column(column)
+    for row in rows(registry):
+        table.add_row(*(escape(x) for x in row))
+    console.print(table)
+
+
+def render_validation(result, console, strict: bool = False) -> None:
+    """``rankeval validate``: each input, the user counts, then every warning and error
+    (with ``strict``, an unacknowledged warning is an error)."""
+    from rankeval.notices import spelled
+
+    spell = spelled()
+    lines = []
+    for role, info in result.inputs.items():
+        cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
+        users = f", {info['users']:,} users" if "users" in info else ""
+        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
+                     f"columns: {cols}")
+    if result.users is not None:
+        u = result.users
+        lines.append(
+            f"users: {u.evaluated:,} can be evaluated · {u.in_truth:,} in truth · "
+            f"{u.in_predictions:,} in predictions · {u.without_relevant:,} without relevant "
+            f"items · {u.without_predictions:,} without predictions · "
+            f"{u.only_in_predictions:,} only in predictions"
+        )
+        lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
+              f"{n.render(spell)}" for n in result.notices]
+    lines += [f"error: {e.render(spell)}" for e in result.errors]
+    console.file.write("\n".join(lines) + "\n")

@@ -1,0 +1,45 @@
+"""The metric registry as ``rankeval metrics`` shows it: the rows every format renders (what
+follows the @, whether ``--ties expected`` has a closed form) and the JSON records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected")
+
+
+def takes(m) -> str:
+    """What follows the @: a cut-off, a level, or nothing."""
+    if m.levels:
+        return "level (@0.5)"
+    if m.cutoff:
+        return "K (@10, @all)"
+    return "R" if m.at == "R" else "whole list"
+
+
+def expected(m) -> str:
+    return "closed form" if m.tie_expectation else "no closed form (refused)"
+
+
+def rows(registry) -> list[tuple[str, ...]]:
+    """One row per metric, in ``HEAD``'s order."""
+    return [(m.name, ", ".join(m.aliases), m.summary, m.formula, takes(m), expected(m))
+            for m in registry.values()]
+
+
+def records(registry) -> list[dict[str, Any]]:
+    """One JSON record per metric (keys are stable: scripts read them)."""
+    return [
+        {
+            "name": m.name,
+            "aliases": list(m.aliases),
+            "summary": m.summary,
+            "formula": m.formula,
+            "bounded": m.bounded,
+            "takes": takes(m),
+            "overall": m.overall,
+            "ties_expected": m.tie_expectation,
+            "undefined_when": m.undefined_when or None,
+        }
+        for m in registry.values()
+    ]
