@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval.build import encode
-from rankeval.io import readers
+from rankeval.io.formats import delimited
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 from rankeval.kernels import distinct
 
@@ -235,7 +235,7 @@ def test_a_late_non_canonical_id_falls_back_to_text(write, monkeypatch):
     preds = pd.DataFrame({"user_id": users, "item_id": "5", "rank": 1})
     truth = pd.DataFrame({"user_id": ["007", "7"], "item_id": ["5", "5"], "relevance": [1, 1]})
     p, t = write("p.csv", preds), write("t.csv", truth)
-    assert p.stat().st_size > readers._SMALL
+    assert p.stat().st_size > delimited._SMALL
     ev = rankeval.evaluate(p, t, metrics="hit_rate@1")
     assert dict(zip(ev.per_user.user_id, ev.per_user["hit_rate@1"], strict=True)) == \
         {"7": 1.0, "007": 1.0}
@@ -254,7 +254,7 @@ def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, us
     preds = pd.DataFrame({"user_id": [user(i // 20) for i in range(n)],
                           "item_id": [f"item-{'abc'[i % 3]}" for i in range(n)], "rank": 1})
     path = write("p.csv", preds)
-    assert path.stat().st_size > readers._SMALL
+    assert path.stat().st_size > delimited._SMALL
     table = open_input(str(path), "predictions").read(
         {"user_id": ID, "item_id": ID, "rank": pa.int64()})
     assert table.column("user_id").type == pa.string()

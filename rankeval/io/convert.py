@@ -14,20 +14,17 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from rankeval.build.checks import report_duplicates
 from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.build.ordering import order_rows, scores_against_ranks
-from rankeval.errors import InputError, OptionError, plural
+from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.columns import COLUMNS
-from rankeval.io.formats import STDIN, STDOUT, detect_format
-from rankeval.io.jsonfmt import write_json, write_jsonl
+from rankeval.io.formats import FORMATS, STDIN, STDOUT, detect_format
 from rankeval.io.load import Predictions, load_predictions, load_truth
-from rankeval.io.output import check_distinct, check_writable, csv_bytes, write_atomic, write_bytes
+from rankeval.io.output import check_distinct, check_writable, write_bytes
 from rankeval.io.readers import Table, open_table
-from rankeval.io.trec import write_qrels, write_run
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import first_index
 from rankeval.notices import Notice
@@ -72,29 +69,30 @@ def convert(
                           "file holds one order: use trec, item-asc or input", "ties")
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])
-    in_fmt = detect_format(source, input_format, "{opt:input_format}")
-    out_fmt = (detect_format(target, output_format, "{opt:output_format}", reading=False)
-               if target != STDOUT or output_format else None)
-    if out_fmt is None:
+    reads = FORMATS[detect_format(source, input_format, "{opt:input_format}")]
+    if target == STDOUT and not output_format:
         raise OptionError("{option} is required when writing to '-' (standard output)",
                           "output_format")
+    writes = FORMATS[detect_format(target, output_format, "{opt:output_format}",
+                                   reading=False)]
     kind = kind or _kind_from_name(source) or _kind_from_name(target)
-    if kind is None and (in_fmt == "json" or (in_fmt == "trec" and source == STDIN)):
+    if kind is None and reads.layouts and not (reads.tells_kind and source != STDIN):
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",
                           "kind")
-    if kind is None and in_fmt == "trec":
-        table, kind = _open_trec_either(source, reading or {})
+    in_fmt, out_fmt = reads.name, writes.name
+    if kind is None and reads.tells_kind:
+        table, kind = _open_either(source, in_fmt, reading or {})
     else:
         table = open_table(source, in_fmt, "{opt:input_format}", role=kind or "predictions",
                            **(reading or {}))
         kind = kind or _kind_from_columns(table, relevance_col)
 
-    if out_fmt == "trec":
-        _check_trec_field("--tag", [tag])
+    if writes.tagged:
+        writes.codec().check_tag(tag)
     notices: list[Notice] = []
     if kind == "predictions":
         preds = load_predictions(table, user_col, item_col, rank_col, score_col)
-        out = _predictions_table(preds, out_fmt, ties, dedupe, notices)
+        out = _predictions_table(preds, writes.ranked, ties, dedupe, notices)
     else:
         truth = load_truth(table, user_col, item_col, relevance_col)
         (user, item), items = factorize(truth.user, truth.item)
@@ -105,15 +103,12 @@ def convert(
         # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked and
         # numpy arrays too
         out = pa.table(columns)  # type: ignore[arg-type]
-    if out_fmt == "trec":
-        for column in ("user_id", "item_id"):
-            _check_trec_field(column, out.column(column).unique().to_pylist(), table.label)
-    data = _encode(out, out_fmt, kind, tag)
-    _write(target, data, out_fmt, out)
-    def shown(fmt: str) -> str:  # TREC is a run or qrels, as the user knows it
-        return ("run" if kind == "predictions" else "qrels") if fmt == "trec" else fmt
-
-    return Converted(kind, out.num_rows, shown(in_fmt), shown(out_fmt), notices)
+    data = writes.codec().encode(out, out_fmt, kind, tag, table.label)
+    if not writes.binary and target != STDOUT and target.lower().endswith(".gz"):
+        data = gzip.compress(data)
+    write_bytes(target, data)
+    # TREC is a run or qrels, as the user knows it
+    return Converted(kind, out.num_rows, reads.shown(kind), writes.shown(kind), notices)
 
 
 def _kind_from_name(path: str) -> str | None:
@@ -121,13 +116,14 @@ def _kind_from_name(path: str) -> str | None:
     return _KIND_BY_SUFFIX.get(suffixes[-1]) if suffixes else None
 
 
-def _open_trec_either(source: str, reading: dict) -> tuple[Table, str]:
-    """A TREC file of unknown kind: a run if it has a run's 6 fields, else qrels (4 fields)."""
+def _open_either(source: str, fmt: str, reading: dict) -> tuple[Table, str]:
+    """A file of unknown kind whose layout tells (TREC: a run if it has a run's 6 fields,
+    else qrels, 4 fields)."""
     try:
-        return open_table(source, "trec", "", role="predictions", **reading), "predictions"
+        return open_table(source, fmt, "", role="predictions", **reading), "predictions"
     except InputError as as_run:
         try:
-            return open_table(source, "trec", "", role="truth", **reading), "truth"
+            return open_table(source, fmt, "", role="truth", **reading), "truth"
         except InputError:
             raise as_run from None
 
@@ -140,11 +136,11 @@ def _kind_from_columns(table: Table, relevance_col: str | None) -> str:
 
 
 def _predictions_table(
-    preds: Predictions, out_fmt: str, ties: str, dedupe: bool, notices: list[Notice]
+    preds: Predictions, ranked: bool, ties: str, dedupe: bool, notices: list[Notice]
 ) -> pa.Table:
     """The rows to write: repeated (user, item) pairs refused, or with ``dedupe`` the
-    best-ranked kept, as ``score`` does; TREC and JSON in ranking order with a score that
-    keeps it, other formats in the file's row order."""
+    best-ranked kept, as ``score`` does; for a ``ranked`` format (TREC, JSON) in ranking
+    order with a score that keeps it, else in the file's row order."""
     (user, item), items = factorize(preds.user, preds.item)
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
@@ -158,7 +154,7 @@ def _predictions_table(
         notices.append(Notice("duplicates_dropped", len(keys) - len(first),
                               {"path": preds.source.label}))
         order = order[np.sort(first)]
-    if out_fmt not in ("trec", "json"):
+    if not ranked:
         rows = np.sort(order)  # the file's order, without the dropped repeats
         columns: dict[str, pa.Array | pa.ChunkedArray] = {
             "user_id": preds.user.take(from_numpy(rows)),
@@ -185,41 +181,3 @@ def _predictions_table(
     }
     # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked arrays
     return pa.table(columns)  # type: ignore[arg-type]
-
-
-def _check_trec_field(what: str, values: list, label: str | None = None) -> None:
-    """TREC fields are separated by whitespace: an id or tag that is empty or holds any
-    cannot be written (``score`` would refuse or misread the file)."""
-    bad = [v for v in values if not v or any(ch.isspace() for ch in str(v))]
-    if bad:
-        where = f"{label}: column '{what}'" if label else what
-        raise OptionError(f"{where}: {plural(len(bad), 'value')} cannot be written in TREC "
-                          f"format (empty or with whitespace), e.g. {bad[:3]!r}; write CSV, "
-                          "TSV, Parquet or JSON instead")
-
-
-def _encode(table: pa.Table, fmt: str, kind: str, tag: str) -> bytes | None:
-    """Text formats as bytes; None for Parquet, which is written by pyarrow directly."""
-    if fmt == "parquet":
-        return None
-    if fmt in ("csv", "tsv"):
-        return csv_bytes(table, "," if fmt == "csv" else "\t")
-    if fmt == "jsonl":
-        return write_jsonl(table)
-    if fmt == "json":
-        return write_json(table, kind)
-    return write_run(table, tag) if kind == "predictions" else write_qrels(table)
-
-
-def _write(target: str, data: bytes | None, fmt: str, table: pa.Table) -> None:
-    if data is None:  # Parquet
-        if target == STDOUT:
-            sink = pa.BufferOutputStream()
-            pq.write_table(table, sink)
-            write_bytes(target, sink.getvalue().to_pybytes())
-        else:
-            write_atomic(target, lambda tmp: pq.write_table(table, tmp))
-        return
-    if target != STDOUT and target.lower().endswith(".gz"):
-        data = gzip.compress(data)
-    write_bytes(target, data)

@@ -9,11 +9,11 @@ from typing import Any
 
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import resolve_role
-from rankeval.io.formats import ALIASES, EXTENSIONS
+from rankeval.io.formats import ALIASES, EXTENSIONS, FORMATS
 from rankeval.spark.worker import KEY, ROWS, SEQ, SIDE, Layout
 
-# What Spark reads itself; TREC and JSON dicts are files of one machine.
-SPARK_FORMATS = ("parquet", "csv", "tsv", "jsonl", "trec")
+# What Spark reads itself (a JSON dict of dicts is a file of one machine).
+SPARK_FORMATS = tuple(f.name for f in FORMATS.values() if f.spark)
 # Types whose text Spark and Arrow write alike (users are partitioned by that text).
 _ID_TYPES = ("StringType", "LongType", "IntegerType", "ShortType", "ByteType")
 
@@ -45,49 +45,12 @@ def _extension(name: str) -> str | None:
 def read(spark, path: str, fmt: str, role: str, reading: dict[str, Any] | None = None):
     """A DataFrame of ``path`` as Spark reads it: text files as strings, so that numbers
     are parsed and checked by rankeval as in a local run."""
-    reader = spark.read
     try:
-        if fmt == "parquet":
-            return reader.parquet(path)
-        if fmt == "jsonl":
-            return reader.option("primitivesAsString", True).json(path)
-        if fmt == "trec":
-            return _trec(spark, path, role)
-        reading = reading or {}
-        sep = reading.get("delimiter") or ("\t" if fmt == "tsv" else ",")
-        return reader.options(header=True, sep=sep, inferSchema=False, mode="FAILFAST",
-                              enforceSchema=False, encoding=reading.get("encoding") or "utf-8"
-                              ).csv(path)
+        return FORMATS[fmt].codec().spark_read(spark, path, fmt, role, reading or {})
     except InputError:
         raise
     except Exception as exc:  # AnalysisException: a missing path, an unreadable file
         raise InputError(path, f"Spark cannot read it as {fmt}: {_first_line(exc)}") from None
-
-
-def _trec(spark, path: str, role: str):
-    """A TREC run or qrels file split on runs of whitespace, the columns of the local reader
-    (``io.trec.LAYOUTS``: a run's rank field is not read; the score orders, as in
-    trec_eval). Blank lines and lines with another number of fields are refused, as locally
-    (counted; a cluster keeps no line numbers)."""
-    from pyspark.sql import functions as F
-
-    from rankeval.io.trec import LAYOUTS
-
-    n_fields, layout, keep = LAYOUTS[role]
-    text = F.trim(F.col("value"))
-    fields = F.split(text, r"\s+")
-    lines = spark.read.text(path)
-    counts = lines.agg(F.count(F.when(text == "", 1)).alias("blank"),
-                       F.count(F.when((text != "") & (F.size(fields) != n_fields), 1))
-                       .alias("bad"), F.count(F.lit(1)).alias("lines")).collect()[0]
-    if not counts["lines"]:
-        raise InputError(path, "no data lines")
-    if counts["blank"]:
-        raise InputError(path, "blank lines", count=int(counts["blank"]), unit="line")
-    if counts["bad"]:
-        raise InputError(path, f"lines without the {n_fields} fields '{layout}'",
-                         count=int(counts["bad"]), unit="line")
-    return lines.select(*[fields.getItem(i).alias(name) for i, name in keep.items()])
 
 
 def _first_line(exc: BaseException) -> str:

@@ -30,7 +30,7 @@ def _number(v: object) -> bool:
     return math.isfinite(f) and (not isinstance(v, int) or int(f) == v)
 
 
-def parse_json(data: bytes, role: str, label: str) -> pa.Table:
+def parse(data: bytes, role: str, label: str) -> pa.Table:
     """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``.
 
     A user or item key given twice is kept twice: the (user, item) pairs then meet the same
@@ -83,48 +83,12 @@ def _kind(value: object) -> str:
         type(value), "number")
 
 
-def write_json(table: pa.Table, role: str) -> bytes:
+def encode(table: pa.Table, fmt: str, role: str, tag: str, label: str) -> bytes:
     """The dict of dicts, users and items in the table's order."""
-    from rankeval.io.trec import number
+    from rankeval.io.formats.trec import number
 
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", VALUE[role])]
     doc: dict[str, dict[str, float]] = {}
     for u, i, v in zip(*cols, strict=True):
         doc.setdefault(u, {})[i] = number(v)
     return json.dumps(doc).encode()
-
-
-def write_jsonl(table: pa.Table) -> bytes:
-    """One object per row, with the table's column names."""
-    cols = {name: table.column(name).to_pylist() for name in table.column_names}
-    rows = zip(*cols.values(), strict=True)
-    return "".join(json.dumps(dict(zip(cols, r, strict=True))) + "\n" for r in rows).encode()
-
-
-def parse_jsonl_leniently(data: bytes, label: str) -> pa.Table:
-    """JSON Lines, one object per line, every value kept as text (the caller converts and
-    checks it, naming lines from 1); a line that is not a JSON object is an error naming it."""
-    rows: list[dict] = []
-    lines = data.split(b"\n")
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            if n == len(lines):
-                break
-            raise InputError(label, "blank lines", count=1, examples=[(n, "")], unit="line")
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise InputError(label, f"line {n} is not valid JSON: {one_line(exc)}") from None
-        if not isinstance(row, dict):
-            raise InputError(label, f"line {n} is not a JSON object", examples=[(n, row)],
-                             unit="line")
-        rows.append(row)
-    names = list(dict.fromkeys(k for row in rows for k in row))
-    return pa.table({k: pa.array([_text(row.get(k)) for row in rows], pa.string())
-                     for k in names})
-
-
-def _text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return json.dumps(value)

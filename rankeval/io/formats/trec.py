@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, OptionError, plural
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {
@@ -19,7 +20,7 @@ LAYOUTS = {
 _SPACES = re.compile(rb"[ \t\r\f\v]+")
 
 
-def parse_trec(data: bytes, role: str, label: str) -> pa.Table:
+def parse(data: bytes, role: str, label: str) -> pa.Table:
     """A TREC run (``qid Q0 docno rank score tag``) or qrels (``qid iter docno rel``) file.
 
     Fields are separated by any whitespace. As in trec_eval, a run's rank column is not used:
@@ -95,3 +96,52 @@ def write_qrels(table: pa.Table) -> bytes:
     """Truth (columns user_id, item_id, relevance) as qrels lines."""
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", "relevance")]
     return "".join(f"{u} 0 {i} {number(r)}\n" for u, i, r in zip(*cols, strict=True)).encode()
+
+
+def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
+    """A run (in ranking order: user_id, item_id, rank, score) or qrels (user_id, item_id,
+    relevance) as TREC lines; ids with whitespace cannot be written."""
+    check_tag(tag)
+    for column in ("user_id", "item_id"):
+        _check_field(f"{label}: column '{column}'", table.column(column).unique().to_pylist())
+    return write_run(table, tag) if kind == "predictions" else write_qrels(table)
+
+
+def check_tag(tag: str) -> None:
+    """Before reading anything: the run tag can be written."""
+    _check_field("--tag", [tag])
+
+
+def _check_field(what: str, values: list) -> None:
+    """TREC fields are separated by whitespace: an id or tag that is empty or holds any
+    cannot be written (``score`` would refuse or misread the file)."""
+    bad = [v for v in values if not v or any(ch.isspace() for ch in str(v))]
+    if bad:
+        raise OptionError(f"{what}: {plural(len(bad), 'value')} cannot be written in TREC "
+                          f"format (empty or with whitespace), e.g. {bad[:3]!r}; write CSV, "
+                          "TSV, Parquet or JSON instead")
+
+
+def spark_read(spark, path: str, fmt: str, role: str, reading: dict[str, Any]):
+    """A TREC run or qrels file split on runs of whitespace, the columns of the local reader
+    (``LAYOUTS``: a run's rank field is not read; the score orders, as in
+    trec_eval). Blank lines and lines with another number of fields are refused, as locally
+    (counted; a cluster keeps no line numbers)."""
+    from pyspark.sql import functions as F
+
+
+    n_fields, layout, keep = LAYOUTS[role]
+    text = F.trim(F.col("value"))
+    fields = F.split(text, r"\s+")
+    lines = spark.read.text(path)
+    counts = lines.agg(F.count(F.when(text == "", 1)).alias("blank"),
+                       F.count(F.when((text != "") & (F.size(fields) != n_fields), 1))
+                       .alias("bad"), F.count(F.lit(1)).alias("lines")).collect()[0]
+    if not counts["lines"]:
+        raise InputError(path, "no data lines")
+    if counts["blank"]:
+        raise InputError(path, "blank lines", count=int(counts["blank"]), unit="line")
+    if counts["bad"]:
+        raise InputError(path, f"lines without the {n_fields} fields '{layout}'",
+                         count=int(counts["bad"]), unit="line")
+    return lines.select(*[fields.getItem(i).alias(name) for i, name in keep.items()])
