@@ -14,15 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from rankeval.io.arrow import from_numpy
-from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, is_seen, profiles, seen_keys
-from rankeval.build.checks import check_grades, check_order, named_by, padded_rows, report_duplicates
-from rankeval.kernels.chunk import Chunk, segment_positions
+from rankeval.build.checks import (
+    check_grades,
+    check_order,
+    named_by,
+    padded_rows,
+    report_duplicates,
+)
 from rankeval.build.encode import duplicates, factorize, pair_keys
-from rankeval.errors import InputError
 from rankeval.build.join import ideal, lookup, repeats, truth_pairs
-from rankeval.io.load import Predictions, Truth, release_ids
-from rankeval.notices import Notice
+from rankeval.build.lists import Lists
 from rankeval.build.ordering import (
     TIE_AWARE,
     order_rows,
@@ -32,8 +33,21 @@ from rankeval.build.ordering import (
     tie_groups,
     tie_notices,
 )
-from rankeval.registry import REGISTRY
+from rankeval.errors import InputError
+from rankeval.io.arrow import from_numpy
+from rankeval.io.load import Predictions, Truth, release_ids
+from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
+from rankeval.notices import Notice
+from rankeval.recommender.extras import (
+    Extras,
+    ItemStats,
+    feature_arrays,
+    is_seen,
+    profiles,
+    seen_keys,
+)
+from rankeval.registry import REGISTRY
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
@@ -236,42 +250,44 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) 
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     ideal_lists = Later(ideal, keys // n_items, values, n, kmax, inline=inline)
     laters.append(ideal_lists)
-    preds, rows, su, pos, found = _lists(preds, codes, sel, settings, seen)
+    preds, lists, found = _lists(preds, codes, sel, settings, seen)
     notices += found
     if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
-        rows, su, pos, _ = _keep(rows, su, pos, pos <= settings.max_depth, None)
-    judged = None
+        lists = lists.keep(lists.pos <= settings.max_depth)
     if needs_judgements(settings):
         jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
-        judged = lookup(jkeys, jvalues, su, codes.p_item, rows, n_items) > 0
+        judged = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, n_items) > 0
+        lists = dataclasses.replace(lists, judged=judged)
         if settings.judged_only:  # condensed lists: the judged items move up
-            rows, su, pos, judged = _keep(rows, su, pos, judged, judged)
-            pos = segment_positions(su)
-    score = None if preds.score is None else take(preds.score, rows)
-    tie_start = None if score is None else tie_groups(su, score, pos)
-    del score
-    beyond = int(np.count_nonzero(pos > kmax))
-    notices += tie_notices(su, pos, tie_start, kmax, settings)
+            lists = lists.keep(judged)
+            lists = dataclasses.replace(lists, pos=segment_positions(lists.su))
+        del judged
+    if preds.score is not None:
+        score = take(preds.score, lists.rows)
+        lists = dataclasses.replace(lists, tie_start=tie_groups(lists.su, score, lists.pos))
+        del score
+    beyond = int(np.count_nonzero(lists.pos > kmax))
+    notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     # From here on rows are carried by their items, not by file row numbers: the cut then
     # needs no index array (a view of the codes when the file is in order already).
-    item = take(codes.p_item, rows)
-    del rows
+    lists = dataclasses.replace(lists, rows=take(codes.p_item, lists.rows))
     # A tie group across the deepest K is kept whole: the orders of its items decide.
-    cut = pos <= kmax if tie_start is None else tie_start <= kmax
-    item, su, pos, judged = _keep(item, su, pos, cut, judged)
-    if tie_start is not None and not cut.all():
-        tie_start = tie_start[cut]
+    cut = lists.pos <= kmax if lists.tie_start is None else lists.tie_start <= kmax
+    lists = lists.keep(cut)
     del cut
-    rel = lookup(keys, values, su, item, None, n_items)
+    item = lists.rows
+    assert item is not None  # item codes since the cut
+    rel = lookup(keys, values, lists.su, item, None, n_items)
     check_grades(truth, settings)
-    chunk = _chunk(n, su, pos, item, rel, ideal_lists.result(), sel.n_relevant[sel.evaluated])
-    if judged is not None:
-        chunk = dataclasses.replace(chunk, judged=judged,
+    chunk = _chunk(n, lists.su, lists.pos, item, rel, ideal_lists.result(),
+                   sel.n_relevant[sel.evaluated])
+    if lists.judged is not None:
+        chunk = dataclasses.replace(chunk, judged=lists.judged,
                                     n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
     if stats is not None:
         chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
-    if tie_start is not None:
-        chunk = dataclasses.replace(chunk, tie_start=tie_start)
+    if lists.tie_start is not None:
+        chunk = dataclasses.replace(chunk, tie_start=lists.tie_start)
         if settings.ties in ("optimistic", "pessimistic"):
             chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
@@ -288,9 +304,10 @@ def _unique_pairs(pairs: Later, codes: Codes, truth: Truth):
     return keys, values
 
 
-def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen):
+def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen
+           ) -> tuple[Predictions, Lists, list[Notice]]:
     """The evaluated users' lists in order, deduplicated, checked, and without seen items
-    when asked: (preds as ordered, rows, su, pos, notices)."""
+    when asked: (preds as ordered, the lists, notices)."""
     notices: list[Notice] = []
     ranks = None
     rows, su, others = order(preds, codes, sel, settings.ties)
@@ -302,16 +319,14 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen):
         rows, su, others = order(preds, codes, sel, settings.ties)
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
     notices += found
-    pos = segment_positions(su)
-    notices += check_order(preds, rows, su, pos, settings)
+    lists = Lists(rows, su, segment_positions(su))
+    notices += check_order(preds, rows, su, lists.pos, settings)
     if settings.exclude_seen:  # after the checks of the file's own ranks
-        rows, su, found = _drop_seen(codes, rows, su, seen, settings, preds.source.label)
-        if found:
-            notices += found
-            pos = segment_positions(su)
+        lists, found = _drop_seen(codes, lists, seen, settings, preds.source.label)
+        notices += found
     if ranks is not None:
-        notices += score_orders(preds.columns, ranks, rows, su)
-    return preds, rows, su, pos, notices
+        notices += score_orders(preds.columns, ranks, lists.rows, lists.su)
+    return preds, lists, notices
 
 
 def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
@@ -350,15 +365,17 @@ def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
     return codes, truth, n
 
 
-def _drop_seen(codes: Codes, rows, su, seen: np.ndarray, settings, label: str):
+def _drop_seen(codes: Codes, lists: Lists, seen: np.ndarray, settings, label: str
+               ) -> tuple[Lists, list[Notice]]:
     """Ordered rows whose (user, item) was seen in training, dropped before the cut; the
     rest keep their order and move up. Counts the rows, and the users left with fewer than
     the deepest K items who had that many before."""
+    rows, su = lists.rows, lists.su
     keys = pair_keys(_full_users(codes, rows, su), take(codes.p_item, rows), codes.n_items)
     hit = is_seen(keys, seen)
     n = int(np.count_nonzero(hit))
     if not n:
-        return rows, su, []
+        return lists, []
     before = np.bincount(su)
     keep = ~hit
     rows = np.flatnonzero(keep) if rows is None else rows[keep]
@@ -369,23 +386,13 @@ def _drop_seen(codes: Codes, rows, su, seen: np.ndarray, settings, label: str):
         short = int(np.count_nonzero((before >= settings.cut) & (after < settings.cut)))
         if short:
             notices.append(Notice("short_after_exclusion", short, {"k": settings.cut}))
-    return rows, su, notices
+    return Lists(rows, su, segment_positions(su)), notices
 
 
 def _full_users(codes: Codes, rows, su) -> np.ndarray:
     """The ordered rows' user codes over the whole user dictionary (``su`` holds compact
     codes of the evaluated users)."""
     return codes.p_user if rows is None else codes.p_user[rows]
-
-
-def _keep(rows, su, pos, mask: np.ndarray, judged):
-    """The ordered rows where ``mask`` holds (rows stay None when all are kept). ``rows`` is
-    file row numbers (None: every row, in order) or any per-row values, such as items."""
-    if mask.all():
-        return rows, su, pos, judged
-    jobs = [lambda: np.flatnonzero(mask) if rows is None else rows[mask],  # on two cores
-            lambda: su[mask], lambda: pos[mask], lambda: None if judged is None else judged[mask]]
-    return tuple(each(lambda job: job(), jobs))
 
 
 def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes):

@@ -1,0 +1,37 @@
+"""The ranked lists as the build's stages pass them on: one column per fact about a row, in
+list order, kept together so that every stage that drops rows drops them from all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rankeval.kernels.threads import each
+
+
+@dataclass(frozen=True)
+class Lists:
+    """The evaluated users' ranked rows, sorted by (user, pos). References only: passing it on,
+    or ``dataclasses.replace``, copies no array."""
+
+    # File row numbers (None: every row, in file order, the common case, which then costs no
+    # index array); once the rows are carried by their items (the cut), item codes instead.
+    rows: np.ndarray | None
+    su: np.ndarray  # compact user code of each row (0..evaluated-1)
+    pos: np.ndarray  # 1-based position in its user's list
+    judged: np.ndarray | None = None  # bool: the item is judged, when the build marks them
+    tie_start: np.ndarray | None = None  # pos of the first row of the row's tie group
+
+    def keep(self, mask: np.ndarray) -> Lists:
+        """The rows where ``mask`` holds, in every column (``rows`` stays None when all are
+        kept; else a None ``rows`` becomes the kept row numbers)."""
+        if mask.all():
+            return self
+        rows, judged, tie_start = self.rows, self.judged, self.tie_start
+        jobs = [lambda: np.flatnonzero(mask) if rows is None else rows[mask],  # on two cores
+                lambda: self.su[mask], lambda: self.pos[mask],
+                lambda: None if judged is None else judged[mask],
+                lambda: None if tie_start is None else tie_start[mask]]
+        kept = each(lambda job: job(), jobs)
+        return Lists(*kept)
