@@ -1,8 +1,11 @@
-"""Typed inputs to a ``Chunk``: the build, as ordered stages over flat arrays.
+"""Typed inputs to a ``Chunk``: the build, as named stages over flat arrays.
 
-encode (ids to codes) -> select (which users are evaluated, SPEC section 2) -> order (each
-user's list) -> dedupe -> check the order -> cut at K -> join (relevance of each row) ->
-ideal lists. Every stage is vectorized over all rows; there is no loop over users.
+encode (ids to codes) -> [seen truth dropped] -> select (which users are evaluated, SPEC
+section 2) -> the lists (order, dedupe, check the order) -> [seen items dropped] -> max depth
+-> judged -> judged only -> ties -> cut at K -> join (relevance of each row) -> chunk, with the
+ideal lists made beside. ``_build`` only lists the stages; the ranked rows pass between them as
+one ``Lists``. Seen-item exclusion is a stage the recommender side supplies
+(``Extras.seen_items``). Every stage is vectorized over all rows; no loop over users.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -39,15 +43,11 @@ from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
-from rankeval.recommender.extras import (
-    Extras,
-    ItemStats,
-    feature_arrays,
-    is_seen,
-    profiles,
-    seen_keys,
-)
+from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
 from rankeval.registry import REGISTRY
+
+if TYPE_CHECKING:
+    from rankeval.recommender.seen import SeenItems
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
@@ -218,84 +218,70 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
 
 
 def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) -> Built:
+    """The stages, in order. The truth's side (its sorted pairs, then the ideal lists) runs
+    on a thread beside the run's side, which leaves a core idle between its bulk operations."""
     codes = encode(preds, truth)
     if release:
         release_ids(preds, truth)
-    # The truth's side of the build (its sorted pairs, then the ideal lists) runs on a
-    # thread beside the run's side, which leaves a core idle between its bulk operations.
     inline = len(codes.t_user) < _THREADED_ROWS
-    # Only positive relevance matters to any metric (gain and relevance are 0 at or below 0),
-    # so the lookup and the ideal lists need only the positive truth rows.
-    pairs = Later(truth_pairs, codes.t_user, codes.t_item, truth.relevance, codes.n_items,
-                  inline=inline)
+    pairs = Later(_positive_pairs, codes, truth, inline=inline)  # the truth's side
     laters.append(pairs)
-    notices: list[Notice] = []
-    seen = keys = None
-    if extras is not None and extras.train is not None and (
-            settings.exclude_seen or settings.exclude_seen_truth):
-        seen = seen_keys(extras.train, codes.user_ids, codes.item_ids, codes.n_items)
-    if settings.exclude_seen_truth:
-        assert seen is not None  # the option needs --train (check_needs)
-        keys, values = _unique_pairs(pairs, codes, truth)
-        codes, truth, dropped = _drop_seen_truth(codes, truth, seen)
-        if dropped:
-            notices.append(Notice("seen_truth_dropped", dropped, {"path": truth.source.label}))
-            keys, values, _ = truth_pairs(codes.t_user, codes.t_item, truth.relevance,
-                                          codes.n_items)
+    seen = None if extras is None else extras.seen_items(codes, settings)  # a recommender stage
+    codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
     sel = select(codes, truth, settings)
-    if keys is None:
-        keys, values = _unique_pairs(pairs, codes, truth)
-    n_items, n = codes.n_items, sel.counts.evaluated
+    keys, values = checked or _unique_pairs(pairs, codes, truth)
     keys, values = _compact(keys, values, sel, codes)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
-    ideal_lists = Later(ideal, keys // n_items, values, n, kmax, inline=inline)
+    ideal_lists = Later(ideal, keys // codes.n_items, values, sel.counts.evaluated, kmax,
+                        inline=inline)
     laters.append(ideal_lists)
-    preds, lists, found = _lists(preds, codes, sel, settings, seen)
+    lists, ranks, found = _lists(preds, codes, sel, settings)
     notices += found
-    if settings.max_depth is not None:  # trec_eval -M: before -J, as trec_eval does
-        lists = lists.keep(lists.pos <= settings.max_depth)
-    if needs_judgements(settings):
-        jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
-        judged = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, n_items) > 0
-        lists = dataclasses.replace(lists, judged=judged)
-        if settings.judged_only:  # condensed lists: the judged items move up
-            lists = lists.keep(judged)
-            lists = dataclasses.replace(lists, pos=segment_positions(lists.su))
-        del judged
-    if preds.score is not None:
-        score = take(preds.score, lists.rows)
-        lists = dataclasses.replace(lists, tie_start=tie_groups(lists.su, score, lists.pos))
-        del score
+    if seen is not None and seen.lists:  # after the checks of the file's own ranks
+        lists, found = seen.drop(codes, lists, preds.source.label)
+        notices += found
+    notices += _score_orders(preds, ranks, lists)
+    lists = _max_depth(lists, settings)
+    lists = _judged(lists, codes, truth, sel, settings)
+    lists = _judged_only(lists, settings)
+    lists = _ties(lists, preds)
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
-    # From here on rows are carried by their items, not by file row numbers: the cut then
-    # needs no index array (a view of the codes when the file is in order already).
-    lists = dataclasses.replace(lists, rows=take(codes.p_item, lists.rows))
-    # A tie group across the deepest K is kept whole: the orders of its items decide.
-    cut = lists.pos <= kmax if lists.tie_start is None else lists.tie_start <= kmax
-    lists = lists.keep(cut)
-    del cut
-    item = lists.rows
-    assert item is not None  # item codes since the cut
-    rel = lookup(keys, values, lists.su, item, None, n_items)
-    check_grades(truth, settings)
-    chunk = _chunk(n, lists.su, lists.pos, item, rel, ideal_lists.result(),
-                   sel.n_relevant[sel.evaluated])
-    if lists.judged is not None:
-        chunk = dataclasses.replace(chunk, judged=lists.judged,
-                                    n_nonrelevant=_nonrelevant(codes, truth, sel, settings))
+    lists = _by_items(lists, codes)
+    lists = _cut(lists, kmax)
+    rel = _join(lists, keys, values, codes, truth, settings)
+    chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if stats is not None:
         chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
-    if lists.tie_start is not None:
-        chunk = dataclasses.replace(chunk, tie_start=lists.tie_start)
-        if settings.ties in ("optimistic", "pessimistic"):
-            chunk = chunk.reordered(best_first=settings.ties == "optimistic")
+    if settings.ties in ("optimistic", "pessimistic"):
+        chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
     return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
 
 
-def _unique_pairs(pairs: Later, codes: Codes, truth: Truth):
+def _positive_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The truth's sorted (user, item) keys with relevance > 0, and any repeated pairs: only
+    positive relevance matters to any metric (gain and relevance are 0 at or below 0), so
+    the lookup and the ideal lists need only the positive truth rows."""
+    return truth_pairs(codes.t_user, codes.t_item, truth.relevance, codes.n_items)
+
+
+def _seen_truth(seen: SeenItems | None, pairs: Later, codes: Codes, truth: Truth
+                ) -> tuple[Codes, Truth, tuple[np.ndarray, np.ndarray] | None, list[Notice]]:
+    """Truth rows seen in training dropped (--exclude-seen-truth), once the truth's pairs
+    have shown no repeats: (codes, truth, their pairs when this waited for them, notices)."""
+    if seen is None or not seen.truth:
+        return codes, truth, None, []
+    checked = _unique_pairs(pairs, codes, truth)
+    codes, truth, notices = seen.drop_truth(codes, truth)
+    if notices:  # rows were dropped: the pairs of the rows left
+        keys, values, _ = _positive_pairs(codes, truth)
+        checked = keys, values
+    return codes, truth, checked, notices
+
+
+def _unique_pairs(pairs: Later, codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     """``truth_pairs``' (keys, values), once it has shown that no pair repeats (else the
     repeats are reported, naming their rows)."""
     keys, values, dup = pairs.result()
@@ -304,10 +290,10 @@ def _unique_pairs(pairs: Later, codes: Codes, truth: Truth):
     return keys, values
 
 
-def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen
-           ) -> tuple[Predictions, Lists, list[Notice]]:
-    """The evaluated users' lists in order, deduplicated, checked, and without seen items
-    when asked: (preds as ordered, the lists, notices)."""
+def _lists(preds: Predictions, codes: Codes, sel: Selection, settings
+           ) -> tuple[Lists, np.ndarray | None, list[Notice]]:
+    """The evaluated users' lists in order, deduplicated and checked: (the lists, the file's
+    ranks when trec_eval's order by score replaced theirs, notices)."""
     notices: list[Notice] = []
     ranks = None
     rows, su, others = order(preds, codes, sel, settings.ties)
@@ -321,12 +307,66 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings, seen
     notices += found
     lists = Lists(rows, su, segment_positions(su))
     notices += check_order(preds, rows, su, lists.pos, settings)
-    if settings.exclude_seen:  # after the checks of the file's own ranks
-        lists, found = _drop_seen(codes, lists, seen, settings, preds.source.label)
-        notices += found
-    if ranks is not None:
-        notices += score_orders(preds.columns, ranks, lists.rows, lists.su)
-    return preds, lists, notices
+    return lists, ranks, notices
+
+
+def _score_orders(preds: Predictions, ranks: np.ndarray | None, lists: Lists) -> list[Notice]:
+    """Under trec_eval's order by score, the users whose ranks tell another order."""
+    return [] if ranks is None else score_orders(preds.columns, ranks, lists.rows, lists.su)
+
+
+def _max_depth(lists: Lists, settings) -> Lists:
+    """Only the first N rows of each list (trec_eval -M): before -J, as trec_eval does."""
+    if settings.max_depth is None:
+        return lists
+    return lists.keep(lists.pos <= settings.max_depth)
+
+
+def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) -> Lists:
+    """Whether each row's item is judged, when a metric reads it or the lists condense."""
+    if not needs_judgements(settings):
+        return lists
+    jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
+    judged = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, codes.n_items) > 0
+    return dataclasses.replace(lists, judged=judged)
+
+
+def _judged_only(lists: Lists, settings) -> Lists:
+    """Condensed lists (--judged-only, trec_eval -J): the judged items move up."""
+    if not settings.judged_only:
+        return lists
+    assert lists.judged is not None  # marked: judged_only needs judgements
+    lists = lists.keep(lists.judged)
+    return dataclasses.replace(lists, pos=segment_positions(lists.su))
+
+
+def _ties(lists: Lists, preds: Predictions) -> Lists:
+    """Each row's tie group (rows of equal score in one list), when any two rows tie."""
+    if preds.score is None:
+        return lists
+    score = take(preds.score, lists.rows)
+    return dataclasses.replace(lists, tie_start=tie_groups(lists.su, score, lists.pos))
+
+
+def _by_items(lists: Lists, codes: Codes) -> Lists:
+    """The rows carried by their items from here on, not by file row numbers: the cut then
+    needs no index array (a view of the codes when the file is in order already)."""
+    return dataclasses.replace(lists, rows=take(codes.p_item, lists.rows))
+
+
+def _cut(lists: Lists, kmax: int) -> Lists:
+    """The rows down to the deepest K; a tie group across it is kept whole (the orders of
+    its items decide)."""
+    tie_start = lists.tie_start
+    return lists.keep(lists.pos <= kmax if tie_start is None else tie_start <= kmax)
+
+
+def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, truth: Truth,
+          settings) -> np.ndarray:
+    """The relevance of each row (0: not in the truth); then the truth's grades checked."""
+    rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
+    check_grades(truth, settings)
+    return rel
 
 
 def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
@@ -346,53 +386,6 @@ def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes
                                     chunk.n_users)
         chunk = dataclasses.replace(chunk, profile=profile, history=history)
     return chunk
-
-
-def _drop_seen_truth(codes: Codes, truth: Truth, seen: np.ndarray):
-    """Truth rows whose pair is in training, dropped (``--exclude-seen-truth``)."""
-    hit = is_seen(pair_keys(codes.t_user, codes.t_item, codes.n_items), seen)
-    n = int(np.count_nonzero(hit))
-    if not n:
-        return codes, truth, 0
-    keep = ~hit
-    mask = from_numpy(keep)
-    if truth.user is None:  # released (release_ids)
-        truth = dataclasses.replace(truth, relevance=truth.relevance[keep])
-    else:
-        truth = dataclasses.replace(truth, user=truth.user.filter(mask),
-                                    item=truth.item.filter(mask), relevance=truth.relevance[keep])
-    codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
-    return codes, truth, n
-
-
-def _drop_seen(codes: Codes, lists: Lists, seen: np.ndarray, settings, label: str
-               ) -> tuple[Lists, list[Notice]]:
-    """Ordered rows whose (user, item) was seen in training, dropped before the cut; the
-    rest keep their order and move up. Counts the rows, and the users left with fewer than
-    the deepest K items who had that many before."""
-    rows, su = lists.rows, lists.su
-    keys = pair_keys(_full_users(codes, rows, su), take(codes.p_item, rows), codes.n_items)
-    hit = is_seen(keys, seen)
-    n = int(np.count_nonzero(hit))
-    if not n:
-        return lists, []
-    before = np.bincount(su)
-    keep = ~hit
-    rows = np.flatnonzero(keep) if rows is None else rows[keep]
-    su = su[keep]
-    notices = [Notice("seen_dropped", n, {"path": label})]
-    if settings.cut is not None:
-        after = np.bincount(su, minlength=len(before))
-        short = int(np.count_nonzero((before >= settings.cut) & (after < settings.cut)))
-        if short:
-            notices.append(Notice("short_after_exclusion", short, {"k": settings.cut}))
-    return Lists(rows, su, segment_positions(su)), notices
-
-
-def _full_users(codes: Codes, rows, su) -> np.ndarray:
-    """The ordered rows' user codes over the whole user dictionary (``su`` holds compact
-    codes of the evaluated users)."""
-    return codes.p_user if rows is None else codes.p_user[rows]
 
 
 def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes):
@@ -426,9 +419,17 @@ def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.nda
     return counts[sel.evaluated]
 
 
-def _chunk(n, su, pos, item, rel, ideal_lists, n_relevant) -> Chunk:
-    """The chunk, with the ideal lists made by ``join.ideal``."""
+def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Truth,
+           sel: Selection, settings) -> Chunk:
+    """The chunk: the cut lists (carried by their items), their relevance, the ideal lists
+    made by ``join.ideal``; judged flags and tie groups when the build made them."""
     iu, ipos, irel, max_relevance = ideal_lists
-    return Chunk(n_users=n, user=su, pos=pos, item=item.astype(np.int32, copy=False), rel=rel,
+    item, judged = lists.rows, lists.judged
+    assert item is not None  # item codes since _by_items
+    return Chunk(n_users=sel.counts.evaluated, user=lists.su, pos=lists.pos,
+                 item=item.astype(np.int32, copy=False), rel=rel,
                  ideal_user=iu, ideal_pos=ipos, ideal_rel=irel,
-                 n_relevant=n_relevant, max_relevance=max_relevance)
+                 n_relevant=sel.n_relevant[sel.evaluated], max_relevance=max_relevance,
+                 judged=judged, tie_start=lists.tie_start,
+                 n_nonrelevant=None if judged is None else _nonrelevant(codes, truth, sel,
+                                                                        settings))

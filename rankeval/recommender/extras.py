@@ -1,5 +1,6 @@
 """The inputs beyond predictions and truth (``--train``, ``--catalog``): item popularity, the
-catalog and its long tail, and which (user, item) pairs were seen in training.
+catalog and its long tail, and which (user, item) pairs were seen in training (the build's
+seen-item exclusion, ``seen.py``).
 
 Item statistics are computed once over the whole inputs, never per partition of users, so
 that every partition scores against the same popularity and the same catalog (SPEC section 7).
@@ -8,7 +9,7 @@ that every partition scores against the same popularity and the same catalog (SP
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +21,11 @@ from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
 from rankeval.kernels.distinct import distinct, first_index
 from rankeval.recommender.features import ItemFeatures, load_item_features
+from rankeval.recommender.seen import SeenItems
 from rankeval.registry import REGISTRY
+
+if TYPE_CHECKING:
+    from rankeval.build.stages import Codes
 
 # Options that provide each input a metric may need (registry ``needs``).
 PROVIDERS = {"interactions": ("train",), "catalog": ("catalog", "train"),
@@ -38,6 +43,13 @@ class Extras:
     def given(self) -> set[str]:
         return {name for name in ("train", "catalog", "item_features")
                 if getattr(self, name) is not None}
+
+    def seen_items(self, codes: Codes, settings) -> SeenItems | None:
+        """The build's seen-item exclusion stage over ``codes``, when an option asks for it
+        (None: no exclusion; the options need ``--train``, ``check_needs``)."""
+        if self.train is None or not (settings.exclude_seen or settings.exclude_seen_truth):
+            return None
+        return SeenItems.of(self.train, codes, settings)
 
 
 @dataclass(frozen=True)
@@ -256,20 +268,3 @@ def _long_tail(pop: np.ndarray, member: np.ndarray, tail_share: float) -> np.nda
     size = int(np.searchsorted(held, (1.0 - tail_share) * total - 1e-12 * total)) + 1
     tail[ranked[:size]] = False
     return tail
-
-
-def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:
-    """Sorted (user, item) keys, in a build's codes, of the training pairs; pairs whose user
-    or item the build does not know cannot match a prediction and are left out."""
-    u = to_numpy(fill_null(pc.index_in(train.user, value_set=user_ids), -1)).astype(np.int64)
-    i = to_numpy(fill_null(pc.index_in(train.item, value_set=item_ids), -1)).astype(np.int64)
-    known = (u >= 0) & (i >= 0)
-    return distinct(pair_keys(u[known], i[known], n_items))
-
-
-def is_seen(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Whether each key is among the sorted ``seen`` keys."""
-    if not len(seen):
-        return np.zeros(len(keys), dtype=bool)
-    at = np.minimum(np.searchsorted(seen, keys), len(seen) - 1)
-    return seen[at] == keys

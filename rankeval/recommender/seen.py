@@ -1,0 +1,100 @@
+"""Seen-item exclusion (``--exclude-seen``, ``--exclude-seen-truth``): a stage of the build
+that the recommender side supplies (``Extras.seen_items``), so that the core build imports
+no recommender code. It drops the (user, item) pairs present in training from the ranked
+lists before the cut, and from the truth when asked."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankeval.build.encode import pair_keys
+from rankeval.build.lists import Lists
+from rankeval.build.ordering import take
+from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.kernels.chunk import segment_positions
+from rankeval.kernels.distinct import distinct
+from rankeval.notices import Notice
+
+if TYPE_CHECKING:
+    from rankeval.build.stages import Codes
+    from rankeval.io.load import Train, Truth
+
+
+def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:
+    """Sorted (user, item) keys, in a build's codes, of the training pairs; pairs whose user
+    or item the build does not know cannot match a prediction and are left out."""
+    u = to_numpy(fill_null(pc.index_in(train.user, value_set=user_ids), -1)).astype(np.int64)
+    i = to_numpy(fill_null(pc.index_in(train.item, value_set=item_ids), -1)).astype(np.int64)
+    known = (u >= 0) & (i >= 0)
+    return distinct(pair_keys(u[known], i[known], n_items))
+
+
+def is_seen(keys: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Whether each key is among the sorted ``seen`` keys."""
+    if not len(seen):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(seen, keys), len(seen) - 1)
+    return seen[at] == keys
+
+
+@dataclass(frozen=True)
+class SeenItems:
+    """The training pairs in one build's codes, and which side they are dropped from."""
+
+    keys: np.ndarray  # sorted (user, item) keys of the training pairs (``seen_keys``)
+    lists: bool  # --exclude-seen: drop them from the ranked lists
+    truth: bool  # --exclude-seen-truth: drop them from the truth
+    cut: int | None  # the deepest K, for the count of lists left shorter than it
+
+    @classmethod
+    def of(cls, train: Train, codes: Codes, settings) -> SeenItems:
+        return cls(seen_keys(train, codes.user_ids, codes.item_ids, codes.n_items),
+                   settings.exclude_seen, settings.exclude_seen_truth, settings.cut)
+
+    def drop_truth(self, codes: Codes, truth: Truth) -> tuple[Codes, Truth, list[Notice]]:
+        """Truth rows whose pair is in training, dropped (``--exclude-seen-truth``); the
+        notice counts them (none: nothing was dropped, ``codes`` and ``truth`` are as given)."""
+        hit = is_seen(pair_keys(codes.t_user, codes.t_item, codes.n_items), self.keys)
+        n = int(np.count_nonzero(hit))
+        if not n:
+            return codes, truth, []
+        keep = ~hit
+        mask = from_numpy(keep)
+        if truth.user is None:  # released (release_ids)
+            truth = dataclasses.replace(truth, relevance=truth.relevance[keep])
+        else:
+            truth = dataclasses.replace(truth, user=truth.user.filter(mask),
+                                        item=truth.item.filter(mask),
+                                        relevance=truth.relevance[keep])
+        codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
+        return codes, truth, [Notice("seen_truth_dropped", n, {"path": truth.source.label})]
+
+    def drop(self, codes: Codes, lists: Lists, label: str) -> tuple[Lists, list[Notice]]:
+        """Ordered rows whose (user, item) was seen in training, dropped before the cut; the
+        rest keep their order and move up. Counts the rows, and the users left with fewer than
+        the deepest K items who had that many before. Runs before the build marks judged
+        items and tie groups."""
+        assert lists.judged is None and lists.tie_start is None
+        rows, su = lists.rows, lists.su
+        users = codes.p_user if rows is None else codes.p_user[rows]  # full user codes
+        hit = is_seen(pair_keys(users, take(codes.p_item, rows), codes.n_items), self.keys)
+        n = int(np.count_nonzero(hit))
+        if not n:
+            return lists, []
+        before = np.bincount(su)
+        keep = ~hit
+        rows = np.flatnonzero(keep) if rows is None else rows[keep]
+        su = su[keep]
+        notices = [Notice("seen_dropped", n, {"path": label})]
+        if self.cut is not None:
+            after = np.bincount(su, minlength=len(before))
+            short = int(np.count_nonzero((before >= self.cut) & (after < self.cut)))
+            if short:
+                notices.append(Notice("short_after_exclusion", short, {"k": self.cut}))
+        return dataclasses.replace(lists, rows=rows, su=su, pos=segment_positions(su)), notices
