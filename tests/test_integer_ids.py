@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval.build import encode
-from rankeval.io.formats import delimited
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
+from rankeval.io.formats import delimited
 from rankeval.kernels import distinct
 
 NOT_CANONICAL = ["007", "-0", "1e3", "+5", "5.0", " 5", "5 ", "0x1F", "١٢", "99999999999999999999",

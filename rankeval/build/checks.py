@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from rankeval.io.arrow import from_numpy
-from rankeval.kernels.distinct import count_distinct
 from rankeval.build.encode import padded
-from rankeval.errors import InputError, report
-from rankeval.io.load import Predictions, Truth
-from rankeval.notices import Notice
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
+from rankeval.errors import InputError, report
+from rankeval.io.arrow import from_numpy
+from rankeval.io.load import Predictions, Truth
+from rankeval.kernels.distinct import count_distinct
+from rankeval.notices import Notice
 
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes

@@ -7,8 +7,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.io.arrow import buffer, from_numpy, frombuffer, to_numpy
-from rankeval.kernels.distinct import dense_codes
 from rankeval.io.cast import _POWERS, Numbered, numbered_ids
+from rankeval.kernels.distinct import dense_codes
 from rankeval.kernels.threads import each
 
 

@@ -6,10 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from rankeval.kernels.chunk import segment_positions
-from rankeval.kernels.distinct import distinct
 from rankeval.build.encode import duplicates, pair_keys
 from rankeval.build.ordering import sort_order
+from rankeval.kernels.chunk import segment_positions
+from rankeval.kernels.distinct import distinct
 
 
 def grade_bits(rel: np.ndarray, low: int = 1) -> int | None:
