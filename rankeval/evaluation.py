@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 if TYPE_CHECKING:
     import pandas as pd
 
-from rankeval.analysis.distribution import STATS, describe, parse_stats
+from rankeval.analysis.distribution import STATS, parse_stats
 from rankeval.analysis.exposure import Exposure, exposure, exposure_ks
 from rankeval.build.stages import UserCounts
 from rankeval.engines.partition import (
@@ -34,7 +34,8 @@ from rankeval.engines.partition import (
     unevaluable,
     with_user_notices,
 )
-from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy
+from rankeval.engines.store import LocalValues, Store
+from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.io.load import Predictions, Train, Truth
 from rankeval.kernels.aggregate import mean
@@ -68,8 +69,8 @@ class Evaluation:
     inputs: dict[str, InputSummary]
     notices: list[Notice]
     prediction_rows_beyond_k: int
-    _values: dict[MetricSpec, np.ndarray] = field(repr=False)
-    _user_array: pa.Array = field(repr=False)
+    # the per-user values, wherever the engine keeps them (``engines.store``)
+    store: Store = field(repr=False)
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     # metric -> statistic -> value over users (``with_stats``); empty unless asked for
     distribution: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -102,8 +103,7 @@ class Evaluation:
             inputs=inputs,
             notices=list(partial.notices),
             prediction_rows_beyond_k=partial.rows_beyond_k,
-            _values=partial.values,
-            _user_array=partial.users,
+            store=LocalValues(partial.values, partial.users),
             tied_users=partial.tied_users,
             tie_range={str(s): (overall(s, low, partial.scored.get(s, n)),
                                 overall(s, high, partial.scored.get(s, n)))
@@ -127,26 +127,23 @@ class Evaluation:
         from it form a counted ``(missing)`` segment; ``"activity:quartiles"`` cuts a numeric
         attribute into quantile bins (also ``:deciles``, ``:N``); ``bins`` does so for every
         column of ``by`` without bins of its own."""
-        from rankeval.analysis.segments import segment, with_bins
+        from rankeval.analysis.segments import with_bins
         from rankeval.io.load import open_input
 
         table = open_input(segments, "segments", fmt, reading)
-        return dataclasses.replace(self, segments=segment(self, table, with_bins(by, bins)))
+        return dataclasses.replace(self, segments=self.store.segment_means(
+            table, with_bins(by, bins)))
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """A copy with the distribution over users of every per-user metric: any of
         ``mean``, ``median``, ``p<N>`` (a percentile, numpy's linear interpolation), ``std``
         (sample standard deviation, n - 1), ``min``, ``max``, ``zeros`` (share of users at
         0). Users a metric could not score are left out."""
-        wanted = parse_stats(stats)
-        table = {}
-        for spec, v in self._values.items():
-            v = v[~np.isnan(v)]
-            table[str(spec)] = {name: describe(v, name) for name in wanted}
-        return dataclasses.replace(self, distribution=table)
+        return dataclasses.replace(self, distribution=self.store.describe(parse_stats(stats)))
 
     def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
-        """A copy with a percentile bootstrap confidence interval (over users) for every mean."""
+        """A copy with a percentile bootstrap confidence interval (over users) for every mean
+        (the per-user values brought here first, ``collect``)."""
         from rankeval.analysis.significance import bootstrap_mean_ci
         from rankeval.errors import OptionError
 
@@ -154,16 +151,34 @@ class Evaluation:
             raise OptionError("{option} must lie strictly between 0 and 1", "confidence")
         if rounds < 100:
             raise OptionError("{option} must be at least 100", "rounds")
+        here = self.store.collect()
         intervals = {}
-        for s, v in self._values.items():
+        for s in self._per_user_specs:
             how = REGISTRY[s.name].overall
+            v = here.values(s)
             v = v[~np.isnan(v)]  # users a metric could not score (ild) are not resampled
             if how == MEAN:
                 intervals[str(s)] = bootstrap_mean_ci(v, rounds, seed, level)
             elif how == GEOMETRIC:  # exp is monotonic: the interval of the mean of the logs
                 low, high = bootstrap_mean_ci(v, rounds, seed, level)
                 intervals[str(s)] = (math.exp(low), math.exp(high))
-        return dataclasses.replace(self, intervals=intervals, interval_level=level)
+        return dataclasses.replace(self, store=here, intervals=intervals, interval_level=level)
+
+    def collect(self) -> Evaluation:
+        """A copy with the per-user values on this machine (itself when they are): with an
+        engine that keeps them where they were computed (Spark), for ``values``,
+        ``user_ids`` and ``per_user_table``."""
+        here = self.store.collect()
+        return self if here is self.store else dataclasses.replace(self, store=here)
+
+    def write_per_user(self, path: str) -> None:
+        """The per-user values to ``path``: a CSV or Parquet file (``-``: stdout), or where
+        the engine keeps them, its own kind of output (Spark: a Parquet dataset)."""
+        self.store.write(path)
+
+    @property
+    def _per_user_specs(self) -> list[MetricSpec]:
+        return [s for s in self.specs if REGISTRY[s.name].scope != CORPUS]
 
     def judged(self, plan):
         """A copy with ``plan``'s gate verdicts (a ``gates.GatePlan``) and baseline deltas."""
@@ -223,33 +238,29 @@ class Evaluation:
 
             raise OptionError(f"{spec} is a corpus-level metric: one value for the run "
                               "(in .metrics), no per-user values")
-        return self._values[spec]
+        return self.store.values(spec)
 
     @cached_property
     def user_ids(self) -> np.ndarray:
         """The evaluated users' ids (sorted), in the order of every per-user array."""
-        return to_numpy(self._user_array)
+        return to_numpy(self.store.users())
 
     @property
     def user_id_array(self) -> pa.Array:
         """``user_ids`` as an Arrow string array."""
-        return self._user_array
+        return self.store.users()
 
-    @cached_property
-    def per_user(self) -> pd.DataFrame:
-        """One row per evaluated user (sorted by id), one column per metric."""
-        import pandas as pd  # imported here: the command line never needs pandas
-
-        columns: dict[str, Any] = {"user_id": pd.Series(self.user_ids, dtype=object)}
-        columns.update({str(spec): v for spec, v in self._values.items()})
-        return pd.DataFrame(columns)  # at once: a column at a time fragments wide frames
+    @property
+    def per_user(self) -> pd.DataFrame | Any:
+        """One row per evaluated user (sorted by id), one column per metric: a pandas
+        DataFrame, or the engine's own frame where it keeps the values (Spark: a cached
+        Spark DataFrame)."""
+        return self.store.frame()
 
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes); a value a metric
         leaves undefined (NaN) is null."""
-        columns = {"user_id": self._user_array}
-        columns.update({str(spec): nan_as_null(v) for spec, v in self._values.items()})
-        return pa.table(columns)
+        return self.store.table()
 
     def summary_rows(self) -> tuple[list[int | str], list[tuple[str, list[float | None]]]]:
         """Means as (columns, [(metric name, one value per column, None where not asked)]);
@@ -285,7 +296,10 @@ class Evaluation:
         from rankeval.report.table import plain_text
 
         undefined = "".join(f"n/a: {why}\n" for why in self.undefined.values())
-        return f"<Evaluation of {self.users.evaluated:,} users>\n{plain_text(self)}{undefined}"
+        where = ("" if self.store.here else
+                 "; per-user values where they were computed: .collect() brings them here")
+        return (f"<Evaluation of {self.users.evaluated:,} users{where}>\n{plain_text(self)}"
+                f"{undefined}")
 
     def _repr_html_(self) -> str:
         from rankeval.report.table import html_summary

@@ -319,7 +319,11 @@ def test_per_user_values_stay_distributed(spark, tmp_path):
         result.values("ndcg@10")
     with pytest.raises(OptionError, match="stay on the cluster"):
         result.per_user_table()
-    here = result.collect_values()  # only when asked: users x metrics doubles
+    assert type(result) is rankeval.Evaluation  # one type; its store keeps the values there
+    assert result.per_user is result.store.frame() and hasattr(result.per_user, "toPandas")
+    here = result.collect()  # only when asked: users x metrics doubles
+    assert here.store.here and not result.store.here
+    assert here.per_user is result.per_user  # still the Spark DataFrame
     local_values = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=10).values("ndcg@10")
     np.testing.assert_allclose(here.values("ndcg@10"), local_values, rtol=0, atol=1e-12)
     out = tmp_path / "per_user"
@@ -328,7 +332,8 @@ def test_per_user_values_stay_distributed(spark, tmp_path):
     written = pq.read_table(out).to_pandas().sort_values("user_id").reset_index(drop=True)
     local = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=10).per_user
     assert written["user_id"].tolist() == sorted(local["user_id"])
-    assert "SparkEvaluation of" in repr(result)
+    assert "per-user values where they were computed" in repr(result)
+    assert "per-user values" not in repr(here)
     import os
     import stat
 

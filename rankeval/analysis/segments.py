@@ -63,10 +63,12 @@ def with_bins(by, bins: str | int | None) -> list[str]:
     return [w if ":" in str(w) else f"{w}:{bins}" for w in words]
 
 
-def segment(ev, table, by) -> dict[str, list[Segment]]:
-    """Per column of ``by``: one ``Segment`` per value (in value order, ``(missing)`` last)."""
-    return {word: _means(ev, labels, rank)
-            for word, (labels, rank) in user_labels(ev.user_id_array, table, by).items()}
+def segment(values: dict[str, np.ndarray], users: pa.Array, table, by
+            ) -> dict[str, list[Segment]]:
+    """Per column of ``by``: one ``Segment`` per value (in value order, ``(missing)`` last),
+    from each per-user metric's ``values`` over ``users``."""
+    return {word: _means(values, labels, rank)
+            for word, (labels, rank) in user_labels(users, table, by).items()}
 
 
 def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, dict | None]]:
@@ -135,22 +137,20 @@ def _bin(values: np.ndarray, bins: int) -> tuple[np.ndarray, list[str]]:
     return names[idx], list(names)
 
 
-def _means(ev, per_user: np.ndarray, rank: dict[str, int] | None = None) -> list[Segment]:
+def _means(values_of: dict[str, np.ndarray], per_user: np.ndarray,
+           rank: dict[str, int] | None = None) -> list[Segment]:
     """Each segment's mean of every per-user metric (users a metric cannot score left out),
     by one weighted count per metric, not a loop over users."""
     values, codes = with_inverse(per_user)
     n = len(values)
     sizes = np.bincount(codes, minlength=n)
     means = {}
-    for spec in ev.specs:
-        if str(spec) in ev.corpus:
-            continue
-        v = ev.values(spec)
+    for metric, v in values_of.items():
         ok = ~np.isnan(v)
         total = np.bincount(codes[ok], v[ok], minlength=n)
         count = np.bincount(codes[ok], minlength=n)
         # a segment where no user has a value: undefined (NaN), never 0 (SPEC section 9)
-        means[str(spec)] = np.divide(total, count, out=np.full(n, np.nan), where=count > 0)
+        means[metric] = np.divide(total, count, out=np.full(n, np.nan), where=count > 0)
     index = {v: i for i, v in enumerate(values.tolist())}
     return [Segment(v, int(sizes[index[v]]), {m: float(x[index[v]]) for m, x in means.items()})
             for v in ordered_values(values, rank)]

@@ -82,9 +82,9 @@ class Engine:
         raise NotImplementedError
 
     def write_per_user(self, result, path: str) -> None:
-        from rankeval.io.output import write_per_user
-
-        write_per_user(result.per_user_table(), path)
+        """``--per-user PATH``: the result's store writes it (a file here, a dataset where
+        an engine keeps the values)."""
+        result.write_per_user(path)
 
 
 ENGINES: dict[str, Engine] = {}

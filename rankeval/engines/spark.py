@@ -62,7 +62,7 @@ class SparkEngine(Engine):
 
     def values_here(self, result, progress):
         progress.stage("per-user values to the driver")
-        return result.collect_values()
+        return result.collect()
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
         from rankeval.errors import InputError
@@ -82,10 +82,6 @@ class SparkEngine(Engine):
             return Validation(errors=[exc], acknowledged=acknowledged)
         return validate_frames(preds, truth, job.settings, job.columns, acknowledged,
                                extras=extras)
-
-    def write_per_user(self, result, path: str) -> None:
-        result.write_per_user(path)
-
 
 def conf(pairs) -> list[tuple[str, str]]:
     """--spark-conf KEY=VALUE pairs."""

@@ -25,17 +25,17 @@ from typing import Any, Unpack
 
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
 from rankeval.errors import InputError, RankevalError
-from rankeval.evaluation import EvaluateOptions, finish
+from rankeval.evaluation import EvaluateOptions, Evaluation, finish
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
 from rankeval.io.validate import Validation
 from rankeval.recommender.extras import Extras
 from rankeval.spark.frames import combine, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
-from rankeval.spark.result import SparkEvaluation, merged_errors
+from rankeval.spark.result import SparkValues, merged_errors
 from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, output_schema, run
 
-__all__ = ["SparkEvaluation", "evaluate", "session"]
+__all__ = ["SparkValues", "evaluate", "session"]
 
 # pyspark warns about pandas >= 3 wherever it checks for pandas, mapInArrow included; the
 # engine passes Arrow only.
@@ -97,7 +97,7 @@ def evaluate(
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
     **options: Unpack[EvaluateOptions],
-) -> SparkEvaluation:
+) -> Evaluation:
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
     ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
     ``user_col``...) or paths Spark reads (Parquet, CSV, TSV, JSON Lines, TREC; files,
@@ -114,7 +114,7 @@ def evaluate(
                          catalog=catalog, item_features=item_features, engine="spark",
                          engine_options={"spark": spark, "partitions": partitions,
                                          "chunk_rows": chunk_rows}, **options)
-    assert isinstance(result, SparkEvaluation)  # what the Spark engine gives
+    assert isinstance(result.store, SparkValues)  # what the Spark engine gives
     return result
 
 
@@ -161,7 +161,7 @@ def _frame(data: Any, role: str, fmt: str | None, flag: str, spark: Any, reading
 
 def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
                     partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
-                    extras: SparkExtras | None = None) -> SparkEvaluation:
+                    extras: SparkExtras | None = None) -> Evaluation:
     """Score two (DataFrame, label, format) inputs; raises the first input error found."""
     extras = extras or SparkExtras()
     stats, summaries = item_stats(preds, extras, settings, columns)
@@ -280,7 +280,7 @@ def _file_order(settings, columns, preds) -> bool:
 
 
 def _finish(results: list[ChunkResult], scored, settings, labels, formats,
-            extras: SparkExtras, stats, summaries) -> SparkEvaluation:
+            extras: SparkExtras, stats, summaries) -> Evaluation:
     empty = _empty(results, labels)
     if empty:
         scored.unpersist()
@@ -304,7 +304,7 @@ def _finish(results: list[ChunkResult], scored, settings, labels, formats,
     except RankevalError:
         scored.unpersist()
         raise
-    return SparkEvaluation.of(ev, scored.frame, scored.cache, partial)
+    return dataclasses.replace(ev, store=SparkValues.of(scored.frame, scored.cache, partial))
 
 
 class _Side:

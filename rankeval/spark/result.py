@@ -1,5 +1,5 @@
-"""The Spark engine's result (an ``Evaluation`` whose per-user values stay on the cluster) and
-the merge of the input errors found by every task."""
+"""The Spark engine's per-user store (``SparkValues``: the values stay on the cluster) and the
+merge of the input errors found by every task."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 import math
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,49 +15,66 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.analysis.distribution import STATS, parse_stats
+from rankeval.engines.store import LocalValues
 from rankeval.errors import InputError, OptionError
-from rankeval.evaluation import Evaluation
 
 
-@dataclass(frozen=True)
-class SparkEvaluation(Evaluation):
-    """An ``Evaluation`` (means, counts, notices, settings, reports and gates as locally)
-    whose per-user values are a Spark DataFrame, ``per_user``: write it with
-    ``write_per_user(path)`` or ``per_user.write``. They come to the driver only when asked
-    (``collect_values``: users x metrics doubles), for what needs them all in one place:
-    bootstrap intervals, the HTML page's charts, per-query lines."""
+@dataclass(frozen=True, eq=False)
+class SparkValues:
+    """Per-user values that stay on the cluster: a (cached) Spark DataFrame, user_id + one
+    column per metric (``engines.store.Store``). The distribution and segment means are
+    computed there; the values come to the driver only when asked (``collect``: users x
+    metrics doubles), for what needs them all in one place: bootstrap intervals, the HTML
+    page's charts, per-query lines."""
 
-    frame: Any = field(default=None, repr=False)  # user_id + one column per metric
-    _cache: Any = field(default=None, repr=False, compare=False)
+    spark_frame: Any  # user_id + one column per metric
+    cache: Any = field(default=None, compare=False)
     # metric -> (exact parts of the sum of its per-user values, users it scored)
-    _sums: dict[str, tuple[tuple[float, ...], int]] = field(default_factory=dict, repr=False)
-    collected: bool = False  # the per-user values are also on the driver (collect_values)
+    sums: dict[str, tuple[tuple[float, ...], int]] = field(default_factory=dict)
+    local: LocalValues | None = None  # the values on the driver too, once collected
 
     @classmethod
-    def of(cls, ev: Evaluation, frame, cache, partial) -> SparkEvaluation:
-        fields = {f.name: getattr(ev, f.name) for f in dataclasses.fields(Evaluation)}
+    def of(cls, frame, cache, partial) -> SparkValues:
         sums = {str(s): (parts, partial.scored.get(s, partial.counts.evaluated))
                 for s, parts in partial.sums.items()}
-        return cls(**fields, frame=frame, _cache=cache, _sums=sums)
+        return cls(frame, cache, sums)
 
     @property
-    def per_user(self):
-        """One row per evaluated user, one column per metric: a (cached) Spark DataFrame."""
-        return self.frame
+    def here(self) -> bool:
+        return self.local is not None
 
-    def write_per_user(self, path: str) -> None:
-        """The per-user values as a Parquet dataset (a directory) at ``path``, on any
-        filesystem Spark knows. A local directory is written beside and moved in place when
-        complete, replacing an earlier dataset (never another kind of directory)."""
+    def frame(self):
+        """A Spark DataFrame (cached), one row per evaluated user."""
+        return self.spark_frame
+
+    def _here(self, what: str) -> LocalValues:
+        if self.local is None:
+            raise OptionError(f"{what} needs the per-user values on one machine; with the "
+                              "Spark engine they stay on the cluster: use .per_user (a Spark "
+                              "DataFrame), .write_per_user(path), or .collect() first")
+        return self.local
+
+    def values(self, spec) -> np.ndarray:
+        return self._here("values()").values(spec)
+
+    def users(self) -> pa.Array:
+        return self._here("user_ids").users()
+
+    def table(self) -> pa.Table:
+        return self._here("per_user_table()").table()
+
+    def write(self, path: str) -> None:
+        """A Parquet dataset (a directory) at ``path``, on any filesystem Spark knows. A
+        local directory is written beside and moved in place when complete, replacing an
+        earlier dataset (never another kind of directory)."""
         if "://" in path:
-            self.frame.write.mode("overwrite").parquet(path)
+            self.spark_frame.write.mode("overwrite").parquet(path)
             return
         check_dataset_path(path)
         target = Path(path).absolute()
         tmp = target.with_name(f".{target.name}.rankeval-{os.getpid()}")
         try:
-            self.frame.write.mode("errorifexists").parquet(str(tmp))
+            self.spark_frame.write.mode("errorifexists").parquet(str(tmp))
             _umask_modes(tmp)
             if target.exists():
                 old = target.with_name(f".{target.name}.rankeval-old-{os.getpid()}")
@@ -70,64 +87,36 @@ class SparkEvaluation(Evaluation):
             shutil.rmtree(tmp, ignore_errors=True)
 
     def unpersist(self) -> None:
-        """Free the cluster's cached per-user rows (``per_user`` is recomputed if used)."""
-        if self._cache is not None:
-            self._cache.unpersist()
+        """Free the cluster's cached per-user rows (the frame is recomputed if used)."""
+        if self.cache is not None:
+            self.cache.unpersist()
 
-    def collect_values(self) -> SparkEvaluation:
-        """A copy with the per-user values on the driver, in the local engine's user order
-        (so that intervals drawn from them are the local engine's, seed for seed)."""
-        if self.collected:
+    def collect(self) -> SparkValues:
+        """The store with the values on the driver too, in the local engine's user order (so
+        that intervals drawn from them are the local engine's, seed for seed)."""
+        if self.local is not None:
             return self
         from rankeval.evaluation import _numeric_order
         from rankeval.io.arrow import to_numpy
+        from rankeval.names import from_name
 
-        table = self.frame.orderBy("user_id").toArrow()  # byte order, as local user codes
+        table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
         users = table.column("user_id").combine_chunks()
-        values = {spec: to_numpy(table.column(str(spec))).astype(np.float64)
-                  for spec in self.specs if str(spec) in table.column_names}
+        values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
+                  for name in table.column_names if name != "user_id"}
         order = _numeric_order(users)
         if order is not None:
             users = users.take(pa.array(order))
             values = {s: v[order] for s, v in values.items()}
-        return dataclasses.replace(self, _values=values, _user_array=users, collected=True)
+        return dataclasses.replace(self, local=LocalValues(values, users))
 
-    def _distributed(self, what: str):
-        return OptionError(f"{what} needs the per-user values on one machine; with the Spark "
-                           "engine they stay on the cluster: use .per_user (a Spark DataFrame)"
-                           " or .write_per_user(path)")
-
-    def values(self, metric):
-        if not self.collected:
-            raise self._distributed("values()")
-        return super().values(metric)
-
-    @property
-    def user_ids(self):
-        if not self.collected:
-            raise self._distributed("user_ids")
-        return self._user_array.to_numpy(zero_copy_only=False)
-
-    @property
-    def user_id_array(self):
-        if not self.collected:
-            raise self._distributed("user_id_array")
-        return self._user_array
-
-    def per_user_table(self):
-        if not self.collected:
-            raise self._distributed("per_user_table()")
-        return super().per_user_table()
-
-    def with_stats(self, stats: str | Iterable[str] = STATS):
-        """``Evaluation.with_stats`` computed on the cluster in one pass: exact means (from
-        the exact sums), exact percentiles (Spark's ``percentile``: numpy's linear
-        interpolation), min, max, share of zeros; the sample standard deviation to within
-        rounding of numpy's."""
+    def describe(self, wanted: Sequence[str]) -> dict[str, dict[str, float]]:
+        """On the cluster in one pass: exact means (from the exact sums), exact percentiles
+        (Spark's ``percentile``: numpy's linear interpolation), min, max, share of zeros;
+        the sample standard deviation to within rounding of numpy's."""
         from pyspark.sql import functions as F
 
-        wanted = parse_stats(stats)
-        metrics = [s for s in self.frame.columns if s != "user_id"]
+        metrics = [s for s in self.spark_frame.columns if s != "user_id"]
         quantiles = [q for q in (_quantile(n) for n in wanted) if q is not None]
         exprs = []
         for i, name in enumerate(metrics):
@@ -138,51 +127,38 @@ class SparkEvaluation(Evaluation):
                       F.count(F.when(v == 0, 1)).alias(f"zeros{i}")]
             if quantiles:
                 exprs.append(F.percentile(v, [q / 100 for q in quantiles]).alias(f"q{i}"))
-        row = self.frame.agg(*exprs).collect()[0].asDict()
+        row = self.spark_frame.agg(*exprs).collect()[0].asDict()
         table = {}
         for i, name in enumerate(metrics):
             n = row[f"n{i}"]
             at = dict(zip(quantiles, row.get(f"q{i}") or [], strict=False))
-            table[name] = {stat: _stat(stat, n, row, i, at, self._sums.get(name))
+            table[name] = {stat: _stat(stat, n, row, i, at, self.sums.get(name))
                            for stat in wanted}
-        return dataclasses.replace(self, distribution=table)
+        return table
 
-    def with_intervals(self, level: float = 0.95, rounds: int = 10_000, seed: int = 0):
-        """``Evaluation.with_intervals``, after bringing the per-user values to the driver
-        (the bootstrap resamples users; the intervals equal the local engine's)."""
-        return Evaluation.with_intervals(self.collect_values(), level, rounds, seed)
+    def segment_means(self, table: Any, by: Any) -> dict[str, list]:
+        """The user table (read on this machine: one row per user) joined to the per-user
+        values on the cluster; means are sums over counts, as locally (to within the
+        rounding of the sum's order)."""
+        from rankeval.analysis.segments import table_labels
 
-    def by_segment(self, segments: Any, by, fmt: str | None = None,
-                   reading: dict[str, Any] | None = None, bins: str | int | None = None):
-        """``Evaluation.by_segment`` on the cluster: the user table (a path or table read on
-        this machine: one row per user) is joined to the per-user values there; means are
-        sums over counts, as locally (to within the rounding of the sum's order)."""
-        from rankeval.analysis.segments import table_labels, with_bins
-        from rankeval.io.load import open_input
-
-        table = open_input(segments, "segments", fmt, reading)
-        users, columns = table_labels(table, with_bins(by, bins))
+        users, columns = table_labels(table, by)
         words = list(columns)
         labels = pa.table({"user_id": users, **{f"_seg{j}": pa.array(
             columns[w][0].astype(str), pa.string()) for j, w in enumerate(words)}})
-        spark = self.frame.sparkSession
-        joined = self.frame.join(spark.createDataFrame(labels), "user_id", "left")
-        return dataclasses.replace(self, segments={
-            w: _segment_means(joined, f"_seg{j}", columns[w][1], self.corpus)
-            for j, w in enumerate(words)})
-
-    def __repr__(self) -> str:
-        return super().__repr__().replace("<Evaluation", "<SparkEvaluation", 1)
+        spark = self.spark_frame.sparkSession
+        joined = self.spark_frame.join(spark.createDataFrame(labels), "user_id", "left")
+        return {w: _segment_means(joined, f"_seg{j}", columns[w][1])
+                for j, w in enumerate(words)}
 
 
-def _segment_means(joined, column: str, rank, corpus) -> list:
+def _segment_means(joined, column: str, rank) -> list:
     """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
     from pyspark.sql import functions as F
 
     from rankeval.analysis.segments import MISSING, Segment, ordered_values
 
-    metrics = [c for c in joined.columns if c != "user_id" and not c.startswith("_seg")
-               and c not in corpus]
+    metrics = [c for c in joined.columns if c != "user_id" and not c.startswith("_seg")]
     label = F.coalesce(F.col(column), F.lit(MISSING)).alias("label")
     exprs = [F.count(F.lit(1)).alias("users")]
     for i, name in enumerate(metrics):
