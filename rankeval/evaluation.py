@@ -15,34 +15,23 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 if TYPE_CHECKING:
     import pandas as pd
 
 from rankeval.analysis.distribution import STATS, parse_stats
-from rankeval.analysis.exposure import Exposure, exposure, exposure_ks
+from rankeval.analysis.exposure import Exposure
 from rankeval.build.stages import UserCounts
 from rankeval.engines.partition import (
     Partial,
-    corpus_notices,
-    depth_notices,
-    evaluate_partition,
-    item_notices,
-    judgement_notices,
-    scoring_notices,
-    unevaluable,
-    with_user_notices,
 )
 from rankeval.engines.store import LocalValues, Store
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.columns import COLUMN_OPTIONS
-from rankeval.io.load import Predictions, Train, Truth
 from rankeval.kernels.aggregate import mean
-from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import ALL, MetricSpec, from_name
 from rankeval.notices import Notice
-from rankeval.recommender.extras import Extras, ItemStats, check_needs, item_stats
+from rankeval.recommender.extras import check_needs
 from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
 from rankeval.settings import SettingOptions, Settings, make_settings
 
@@ -338,68 +327,6 @@ def _columns(specs: list[MetricSpec]) -> list[int | str]:
     """Summary columns: the Ks ascending, then ``all``, then ``R``."""
     cols = {s.column for s in specs}
     return sorted(c for c in cols if isinstance(c, int)) + [c for c in (ALL, "R") if c in cols]
-
-
-def evaluate_inputs(preds: Predictions, truth: Truth, settings,
-                    extras: Extras | None = None, release: bool = False) -> Evaluation:
-    """Evaluate loaded and checked inputs with the local engine (one partition).
-    ``release``: the caller is done with both inputs' ids (``load.release_ids``)."""
-    extras = extras or Extras()
-    stats = item_stats(extras, preds, settings)
-    partial = evaluate_partition(preds, truth, settings, extras, stats, release)
-    return finish(partial, settings, preds, truth, extras, stats)
-
-
-def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
-           extras: Extras | None = None, stats: ItemStats | None = None,
-           judgements: list[Notice] | None = None,
-           extra_inputs: dict[str, InputSummary] | None = None) -> Evaluation:
-    """Merged partial -> Evaluation: user notices, the no-user check, corpus metrics, input
-    summaries. Of ``preds`` and ``truth`` only ``source`` is read when ``judgements`` (the
-    notices about the truth's grades) are given."""
-    error = unevaluable(partial.counts, settings, truth.source.label, preds.source.label)
-    if error is not None:
-        raise error
-    partial = with_user_notices(partial, settings, preds.source.label, truth.source.label)
-    partial = dataclasses.replace(partial, notices=[
-        *partial.notices,
-        *(judgement_notices(truth, settings) if judgements is None else judgements),
-        *item_notices(partial, settings, extras or Extras(), stats),
-        *scoring_notices(partial.scored, partial.counts.evaluated),
-        *depth_notices(partial.longest, settings.specs)])
-    c = partial.counts
-    inputs = {
-        "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
-                                    c.in_predictions),
-        "truth": InputSummary(truth.source.path, truth.source.format, truth.source.rows,
-                              c.in_truth),
-    }
-    for role, data in (("train", (extras or Extras()).train),
-                       ("catalog", (extras or Extras()).catalog)):
-        if extra_inputs is not None:  # summarized where the data is
-            inputs.update({role: extra_inputs[role]} if role in extra_inputs else {})
-        elif data is not None:
-            users = len(pc.unique(data.user)) if isinstance(data, Train) else 0
-            inputs[role] = InputSummary(data.source.path, data.source.format, data.source.rows,
-                                        users)
-    corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
-              if REGISTRY[spec.name].scope == CORPUS}
-    if any(math.isnan(v) for v in corpus.values()):
-        partial = dataclasses.replace(partial, notices=[*partial.notices,
-                                                        *corpus_notices(corpus)])
-    ev = Evaluation.from_partial(partial, settings, inputs, corpus)
-    ks = exposure_ks(settings, stats)
-    if ks:
-        ev = dataclasses.replace(ev, exposure=exposure(partial.item_counts[ks[0]], stats, ks[0]))
-    return ev
-
-
-def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) -> float:
-    counts = partial.item_counts[spec.k]
-    lists = Lists(counts=counts.counts, users=counts.users,
-                  k=spec.k if spec.k is not None else counts.longest,
-                  catalog_size=stats.catalog_size if stats is not None else 0)
-    return CORPUS_KERNELS[spec.name](lists)
 
 
 class EvaluateOptions(SettingOptions, total=False):

@@ -214,12 +214,12 @@ def test_help_teaches_with_examples_and_version(run_cli):
 
 
 def test_unexpected_errors_are_one_line_exit_2(run_cli, monkeypatch):
-    import rankeval.evaluation
+    import rankeval.engines.finish
 
     def boom(*a, **k):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(rankeval.evaluation, "evaluate_inputs", boom)
+    monkeypatch.setattr(rankeval.engines.finish, "evaluate_inputs", boom)
     r = run_cli("score", PREDS, TRUTH)
     assert r.exit_code == 2
     assert "internal error: ZeroDivisionError: boom" in r.stderr
@@ -237,12 +237,12 @@ def test_exit_code_1_is_never_used_for_errors(run_cli, write):
 
 
 def test_out_of_memory_is_a_one_line_error(run_cli, monkeypatch):
-    import rankeval.evaluation
+    import rankeval.engines.finish
 
     def exhausted(*a, **k):
         raise MemoryError
 
-    monkeypatch.setattr(rankeval.evaluation, "evaluate_inputs", exhausted)
+    monkeypatch.setattr(rankeval.engines.finish, "evaluate_inputs", exhausted)
     r = run_cli("score", PREDS, TRUTH)
     assert r.exit_code == 2
     assert r.stderr.startswith("rankeval: error: out of memory")

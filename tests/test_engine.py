@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
+from rankeval.engines.finish import finish
 from rankeval.engines.partition import evaluate_partition, merge
 from rankeval.errors import InputError
-from rankeval.evaluation import finish
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_predictions, load_truth
 from rankeval.kernels.aggregate import exact_parts, mean

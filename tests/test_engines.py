@@ -14,9 +14,9 @@ import pytest
 
 import rankeval
 from rankeval.engines import ENGINES, Engine, Job, get, register
+from rankeval.engines.finish import finish
 from rankeval.engines.partition import evaluate_partition, merge
 from rankeval.errors import OptionError
-from rankeval.evaluation import finish
 from rankeval.io.load import load_inputs
 
 from .conftest import SAMPLE

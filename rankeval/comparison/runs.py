@@ -15,8 +15,9 @@ import pyarrow.compute as pc
 
 from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compare, correct
 from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError, plural
-from rankeval.evaluation import Evaluation, evaluate_inputs
+from rankeval.evaluation import Evaluation
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.load import Truth, load_predictions, open_input, swapped
 from rankeval.names import from_name

@@ -11,7 +11,7 @@ class LocalEngine(Engine):
     help = "this machine"
 
     def score(self, job: Job, progress):
-        from rankeval.evaluation import evaluate_inputs
+        from rankeval.engines.finish import evaluate_inputs
         from rankeval.io.load import load_inputs
         from rankeval.recommender.extras import load_extras
 

@@ -23,9 +23,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Unpack
 
+from rankeval.engines.finish import finish
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
 from rankeval.errors import InputError, RankevalError
-from rankeval.evaluation import EvaluateOptions, Evaluation, finish
+from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
 from rankeval.io.validate import Validation
