@@ -41,8 +41,11 @@ METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
 def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict[str, list[str]]:
     py = sys.executable
-    score = [py, "-m", "rankeval", "score", "-m", METRICS, "--compat", "trec_eval", "-f", "json",
-             "--quiet", "-o"]
+    # This checkout through PYTHONPATH, as --against runs the other one: launched through the
+    # editable install instead, identical code timed 6-10% slower than through PYTHONPATH on
+    # W (cause not found), which an A/B would read as a regression.
+    score = [f"PYTHONPATH={HERE.parent}", py, "-m", "rankeval", "score", "-m", METRICS,
+             "--compat", "trec_eval", "-f", "json", "--quiet", "-o"]
     peer = HERE / "peers"
     return {
         "rankeval (CSV)": [*score, str(out / "rankeval_csv.json"), *map(str, csv)],
@@ -53,6 +56,16 @@ def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict
         "floor: pyarrow read + sort (CSV)": [py, str(peer / "floor.py"), *map(str, csv),
                                              str(out / "floor.json")],
     }
+
+
+def _order(names: list[str], r: int) -> list[str]:
+    """The tools' order in round ``r``: rotated one further each round, and reversed every
+    other round, so that each tool runs after each other about equally often. In a fixed
+    order (or rotated only) a tool is timed after the same neighbour every time, and an A/B
+    of one checkout against itself differed by 4-10% on W."""
+    shift = (r // 2) % len(names)
+    names = names[shift:] + names[:shift]
+    return names[::-1] if r % 2 else names
 
 
 def run(cmd: list[str], timeout: float) -> tuple[float, float, str]:
@@ -142,13 +155,14 @@ def main() -> None:
         commands = {k: v for k, v in tools(csv, parquet, out).items() if k not in skip}
         if a.against:
             commands[f"rankeval {a.against.name} (CSV)"] = [
-                f"PYTHONPATH={a.against}", *commands["rankeval (CSV)"][:-3],
+                f"PYTHONPATH={a.against}", *commands["rankeval (CSV)"][1:-3],
                 str(out / "against.json"), *map(str, csv)]
         times: dict[str, list[float]] = {k: [] for k in commands}
         rss: dict[str, float] = dict.fromkeys(commands, 0.0)
         errors: dict[str, str] = {}
         for r in range(a.rounds):
-            for name, cmd in commands.items():
+            for name in _order(list(commands), r):
+                cmd = commands[name]
                 if name in errors:
                     continue
                 wall, mib, err = run(cmd, a.timeout)
