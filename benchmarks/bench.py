@@ -41,9 +41,9 @@ METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
 def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict[str, list[str]]:
     py = sys.executable
-    # This checkout through PYTHONPATH, as --against runs the other one: launched through the
-    # editable install instead, identical code timed 6-10% slower than through PYTHONPATH on
-    # W (cause not found), which an A/B would read as a regression.
+    # This checkout through PYTHONPATH, as --against runs the other one: through the editable
+    # install the same code took 2.71 s against 2.63 on W in alternation (cause not found),
+    # which an A/B would read as a regression.
     score = [f"PYTHONPATH={HERE.parent}", py, "-m", "rankeval", "score", "-m", METRICS,
              "--compat", "trec_eval", "-f", "json", "--quiet", "-o"]
     peer = HERE / "peers"
