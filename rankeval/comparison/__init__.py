@@ -70,16 +70,7 @@ def compare(
     from rankeval.recommender.extras import check_needs, load_extras
     from rankeval.settings import make_settings
 
-    if isinstance(runs, Mapping):
-        if names is not None:
-            raise OptionError("give run names as the keys of {opt:runs} or as {opt:names}, "
-                              "not both")
-        labels, paths = list(runs), list(runs.values())
-    else:
-        paths = list(runs)
-        labels = run_names(paths, names)
-    if len(paths) < 2:
-        raise OptionError("compare needs at least two runs and the truth")
+    labels, paths = _named(runs, names)
     rest = dict(options)
     columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extra = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
@@ -102,6 +93,22 @@ def compare(
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
         intervals=intervals, margins=margins,
         all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted)
+
+
+def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None
+           ) -> tuple[list[str], list[Any]]:
+    """The runs' names and the runs: a mapping's keys, else ``names`` or the file stems."""
+    if isinstance(runs, Mapping):
+        if names is not None:
+            raise OptionError("give run names as the keys of {opt:runs} or as {opt:names}, "
+                              "not both")
+        labels, paths = list(runs), list(runs.values())
+    else:
+        paths = list(runs)
+        labels = run_names(paths, names)
+    if len(paths) < 2:
+        raise OptionError("compare needs at least two runs and the truth")
+    return labels, paths
 
 
 def _listed(value: str | Sequence[str] | None) -> list[str]:
