@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from rankeval.analysis.distribution import STATS, parse_stats
 from rankeval.analysis.exposure import Exposure
+from rankeval.analysis.gates import Gates
 from rankeval.build.stages import UserCounts
 from rankeval.engines.partition import (
     Partial,
@@ -66,8 +67,7 @@ class Evaluation:
     # segment column -> one Segment per value (``by_segment``); empty unless asked for
     segments: dict[str, list] = field(default_factory=dict)
     interval_level: float | None = None
-    verdicts: tuple = ()  # gates.Verdict
-    baseline: dict[str, Any] | None = None
+    gates: Gates = field(default_factory=Gates)  # what the gates decided (``judged``)
     tied_users: int = 0  # users with tied scores within the scored depth
     # metric -> (pessimistic, optimistic) mean: what the order of tied items alone can do
     tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -197,12 +197,13 @@ class Evaluation:
                     f"gate {gate.text!r}: no segment {gate.metric.partition('[')[2][:-1]!r} "
                     + (f"(values of {column}: {', '.join(known)})" if known else
                        f"({column!r} is not a --segment-by column of this run)"))
-        return dataclasses.replace(self, verdicts=tuple(plan.check(values, why)),
-                                   baseline=baseline)
+        return dataclasses.replace(self, gates=Gates(tuple(plan.check(values, why)),
+                                                     baseline))
 
     def with_verdicts(self, verdicts) -> Evaluation:
         """A copy with more gate verdicts (non-inferiority and equivalence gates)."""
-        return dataclasses.replace(self, verdicts=(*self.verdicts, *verdicts))
+        return dataclasses.replace(self, gates=dataclasses.replace(
+            self.gates, verdicts=(*self.gates.verdicts, *verdicts)))
 
     @property
     def undefined(self) -> dict[str, str]:
@@ -213,7 +214,7 @@ class Evaluation:
     @property
     def passed(self) -> bool:
         """Whether every gate passed (True when there are none)."""
-        return all(v.passed for v in self.verdicts)
+        return self.gates.passed
 
     @property
     def warnings(self) -> list[str]:

@@ -86,6 +86,25 @@ class Verdict:
         return out
 
 
+@dataclass(frozen=True)
+class Gates:
+    """What an evaluation's gates decided, apart from the evaluation: every verdict (threshold,
+    drop, non-inferiority and equivalence gates) and, with a baseline report, its metrics and
+    the deltas against them."""
+
+    verdicts: tuple = ()  # Verdict, analysis.equivalence.Verdict
+    baseline: dict[str, Any] | None = None  # {"path", "metrics", "delta"}
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gate passed (True when there are none)."""
+        return all(v.passed for v in self.verdicts)
+
+    def __bool__(self) -> bool:
+        """Whether there is anything to report: a verdict or a baseline."""
+        return bool(self.verdicts) or self.baseline is not None
+
+
 def outcome(verdicts) -> str:
     """``the gate passed``, ``all 3 gates passed``, ``1 of 3 gates failed``."""
     failed, n = sum(not v.passed for v in verdicts), len(verdicts)

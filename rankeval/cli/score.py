@@ -168,7 +168,7 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
         problem = append_step_summary(result)
         if problem:
             warn(problem)
-    for verdict in result.verdicts:
+    for verdict in result.gates.verdicts:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)
     return 0 if result.passed else EXIT_GATE_FAILED

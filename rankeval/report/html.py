@@ -169,14 +169,14 @@ def _headline(ev) -> str:
 
 
 def _gates(ev) -> str:
-    if not ev.verdicts:
+    if not ev.gates.verdicts:
         return ""
-    failed = sum(not v.passed for v in ev.verdicts)
-    banner = (f'<p class="banner failed">✗ {outcome(ev.verdicts)}</p>'
-              if failed else f'<p class="banner">✓ {outcome(ev.verdicts)}</p>')
+    failed = sum(not v.passed for v in ev.gates.verdicts)
+    banner = (f'<p class="banner failed">✗ {outcome(ev.gates.verdicts)}</p>'
+              if failed else f'<p class="banner">✓ {outcome(ev.gates.verdicts)}</p>')
     rows = [[f'<span class="{"pass" if v.passed else "fail"}">'
              f'{"✓ pass" if v.passed else "✗ FAIL"}</span>', text(v.metric),
-             text(show_pair(v.value, v.limit)[0]), text(v.condition())] for v in ev.verdicts]
+             text(show_pair(v.value, v.limit)[0]), text(v.condition())] for v in ev.gates.verdicts]
     return section("gates", "Gates", banner + table(["", "gate", "value", "condition"], rows,
                                                    raw=True))
 
@@ -198,10 +198,10 @@ def _summary(ev, folded: bool = False) -> str:
         names = dict.fromkeys(s.name for s in ev.specs if str(s) in ev.corpus)
         intro += ("; corpus-level metrics (" + ", ".join(map(text, names))
                   + ") are one value for the whole run")
-    if ev.baseline is not None:
+    if ev.gates.baseline is not None:
         from rankeval.report.table import comparison
 
-        body += f"<h3>Against {text(ev.baseline['path'])}</h3>" + table(
+        body += f"<h3>Against {text(ev.gates.baseline['path'])}</h3>" + table(
             ["metric", "baseline", "current", "delta"],
             [[m, fixed(b, undefined=UNDEFINED), fixed(c, undefined=UNDEFINED),
               fixed(d, sign=True, undefined=UNDEFINED)] for m, b, c, d in comparison(ev)])

@@ -48,9 +48,9 @@ def document(ev) -> dict[str, Any]:
             if ev.intervals
             else None
         ),
-        "gates": [v.to_dict() for v in ev.verdicts],
+        "gates": [v.to_dict() for v in ev.gates.verdicts],
         "passed": ev.passed,
-        "baseline": ev.baseline,
+        "baseline": ev.gates.baseline,
         "ties": (
             {"users": ev.tied_users,
              "range": {m: {"pessimistic": lo, "optimistic": hi}

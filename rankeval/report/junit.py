@@ -9,11 +9,11 @@ from rankeval.report.numbers import exact
 
 def render(ev, name: str = "rankeval") -> str:
     """JUnit XML: a test suite with a test case per gate; failed gates carry the message."""
-    failures = sum(not v.passed for v in ev.verdicts)
+    failures = sum(not v.passed for v in ev.gates.verdicts)
     suite = ET.Element(
         "testsuite",
         name=name,
-        tests=str(len(ev.verdicts)),
+        tests=str(len(ev.gates.verdicts)),
         failures=str(failures),
         errors="0",
         skipped="0",
@@ -22,7 +22,7 @@ def render(ev, name: str = "rankeval") -> str:
     for metric, value in ev.metrics.items():
         ET.SubElement(props, "property", name=metric,
                       value=exact(value) or "undefined")  # SPEC section 9
-    for v in ev.verdicts:
+    for v in ev.gates.verdicts:
         case = ET.SubElement(
             suite, "testcase", classname=f"{name}.{v.gate.kind}", name=f"{v.metric} {v.condition()}"
         )

@@ -37,15 +37,15 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 def render(ev) -> str:
     """A compact summary for pull requests and GITHUB_STEP_SUMMARY: verdict first."""
     lines = []
-    if ev.verdicts:
-        failed = sum(not v.passed for v in ev.verdicts)
+    if ev.gates.verdicts:
+        failed = sum(not v.passed for v in ev.gates.verdicts)
         lines += [
-            f"**rankeval: {outcome(ev.verdicts)}** " + ("❌" if failed else "✅"),
+            f"**rankeval: {outcome(ev.gates.verdicts)}** " + ("❌" if failed else "✅"),
             "",
             "| | gate | value | condition |",
             "|---|---|---:|---|",
         ]
-        for v in ev.verdicts:
+        for v in ev.gates.verdicts:
             mark = "✅" if v.passed else "❌"
             lines.append(f"| {mark} | {v.metric} | {show_pair(v.value, v.limit)[0]} | "
                          f"{v.condition()} |")
@@ -58,8 +58,8 @@ def render(ev) -> str:
     for name, values in rows:
         cells = (with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    if ev.baseline is not None:
-        lines += ["", f"Against {code(ev.baseline['path'])}:", "",
+    if ev.gates.baseline is not None:
+        lines += ["", f"Against {code(ev.gates.baseline['path'])}:", "",
                   "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
         for name, b, current, delta in comparison(ev):
             lines.append(f"| {name} | {fixed(b)} | {fixed(current)} | "

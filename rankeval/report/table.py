@@ -118,7 +118,7 @@ def render(ev, console) -> None:
             ties.add_row(*row)
         console.print(ties)
         console.print(tie_note(ev), style="dim", highlight=False, soft_wrap=True)
-    if ev.baseline is not None:
+    if ev.gates.baseline is not None:
         console.print()
         base = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("metric", "baseline", "current", "delta"):
@@ -128,14 +128,14 @@ def render(ev, console) -> None:
             style = "red" if delta < 0 else "green" if delta > 0 else None
             base.add_row(name, fixed(b), fixed(current), fixed(delta, sign=True), style=style)
         console.print(base)
-        console.print(f"baseline: {data(ev.baseline['path'])}", style="dim", highlight=False)
-    if ev.verdicts:
+        console.print(f"baseline: {data(ev.gates.baseline['path'])}", style="dim", highlight=False)
+    if ev.gates.verdicts:
         console.print()
         gates = Table(box=None, header_style="bold", pad_edge=False)
         for column in ("gate", "value", "condition", "verdict"):
             gates.add_column(column, justify="right" if column == "value" else "left",
                              overflow="fold")
-        for v in ev.verdicts:
+        for v in ev.gates.verdicts:
             verdict = "[green]passed[/]" if v.passed else "[bold red]FAILED[/]"
             value, _ = show_pair(v.value, v.limit)
             gates.add_row(data(v.metric), value, v.condition(), verdict)
@@ -186,7 +186,7 @@ def tie_note(ev, small: bool = False) -> str:
 
 def comparison(ev) -> list[tuple[str, float, float, float]]:
     """(metric, baseline, current, delta), as ``Evaluation.judged`` recorded them."""
-    base = ev.baseline or {"metrics": {}, "delta": {}}
+    base = ev.gates.baseline or {"metrics": {}, "delta": {}}
     return [(m, b, ev.metrics[m], base["delta"][m]) for m, b in base["metrics"].items()]
 
 
