@@ -112,6 +112,22 @@ def test_every_format_names_the_baseline_of_each_test(run_cli, data):
     assert "new vs bm25" in html and "new vs prod" in html
     assert "Against the baselines bm25, prod" in html
     assert "delta new vs prod" in html
+    assert "baselines <strong>bm25</strong>, <strong>prod</strong>" in html  # the page's lead
+
+
+def test_summary_cells_line_up(run_cli, data):
+    """Right-aligned cells end with a mark or a space in its place: the means and every
+    delta stand in columns, whatever is significant."""
+    folder, _, _ = data
+    files = [str(folder / f"{n}.csv") for n in ("bm25", "prod", "new", "cheap")]
+    table = run_cli("compare", *files, str(folder / "truth.csv"), "-m", "ndcg@5",
+                    "--baseline-run", "bm25", "--baseline-run", "prod", "-q").stdout
+    summary = table.split("\n\n")[0]  # the first table: a row per run
+    rows = [line for line in summary.splitlines() if line.startswith(("new ", "cheap "))]
+    assert len(rows) == 2
+    means = [re.search(r"\d\.\d{4}", row).start() for row in rows]
+    assert means[0] == means[1], table
+    assert any("*" in row for row in rows), table  # a marked and an unmarked delta lined up
 
 
 def test_fail_if_worse_against_any_baseline(run_cli, data):
@@ -136,10 +152,11 @@ def test_margin_gates_give_a_verdict_per_run_and_baseline(run_cli, data):
                 "--baseline-run", "bm25", "--baseline-run", "prod",
                 "--non-inferior", "ndcg@5=0.05", "-f", "json")
     doc = json.loads(r.stdout)
-    assert [(g["run"], g["baseline"]) for g in doc["gates"]] == [("new", "bm25"), ("new", "prod")]
+    assert [(g["run"], g["baseline_run"]) for g in doc["gates"]] == [("new", "bm25"),
+                                                                      ("new", "prod")]
     assert r.exit_code == (0 if doc["passed"] else 1)
     for g in doc["gates"]:
-        assert f"new ndcg@5 not worse than {g['baseline']} by more than 0.05" in r.stderr
+        assert f"new ndcg@5 not worse than {g['baseline_run']} by more than 0.05" in r.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -174,6 +191,9 @@ def test_segments_test_each_run_against_each_baseline(data, tmp_path):
     expected = multipletests(raw, method="holm")[1]  # one family: runs x baselines x segments
     adjusted = [c.p_adjusted for row in rows for c in row["cells"]]
     assert adjusted == pytest.approx(expected, rel=1e-9)
+    text = repr(result)  # the segment table's rows name their baseline, and its note says so
+    assert re.search(r"^a\s+20\s+new vs prod ", text, re.M), text
+    assert "mean and delta against the baseline each row names (run vs baseline)" in text
 
 
 # --- a baseline whose value is undefined ---------------------------------------------------
@@ -216,6 +236,12 @@ def test_an_undefined_baseline_leaves_the_family_with_a_notice(run_cli, tmp_path
     expected = multipletests([c["p_value"] for c in full], method="holm")[1]
     assert [c["p_adjusted"] for c in full] == pytest.approx(expected, rel=1e-9)
     assert "blind:" in doc["undefined"]["ild@3"]
+    one = run_cli("compare", files[0], *files[2:], str(tmp_path / "truth.csv"), "-m", "ild@3",
+                  "--item-features", str(tmp_path / "features.csv"))
+    assert one.exit_code == 0, one.stderr
+    # one baseline: the footer says the metric is left out; no warning repeats it
+    assert "left out of the correction" not in one.stderr
+    assert "(n/a: left out of the tests and the correction)" in one.stdout
     quiet = run_cli("compare", *files, str(tmp_path / "truth.csv"), "-m", "ild@3",
                     "--item-features", str(tmp_path / "features.csv"), "--baseline-run",
                     "blind", "--baseline-run", "ok", "-q")

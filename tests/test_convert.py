@@ -105,6 +105,18 @@ def test_cli_convert_stdin_to_stdout_and_errors(run_cli, write):
     bad = run_cli("convert", write("bad.run", "q1 Q0 d1 1\n"), write("z.csv", ""))
     assert bad.exit_code == 2
     assert "line 1" in bad.stderr
+    # from stdin, the format's name for a role says which it is (qrels: the truth)
+    qrels = run_cli("convert", "-", "-", "--input-format", "qrels", "--output-format", "csv",
+                    input="q1 0 d1 2\n")
+    assert qrels.exit_code == 0, qrels.stderr
+    assert qrels.stdout.splitlines() == ["user_id,item_id,relevance", "q1,d1,2"]
+    assert "wrote 1 row of truth" in qrels.stderr  # one row, not "1 rows"
+    run = run_cli("convert", "-", "-", "--input-format", "run", "--output-format", "csv",
+                  input="q1 Q0 d1 1 0.5 t\n")
+    assert run.exit_code == 0 and "of predictions" in run.stderr, run.stderr
+    either = run_cli("convert", "-", "-", "--input-format", "trec", "--output-format", "csv",
+                     input="q1 0 d1 2\n")
+    assert either.exit_code == 2 and "--kind" in either.stderr  # trec alone cannot say
 
 
 def test_gzip_output(tmp_path):

@@ -213,3 +213,12 @@ def test_bad_requests_are_one_line(run_cli, args, message):
     assert run.exit_code == 2
     assert run.stderr.startswith("rankeval: error: ") and message in run.stderr, run.stderr
     assert run.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("names", [["a"], ["a", "b", "c"]])
+def test_power_takes_a_name_per_run(run_cli, names):
+    args = [x for name in names for x in ("--name", name)]
+    r = run_cli("power", SAMPLE / "preds.csv", SAMPLE / "popular.csv", SAMPLE / "truth.csv",
+                "-m", "ndcg@10", *args)
+    assert r.exit_code == 2
+    assert f"--name was given {len(names)} time" in r.stderr and "give it twice" in r.stderr

@@ -129,7 +129,8 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.margin.kind, "metric": self.margin.metric, "run": self.run,
-                "baseline": self.baseline,
+                # the baseline run in compare (a threshold gate's "baseline" is a number)
+                **({"baseline_run": self.baseline} if self.baseline is not None else {}),
                 "margin": self.margin_abs, "relative": self.margin.relative,
                 "users": self.users, "difference": self.difference, "low": self.low,
                 "high": self.high, "p_value": self.p_value, "passed": self.passed,

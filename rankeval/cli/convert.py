@@ -54,8 +54,11 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
                        reading={"delimiter": delimiter, "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:
+        from rankeval.errors import plural
+
         click.echo(
-            f"rankeval: wrote {done.rows:,} rows of {done.kind} ({done.source_format} -> "
+            f"rankeval: wrote {plural(done.rows, 'row')} of {done.kind} "
+            f"({done.source_format} -> "
             f"{done.target_format}) to {'standard output' if target == '-' else target}",
             err=True,
         )

@@ -164,7 +164,7 @@ def _tested(results: list[RunResult], bases: list[str], values, shared: int, tes
         cells += [Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None,
                        baseline=base)
                   for (name, base, s), p in zip(stats, adjusted, strict=True)]
-        if not is_corpus(metric):
+        if not is_corpus(metric) and len(bases) > 1:  # one baseline: the footer says it
             family = sum(math.isfinite(p) for p in adjusted)
             notices += [Notice("baseline_undefined", len(others),
                                {"metric": metric, "baseline": base, "family": family,

@@ -75,7 +75,8 @@ def convert(
                           "output_format")
     writes = FORMATS[detect_format(target, output_format, "{opt:output_format}",
                                    reading=False)]
-    kind = kind or _kind_from_name(source) or _kind_from_name(target)
+    kind = (kind or _kind_from_alias(input_format, reads) or _kind_from_name(source)
+            or _kind_from_name(target))
     if kind is None and reads.layouts and not (reads.tells_kind and source != STDIN):
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",
                           "kind")
@@ -109,6 +110,12 @@ def convert(
     write_bytes(target, data)
     # TREC is a run or qrels, as the user knows it
     return Converted(kind, out.num_rows, reads.shown(kind), writes.shown(kind), notices)
+
+
+def _kind_from_alias(given: str | None, fmt) -> str | None:
+    """The kind a format's name for one role says (``qrels``: the truth, ``run``)."""
+    wanted = (given or "").lower()
+    return next((role for role, name in fmt.names.items() if name == wanted), None)
 
 
 def _kind_from_name(path: str) -> str | None:

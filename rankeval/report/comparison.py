@@ -13,9 +13,11 @@ def run_label(result, run: str) -> str:
     return f"{run} (baseline)" if run in result.baselines else run
 
 
-def compare_cell(result, run: str, metric: str) -> tuple[str, int]:
+def compare_cell(result, run: str, metric: str, pad: bool = False) -> tuple[str, int]:
     """``0.3391 +0.0123*``: the mean, then its difference from each baseline; and the
-    direction of the significant differences (1 better, -1 worse, 0 none or mixed)."""
+    direction of the significant differences (1 better, -1 worse, 0 none or mixed).
+    ``pad``: a difference without a mark takes a space in its place, so that right-aligned
+    cells line up (the table)."""
     mean = result.mean(run, metric)
     cells = [c for b in result.baselines if (c := result.cell(run, metric, b)) is not None]
     if not cells or not defined(mean):  # a baseline itself, or no mean to set beside
@@ -27,7 +29,8 @@ def compare_cell(result, run: str, metric: str) -> tuple[str, int]:
             if several:  # keep each difference in its baseline's place
                 parts.append(UNDEFINED)
             continue
-        parts.append(fixed(c.stats.delta, sign=True) + (mark_of(c) if c.tested else ""))
+        mark = mark_of(c) if c.tested else ""
+        parts.append(fixed(c.stats.delta, sign=True) + (mark or (" " if pad else "")))
         if c.tested and c.significant:
             signs.add(1 if c.stats.delta > 0 else -1)
     return " ".join(parts), signs.pop() if len(signs) == 1 else 0
@@ -114,8 +117,11 @@ def compare_footer(result) -> list[str]:
 
 
 def segment_note(result) -> str:
-    return (f"mean and delta against {against(result)}; * significant after correction over "
-            "the runs and segments of each metric")
+    base = (result.baseline if len(result.baselines) == 1 else
+            "the baseline each row names (run vs baseline)")
+    return (f"mean and delta against {base}; * significant after correction over the runs "
+            f"{'and baselines ' if len(result.baselines) > 1 else ''}and segments of each "
+            "metric")
 
 
 def compare_segment_tables(result) -> dict[str, tuple[list[str], list[list[str]]]]:

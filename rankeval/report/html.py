@@ -298,8 +298,10 @@ def render_compare(result) -> str:
     check_available()
     names = ", ".join(r.name for r in result.runs)
     lead = (f"{len(result.runs)} runs ({text(names)}) against "
-            f"<code>{text(result.options['truth'])}</code> · baseline "
-            f"<strong>{text(result.baseline)}</strong> · {len(result.shared_users):,} users "
+            f"<code>{text(result.options['truth'])}</code> · "
+            f"{'baseline' if len(result.baselines) == 1 else 'baselines'} "
+            + ", ".join(f"<strong>{text(b)}</strong>" for b in result.baselines)
+            + f" · {len(result.shared_users):,} users "
             f"compared · rankeval {__version__}")
     return page("rankeval: compare " + " vs ".join(r.name for r in result.runs), lead,
                 compare_sections(result))

@@ -266,15 +266,21 @@ def render_compare(result, console) -> None:
 
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("run", style="bold")
+    # Aligned here, not by rich: a difference without a mark keeps a space in the mark's
+    # place, which rich's right justification would strip, and the columns would shift.
+    cells = {m: [compare_cell(result, r.name, m, pad=True) for r in result.runs]
+             for m in result.metrics}
+    widths = {m: max(len(m), *(len(text) for text, _ in cells[m])) for m in result.metrics}
     for metric in result.metrics:
-        table.add_column(metric, justify="right", overflow="fold")
-    for r in result.runs:
-        cells = []
+        table.add_column(escape(metric.rjust(widths[metric])), overflow="fold")
+    for i, r in enumerate(result.runs):
+        row = []
         for metric in result.metrics:
-            text, direction = compare_cell(result, r.name, metric)
-            cells.append(f"[{'green' if direction > 0 else 'red'}]{text}[/]" if direction
-                         else text)
-        table.add_row(data(run_label(result, r.name)), *cells)
+            text, direction = cells[metric][i]
+            text = text.rjust(widths[metric])
+            row.append(f"[{'green' if direction > 0 else 'red'}]{text}[/]" if direction
+                       else text)
+        table.add_row(data(run_label(result, r.name)), *row)
     console.print(table)
     for line in compare_footer(result):
         console.print(data(line), style="dim", highlight=False, soft_wrap=True)
