@@ -83,6 +83,32 @@ def test_fail_if_worse_and_baseline_choice(run_cli, runs):
     assert same.exit_code == 0
 
 
+def test_fail_if_worse_is_a_gate_every_report_states(run_cli, runs):
+    """The exit code, the JSON's passed, the Markdown verdict and the library agree: a run
+    significantly worse fails in each (it once failed only the exit code)."""
+    from rankeval import compare
+
+    b, c = runs
+    for run, fails in ((b, True), (c, False)):
+        args = ("compare", A, run, TRUTH, "--fail-if-worse", "-m", "ndcg@10,mrr@10", "-q")
+        doc = run_cli(*args, "-f", "json")
+        assert doc.exit_code == (1 if fails else 0)
+        gate = [g for g in doc.json()["gates"] if g["kind"] == "fail_if_worse"]
+        assert [g["passed"] for g in gate] == [not fails]
+        assert doc.json()["passed"] is (not fails)
+        assert gate[0]["run"] == run.stem and gate[0]["baseline_run"] == "preds"
+        worse = {w["metric"] for w in gate[0]["worse"]}
+        cells = {x["metric"] for x in doc.json()["comparisons"]
+                 if x["significant"] and x["delta"] < 0}
+        assert worse == cells and bool(worse) is fails
+        first = run_cli(*args, "-f", "markdown").stdout.splitlines()[0]
+        assert first == ("**rankeval: the gate failed** ❌" if fails
+                         else "**rankeval: the gate passed** ✅"), first
+        result = compare([A, run], TRUTH, "ndcg@10,mrr@10", fail_if_worse=True)
+        assert result.passed is (not fails)
+        assert [g.to_dict() for g in result.gates] == doc.json()["gates"]
+
+
 def test_top_changes(run_cli, runs):
     b, _ = runs
     r = run_cli("compare", A, b, TRUTH, "--top-changes", "3", "-m", "ndcg@10", "-f", "json")

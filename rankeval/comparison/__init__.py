@@ -37,6 +37,7 @@ def compare(
     all_pairs: bool | str = False,
     non_inferior: str | Sequence[str] = (),
     equivalent: str | Sequence[str] = (),
+    fail_if_worse: bool = False,
     segments: Any = None,
     segment_by: str | Sequence[str] = (),
     segment_bins: str | int | None = None,
@@ -58,6 +59,7 @@ def compare(
     ``min_effect``: ``"0.01"``, ``"1%"`` or ``"ndcg@10=0.005"`` (the smallest difference that
     matters); ``all_pairs``: also every pair of runs (``True``: randomised Tukey HSD; or a
     correction's name); ``non_inferior``, ``equivalent``: margin gates (``"ndcg@10=1%"``);
+    ``fail_if_worse``: a gate that fails when a run is significantly worse than a baseline;
     ``segments`` with ``segment_by``: the tests within each user segment. Every other keyword
     is ``evaluate``'s (settings, column names, ``train``, ``catalog``, ``item_features``).
 
@@ -92,7 +94,8 @@ def compare(
         columns=columns, truth_table=truth_table, reading=reading, extras=extras,
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
         intervals=intervals, margins=margins,
-        all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted)
+        all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted,
+        fail_if_worse=fail_if_worse)
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.analysis.significance import Comparison
+from rankeval.errors import plural
 from rankeval.evaluation import Evaluation, overall
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.names import from_name
@@ -74,6 +75,35 @@ class Cell:
         }
 
 
+@dataclass(frozen=True)
+class WorseVerdict:
+    """The ``fail_if_worse`` gate of one run against one baseline: passed when no metric is
+    significantly worse (and, with ``min_effect``, by at least that much)."""
+
+    run: str
+    baseline: str
+    worse: tuple[Cell, ...]
+    tested: int  # the metrics with a test of this run against this baseline
+
+    @property
+    def passed(self) -> bool:
+        return not self.worse
+
+    def message(self) -> str:
+        if self.passed:
+            return (f"passed {self.run} is not significantly worse than {self.baseline} on "
+                    f"any of {plural(self.tested, 'metric')} tested")
+        return (f"FAILED {self.run} is worse than {self.baseline} on "
+                + ", ".join(f"{c.metric}: {c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})"
+                            for c in self.worse))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "fail_if_worse", "run": self.run, "baseline_run": self.baseline,
+                "passed": self.passed,
+                "worse": [{"metric": c.metric, "delta": c.stats.delta,
+                           "p_adjusted": c.p_adjusted} for c in self.worse]}
+
+
 @dataclass
 class CompareResult:
     settings: Any  # settings.Settings
@@ -90,14 +120,15 @@ class CompareResult:
     segments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # run -> metric -> bootstrap interval of its mean over the shared users (``--ci``)
     intervals: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
-    # non-inferiority and equivalence gates (analysis.equivalence.Verdict), per run
+    # non-inferiority and equivalence gates (analysis.equivalence.Verdict), per run and
+    # baseline; then fail_if_worse's (WorseVerdict)
     gates: list[Any] = field(default_factory=list)
     # every pair of runs, per per-user metric (analysis.allpairs.Pairs; ``all_pairs``)
     pairs: list[Any] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        """Whether every margin gate passed (True when there are none)."""
+        """Whether every gate passed (True when there are none)."""
         return all(g.passed for g in self.gates)
 
     @property

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compare, correct
-from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.comparison.result import Cell, CompareResult, RunResult, WorseVerdict, is_corpus
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError, plural
 from rankeval.evaluation import Evaluation
@@ -73,13 +73,15 @@ def compare_runs(
     margins: Any = (),
     all_pairs: str | None = None,
     min_effect: dict[str, Any] | None = None,
+    fail_if_worse: bool = False,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline,
     or against each of several (``baseline``: a run name or a list of them; default the
     first run), corrected over every test of a metric; ``margins``
     (``analysis.equivalence.Margin``): non-inferiority and equivalence gates; ``all_pairs``:
     also every pair of runs, by the randomised Tukey HSD test (``"tukey"``) or the paired test
-    corrected over all pairs (a correction's name)."""
+    corrected over all pairs (a correction's name); ``fail_if_worse``: a gate per run and
+    baseline that fails when the run is significantly worse on a metric."""
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)
@@ -106,7 +108,7 @@ def compare_runs(
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices + left_out,
     )
-    _decide(result, all_pairs, margins)
+    _decide(result, all_pairs, margins, fail_if_worse)
     from rankeval.comparison.changes import by_segment, intervals_of, most_changed
 
     if top_changes:
@@ -173,9 +175,10 @@ def _tested(results: list[RunResult], bases: list[str], values, shared: int, tes
     return cells, notices
 
 
-def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
+def _decide(result: CompareResult, all_pairs: str | None, margins: Any,
+            fail_if_worse: bool) -> None:
     """What the comparison decides beyond the baseline's tests: the large-sample notice,
-    every pair of runs (``all_pairs``), the non-inferiority and equivalence gates."""
+    every pair of runs (``all_pairs``), the gates (non-inferiority, equivalence, worse)."""
     from rankeval.analysis.power import large_sample_notices
 
     o = result.options
@@ -198,6 +201,13 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any) -> None:
         result.gates = [judge(m, n, result.values[base][m.metric], result.values[n][m.metric],
                               o["alpha"], base) for m in margins for base in result.baselines
                         for n in result.candidates]
+    if fail_if_worse:
+        worse = result.worse
+        result.gates += [
+            WorseVerdict(n, base, tuple(c for c in worse if c.run == n and c.baseline == base),
+                         sum(c.run == n and c.baseline == base and c.tested
+                             for c in result.cells))
+            for base in result.baselines for n in result.candidates if n != base]
 
 
 def _sized(cell: Cell, min_effect: dict[str, Any]) -> Cell:
