@@ -292,9 +292,9 @@ class Evaluation:
                 f"{undefined}")
 
     def _repr_html_(self) -> str:
-        from rankeval.report.table import html_summary
+        from rankeval.report import notebook, sections
 
-        return html_summary(self)
+        return notebook.render(sections.score(self))
 
 
 def overall(spec: MetricSpec, parts: Iterable[float], n: int) -> float:

@@ -141,7 +141,7 @@ def test_the_notebook_view_shows_segments_distribution_and_corpus_marks():
     r = evaluate(S + "preds.csv", S + "truth.csv", ["ndcg@10", "coverage@10"],
                  train=S + "train.csv").by_segment(seg, "country").with_stats("median")
     page = r._repr_html_()
-    assert "<th>country</th>" in page and "<td>(missing)</td>" in page
+    assert "<th>country</th>" in page and "<th>(missing)</th>" in page  # a row is named
     assert "<th>median</th>" in page
     assert "corpus-level" in page
 

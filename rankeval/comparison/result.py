@@ -211,9 +211,9 @@ class CompareResult:
                 f"compared>\n{plain_text(self, render_compare)}")
 
     def _repr_html_(self) -> str:
-        from rankeval.report.comparison import html_summary
+        from rankeval.report import notebook, sections
 
-        return html_summary(self)
+        return notebook.render(sections.compare(self))
 
 
 def _finite_or_none(x: float) -> float | None:

@@ -186,6 +186,7 @@ TOP = 5  # users per list when --top-changes did not say
 
 def _top(result) -> str:
     from rankeval.comparison.changes import most_changed
+    from rankeval.report.sections import top_rows
 
     shown = [str(s) for s in figures.headline(list(result.settings.specs))]
     top = result.top or most_changed(result, TOP, shown)
@@ -194,11 +195,8 @@ def _top(result) -> str:
         for metric, lists in metrics.items():
             if metric not in shown or not (lists["helped"] or lists["hurt"]):
                 continue
-            rows = [[label, u["user"], fixed(u["baseline"]), fixed(u["run"]),
-                     fixed(u["run"] - u["baseline"], sign=True)]
-                    for label in ("helped", "hurt") for u in lists[label]]
             body += f"<h3>{text(run)}: {text(metric)}</h3>" + table(
-                ["", "user", result.baseline, run, "delta"], rows)
+                *top_rows(result.baseline, run, lists))
     if not body:
         return ""
     return section("top-changes", "Top changes", body,

@@ -145,17 +145,3 @@ def _segment_cell(cell) -> str:
     if not s.n:
         return UNDEFINED
     return f"{fixed(s.mean_b)} {fixed(s.delta, sign=True)}" + ("*" if cell.significant else "")
-
-
-def html_summary(result) -> str:
-    """The summary (a row per run, a column per metric) as an HTML table, for notebooks."""
-    import html
-
-    head = "".join(f"<th>{html.escape(m)}</th>" for m in result.metrics)
-    body = "".join(
-        f"<tr><th>{html.escape(run_label(result, r.name))}</th>"
-        + "".join(f"<td>{html.escape(compare_cell(result, r.name, m)[0])}</td>"
-                  for m in result.metrics) + "</tr>" for r in result.runs)
-    notes = "<br>".join(html.escape(line) for line in compare_footer(result))
-    return (f"<table><thead><tr><th>run</th>{head}</tr></thead><tbody>{body}</tbody></table>"
-            f"<p><small>{notes}</small></p>")

@@ -13,17 +13,10 @@ import re
 from pathlib import Path
 
 from rankeval import __version__
-from rankeval.analysis.gates import outcome, show_pair
 from rankeval.errors import OptionError
 from rankeval.report import figures, visible
-from rankeval.report.numbers import fixed
-from rankeval.report.table import (
-    distribution_rows,
-    tie_note,
-    tie_rows,
-    users_line,
-    with_ci,
-)
+from rankeval.report import sections as model
+from rankeval.report.sections import Section
 from rankeval.settings import footer
 
 CSS = """
@@ -91,6 +84,20 @@ def table(head: list[str], rows: list[list[str]], raw: bool = False) -> str:
            "</table></div>"
 
 
+def section_table(s: Section) -> str:
+    """A section's table, every cell escaped; a toned cell coloured, a verdict with its
+    glyph."""
+    def shown(i: int, j: int, x: str) -> str:
+        tone = s.tone(i, j)
+        if not tone:
+            return text(x)
+        glyph = ("✓ " if tone > 0 else "✗ ") if s.passed is not None else ""
+        return f'<span class="{"pass" if tone > 0 else "fail"}">{glyph}{text(x)}</span>'
+
+    return table(list(s.head), [[shown(i, j, x) for j, x in enumerate(row)]
+                                for i, row in enumerate(s.rows)], raw=True)
+
+
 def section(sid: str, title: str, body: str, intro: str = "") -> str:
     lead = f'<p class="note">{intro}</p>' if intro else ""
     return f'<section id="{sid}"><h2>{text(title)}</h2>{lead}{body}</section>'
@@ -135,12 +142,14 @@ def render(ev) -> str:
     # the verdict and the headline numbers first, then the charts; a long table (a K range,
     # many metrics) goes below them, folded
     long = _long(ev)
+    parts = {s.key: s for s in model.score(ev, UNDEFINED)}
     sections = [
-        _gates(ev), _headline(ev) if long else _summary(ev), _curves(view),
-        _distributions(view, ev), _segments_score(ev), _popularity(view),
-        _summary(ev, folded=True) if long else "", _ties(ev),
+        _gates(parts.get("gates")), _headline(ev) if long else _summary(ev, parts),
+        _curves(view), _distributions(view, parts.get("distribution")),
+        _segments_score(ev, parts), _popularity(view),
+        _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),
         _notices([n.message for n in ev.notices]),
-        _conventions(ev.settings, [users_line(ev)], _inputs(ev)),
+        _conventions(ev.settings, [model.users_line(ev)], _inputs(ev)),
     ]
     return page(f"rankeval: {view.runs[0]}", lead, sections)
 
@@ -161,36 +170,29 @@ def fold_away(summary: str, body: str) -> str:
 def _headline(ev) -> str:
     """Each metric at its headline cut-off (10 when asked, else the deepest)."""
     specs = figures.headline(ev.specs)
-    rows = [[str(s), with_ci(ev, str(s), s.column, ev.metrics[str(s)], UNDEFINED)]
+    rows = [[str(s), model.with_ci(ev, str(s), s.column, ev.metrics[str(s)], UNDEFINED)]
             for s in specs]
     return section("headline", "At a glance", table(["metric", "mean"], rows),
                    "Each metric at one cut-off (10 when asked, else the deepest); every "
                    "cut-off is in the full table below the charts.")
 
 
-def _gates(ev) -> str:
-    if not ev.gates.verdicts:
+def _gates(gates: Section | None) -> str:
+    if gates is None:
         return ""
-    failed = sum(not v.passed for v in ev.gates.verdicts)
-    banner = (f'<p class="banner failed">✗ {outcome(ev.gates.verdicts)}</p>'
-              if failed else f'<p class="banner">✓ {outcome(ev.gates.verdicts)}</p>')
-    rows = [[f'<span class="{"pass" if v.passed else "fail"}">'
-             f'{"✓ pass" if v.passed else "✗ FAIL"}</span>', text(v.metric),
-             text(show_pair(v.value, v.limit)[0]), text(v.condition())] for v in ev.gates.verdicts]
-    return section("gates", "Gates", banner + table(["", "gate", "value", "condition"], rows,
-                                                   raw=True))
+    banner = (f'<p class="banner">✓ {text(gates.heading())}</p>' if gates.passed
+              else f'<p class="banner failed">✗ {text(gates.heading())}</p>')
+    return section("gates", "Gates", banner + section_table(gates))
 
 
-def _summary(ev, folded: bool = False) -> str:
-    columns, rows = ev.summary_rows()
-    cells = [[with_ci(ev, name, c, v, UNDEFINED) for c, v in zip(columns, values, strict=True)]
-             for name, values in rows]
+def _summary(ev, parts: dict[str, Section], folded: bool = False) -> str:
+    summary = parts["summary"]
+    rows, columns = summary.rows, summary.head[1:]
     if len(columns) > max(8, len(rows)):  # a long K range reads down the page, not across
-        body = table(["K", *(name for name, _ in rows)],
-                     [[f"@{c}", *(line[j] for line in cells)] for j, c in enumerate(columns)])
+        body = table(["K", *(row[0] for row in rows)],
+                     [[c, *(row[j + 1] for row in rows)] for j, c in enumerate(columns)])
     else:
-        body = table(["metric", *(f"@{c}" for c in columns)],
-                     [[name, *line] for (name, _), line in zip(rows, cells, strict=True)])
+        body = section_table(summary)
     intro = "Means over the evaluated users"
     if ev.intervals:
         intro += f", with {ev.interval_level:.0%} bootstrap confidence intervals"
@@ -198,13 +200,9 @@ def _summary(ev, folded: bool = False) -> str:
         names = dict.fromkeys(s.name for s in ev.specs if str(s) in ev.corpus)
         intro += ("; corpus-level metrics (" + ", ".join(map(text, names))
                   + ") are one value for the whole run")
-    if ev.gates.baseline is not None:
-        from rankeval.report.table import comparison
-
-        body += f"<h3>Against {text(ev.gates.baseline['path'])}</h3>" + table(
-            ["metric", "baseline", "current", "delta"],
-            [[m, fixed(b, undefined=UNDEFINED), fixed(c, undefined=UNDEFINED),
-              fixed(d, sign=True, undefined=UNDEFINED)] for m, b, c, d in comparison(ev)])
+    if "baseline" in parts:
+        base = parts["baseline"]
+        body += f"<h3>{base.heading(text)}</h3>" + section_table(base)
     if folded:
         body = fold_away(f"every metric at every cut-off ({len(rows)} metrics x "
                          f"{len(columns)} cut-offs)", body)
@@ -216,20 +214,20 @@ def _curves(view) -> str:
                          "How each metric grows with K, one line per run.")
 
 
-def _distributions(view, ev=None) -> str:
+def _distributions(view, shape: Section | None = None) -> str:
     items = figures.distributions(view)
     if not items:
         return ""
     body = charts_grid(items)
-    if ev is not None and ev.distribution:
-        body += table(*distribution_rows(ev))
+    if shape is not None:
+        body += section_table(shape)
     return section("distributions", "Distribution over users", body,
                    "The share of users at each value: a mean hides users the model fails "
                    "(at 0) and the spread. One cut-off per metric: 10 when asked, else the "
                    "deepest.")
 
 
-def _segments_score(ev) -> str:
+def _segments_score(ev, parts: dict[str, Section]) -> str:
     if not ev.segments:
         return ""
     body = ""
@@ -243,10 +241,7 @@ def _segments_score(ev) -> str:
         items = [figures.segment_bars(column, labels, users, m,
                                       [[s.metrics[m]] for s in segs], [m]) for m in shown]
         body += (f"<h3>By {text(column)}</h3>" + charts_grid(items)
-                 + table([column, "users", *metrics],
-                         [[s.value, f"{s.users:,}",
-                           *(fixed(s.metrics[m], undefined=UNDEFINED) for m in metrics)]
-                          for s in segs]))
+                 + section_table(parts[f"segment:{column}"]))
     return section("segments", "Segments", body,
                    "Every per-user metric averaged within each segment; users absent from "
                    "the segment file form the (missing) segment.")
@@ -258,14 +253,12 @@ def _popularity(view) -> str:
                          "curve from the diagonal, the more exposure a few items take.")
 
 
-def _ties(ev) -> str:
-    moved = tie_rows(ev)
-    if not ev.tied_users:
+def _ties(ties: Section | None) -> str:
+    if ties is None:
         return ""
-    body = table(["metric", "pessimistic", "reported", "optimistic"],
-                 [list(r) for r in moved]) if moved else ""
-    return section("ties", "Tied scores", body + f'<p class="note">{text(tie_note(ev, not moved))}'
-                   "</p>")
+    body = section_table(ties) if ties.head else ""
+    return section("ties", "Tied scores", body + "".join(
+        f'<p class="note">{text(note)}</p>' for note in ties.notes))
 
 
 def _notices(messages: list[str]) -> str:
@@ -310,11 +303,9 @@ def render_compare(result) -> str:
 
 def render_power(result) -> str:
     """The power analysis as one HTML page (a table; no chart)."""
-    from rankeval.report.analyses import power_note, power_rows
-
-    head, rows = power_rows(result)
+    (power,) = model.power(result)
     lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"
     notes = _notices(list(result.notices))
     return page("rankeval: power", lead, [
-        section("power", "Power and sample size", table(head, rows), text(power_note(result))),
-        notes])
+        section("power", "Power and sample size", section_table(power),
+                text(" ".join(power.notes))), notes])

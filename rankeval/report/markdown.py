@@ -5,86 +5,56 @@ from __future__ import annotations
 import os
 import re
 
-from rankeval.analysis.gates import outcome, show_pair
-from rankeval.report import visible
-from rankeval.report.analyses import pairs_note, pairs_rows
-from rankeval.report.comparison import (
-    LEFT,
-    compare_cell,
-    compare_footer,
-    compare_segment_tables,
-    detail_head,
-    detail_rows,
-    run_label,
-    segment_note,
-)
-from rankeval.report.numbers import fixed
-from rankeval.report.table import (
-    comparison,
-    corpus_line,
-    distribution_rows,
-    segment_tables,
-    tie_note,
-    tie_rows,
-    users_line,
-    with_ci,
-)
-from rankeval.settings import footer
+from rankeval.report import sections, visible
+from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
 def render(ev) -> str:
     """A compact summary for pull requests and GITHUB_STEP_SUMMARY: verdict first."""
-    lines = []
-    if ev.gates.verdicts:
-        failed = sum(not v.passed for v in ev.gates.verdicts)
-        lines += [
-            f"**rankeval: {outcome(ev.gates.verdicts)}** " + ("❌" if failed else "✅"),
-            "",
-            "| | gate | value | condition |",
-            "|---|---|---:|---|",
-        ]
-        for v in ev.gates.verdicts:
-            mark = "✅" if v.passed else "❌"
-            lines.append(f"| {mark} | {v.metric} | {show_pair(v.value, v.limit)[0]} | "
-                         f"{v.condition()} |")
-        lines.append("")
-    columns, rows = ev.summary_rows()
-    lines += [
-        "| metric | " + " | ".join(f"@{k}" for k in columns) + " |",
-        "|---|" + "---:|" * len(columns),
-    ]
-    for name, values in rows:
-        cells = (with_ci(ev, name, c, v) for c, v in zip(columns, values, strict=True))
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    if ev.gates.baseline is not None:
-        lines += ["", f"Against {code(ev.gates.baseline['path'])}:", "",
-                  "| metric | baseline | current | delta |", "|---|---:|---:|---:|"]
-        for name, b, current, delta in comparison(ev):
-            lines.append(f"| {name} | {fixed(b)} | {fixed(current)} | "
-                         f"{fixed(delta, sign=True)} |")
-    for head, rows in segment_tables(ev).values():
-        lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-    if ev.distribution:
-        head, rows = distribution_rows(ev)
-        lines += ["", "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        lines += ["", "Distribution over users."]
-    moved = tie_rows(ev)
-    if moved:
-        lines += ["", "| metric | pessimistic | reported | optimistic |", "|---|---:|---:|---:|"]
-        lines += [f"| {m} | {lo} | {mid} | {hi} |" for m, lo, mid, hi in moved]
-        lines += ["", tie_note(ev)]
-    elif ev.tied_users:
-        lines += ["", tie_note(ev, small=True)]
-    if ev.corpus:
-        lines += ["", corpus_line(ev)]
-    lines += ["", users_line(ev), "", footer(ev.settings)]
+    return blocks(sections.score(ev))
+
+
+def blocks(parts: list[Section]) -> str:
+    """Sections as Markdown: a verdict in bold with its mark, a title as a line of its own,
+    each table (a list when it has one column) and each note a paragraph."""
+    lines: list[str] = []
+    for s in parts:
+        if lines and (s.head or s.title):
+            lines.append("")
+        if s.passed is not None:
+            lines += [f"**rankeval: {cell(s.heading())}** {'✅' if s.passed else '❌'}", ""]
+        elif s.title:
+            lines += [s.heading(code) + ":", ""]
+        if len(s.head) == 1:
+            lines += [f"- {_mark(s, i, 0)}{cell(row[0])}" for i, row in enumerate(s.rows)]
+        elif s.head:
+            lines += _table(s)
+        for note in s.notes:
+            lines += ["", cell(note)] if lines else [cell(note)]
     return "\n".join(lines) + "\n"
 
 
+def _mark(s: Section, row: int, column: int) -> str:
+    tone = s.tone(row, column)
+    return "✅ " if tone > 0 else "❌ " if tone < 0 else ""
+
+
+def _table(s: Section) -> list[str]:
+    """A Markdown table; a verdict column shows as a mark, first."""
+    verdict = s.head.index("verdict") if "verdict" in s.head else None
+    keep = [j for j in range(len(s.head)) if j != verdict]
+    marks = ["| "] if verdict is not None else []
+    head = "| " + "".join(marks) + " | ".join(cell(s.head[j]) for j in keep) + " |"
+    rule = "|" + ("---|" if marks else "") + "".join(
+        "---|" if j in s.left else "---:|" for j in keep)
+    rows = []
+    for i, row in enumerate(s.rows):
+        shown = [cell(row[j]) if j in s.data else row[j].rstrip() for j in keep]
+        mark = [_mark(s, i, verdict).strip()] if verdict is not None else []
+        rows.append("| " + " | ".join([*mark, *shown]) + " |")
+    return [head, rule, *rows]
 
 
 def append_step_summary(ev, environ=os.environ) -> str | None:
@@ -120,46 +90,11 @@ def code(text: object) -> str:
 
 
 def render_compare(result) -> str:
-    lines = []
-    if result.gates:
-        mark = "✅" if all(g.passed for g in result.gates) else "❌"
-        lines += [f"**rankeval: {outcome(result.gates)}** {mark}", ""]
-        lines += [f"- {'✅' if g.passed else '❌'} {cell(g.message())}" for g in result.gates]
-        lines.append("")
-    lines += ["| run | " + " | ".join(result.metrics) + " |",
-             "|---|" + "---:|" * len(result.metrics)]
-    for r in result.runs:
-        cells = [compare_cell(result, r.name, m)[0] for m in result.metrics]
-        lines.append(f"| {cell(run_label(result, r.name))} | " + " | ".join(cells) + " |")
-    head = detail_head(result)
-    lines += ["", "| " + " | ".join(head) + " |",
-              "|" + "".join("---|" if h in LEFT else "---:|" for h in head)]
-    names = head.index("metric")  # run (and baseline) are data: escaped
-    lines += ["| " + " | ".join([*(cell(x) for x in row[:names]), *row[names:]]) + " |"
-              for row in detail_rows(result)]
-    for pairs in result.pairs:
-        head, rows = pairs_rows(pairs)
-        lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
-                  "|---|---:|---|" + "---:|" * (len(head) - 3)]
-        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-        lines += ["", cell(pairs_note(pairs, result.options["alpha"],
-                                      result.options["rounds"])) + "."]
-    for column, (head, rows) in compare_segment_tables(result).items():
-        lines += ["", "| " + " | ".join(cell(h) for h in head) + " |",
-                  "|---|---:|---|" + "---:|" * (len(head) - 3)]
-        lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-        lines += ["", cell(f"Per {column}: {segment_note(result)}.")]
-    lines += ["", *(cell(line) for line in compare_footer(result))]
-    return "\n".join(lines) + "\n"
+    return blocks(sections.compare(result))
 
 
 def render_power(result) -> str:
-    from rankeval.report.analyses import power_note, power_rows
-
-    head, rows = power_rows(result)
-    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-    return "\n".join([*lines, "", cell(power_note(result))]) + "\n"
+    return blocks(sections.power(result))
 
 
 def render_metrics(registry) -> str:

@@ -1,0 +1,288 @@
+"""The report model: what a report for people says, made once as ordered sections.
+
+A ``Section`` is a titled table with notes below it. ``score``, ``compare``, ``power`` and
+``validation`` turn a result into sections; the table (a terminal), Markdown (pull requests)
+and HTML (a page, among charts) reports draw the same sections, each in its own way, so a new
+line of a report is written here once and every format shows it. The order is one for every
+format, verdict first; the terminal moves the verdict to the end, where it is read last. The
+machine formats (JSON, CSV, TREC, JUnit) keep their own schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rankeval.analysis.gates import outcome, show_pair
+from rankeval.errors import plural
+from rankeval.registry import REGISTRY
+from rankeval.report.numbers import UNDEFINED, count, defined, fixed
+from rankeval.settings import footer
+
+
+@dataclass(frozen=True)
+class Section:
+    """One block of a report: ``title`` (where it holds ``{}``, the ``subject`` goes: a path
+    or a run's name, data), a table (``head``, ``rows`` of text), then ``notes``.
+
+    ``left``: the text columns (the others hold numbers, right-aligned); ``data``: the
+    columns whose cells come from the input (ids, run names), shown as written; ``tones``:
+    per row and cell, 1 better or passed, -1 worse or failed, 0 plain (colour, marks);
+    ``passed``: set on a verdict (gates) section, whether every gate passed."""
+
+    key: str
+    head: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+    title: str = ""
+    subject: str = ""
+    notes: tuple[str, ...] = ()
+    left: frozenset[int] = frozenset({0})
+    data: frozenset[int] = frozenset()
+    tones: tuple[tuple[int, ...], ...] = ()
+    passed: bool | None = None
+
+    def tone(self, row: int, column: int) -> int:
+        return self.tones[row][column] if self.tones else 0
+
+    def heading(self, show=str) -> str:
+        """The title with its subject shown by ``show`` (each format's way to show data)."""
+        before, _, after = self.title.partition("{}")
+        return before + show(self.subject) + after if self.subject else self.title
+
+
+def table(key: str, head, rows, **kw) -> Section:
+    """A section from lists (``head``, ``rows``) and the other fields by keyword."""
+    return Section(key, tuple(head), tuple(tuple(r) for r in rows), **kw)
+
+
+# --- score ----------------------------------------------------------------------------------
+
+def score(ev, undefined: str = UNDEFINED) -> list[Section]:
+    """An evaluation's sections: gates, summary, baseline, distribution, segments, ties, and
+    what the numbers rest on (``undefined``: how the format shows an undefined value)."""
+    out = [*gates(ev), summary(ev, undefined)]
+    if ev.gates.baseline is not None:
+        rows = comparison(ev)
+        out.append(table(
+            "baseline", ["metric", "baseline", "current", "delta"],
+            [[m, fixed(b, undefined=undefined), fixed(c, undefined=undefined),
+              fixed(d, sign=True, undefined=undefined)] for m, b, c, d in rows],
+            title="Against {}", subject=str(ev.gates.baseline["path"]),
+            tones=tuple((0, 0, 0, _sign(d)) for *_, d in rows)))
+    if ev.distribution:
+        out.append(table("distribution", *distribution_rows(ev, undefined),
+                         notes=("distribution over users (users a metric cannot score left "
+                                "out)",)))
+    for column, segs in ev.segments.items():
+        metrics = list(segs[0].metrics) if segs else []
+        out.append(table(f"segment:{column}", [column, "users", *metrics],
+                         [[s.value, f"{s.users:,}",
+                           *(fixed(s.metrics[m], undefined=undefined) for m in metrics)]
+                          for s in segs], data=frozenset({0})))
+    if ev.tied_users:
+        moved = tie_rows(ev)
+        out.append(table("ties", ["metric", "pessimistic", "reported", "optimistic"] if moved
+                         else [], moved, notes=(tie_note(ev, small=not moved),)))
+    out.append(Section("about", notes=(*([corpus_line(ev)] if ev.corpus else []),
+                                       users_line(ev), footer(ev.settings))))
+    return out
+
+
+def gates(ev) -> list[Section]:
+    """The verdict of score's gates: one row per gate, its verdict last."""
+    verdicts = ev.gates.verdicts
+    if not verdicts:
+        return []
+    return [table("gates", ["gate", "value", "condition", "verdict"],
+                  [[v.metric, show_pair(v.value, v.limit)[0], v.condition(),
+                    "passed" if v.passed else "FAILED"] for v in verdicts],
+                  title=outcome(verdicts), left=frozenset({0, 2, 3}),
+                  tones=tuple((0, 0, 0, 1 if v.passed else -1) for v in verdicts),
+                  passed=all(v.passed for v in verdicts))]
+
+
+def summary(ev, undefined: str = UNDEFINED) -> Section:
+    """One row per metric, one column per K; the interval of each mean when asked."""
+    columns, rows = ev.summary_rows()
+    notes = ((f"in brackets: {ev.interval_level:.0%} bootstrap confidence intervals over "
+              "users",) if ev.intervals else ())
+    return table("summary", ["metric", *(f"@{k}" for k in columns)],
+                 [[name, *(with_ci(ev, name, c, v, undefined)
+                           for c, v in zip(columns, values, strict=True))]
+                  for name, values in rows], notes=notes)
+
+
+def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFINED) -> str:
+    """The mean, with its interval when ``score --ci`` asked for one; ``undefined`` (n/a)
+    when undefined, empty where not asked (None)."""
+    from rankeval.names import MetricSpec, from_name
+
+    if value is None:
+        return ""
+    spec = from_name(name) if "@" in name else MetricSpec(name, column if isinstance(column, int)
+                                                           else None)
+    if REGISTRY[spec.name].total:
+        return count(value, undefined)  # a count summed over users
+    interval = ev.intervals.get(str(spec))
+    if interval is None or not defined(value):
+        return fixed(value, undefined=undefined)
+    return f"{fixed(value)} [{fixed(interval[0])}, {fixed(interval[1])}]"
+
+
+def corpus_line(ev) -> str:
+    """Which rows are corpus-level: one value for the run, not a mean over users."""
+    names = list(dict.fromkeys(s.name for s in ev.specs if str(s) in ev.corpus))
+    return ("corpus-level (one value for the whole run, not a mean over users): "
+            + ", ".join(names))
+
+
+def users_line(ev) -> str:
+    """Every user count of SPEC section 2, in words."""
+    u, s = ev.users, ev.settings
+    parts = [
+        f"{u.evaluated:,} evaluated",
+        f"{u.in_truth:,} in truth",
+        f"{u.in_predictions:,} in predictions",
+    ]
+    if u.without_relevant:
+        fate = "scored 0" if s.zero_relevant_users == "zero" else "not evaluated"
+        parts.append(f"{u.without_relevant:,} without relevant items ({fate})")
+    if u.without_predictions:
+        fate = "skipped" if s.skip_missing_users else "scored 0"
+        parts.append(f"{u.without_predictions:,} without predictions ({fate})")
+    if u.only_in_predictions:
+        parts.append(f"{u.only_in_predictions:,} only in predictions (not evaluated)")
+    return "users: " + " · ".join(parts)
+
+
+def distribution_rows(ev, undefined: str = UNDEFINED) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the distribution over users: one row per metric, one column per
+    statistic; shares (zeros) as percentages."""
+    stats = list(next(iter(ev.distribution.values())))
+    rows = []
+    for metric, values in ev.distribution.items():
+        rows.append([metric, *((f"{values[s]:.1%}" if defined(values[s]) else undefined)
+                               if s == "zeros" else fixed(values[s], undefined=undefined)
+                               for s in stats)])
+    return ["metric", *stats], rows
+
+
+def tie_rows(ev) -> list[list[str]]:
+    """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
+    move."""
+    rows = [[m, fixed(lo), fixed(ev.metrics[m]), fixed(hi)]
+            for m, (lo, hi) in ev.tie_range.items()]
+    return [row for row in rows if row[1] != row[3]]  # moves that show at 4 decimals
+
+
+def tie_note(ev, small: bool = False) -> str:
+    how = {"expected": "the expected value over all orders of tied items",
+           "optimistic": "the optimistic order", "pessimistic": "the pessimistic order"}
+    reported = how.get(ev.settings.ties, f"ties broken by --ties {ev.settings.ties}")
+    have = "has" if ev.tied_users == 1 else "have"
+    if small:
+        return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; no mean "
+                "changes in its 4th decimal between the worst and best order of their ties")
+    return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; reported: "
+            f"{reported}; the range is relevant items last to first within each tie")
+
+
+def comparison(ev) -> list[tuple[str, float, float, float]]:
+    """(metric, baseline, current, delta), as ``Evaluation.judged`` recorded them."""
+    base = ev.gates.baseline or {"metrics": {}, "delta": {}}
+    return [(m, b, ev.metrics[m], base["delta"][m]) for m, b in base["metrics"].items()]
+
+
+def _sign(value: float) -> int:
+    return 1 if value > 0 else -1 if value < 0 else 0
+
+
+# --- compare, power, validate ---------------------------------------------------------------
+
+def compare(result) -> list[Section]:
+    """A comparison's sections: its gates, the summary (a row per run, the legend of its
+    marks below), the tests, all pairs, segments and the users most changed."""
+    from rankeval.report.analyses import pairs_note, pairs_rows
+    from rankeval.report.comparison import (
+        LEFT,
+        compare_cell,
+        compare_footer,
+        compare_segment_tables,
+        detail_head,
+        detail_rows,
+        run_label,
+        segment_note,
+    )
+
+    out = []
+    if result.gates:
+        out.append(table("gates", ["gate"], [[g.message()] for g in result.gates],
+                         title=outcome(result.gates),
+                         tones=tuple((1 if g.passed else -1,) for g in result.gates),
+                         passed=all(g.passed for g in result.gates)))
+    cells = [[compare_cell(result, r.name, m, pad=True) for m in result.metrics]
+             for r in result.runs]
+    out.append(table("summary", ["run", *result.metrics],
+                     [[run_label(result, r.name), *(text for text, _ in line)]
+                      for r, line in zip(result.runs, cells, strict=True)],
+                     tones=tuple((0, *(d for _, d in line)) for line in cells),
+                     notes=tuple(compare_footer(result)), data=frozenset({0})))
+    head = detail_head(result)
+    texts = frozenset(i for i, h in enumerate(head) if h in LEFT)
+    out.append(table("detail", head, detail_rows(result), left=texts,
+                     data=texts - {head.index("metric")}))
+    for pairs in result.pairs:
+        out.append(table(f"pairs:{pairs.metric}", *pairs_rows(pairs), left=frozenset({0, 2}),
+                         data=frozenset({0}), notes=(pairs_note(pairs, result.options["alpha"],
+                                                                result.options["rounds"]),)))
+    for column, (head, rows) in compare_segment_tables(result).items():
+        out.append(table(f"segment:{column}", head, rows, left=frozenset({0, 2}),
+                         data=frozenset({0, 2}),
+                         notes=(f"per {column}: {segment_note(result)}",)))
+    for run, metrics in result.top.items():
+        for metric, changes in metrics.items():
+            out.append(table(f"top:{run}:{metric}", *top_rows(result.baseline, run, changes),
+                             title=f"{{}} on {metric}", subject=f"{run} vs {result.baseline}",
+                             left=frozenset({0, 1}), data=frozenset({1})))
+    return out
+
+
+def top_rows(baseline: str, run: str, changes) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the users a run helps and hurts most: label, user, both values and
+    the difference."""
+    rows = [[label, u["user"], fixed(u["baseline"]), fixed(u["run"]),
+             fixed(u["run"] - u["baseline"], sign=True)]
+            for label in ("helped", "hurt") for u in changes[label]]
+    return ["", "user", baseline, run, "delta"], rows
+
+
+def power(result) -> list[Section]:
+    from rankeval.report.analyses import power_note, power_rows
+
+    return [table("power", *power_rows(result), notes=(power_note(result),))]
+
+
+def validation(result, strict: bool = False) -> list[Section]:
+    """``rankeval validate``: each input, the user counts, then every warning and error
+    (with ``strict``, an unacknowledged warning is an error), as lines."""
+    from rankeval.notices import spelled
+
+    spell = spelled()
+    lines = []
+    for role, info in result.inputs.items():
+        cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
+        users = f", {info['users']:,} users" if "users" in info else ""
+        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
+                     f"columns: {cols}")
+    if result.users is not None:
+        u = result.users
+        lines.append(
+            f"users: {u.evaluated:,} can be evaluated · {u.in_truth:,} in truth · "
+            f"{u.in_predictions:,} in predictions · {u.without_relevant:,} without relevant "
+            f"items · {u.without_predictions:,} without predictions · "
+            f"{u.only_in_predictions:,} only in predictions"
+        )
+        lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
+              f"{n.render(spell)}" for n in result.notices]
+    lines += [f"error: {e.render(spell)}" for e in result.errors]
+    return [Section("validation", notes=tuple(lines))]
