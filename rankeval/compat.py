@@ -12,8 +12,10 @@ from collections.abc import Iterable
 
 from rankeval.names import MetricSpec
 
-# trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000).
+# trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
+# measures with cut-offs of their own (-m success means success_1, 5 and 10).
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+OWN_CUTOFFS: dict[str, tuple[int, ...]] = {"success": (1, 5, 10)}
 
 # What trec_eval prints without -m, in its order (its runid and num_q lines aside).
 DEFAULT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -45,7 +47,7 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str
     ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes ``ks`` (``--k``), else
     trec_eval's default cut-offs, like every other name without a K under compat.
     """
-    ks = list(ks) if ks else list(DEFAULT_CUTOFFS)
+    given = list(ks) if ks else None
     out: list[str] = []
     for word in words:
         previous: str | None = None
@@ -68,7 +70,8 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str
             name, k = (match.group(1), match.group(2)) if match else (part, None)
             previous = name if name in CUT else None
             if name in CUT:
-                out += [f"{CUT[name]}@{kk}" for kk in ([k] if k else ks)]
+                cuts = given or OWN_CUTOFFS.get(name, DEFAULT_CUTOFFS)
+                out += [f"{CUT[name]}@{kk}" for kk in ([k] if k else cuts)]
             elif name in UNCUT and k is None:
                 out.append(UNCUT[name])
             else:
@@ -110,3 +113,26 @@ def measure_name(spec: MetricSpec) -> str:
     if spec.k is not None and spec.name in _NAMES:
         return f"{_NAMES[spec.name]}_{spec.k}"
     return str(spec)
+
+
+# trec_eval's own order of its measures: its output follows it, whatever the order of -m, and
+# each measure's cut-offs or levels ascend.
+ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+         "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
+         "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg",
+         "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P",
+         "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "yaap",
+         "rbp", "rbp_resid", "unj")
+
+
+def output_key(spec: MetricSpec) -> tuple[int, float]:
+    """Where trec_eval prints a measure: its place in ``ORDER``, then its cut-off or level;
+    rankeval's own measures after trec_eval's."""
+    name = measure_name(spec)
+    for root in sorted(ORDER, key=len, reverse=True):
+        rest = name[len(root) + 1:]
+        if name == root:
+            return ORDER.index(root), 0.0
+        if name.startswith(root + "_") and re.fullmatch(r"[0-9]*\.?[0-9]+", rest):
+            return ORDER.index(root), float(rest)
+    return len(ORDER), 0.0

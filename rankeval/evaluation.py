@@ -43,6 +43,7 @@ class InputSummary:
     format: str
     rows: int
     users: int
+    tag: str | None = None  # a TREC run's tag (trec_eval's runid)
 
 
 @dataclass(frozen=True)
@@ -393,14 +394,21 @@ def evaluate(
     - zero_relevant_users: 'skip' | 'zero' (default 'skip'). Users with no relevant item:
       leave out, or score 0 and average in (trec_eval).
     - skip_missing_users: True | False (default False). Leave out users with relevant
-      items but no predictions (default: they score 0).
+      items but no predictions (default: they score 0; trec_eval leaves them out unless
+      given -c).
     - max_depth: N (default None). Only the first N items of each list count, for every
       metric and K (trec_eval -M).
     - judged_only: True | False (default False). Condensed lists: drop the items without a
       judgement in the truth before cutting at K, so that the rest move up (trec_eval -J;
       Sakai 2007).
     - rbp_p: P (default 0.8). Persistence p of rank-biased precision: the chance of
-      reading on to the next item.
+      reading on to the next item (trec_eval 10.0: 0.9).
+    - rbp_gain: 'binary' | 'graded' (default 'binary'). What an item earns in RBP: 1 when
+      relevant, or its grade divided by the user's highest grade when that exceeds 1,
+      whatever the relevance threshold (trec_eval 10.0).
+    - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
+      level L into a number of relevant items: round(L R) (trec_eval 10.0), or floor(L R +
+      0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).
     - err_max_grade: G (default 4.0). Highest relevance grade of ERR: a grade g stops the
       reader with probability (2^g - 1) / 2^max (gdeval and ir_measures use 4); higher
       grades are an error.

@@ -52,6 +52,10 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{plural(n, 'repeated (user, item) row')} in {p['path']} {_are(n, 'was', 'were')} "
         f"dropped ({o('dedupe')} kept the best-ranked of each)"
     ),
+    "extra_fields": lambda n, p, o: (
+        f"{plural(n, 'line')} of {p['path']} {_are(n, 'has', 'have')} fields past the TREC "
+        "layout's: they were not read (as trec_eval reads only the first ones)"
+    ),
     "rank_gaps": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} gaps in their ranks: ranks give the order, and "
         "positions are counted 1, 2, 3, ... in that order"

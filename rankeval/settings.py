@@ -21,6 +21,7 @@ from rankeval.names import MetricSpec, expand, parse_ks
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 _UNSET: Any = object()
+_AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
 
 
 def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
@@ -69,6 +70,7 @@ class Setting:
     default: Any
     choices: tuple[str, ...] | None = None  # None: a flag (bool) or a free value (``parse``)
     trec_eval: Any = _UNSET  # the value under --compat trec_eval; _UNSET: not trec_eval's concern
+    trec_eval_9: Any = _AS_TEN  # under --compat trec_eval-9, where 9.0.8 differs from 10.0
     comparable: bool = True  # reports computed with different values cannot be compared
     footer: Callable[[Any], str | None] = lambda value: None
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
@@ -78,6 +80,12 @@ class Setting:
     @property
     def is_flag(self) -> bool:
         return self.choices is None and self.parse is None
+
+    def preset(self, compat: str) -> Any:
+        """The value under ``compat`` (a name of ``COMPAT``); _UNSET: the preset leaves it."""
+        if compat == "trec_eval-9" and self.trec_eval_9 is not _AS_TEN:
+            return self.trec_eval_9
+        return self.trec_eval
 
     def check(self, value: Any) -> Any:
         """The value as stored, or an OptionError naming the setting."""
@@ -163,9 +171,10 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "skip_missing_users",
-        "Leave out users with relevant items but no predictions (default: they score 0).",
+        "Leave out users with relevant items but no predictions (default: they score 0; "
+        "trec_eval leaves them out unless given -c).",
         False,
-        trec_eval=False,
+        trec_eval=True,
         footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
     ),
     Setting(
@@ -187,12 +196,37 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "rbp_p",
-        "Persistence p of rank-biased precision: the chance of reading on to the next item.",
+        "Persistence p of rank-biased precision: the chance of reading on to the next item "
+        "(trec_eval 10.0: 0.9).",
         0.8,
+        trec_eval=0.9,
+        trec_eval_9=_UNSET,  # 9.0.8 has no rbp
         parse=_number("rbp_p", 0, 1, True, True),
         metavar="P",
         footer=lambda v: f"RBP p {v:g}",
         applies_to=("rbp", "rbp_residual"),
+    ),
+    Setting(
+        "rbp_gain",
+        "What an item earns in RBP: 1 when relevant, or its grade divided by the user's "
+        "highest grade when that exceeds 1, whatever the relevance threshold (trec_eval 10.0).",
+        "binary",
+        ("binary", "graded"),
+        trec_eval="graded",
+        trec_eval_9=_UNSET,
+        footer=lambda v: f"RBP gain {v}",
+        applies_to=("rbp",),
+    ),
+    Setting(
+        "recall_rounding",
+        "How iprec turns a recall level L into a number of relevant items: round(L R) "
+        "(trec_eval 10.0), or floor(L R + 0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).",
+        "plus-0.9",
+        ("plus-0.9", "round"),
+        trec_eval="round",
+        trec_eval_9="plus-0.9",
+        footer=lambda v: "recall levels " + ("rounded" if v == "round" else "+0.9 truncated"),
+        applies_to=("iprec",),
     ),
     Setting(
         "err_max_grade",
@@ -243,7 +277,8 @@ TABLE: tuple[Setting, ...] = (
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
-COMPAT = ("trec_eval",)
+# trec_eval is its current release, 10.0; trec_eval-9 is 9.0.8 (and pytrec_eval)
+COMPAT = ("trec_eval", "trec_eval-9")
 
 @dataclass(frozen=True)
 class Settings:
@@ -263,6 +298,8 @@ class Settings:
     max_depth: int | None = None
     judged_only: bool = False
     rbp_p: float = 0.8
+    rbp_gain: str = "binary"
+    recall_rounding: str = "plus-0.9"
     err_max_grade: float = 4.0
     exclude_seen: bool = False
     exclude_seen_truth: bool = False
@@ -300,6 +337,8 @@ class SettingOptions(TypedDict, total=False):
     max_depth: int | None
     judged_only: bool | None
     rbp_p: float | None
+    rbp_gain: str | None
+    recall_rounding: str | None
     err_max_grade: float | None
     exclude_seen: bool | None
     exclude_seen_truth: bool | None
@@ -347,13 +386,14 @@ def make_settings(
         if compat not in COMPAT:
             raise OptionError(f"{{option}} must be one of {', '.join(COMPAT)}, got {compat!r}",
                               "compat")
-        chosen.update({s.name: s.trec_eval for s in TABLE if s.trec_eval is not _UNSET})
+        chosen.update({s.name: v for s in TABLE if (v := s.preset(compat)) is not _UNSET})
     overrides = []
     for name, value in options.items():
         if value is None:
             continue
         value = ROWS[name].check(value)
-        if compat is not None and ROWS[name].trec_eval is not _UNSET and value != chosen[name]:
+        if (compat is not None and ROWS[name].preset(compat) is not _UNSET
+                and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
     specs = _specs(metrics, k, compat)

@@ -70,7 +70,8 @@ def test_trec_measures_match_pytrec_eval(tmp_path, seed, judged_only):
     qrels, run = as_dicts(preds, truth)
     theirs = pytrec_eval.RelevanceEvaluator(
         qrels, set(TREC), judged_docs_only_flag=judged_only).evaluate(run)
-    ours = evaluate(preds, truth, list(TREC), compat="trec_eval", judged_only=judged_only)
+    ours = evaluate(preds, truth, list(TREC), compat="trec_eval-9", judged_only=judged_only,
+                    skip_missing_users=False)  # pytrec_eval is 9.0.8; -c
     table = ours.per_user.set_index("user_id")
     assert _compare(table, theirs, TREC) >= 70 * 23
     # trec_eval -c: users without predictions score 0 (gm_map: the log of the floor).
@@ -97,7 +98,8 @@ def test_max_depth_is_trec_eval_M(depth):
         qrels, {"bpref", "map", "num_ret", "P.5", "recip_rank", "iprec_at_recall"}
     ).evaluate(run)
     ours = evaluate(preds, truth, ["bpref", "map", "num_ret", "P_5", "recip_rank",
-                                   "iprec_at_recall"], compat="trec_eval", max_depth=depth)
+                                   "iprec_at_recall"], compat="trec_eval-9", max_depth=depth,
+                    skip_missing_users=False)
     table = ours.per_user.set_index("user_id")
     assert table["num_ret"].max() == depth
     assert _compare(table, theirs, names) >= 50 * 16
@@ -227,11 +229,11 @@ def test_level_names_and_compat_names(run_cli, write):
     r = run_cli("score", run, qrels, "--compat", "trec_eval", "-f", "trec", "-m",
                 "iprec_at_recall.0.5,1", "-m", "Rprec_mult_2.00", "-m", "bpref")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.splitlines() == [
+    assert r.stdout.splitlines() == [  # trec_eval's order, whatever the order of -m
+        f"{'bpref':<22}\tall\t0.3333",  # (1 + (1 - 1/1)) / 3
         f"{'iprec_at_recall_0.50':<22}\tall\t0.6667",
         f"{'iprec_at_recall_1.00':<22}\tall\t0.0000",
         f"{'Rprec_mult_2.00':<22}\tall\t0.3333",
-        f"{'bpref':<22}\tall\t0.3333",  # (1 + (1 - 1/1)) / 3
     ]
     r = run_cli("score", run, qrels, "-m", "iprec@0.5,iprec@0.55", "-f", "json")
     assert '"iprec@0.5": 0.6666666666666666' in r.stdout and '"iprec@0.55"' in r.stdout
@@ -256,13 +258,17 @@ def test_compat_without_measures_prints_trec_eval_default_output(tmp_path, run_c
     run_path, qrels_path = tmp_path / "a.run", tmp_path / "a.qrels"
     write_run(preds, run_path)
     write_qrels(truth, qrels_path)
-    r = run_cli("score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec")
+    r = run_cli("score", run_path, qrels_path, "--compat", "trec_eval-9", "-f", "trec")
     assert r.exit_code == 0, r.stderr
     levels = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
     cuts = [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
     names = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
              "recip_rank", *levels, *cuts]
     lines = [line.split("\t") for line in r.stdout.splitlines()]
+    # trec_eval's first two lines: the run's tag (of its last line) and the queries
+    assert [line[0].strip() for line in lines[:2]] == ["runid", "num_q"]
+    assert lines[1][1:] == ["all", str(truth.user_id.nunique())]
+    lines = lines[2:]
     assert [name.strip() for name, _, _ in lines] == names
     users = list(theirs.values())
     for padded, who, value in lines:

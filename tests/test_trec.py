@@ -9,10 +9,17 @@ import pytest
 import pytrec_eval  # a missing oracle fails these tests; it never skips them
 
 from rankeval import evaluate
-from rankeval.compat import translate
+from rankeval.compat import ORDER, translate
 from rankeval.errors import InputError
 
 from .datagen import as_dicts, generate
+
+
+def translate_order(trec_name: str) -> int:
+    """The place of a trec_eval output name (``P_5``, ``map``) in trec_eval's order."""
+    return max((ORDER.index(root), len(root)) for root in ORDER
+               if trec_name == root or trec_name.startswith(root + "_"))[0]
+
 
 MEASURES = ["P.5,10", "recall.10", "map", "map_cut.10", "ndcg", "ndcg_cut.10", "recip_rank",
             "Rprec", "success.10"]
@@ -55,7 +62,8 @@ def test_compat_trec_eval_matches_pytrec_eval(tmp_path, run_cli, seed, ties):
     write_run(preds, run_path)
     write_qrels(truth, qrels_path)
 
-    ours = evaluate(str(run_path), str(qrels_path), MEASURES, compat="trec_eval")
+    ours = evaluate(str(run_path), str(qrels_path), MEASURES, compat="trec_eval-9",
+                    skip_missing_users=False)  # pytrec_eval is 9.0.8; -c
     assert [str(s) for s in ours.specs] == [
         "precision@5", "precision@10", "recall@10", "map@all", "map@10", "ndcg@all", "ndcg@10",
         "mrr@all", "r_precision", "hit_rate@10"]
@@ -74,7 +82,8 @@ def test_compat_trec_eval_matches_pytrec_eval(tmp_path, run_cli, seed, ties):
         assert ours.metrics[str(spec)] == pytest.approx(expected, abs=1e-9)
 
     # The command prints the same numbers in trec_eval's own layout and names.
-    args = ["score", run_path, qrels_path, "--compat", "trec_eval", "-f", "trec", "--per-query"]
+    args = ["score", run_path, qrels_path, "--compat", "trec_eval-9", "--no-skip-missing-users",
+            "-f", "trec", "--per-query"]
     for m in MEASURES:
         args += ["-m", m]
     r = run_cli(*args)
@@ -84,7 +93,9 @@ def test_compat_trec_eval_matches_pytrec_eval(tmp_path, run_cli, seed, ties):
         for user, values in theirs.items():
             assert printed[(name, user)] == f"{values[name]:.4f}", (name, user)
         assert (name, "all") in printed
-    assert r.stdout.splitlines()[0].startswith(f"{'P_5':<22}\t")
+    # in trec_eval's order of measures, whatever the order of -m (map before P)
+    first = r.stdout.splitlines()[0].split("\t")[0].strip()
+    assert first == min(TREC_NAMES, key=lambda n: translate_order(n)), first
 
 
 def test_tied_scores_are_reported(tmp_path, run_cli):
@@ -132,7 +143,13 @@ def test_compat_settings_are_recorded(run_cli, write):
     assert report["settings"]["ap_denominator"] == "relevant"
     assert report["settings"]["zero_relevant_users"] == "zero"
     assert report["settings"]["relevance_threshold"] == 1.0
-    assert report["metrics"] == {"map@all": 0.25}  # q1: 1/2, q2 (nothing relevant): 0
+    # trec_eval without -c: q2, missing from the run, is left out (10.0 stops with an error)
+    assert report["settings"]["skip_missing_users"] is True
+    assert report["metrics"] == {"map@all": 0.5}
+    complete = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map", "-f", "json",
+                       "--no-skip-missing-users")  # trec_eval -c
+    assert complete.json()["metrics"] == {"map@all": 0.25}  # q1: 1/2, q2 (nothing relevant): 0
+    assert complete.json()["settings"]["compat_overrides"] == ["skip_missing_users"]
     table = run_cli("score", run, qrels, "--compat", "trec_eval", "-m", "map")
     assert "compat trec_eval" in table.stdout
     assert "@all" in table.stdout
@@ -233,7 +250,8 @@ def test_whole_list_measures_match_pytrec_eval(tmp_path, run_cli, seed):
     run_path, qrels_path = tmp_path / "a.run", tmp_path / "a.qrels"
     write_run(preds, run_path)
     write_qrels(truth, qrels_path)
-    ours = evaluate(str(run_path), str(qrels_path), list(SET_MEASURES), compat="trec_eval")
+    ours = evaluate(str(run_path), str(qrels_path), list(SET_MEASURES), compat="trec_eval-9",
+                    skip_missing_users=False)
     table = ours.per_user.set_index("user_id")
     assert len(theirs) > 40
     for trec, mine in SET_MEASURES.items():
@@ -256,11 +274,35 @@ def test_whole_list_measures_match_pytrec_eval(tmp_path, run_cli, seed):
     assert ("set_F", "all") in printed
 
 
-def test_trailing_words_in_a_run_are_named(run_cli, write):
-    """trec_eval's own test/results.trunc has words after the 6th field; trec_eval skips them,
-    rankeval refuses them with a hint to cut them."""
+def test_fields_past_the_layout_are_read_as_trec_eval_reads_them(run_cli, write):
+    """trec_eval's own test/results.trunc has words after the 6th field: trec_eval reads the
+    first 6, and so does rankeval, with a warning counting the lines. A run given as the
+    truth (every line 6 fields) is still refused, never read as qrels of ranks."""
     run = write("a.run", "q1 Q0 d1 1 2.0 run more junk\nq1 Q0 d2 2 1.0 run\n")
-    qrels = write("a.qrels", "q1 0 d1 1\n")
-    r = run_cli("score", run, qrels)
-    assert r.exit_code == 2
-    assert "they have more than 6 fields" in r.stderr and "cut -d' ' -f1-6" in r.stderr
+    qrels = write("a.qrels", "q1 0 d1 1 extra\n")
+    r = run_cli("score", run, qrels, "-m", "mrr@10", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["metrics"] == {"mrr@10": 1.0}
+    assert "1 line of " in r.stderr and "a.run has fields past the TREC layout's" in r.stderr
+    assert "a.qrels has fields past" in r.stderr
+    assert r.json()["inputs"]["predictions"]["tag"] == "run"  # the last line's: runid
+    swapped = run_cli("score", run, run, "--truth-format", "qrels")
+    assert swapped.exit_code == 2 and "as in a run: give it as PREDS" in swapped.stderr
+    short = write("b.run", "q1 Q0 d1 1 2.0\n")
+    bad = run_cli("score", short, qrels)
+    assert bad.exit_code == 2 and "without the 6 fields" in bad.stderr
+    assert "as in a qrels file" not in bad.stderr  # it has 5
+
+
+def test_comment_lines_are_skipped_as_trec_eval_10_does(run_cli, write):
+    """A line whose first field starts with # is a comment (trec_eval 10.0); a # inside an id
+    is data; errors still name the file's own line numbers."""
+    run = write("a.run", "# a run\nq1 Q0 d#1 1 2.0 t\n  # indented\nq1 Q0 d2 2 1.0 t\n")
+    qrels = write("a.qrels", "#qid iter docno rel\nq1 0 d#1 1\n")
+    r = run_cli("score", run, qrels, "-m", "mrr@10,precision@2", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["metrics"] == {"mrr@10": 1.0, "precision@2": 0.5}
+    assert r.json()["inputs"]["predictions"]["rows"] == 2
+    bad = write("b.run", "# head\n# more\nq1 Q0 d1 1 2.0 t\nq1 Q0 d2\n")
+    err = run_cli("score", bad, qrels)
+    assert err.exit_code == 2 and "line 4" in err.stderr, err.stderr

@@ -282,6 +282,7 @@ PARAMS = {
     "unseen_items": {},
     "catalog_fallback": {},
     "outside_catalog": {"path": "c.csv"},
+    "extra_fields": {"path": "a.run"},
     "not_scored": {"metric": "ild@10", "rule": "fewer than 2 items with features in the top K",
                    "scored": 7},
     "undefined": {"metric": "ild@10", "rule": "fewer than 2 items with features in the top K"},

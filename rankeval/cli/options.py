@@ -17,7 +17,7 @@ from rankeval.io.columns import COLUMNS, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
-from rankeval.settings import COMPAT, ROWS, TABLE
+from rankeval.settings import _UNSET, COMPAT, ROWS, TABLE
 
 _RENAMED_KEY = "rankeval.renamed"
 
@@ -81,9 +81,11 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         f"Known: {', '.join(REGISTRY)}. Default: {', '.join(DEFAULT_METRICS)}.")),
     "compat": (("--compat",), dict(
         type=click.Choice(COMPAT, case_sensitive=False),
-        help="Every convention as trec_eval's (AP over R, relevance >= 1, users without "
-        "relevant items scored 0, trec ties, missing users 0 as with -c), and trec_eval measure "
-        "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10).")),
+        help="Every convention as trec_eval 10.0's (AP over R, relevance >= 1, users without "
+        "relevant items scored 0, users missing from the run left out unless "
+        "--no-skip-missing-users as with -c, trec ties, RBP p 0.9 graded, recall levels "
+        "rounded), and trec_eval measure names in -m (P.5,10  map  ndcg_cut.10  recip_rank  "
+        "Rprec  success.10); trec_eval-9: as trec_eval 9.0.8 and pytrec_eval.")),
     "preds_format": (("--preds-format",), dict(
         type=click.Choice(PREDS_CHOICES, case_sensitive=False),
         help="Format of the predictions (default: from the extension; required for -).")),
@@ -197,6 +199,9 @@ def report_format(command: str) -> Callable:
 def _setting_option(s) -> Callable:
     names = (flag(s.name), s.name)
     text = s.text(flag)  # other options named by their flags
+    if s.is_flag and s.trec_eval is not _UNSET:  # a preset to turn off: --no-...
+        return click.option(f"{flag(s.name)}/--no-{flag(s.name)[2:]}", s.name, default=None,
+                            help=text)
     if s.is_flag:
         return click.option(*names, is_flag=True, default=None, help=text)
     if s.choices is not None:

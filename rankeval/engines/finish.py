@@ -56,11 +56,13 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
         *(judgement_notices(truth, settings) if judgements is None else judgements),
         *item_notices(partial, settings, extras or Extras(), stats),
         *scoring_notices(partial.scored, partial.counts.evaluated),
-        *depth_notices(partial.longest, settings.specs)])
+        *depth_notices(partial.longest, settings.specs),
+        *(Notice("extra_fields", side.source.extra_fields, {"path": side.source.label})
+          for side in (preds, truth) if side.source.extra_fields)])
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
-                                    c.in_predictions),
+                                    c.in_predictions, preds.source.tag),
         "truth": InputSummary(truth.source.path, truth.source.format, truth.source.rows,
                               c.in_truth),
     }

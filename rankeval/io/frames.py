@@ -22,6 +22,11 @@ class MemoryTable:
         self.path = self.label = label
         self.columns = [str(c) for c in self._table.column_names]
 
+    def described(self, rows: int):
+        from rankeval.io.readers import Source
+
+        return Source(self.path, self.format, rows)
+
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:
         return cast_columns(self._table.select(list(types)), types, self.label)
 

@@ -194,7 +194,7 @@ def load_predictions(
         item=_ids(data, item, label),
         rank=ranks,
         score=_exact_scores(table, score, _finite(data, score, label)) if score else None,
-        source=Source(table.path, table.format, data.num_rows),
+        source=table.described(data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score),
     )
 
@@ -310,7 +310,7 @@ def load_truth(
         user=_ids(data, user, label),
         item=_ids(data, item, label),
         relevance=rel,
-        source=Source(table.path, table.format, data.num_rows),
+        source=table.described(data.num_rows),
         columns=_roles(user=user, item=item, relevance=relevance),
     )
 
@@ -338,7 +338,7 @@ def load_train(
             _report_rows(label, "counts below 0", count, np.flatnonzero(bad),
                          lambda i, c=counts: _num(c[i]))
     return Train(user=_ids(data, user, label), item=_ids(data, item, label), count=counts,
-                 source=Source(table.path, table.format, data.num_rows),
+                 source=table.described(data.num_rows),
                  columns=_roles(user=user, item=item, count=count))
 
 
@@ -349,7 +349,7 @@ def load_catalog(table: Table | MemoryTable, item_col: str | None = None) -> Cat
     assert item is not None  # required: resolve_role raises without it
     data = _read(table, {item: ID})
     return Catalog(item=_ids(data, item, label),
-                   source=Source(table.path, table.format, data.num_rows),
+                   source=table.described(data.num_rows),
                    columns=_roles(item=item))
 
 

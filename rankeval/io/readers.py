@@ -34,6 +34,8 @@ class Source:
     path: str  # as given; "-" for standard input
     format: str
     rows: int
+    tag: str | None = None  # a TREC run's tag (of its last line: trec_eval's runid)
+    extra_fields: int = 0  # TREC lines whose fields past the layout's were not read
 
     @property
     def label(self) -> str:
@@ -81,6 +83,14 @@ class Table:
             self.columns = list(self._parsed.column_names)
         else:
             self.columns = self.kind.codec().columns(self)
+
+    def described(self, rows: int) -> Source:
+        """Where ``rows`` rows came from, with what the format's parser noted."""
+        meta = (self._parsed.schema.metadata or {}) if self._parsed is not None else {}
+        tag = meta.get(b"rankeval.tag")
+        return Source(self.path, self.format, rows,
+                      tag=tag.decode("utf-8", "replace") if tag is not None else None,
+                      extra_fields=int(meta.get(b"rankeval.extra_fields", b"0")))
 
     def _bytes(self) -> bytes:
         try:

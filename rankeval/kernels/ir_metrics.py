@@ -51,11 +51,12 @@ def _expected_bpref(s: Sums) -> np.ndarray:
 
 def _iprec(s: Sums, level: float) -> np.ndarray:
     """trec_eval's iprec_at_recall: the interpolated precision at the hit that reaches
-    recall ``level``, the (long)(level R + 0.9)-th hit (the first for level 0); 0 when the
-    list never reaches it. (+0.9 is a ceiling that forgives float error in level R, as in
-    trec_eval 9.0.8 and pytrec_eval; trec_eval's unreleased head rounds instead.)"""
+    recall ``level``, the n-th hit (the first for n = 0); 0 when the list never reaches it.
+    n is (long)(level R + 0.9) in trec_eval 9.0.8 and pytrec_eval (a ceiling that forgives
+    float error in level R), lround(level R) in trec_eval 10.0 (``recall_rounding``)."""
     c = s.c
-    need = np.floor(level * c.n_relevant + 0.9).astype(np.int64)
+    more = 0.5 if s.conv.recall_rounding == "round" else 0.9  # lround: floor(x + 0.5), x >= 0
+    need = np.floor(level * c.n_relevant + more).astype(np.int64)
     found = s.hits(np.inf)
     first = np.searchsorted(s.h_user, np.arange(c.n_users))
     reach = (need <= found) & (found > 0)
@@ -72,11 +73,14 @@ def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
 
 
 def _rbp(s: Sums, k: float) -> np.ndarray:
+    """(1 - p) sum p^(i - 1) g_i: g is 1 per hit, or (``rbp_gain`` graded, trec_eval 10.0)
+    the grade over the user's highest grade when that exceeds 1."""
     p = s.conv.rbp_p
-    weights = (1.0 - p) * np.power(p, s.h_pos - 1.0)
-    if s.h_w is not None:
-        weights *= s.h_w
-    return np.bincount(s.h_user, weights, minlength=s.c.n_users)
+    user, pos, w = s.graded if s.conv.rbp_gain == "graded" else (s.h_user, s.h_pos, s.h_w)
+    weights = (1.0 - p) * np.power(p, pos - 1.0)
+    if w is not None:
+        weights *= w
+    return np.bincount(user, weights, minlength=s.c.n_users)
 
 
 def _rbp_residual(s: Sums, k: float) -> np.ndarray:

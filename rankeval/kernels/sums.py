@@ -142,6 +142,20 @@ class Sums:
         before[later] = upto[np.flatnonzero(later) - 1]
         return before
 
+    @cached_property
+    def graded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(user, position, gain) of the rows with a gain, the gain being the grade scaled
+        to [0, 1] by the user's highest grade when that exceeds 1 (trec_eval 10.0's RBP);
+        under expected ties, each row holds its group's mean."""
+        c = self.c
+        rel = np.where(c.rel > 0, c.rel, 0.0)
+        top = c.max_relevance[c.user]
+        w = np.where(top > 1, rel / np.where(top > 1, top, 1.0), rel)
+        if self.expected:
+            w = (self.group_sum(w) / self.group_size)[self.group]
+        rows = np.flatnonzero(w > 0)
+        return c.user[rows], c.pos[rows], w[rows]
+
     # -- per-user sums --------------------------------------------------------------------
 
     def _gain(self, rel: np.ndarray, user: np.ndarray) -> np.ndarray:

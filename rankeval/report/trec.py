@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rankeval.registry import CORPUS, REGISTRY
+from pathlib import Path
+
+from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
 
 
@@ -12,26 +14,49 @@ def render(ev, per_user: bool = False) -> str:
     Names are trec_eval's (``P_5``, ``ndcg_cut_10``) under ``--compat trec_eval``, whose
     conventions they imply; otherwise rankeval's own (``ndcg@10``).
     """
-    from rankeval.compat import measure_name
+    from rankeval.compat import measure_name, output_key
 
-    names = [measure_name(s) if ev.settings.compat else str(s) for s in ev.specs]
+    # under compat, trec_eval's names in its order (a stable sort keeps ours after)
+    specs = sorted(ev.specs, key=output_key) if ev.settings.compat else list(ev.specs)
+    names = [measure_name(s) if ev.settings.compat else str(s) for s in specs]
     # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.
     shown = [(lambda v: f"{v:.0f}") if REGISTRY[s.name].total else (lambda v: f"{v:.4f}")
-             for s in ev.specs]
+             for s in specs]
     # An undefined value (a user ild cannot score, a mean over no user) has no line, as
     # trec_eval prints none for a query it does not evaluate; the notices say why.
     lines = []
     if per_user:  # a corpus metric has one value for the run: its 'all' line only
-        at = [i for i, s in enumerate(ev.specs) if REGISTRY[s.name].scope != CORPUS]
-        columns = [ev.values(ev.specs[i]).tolist() for i in at]
+        # gm_map per user is the log of AP, which trec_eval does not print per query
+        at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
+              and not (ev.settings.compat and REGISTRY[s.name].overall == GEOMETRIC)]
+        columns = [ev.values(specs[i]).tolist() for i in at]
         padded = [f"{names[i]:<22}\t" for i in at]
         formats = [shown[i] for i in at]
         for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
             lines += [f"{p}{user}\t{f(v)}\n" for p, f, v in zip(padded, formats, values,
                                                                    strict=True) if defined(v)]
-    for spec, name, f in zip(ev.specs, names, shown, strict=True):
+    if ev.settings.compat and _default_measures(ev.settings):  # trec_eval's first two
+        lines += [f"{'runid':<22}\tall\t{_runid(ev)}\n",
+                  f"{'num_q':<22}\tall\t{ev.users.evaluated}\n"]
+    for spec, name, f in zip(specs, names, shown, strict=True):
         if defined(ev.metrics[str(spec)]):
             lines.append(f"{name:<22}\tall\t{f(ev.metrics[str(spec)])}\n")
     return "".join(lines)
 
 
+
+
+def _default_measures(settings) -> bool:
+    """Whether the measures are trec_eval's default ones (no -m), which it heads with runid
+    and num_q."""
+    from rankeval.settings import make_settings
+
+    return settings.metrics == make_settings(None, None, compat=settings.compat).metrics
+
+
+def _runid(ev) -> str:
+    """The run's tag (of its last line, as trec_eval reads it), else its file's name."""
+    run = ev.inputs["predictions"]
+    if run.tag is not None:
+        return run.tag
+    return "stdin" if run.path == "-" else Path(run.path).name.split(".")[0]

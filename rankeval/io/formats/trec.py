@@ -24,59 +24,86 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
     """A TREC run (``qid Q0 docno rank score tag``) or qrels (``qid iter docno rel``) file.
 
     Fields are separated by any whitespace. As in trec_eval, a run's rank column is not used:
-    the score orders the list. A line with the wrong number of fields is an error naming it.
+    the score orders the list; a line whose first field starts with ``#`` is a comment
+    (trec_eval 10.0), and fields after the layout's are ignored (trec_eval's own
+    ``results.trunc``), which the table's metadata counts for a warning. The metadata also
+    keeps the tag of a run's last line: trec_eval's ``runid``. A line with too few fields is
+    an error naming it.
     """
     n_fields, layout, keep = LAYOUTS[role]
     text = _SPACES.sub(b" ", data)  # one space between fields, as the CSV parser needs
     text = re.sub(rb"(?m)^ | $", b"", text).rstrip(b"\n")
+    numbers = None  # the file's line number of each line kept, when comments are dropped
+    if re.search(rb"(?m)^#", text):
+        lines = text.split(b"\n")
+        numbers = [n for n, line in enumerate(lines, 1) if not line.startswith(b"#")]
+        text = b"\n".join(lines[n - 1] for n in numbers)
     blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
     if not text:
         raise InputError(label, "no data lines")
     if blank:
-        lines = [text.count(b"\n", 0, at) + 1 for at in blank]
+        where = [_number_of(text.count(b"\n", 0, at) + 1, numbers) for at in blank]
         raise InputError(
-            label, "blank lines", count=len(lines), examples=[(n, "") for n in lines],
+            label, "blank lines", count=len(where), examples=[(n, "") for n in where],
             unit="line",
         )
-    names = [f"f{i}" for i in range(n_fields)]
+    extra = 0
     try:
-        # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
-        table = pa_csv.read_csv(
-            pa.BufferReader(text),  # type: ignore[arg-type]
-            read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={n: pa.string() for n in names},
-                include_columns=[names[i] for i in keep],
-                strings_can_be_null=False,
-            ),
-        )
+        table = _read(text, n_fields, keep)
     except pa.ArrowInvalid:
-        _raise_field_count(text, n_fields, layout, label)
-        raise
-    return pa.table([table.column(names[i]) for i in keep], names=list(keep.values()))
+        text, extra = _first_fields(text, n_fields, layout, label, numbers)
+        table = _read(text, n_fields, keep)
+    notes = {b"rankeval.extra_fields": str(extra).encode()}
+    if role == "predictions":  # trec_eval's runid: the tag of the last line
+        notes[b"rankeval.tag"] = text[text.rfind(b"\n") + 1:].split(b" ")[5]
+    return pa.table([table.column(f"f{i}") for i in keep], names=list(keep.values()),
+                    metadata=notes)
 
 
-def _raise_field_count(text: bytes, n_fields: int, layout: str, label: str) -> None:
-    counts = [len(line.split(b" ")) for line in text.split(b"\n")]  # only on the error path
-    bad = [n for n, c in enumerate(counts, 1) if c != n_fields]
-    if bad:
-        lines = text.split(b"\n")
+def _read(text: bytes, n_fields: int, keep: dict[int, str]) -> pa.Table:
+    names = [f"f{i}" for i in range(n_fields)]
+    # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
+    return pa_csv.read_csv(
+        pa.BufferReader(text),  # type: ignore[arg-type]
+        read_options=pa_csv.ReadOptions(column_names=names, use_threads=True),
+        parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={n: pa.string() for n in names},
+            include_columns=[names[i] for i in keep],
+            strings_can_be_null=False,
+        ),
+    )
+
+
+def _number_of(line: int, numbers: list[int] | None) -> int:
+    """The file's number of a line of the text without comments."""
+    return line if numbers is None else numbers[line - 1]
+
+
+def _first_fields(text: bytes, n_fields: int, layout: str, label: str,
+                  numbers: list[int] | None) -> tuple[bytes, int]:
+    """The text with each line cut to its first ``n_fields`` fields, and how many lines
+    had more (trec_eval reads the first ones); an error naming the lines with fewer."""
+    lines = text.split(b"\n")  # only on this path: the fast read failed
+    counts = [line.count(b" ") + 1 for line in lines]
+    short = [n for n, c in enumerate(counts, 1) if c < n_fields]
+    if n_fields == 4 and all(c >= 6 for c in counts):  # every line a run's: not a qrels file
+        short = list(range(1, len(lines) + 1))
+    if short:
         other = {6: (4, "a qrels file: give it as TRUTH"), 4: (6, "a run: give it as PREDS")}
         fields, what = other[n_fields]
-        hint = f"{len(bad)} of them have {fields} fields, as in {what}" if all(
-            counts[n - 1] == fields for n in bad) else None
-        if all(counts[n - 1] > n_fields for n in bad):  # trailing words (trec_eval skips them)
-            hint = (f"they have more than {n_fields} fields: trec_eval ignores what follows the "
-                    f"{n_fields}th, rankeval does not guess; keep the first {n_fields}, e.g. "
-                    f"cut -d' ' -f1-{n_fields}")
+        hint = (f"{len(short)} of them have {fields} fields, as in {what}"
+                if all(counts[n - 1] == fields or counts[n - 1] > fields == 6 for n in short)
+                else None)
         raise InputError(
-            label, f"lines without the {n_fields} fields '{layout}'", count=len(bad),
-            examples=[(n, lines[n - 1].decode("utf-8", "replace")) for n in bad[:5]],
+            label, f"lines without the {n_fields} fields '{layout}'", count=len(short),
+            examples=[(_number_of(n, numbers), lines[n - 1].decode("utf-8", "replace"))
+                      for n in short[:5]],
             unit="line", hint=hint,
         )
-
-
+    long = sum(c > n_fields for c in counts)
+    cut = [b" ".join(line.split(b" ", n_fields)[:n_fields]) for line in lines]
+    return b"\n".join(cut), long
 
 
 def number(x: float) -> int | float:

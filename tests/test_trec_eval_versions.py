@@ -1,0 +1,133 @@
+"""--compat trec_eval is trec_eval 10.0 and --compat trec_eval-9 is 9.0.8, line for line.
+
+Both versions were built from the public source and run on the generated cases below; their
+outputs are committed under tests/data/trec_eval/ (figures only; record.py says how to make
+them again). Every case runs rankeval with the same flags in its spelling and compares the
+whole output, byte for byte: numbers to trec_eval's 4 decimals, names, order, the runid and
+num_q lines, per-query lines.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+# complete: every query of the qrels is in the run (trec_eval 10.0 stops with an error
+# otherwise unless -c); missing: queries only in the qrels and only in the run
+DATASETS = {"complete": 101, "missing": 202}
+
+MEASURES = [
+    [],
+    ["-q"],
+    ["-c"],
+    ["-c", "-q"],
+    ["-l", "2"],
+    ["-M", "5"],
+    ["-J"],
+    ["-q", "-J", "-M", "20"],
+    ["-m", "ndcg", "-m", "ndcg_cut", "-m", "P", "-m", "recall", "-m", "success",
+     "-m", "map_cut"],
+    ["-m", "set_P", "-m", "set_recall", "-m", "set_F", "-m", "Rprec_mult", "-m", "bpref",
+     "-m", "recip_rank", "-m", "iprec_at_recall", "-m", "num_rel_ret"],
+    ["-q", "-m", "ndcg_cut.20,3", "-m", "P.10,5", "-m", "success.2", "-m", "gm_map"],
+]
+TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"]]
+
+
+def _cases(version: str) -> list[tuple[str, list[str]]]:
+    flags = MEASURES + (TEN_ONLY if version == "10" else [])
+    out = []
+    for name in DATASETS:
+        for f in flags:
+            if version == "10" and name == "missing" and "-c" not in f:
+                f = ["-c", *f]  # 10.0 without -c exits 4 on a query missing from the run
+            if (name, f) not in out:
+                out.append((name, f))
+    return out
+
+
+CASES = {version: _cases(version) for version in ("9", "10")}
+
+
+def slug(flags: list[str]) -> str:
+    return "".join(f"_{f.lstrip('-').replace(',', '-').replace('.', '_')}" for f in flags)
+
+
+def write_dataset(name: str, folder: Path) -> None:
+    """A qrels and a run: graded judgements 0-3, unjudged documents, tied scores, lists of
+    5 to 60 documents, a query judged with nothing relevant."""
+    rng = random.Random(DATASETS[name])
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels, run = [], []
+    for q in range(1, 31):
+        qid = f"q{q:02d}"
+        docs = [f"d{d:03d}" for d in rng.sample(range(400), 80)]
+        judged = docs[:50]
+        for d in judged:
+            rel = 0 if q == 7 else rng.choice([0, 0, 0, 1, 1, 2, 3])
+            qrels.append(f"{qid} 0 {d} {rel}")
+        if name == "missing" and q in (3, 11, 19, 27):
+            continue  # only in the qrels
+        ranked = rng.sample(docs, rng.randint(5, 60))
+        for rank, d in enumerate(ranked, 1):
+            run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
+    if name == "missing":
+        run += [f"x{q} Q0 d001 1 1.0 tag0" for q in range(3)]  # only in the run
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+
+
+def _ours(flags: list[str]) -> list[str]:
+    """trec_eval's flags in rankeval's spelling."""
+    spelled = {"-q": ["--per-query"], "-c": ["--no-skip-missing-users"], "-J": ["--judged-only"]}
+    out, i = [], 0
+    while i < len(flags):
+        f = flags[i]
+        if f in ("-l", "-M", "-m"):
+            name = {"-l": "--relevance-threshold", "-M": "--max-depth", "-m": "-m"}[f]
+            out += [name, flags[i + 1]]
+            i += 2
+            continue
+        out += spelled[f]
+        i += 1
+    return out
+
+
+MISSING_FROM_RUN = {"q03", "q11", "q19", "q27"}
+
+
+def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: list[str]):
+    """The lines where rankeval differs from trec_eval on purpose, taken out of both sides
+    (docs/trec-eval.md lists them): 9.0.8 prints no per-query lines for a query missing from
+    the run under -c -q; 10.0 under -c scores such a query on a made-up one-document ranking,
+    which gives iprec_at_recall_0.00 -nan with -J and counts its num_rel at -l 1 whatever -l."""
+    if name != "missing" or "-c" not in flags:
+        return theirs, ours
+    if version == "9" and "-q" in flags:
+        ours = [line for line in ours if line.split("\t")[1] not in MISSING_FROM_RUN]
+    if version == "10":
+        odd = [i for i, line in enumerate(theirs) if line.endswith("-nan")
+               or ("-l" in flags and line.startswith("num_rel ") and "\tall\t" in line)]
+        if "-m" not in flags and ("-J" in flags or "-l" in flags):
+            assert odd  # the quirk is still in the recorded output
+        theirs = [line for i, line in enumerate(theirs) if i not in odd]
+        ours = [line for i, line in enumerate(ours) if i not in odd]
+    return theirs, ours
+
+
+@pytest.mark.parametrize("version, name, flags",
+                         [(v, n, f) for v, cases in CASES.items() for n, f in cases],
+                         ids=[f"{v}-{n}{slug(f)}" for v, cases in CASES.items()
+                              for n, f in cases])
+def test_output_is_trec_eval_line_for_line(run_cli, version, name, flags):
+    folder = DATA / name
+    expected = (folder / f"trec_eval-{version}{slug(flags)}.txt").read_text()
+    compat = "trec_eval" if version == "10" else "trec_eval-9"
+    r = run_cli("score", folder / "run", folder / "qrels", "--compat", compat, "--preds-format",
+                "trec", "--truth-format", "qrels", "-f", "trec", *_ours(flags))
+    assert r.exit_code == 0, r.stderr
+    theirs, ours = _known(version, name, flags, expected.splitlines(), r.stdout.splitlines())
+    assert ours == theirs
