@@ -28,12 +28,15 @@ CUT = {
     "map_cut": "map",
     "ndcg_cut": "ndcg",
     "success": "hit_rate",
+    "relative_P": "relative_precision",
 }
 # Measures over the whole list.
 UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
          "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
          "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1",
-         "bpref": "bpref", "gm_map": "gm_map@all"}
+         "bpref": "bpref", "gm_map": "gm_map@all", "set_map": "set_map",
+         "set_relative_P": "set_relative_precision", "11pt_avg": "iprec_11pt",
+         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref"}
 # Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
 LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
 _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")

@@ -160,6 +160,14 @@ REGISTRY.update({
                "list", "num_rel_ret / R", cutoff=False),
         Metric("set_f1", ("set_f",), "harmonic mean of set_precision and set_recall (0 when "
                "both are 0)", "2 P R / (P + R)", cutoff=False),
+        Metric("set_map", (), "unranked average precision: set_precision times set_recall "
+               "(trec_eval's set_map)", "num_rel_ret^2 / (num_ret R)", cutoff=False),
+        Metric("set_relative_precision", ("set_relative_p",), "relevant items found over the "
+               "most the list could hold (trec_eval's set_relative_P)",
+               "num_rel_ret / min(num_ret, R)", cutoff=False),
+        Metric("num_nonrel_judged_ret", (), "judged non-relevant items anywhere in the user's "
+               "list (overall: the sum)", "sum_j judged_j (1 - hit_j)", bounded=False,
+               cutoff=False, overall=SUM, judgements=True),
     )
 })
 
@@ -179,6 +187,14 @@ REGISTRY.update({
                "(iprec@0.5; iprec alone gives trec_eval's 11 levels)",
                "max_{j : recall@j >= level} precision@j", cutoff=False,
                levels=(*(float(f"0.{i}") for i in range(10)), 1.0), tie_expectation=False),
+        Metric("iprec_11pt", ("eleven_point_average",), "the mean of iprec at the 11 recall "
+               "levels 0, 0.1, ..., 1 (trec_eval's 11pt_avg)", "1/11 sum_level iprec@level",
+               cutoff=False, tie_expectation=False),
+        Metric("relative_precision", ("relative_p",), "precision against the most the top K "
+               "could hold (trec_eval's relative_P)", "hits@K / min(K, R)"),
+        Metric("gm_bpref", (), "geometric mean of bpref over users (trec_eval; per user the log "
+               "of max(bpref, 0.00001))", "exp(mean_u log max(bpref_u, 1e-5))", bounded=False,
+               cutoff=False, overall=GEOMETRIC, judgements=True, tie_expectation=False),
         Metric("r_precision_mult", ("rprec_mult",), "precision at a multiple of R "
                "(r_precision_mult@2.0 is precision at 2R, as trec_eval's Rprec_mult_2.00)",
                "hits@c / c, c = floor(m R + 0.9)", cutoff=False,

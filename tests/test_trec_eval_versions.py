@@ -33,6 +33,9 @@ MEASURES = [
     ["-m", "set_P", "-m", "set_recall", "-m", "set_F", "-m", "Rprec_mult", "-m", "bpref",
      "-m", "recip_rank", "-m", "iprec_at_recall", "-m", "num_rel_ret"],
     ["-q", "-m", "ndcg_cut.20,3", "-m", "P.10,5", "-m", "success.2", "-m", "gm_map"],
+    ["-q", "-m", "set_map", "-m", "set_relative_P", "-m", "relative_P", "-m", "11pt_avg",
+     "-m", "num_nonrel_judged_ret", "-m", "gm_bpref"],
+    ["-J", "-M", "7", "-l", "2", "-m", "11pt_avg", "-m", "relative_P.3,7", "-m", "gm_bpref"],
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"]]
 

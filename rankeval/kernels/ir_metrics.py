@@ -66,6 +66,19 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
     return out
 
 
+def _iprec_11pt(s: Sums, k: float) -> np.ndarray:
+    """trec_eval's 11pt_avg: iprec averaged over the recall levels 0, 0.1, ..., 1."""
+    levels = (*(i / 10 for i in range(10)), 1.0)
+    return sum(_iprec(s, level) for level in levels) / 11.0
+
+
+def _num_nonrel_judged_ret(s: Sums, k: float) -> np.ndarray:
+    """Judged non-relevant items of the whole list (trec_eval's num_nonrel_judged_ret)."""
+    c = s.c
+    assert c.judged is not None  # a metric that reads judgements gets them in its chunk
+    return np.bincount(c.user, c.judged & ~s.relevant, minlength=c.n_users).astype(np.float64)
+
+
 def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
     """trec_eval's Rprec_mult: precision at c = (long)(m R + 0.9) items, 0 when c is 0."""
     c = np.floor(m * s.c.n_relevant + 0.9)
