@@ -69,7 +69,7 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
 def _iprec_11pt(s: Sums, k: float) -> np.ndarray:
     """trec_eval's 11pt_avg: iprec averaged over the recall levels 0, 0.1, ..., 1."""
     levels = (*(i / 10 for i in range(10)), 1.0)
-    return sum(_iprec(s, level) for level in levels) / 11.0
+    return np.mean([_iprec(s, level) for level in levels], axis=0)
 
 
 def _num_nonrel_judged_ret(s: Sums, k: float) -> np.ndarray:
