@@ -15,11 +15,30 @@ from rankeval.names import MetricSpec
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
 # measures with cut-offs of their own (-m success means success_1, 5 and 10).
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-OWN_CUTOFFS: dict[str, tuple[int, ...]] = {"success": (1, 5, 10)}
+OWN_CUTOFFS: dict[str, tuple[int, ...]] = {"success": (1, 5, 10), "unj": (5, 10, 20)}
 
-# What trec_eval prints without -m, in its order (its runid and num_q lines aside).
-DEFAULT_MEASURES = ("num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                    "recip_rank", "iprec_at_recall", "P")
+# trec_eval's groups of measures (-m official, the default; -m set; -m all_trec), by version.
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+            "bpref", "recip_rank", "iprec_at_recall", "P")
+DEFAULT_MEASURES = OFFICIAL
+_ALL_TREC_9 = (*OFFICIAL, "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg",
+               "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+               "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+               "set_map", "set_F", "num_nonrel_judged_ret")
+GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "trec_eval": {
+        "official": OFFICIAL,
+        "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+                "set_recall", "set_relative_P", "set_map", "set_F"),
+        # 10.0 adds unj, rbp and rbp_resid after recall
+        "all_trec": (*_ALL_TREC_9[:14], "unj", "rbp", "rbp_resid", *_ALL_TREC_9[14:]),
+    },
+}
+# Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
+# leaves them out (the notice says so); named alone, they are refused.
+TEXT_ONLY = {"relstring": "trec_eval's per-query string of the top 10 grades, printed only "
+                          "with -q"}
+GROUPS["trec_eval-9"] = {**GROUPS["trec_eval"], "all_trec": _ALL_TREC_9}
 
 # Measures that take cut-offs: trec_eval name -> rankeval name.
 CUT = {
@@ -29,6 +48,7 @@ CUT = {
     "ndcg_cut": "ndcg",
     "success": "hit_rate",
     "relative_P": "relative_precision",
+    "unj": "unjudged",
 }
 # Measures over the whole list.
 UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
@@ -36,7 +56,10 @@ UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec":
          "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1",
          "bpref": "bpref", "gm_map": "gm_map@all", "set_map": "set_map",
          "set_relative_P": "set_relative_precision", "11pt_avg": "iprec_11pt",
-         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref"}
+         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref",
+         "num_q": "num_q", "binG": "bin_g", "G": "g", "ndcg_rel": "ndcg_rel",
+         "Rndcg": "r_ndcg", "infAP": "inf_ap", "utility": "utility",
+         "rbp_resid": "rbp_residual"}
 # Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
 LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
 _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
@@ -44,42 +67,73 @@ _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
 _MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 
 
-def translate(words: Iterable[str], ks: Iterable[int] | None = None) -> list[str]:
+def translate(words: Iterable[str], ks: Iterable[int] | None = None,
+              compat: str = "trec_eval") -> list[str]:
     """trec_eval measure names -> rankeval metric names; other names pass through unchanged.
 
     ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes ``ks`` (``--k``), else
-    trec_eval's default cut-offs, like every other name without a K under compat.
+    trec_eval's default cut-offs, like every other name without a K under compat. A group
+    (``official``, ``set``, ``all_trec``) is its measures in ``compat``'s version; ``runid``
+    stays as it is (a line of the output, not a metric).
     """
     given = list(ks) if ks else None
-    out: list[str] = []
+    groups = GROUPS.get(compat, GROUPS["trec_eval"])
+    words = [m for word in words for m in groups.get(str(word).strip(), (word,))
+             if not (m in TEXT_ONLY and str(word).strip() in groups)]
+    # A measure named again keeps the first parameters given, as in trec_eval (-m P -m P.5
+    # -m P.10 is P_5 alone): a bare name (its defaults) gives way to the first with some.
+    named: dict[str, list[str]] = {}
+    explicit: set[str] = set()
+
+    def name_once(root: str, outs: list[str], given_here: bool) -> bool:
+        if root in explicit or (root in named and not given_here):
+            return False
+        named[root] = outs
+        if given_here:
+            explicit.add(root)
+        return True
+
     for word in words:
         previous: str | None = None
+        taken = False
         for part in (p.strip() for p in str(word).split(",")):
             if not part:
                 continue
             if part.isdigit() and previous in CUT:  # the ",10" of "P.5,10"
-                out.append(f"{CUT[previous]}@{part}")
+                if taken:
+                    named[previous].append(f"{CUT[previous]}@{part}")
                 continue
             if previous in LEVELS and re.fullmatch(r"[0-9]*\.?[0-9]+", part):  # ",0.5"
-                out.append(f"{LEVELS[previous]}@{part}")
+                if taken:
+                    named[previous].append(f"{LEVELS[previous]}@{part}")
                 continue
             level = _LEVEL.match(part)
             if level:
-                previous = level.group(1)
-                ours = LEVELS[previous]
-                out.append(f"{ours}@{level.group(2)}" if level.group(2) else ours)
+                root, ours = level.group(1), LEVELS[level.group(1)]
+                at = level.group(2)
+                taken = name_once(root, [f"{ours}@{at}" if at else ours], at is not None)
+                previous = root
                 continue
             match = _MEASURE.match(part)
             name, k = (match.group(1), match.group(2)) if match else (part, None)
-            previous = name if name in CUT else None
+            previous = None
             if name in CUT:
                 cuts = given or OWN_CUTOFFS.get(name, DEFAULT_CUTOFFS)
-                out += [f"{CUT[name]}@{kk}" for kk in ([k] if k else cuts)]
+                outs = [f"{CUT[name]}@{kk}" for kk in ([k] if k else cuts)]
+                taken, previous = name_once(name, outs, k is not None), name
             elif name in UNCUT and k is None:
-                out.append(UNCUT[name])
+                named[name] = [UNCUT[name]]
             else:
-                out.append(part)
-    return out
+                named.setdefault(part, [part])
+    return [out for outs in named.values() for out in outs]
+
+
+def left_out(words: Iterable[str], compat: str | None) -> list[str]:
+    """What a group of measures leaves out (its text measures), as warnings."""
+    groups = GROUPS.get(compat or "", {})
+    return [f"-m {group}: {name} is left out ({why}; rankeval's reports hold numbers)"
+            for group in dict.fromkeys(str(w).strip() for w in words) if group in groups
+            for name, why in TEXT_ONLY.items() if name in groups[group]]
 
 
 _NAMES = {v: k for k, v in CUT.items()}
@@ -99,6 +153,9 @@ def foreign(word: str) -> str | None:
     if match and match.group(1) in CUT:
         ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
         return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
+    if word in TEXT_ONLY:
+        return (f"{word} is {TEXT_ONLY[word]}; rankeval's reports hold numbers and do not "
+                "produce it")
     if word in UNCUT:
         return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
                 "{opt:compat} trec_eval")

@@ -406,6 +406,9 @@ def evaluate(
     - rbp_gain: 'binary' | 'graded' (default 'binary'). What an item earns in RBP: 1 when
       relevant, or its grade divided by the user's highest grade when that exceeds 1,
       whatever the relevance threshold (trec_eval 10.0).
+    - rbp_residual_tail: 'always' | 'if-unjudged' (default 'always'). rbp_residual counts
+      the weight past the list's end always (Moffat and Zobel), or only when the list holds
+      an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
     - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
       level L into a number of relevant items: round(L R) (trec_eval 10.0), or floor(L R +
       0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).

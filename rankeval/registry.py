@@ -25,6 +25,7 @@ class Metric:
     summary: str
     formula: str
     bounded: bool = True  # value always in [0, 1]
+    signed: bool = False  # may be negative (utility); every other metric is >= 0
     cutoff: bool = True  # takes a K (``ndcg@10``, ``ndcg@all``); r_precision cuts at R instead
     needs: frozenset[str] = frozenset()  # extra inputs, from INPUTS
     scope: str = PER_USER
@@ -52,6 +53,7 @@ class Metric:
         assert self.needs <= set(INPUTS), self.needs
         assert self.overall in (MEAN, SUM, GEOMETRIC), self.overall
         assert not self.levels or not self.cutoff, "a metric takes levels or cut-offs"
+        assert not (self.signed and self.bounded), "a bounded metric lies in [0, 1]"
 
     @property
     def every_user(self) -> bool:
@@ -213,6 +215,34 @@ REGISTRY.update({
         Metric("judged", ("judged_at_k",), "share of the top K that has a judgement in the "
                "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
                judgements=True),
+        Metric("num_q", ("numq",), "the users averaged over: 1 per user, summed (trec_eval's "
+               "num_q)", "1", bounded=False, cutoff=False, overall=SUM),
+        Metric("bin_g", ("bing", "binary_g"), "each retrieved relevant item earns 1 / log2(2 + "
+               "the non-relevant items above it), summed over R (trec_eval's binG)",
+               "1/R sum_{rel j} 1 / log2(2 + j - hits@j)", cutoff=False, tie_expectation=False),
+        Metric("g", ("g_measure",), "normalised gain that discounts an item by how far the list "
+               "lags the ideal one at its place (trec_eval's G; gain = grade)",
+               "sum_j g_j / log2(2 + sum_{i<=j} max(ig_i, 1) - sum_{i<=j} g_i) / sum ig",
+               cutoff=False, tie_expectation=False),
+        Metric("ndcg_rel", (), "NDCG at each item with a gain, averaged over the ideal list's "
+               "items with a gain; one never retrieved counts the whole list's NDCG (trec_eval)",
+               "1/P (sum_{g_j > 0} ndcg@j + (P - found) ndcg@n)", cutoff=False,
+               tie_expectation=False),
+        Metric("r_ndcg", ("rndcg",), "NDCG averaged over the depths where the ideal list's "
+               "grade changes, and the whole list when it runs past them (trec_eval's Rndcg)",
+               "mean_{d in changes} ndcg@d", cutoff=False, tie_expectation=False),
+        Metric("inf_ap", ("infap", "inferred_ap"), "inferred AP (Yilmaz and Aslam 2006): "
+               "precision at each relevant item estimated from the judged items above it; "
+               "items in the truth with a negative relevance are in the pool but unjudged",
+               "1/R sum_{rel j} E[precision@j]", cutoff=False, judgements=True,
+               tie_expectation=False),
+        Metric("unjudged", ("unj",), "share of the top K without a judgement in the truth, "
+               "over K (trec_eval's unj: a shorter list is filled with judged items)",
+               "(min(K, n) - judged items in top K) / K", judgements=True),
+        Metric("utility", (), "relevant items retrieved minus non-relevant ones (trec_eval's "
+               "utility with its default coefficients 1, -1, 0, 0)",
+               "num_rel_ret - (num_ret - num_rel_ret)", bounded=False, signed=True,
+               cutoff=False),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",

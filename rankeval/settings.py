@@ -21,6 +21,7 @@ from rankeval.names import MetricSpec, expand, parse_ks
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 _UNSET: Any = object()
+RUNID = "runid"  # trec_eval's measure that names the run: a line of its output, not a metric
 _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
 
 
@@ -218,6 +219,18 @@ TABLE: tuple[Setting, ...] = (
         applies_to=("rbp",),
     ),
     Setting(
+        "rbp_residual_tail",
+        "rbp_residual counts the weight past the list's end always (Moffat and Zobel), or only "
+        "when the list holds an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).",
+        "always",
+        ("always", "if-unjudged"),
+        trec_eval="if-unjudged",
+        trec_eval_9=_UNSET,  # 9.0.8 has no rbp_resid
+        footer=lambda v: "RBP residual tail " + ("always" if v == "always" else
+                                                 "only with unjudged items"),
+        applies_to=("rbp_residual",),
+    ),
+    Setting(
         "recall_rounding",
         "How iprec turns a recall level L into a number of relevant items: round(L R) "
         "(trec_eval 10.0), or floor(L R + 0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).",
@@ -299,6 +312,7 @@ class Settings:
     judged_only: bool = False
     rbp_p: float = 0.8
     rbp_gain: str = "binary"
+    rbp_residual_tail: str = "always"
     recall_rounding: str = "plus-0.9"
     err_max_grade: float = 4.0
     exclude_seen: bool = False
@@ -309,6 +323,8 @@ class Settings:
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
+    # under compat, trec_eval's runid line was asked for (-m runid, or its default measures)
+    runid: bool = False
 
     @property
     def specs(self) -> list[MetricSpec]:
@@ -338,6 +354,7 @@ class SettingOptions(TypedDict, total=False):
     judged_only: bool | None
     rbp_p: float | None
     rbp_gain: str | None
+    rbp_residual_tail: str | None
     recall_rounding: str | None
     err_max_grade: float | None
     exclude_seen: bool | None
@@ -396,7 +413,7 @@ def make_settings(
                 and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
-    specs = _specs(metrics, k, compat)
+    specs, runid = _specs(metrics, k, compat)
     if chosen["ties"] == "expected":
         from rankeval.registry import REGISTRY
 
@@ -414,13 +431,15 @@ def make_settings(
         k=tuple(sorted({s.k for s in specs if s.k is not None})),
         compat=compat,
         compat_overrides=tuple(overrides),
+        runid=runid,
         **values,
     )
 
 
-def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
-    """Metric words over the K list. Under compat every name without a K takes ``k``, else
-    trec_eval's default cut-offs (one rule, whether the name is trec_eval's or rankeval's)."""
+def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
+    """Metric words over the K list, and whether trec_eval's ``runid`` is asked for. Under
+    compat every name without a K takes ``k``, else trec_eval's default cut-offs (one rule,
+    whether the name is trec_eval's or rankeval's)."""
     if isinstance(k, int | str):
         k = [k]
     given = parse_ks(str(x) for x in k) if k else None
@@ -428,9 +447,11 @@ def _specs(metrics, k, compat: str | None) -> list[MetricSpec]:
         metrics = [metrics]
     if compat is None:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
-        return expand(words, given or list(DEFAULT_K))
+        return expand(words, given or list(DEFAULT_K)), False
     from rankeval.compat import DEFAULT_CUTOFFS, DEFAULT_MEASURES, translate
 
     words = list(metrics) if metrics else list(DEFAULT_MEASURES)
-
-    return expand(translate(words, given), given or list(DEFAULT_CUTOFFS))
+    names = translate(words, given, compat)
+    runid = RUNID in names
+    specs = expand([n for n in names if n != RUNID], given or list(DEFAULT_CUTOFFS))
+    return specs, runid

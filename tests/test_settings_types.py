@@ -15,9 +15,10 @@ from rankeval.settings import TABLE, SettingOptions, Settings, make_settings
 def test_the_settings_dataclass_is_the_table():
     fields = dataclasses.fields(Settings)
     names = [f.name for f in fields]
-    assert names[:2] == ["metrics", "k"] and names[-2:] == ["compat", "compat_overrides"]
-    assert names[2:-2] == [s.name for s in TABLE]
-    for f, s in zip(fields[2:-2], TABLE, strict=True):
+    after = ["compat", "compat_overrides", "runid"]
+    assert names[:2] == ["metrics", "k"] and names[-len(after):] == after
+    assert names[2:-len(after)] == [s.name for s in TABLE]
+    for f, s in zip(fields[2:-len(after)], TABLE, strict=True):
         assert f.default == s.default, s.name
     assert make_settings() == Settings(metrics=make_settings().metrics, k=(10,))
     assert Settings.__dataclass_params__.frozen

@@ -20,22 +20,22 @@ from hypothesis import strategies as st
 
 import rankeval
 from rankeval.errors import InputError, OptionError
+from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
 from rankeval.spark.result import merged_errors
 from rankeval.spark.worker import KEY, ROWS, complete_users
 
-METRICS = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision", "cg", "dcg",
-           "idcg", "ndcg", "num_ret", "num_rel", "num_rel_ret", "set_precision", "set_recall",
-           "set_f1", "bpref", "gm_map", "iprec", "r_precision_mult", "rbp", "rbp_residual",
-           "err", "judged", "dcg_burges", "ndcg_burges", "item_coverage", "entropy",
-           "personalization", "ndcg@all", "map@all", "recall@all"]
+# every metric that needs no extra input (those are test_spark_items'), whole lists too
+METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
+                                                             "recall@all"]
 K = [1, 3, 10]
 # Under pytest-xdist, every Spark test runs on one worker: one SparkSession per test run.
 # Marked spark: make test-fast leaves them out (no Java needed there).
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # Metrics whose expectation over tie orders has no closed form (refused with ties=expected).
-OPEN_FORM = {"entropy", "err", "gm_map", "iprec", "item_coverage", "personalization"}
+# without a closed form under ties="expected", or corpus metrics that refuse it
+OPEN_FORM = {n for n, m in REGISTRY.items() if not m.tie_expectation}
 
 
 @pytest.fixture(scope="session")

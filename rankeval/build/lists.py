@@ -22,16 +22,20 @@ class Lists:
     pos: np.ndarray  # 1-based position in its user's list
     judged: np.ndarray | None = None  # bool: the item is judged, when the build marks them
     tie_start: np.ndarray | None = None  # pos of the first row of the row's tie group
+    # bool: the item is in the truth at all, judged or not (a negative relevance: pooled but
+    # unjudged, as trec_eval reads it); marked with ``judged``
+    pooled: np.ndarray | None = None
 
     def keep(self, mask: np.ndarray) -> Lists:
         """The rows where ``mask`` holds, in every column (``rows`` stays None when all are
         kept; else a None ``rows`` becomes the kept row numbers)."""
         if mask.all():
             return self
-        rows, judged, tie_start = self.rows, self.judged, self.tie_start
+        rows, judged, tie_start, pooled = self.rows, self.judged, self.tie_start, self.pooled
         jobs = [lambda: np.flatnonzero(mask) if rows is None else rows[mask],  # on two cores
                 lambda: self.su[mask], lambda: self.pos[mask],
                 lambda: None if judged is None else judged[mask],
-                lambda: None if tie_start is None else tie_start[mask]]
+                lambda: None if tie_start is None else tie_start[mask],
+                lambda: None if pooled is None else pooled[mask]]
         kept = each(lambda job: job(), jobs)
         return Lists(*kept)

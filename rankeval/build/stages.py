@@ -327,8 +327,8 @@ def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) 
     if not needs_judgements(settings):
         return lists
     jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
-    judged = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, codes.n_items) > 0
-    return dataclasses.replace(lists, judged=judged)
+    found = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, codes.n_items)
+    return dataclasses.replace(lists, judged=found > 0, pooled=found != 0)
 
 
 def _judged_only(lists: Lists, settings) -> Lists:
@@ -404,10 +404,11 @@ def needs_judgements(settings) -> bool:
 
 
 def judged_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted keys of the judged truth pairs (relevance >= 0), each with the value 1."""
-    judged = truth.relevance >= 0
-    keys = np.sort(pair_keys(codes.t_user[judged], codes.t_item[judged], codes.n_items))
-    return keys, np.ones(len(keys))
+    """Sorted keys of the truth pairs, each with the value 1 when judged (relevance >= 0),
+    else -1 (in the pool, unjudged)."""
+    keys = pair_keys(codes.t_user, codes.t_item, codes.n_items)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], np.where(truth.relevance[order] >= 0, 1.0, -1.0)
 
 
 def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.ndarray:
@@ -430,6 +431,6 @@ def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Trut
                  item=item.astype(np.int32, copy=False), rel=rel,
                  ideal_user=iu, ideal_pos=ipos, ideal_rel=irel,
                  n_relevant=sel.n_relevant[sel.evaluated], max_relevance=max_relevance,
-                 judged=judged, tie_start=lists.tie_start,
+                 judged=judged, pooled=lists.pooled, tie_start=lists.tie_start,
                  n_nonrelevant=None if judged is None else _nonrelevant(codes, truth, sel,
                                                                         settings))

@@ -93,6 +93,7 @@ def score(predictions, truth, **kw) -> int:
     Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
     """
     from rankeval.analysis.gates import plan_gates
+    from rankeval.compat import left_out
     from rankeval.engines import EXTRA, Job, run
     from rankeval.io.formats import STDOUT
     from rankeval.recommender.extras import check_needs
@@ -106,6 +107,8 @@ def score(predictions, truth, **kw) -> int:
     engine, options = pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
+    for message in left_out(kw["metrics"], settings.compat):
+        warn(message)
     check_needs(settings, {n for n in EXTRA if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"])

@@ -36,6 +36,8 @@ class Chunk:
     # as "in the pool, not judged"), and each user's judged non-relevant items in the truth.
     judged: np.ndarray | None = None
     n_nonrelevant: np.ndarray | None = None
+    # With ``judged``: whether each row's item is in the truth at all (infAP's pool)
+    pooled: np.ndarray | None = None
     # When tied scores exist: the pos of the first row of each row's tie group (rows of equal
     # score in a user's list), else None. A group straddling the deepest K is kept whole.
     tie_start: np.ndarray | None = None
@@ -69,6 +71,7 @@ class Chunk:
             max_relevance=self.max_relevance[start:stop],
             judged=None if self.judged is None else self.judged[a:b],
             n_nonrelevant=None if self.n_nonrelevant is None else self.n_nonrelevant[start:stop],
+            pooled=None if self.pooled is None else self.pooled[a:b],
             tie_start=None if self.tie_start is None else self.tie_start[a:b],
             popularity=self.popularity,
             long_tail=self.long_tail,
@@ -88,7 +91,8 @@ class Chunk:
         rel = -self.rel if best_first else self.rel
         order = np.lexsort((rel, self.tie_start, self.user))
         return replace(self, item=self.item[order], rel=self.rel[order],
-                       judged=None if self.judged is None else self.judged[order])
+                       judged=None if self.judged is None else self.judged[order],
+                       pooled=None if self.pooled is None else self.pooled[order])
 
 
 def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:
@@ -112,14 +116,25 @@ def within_group_product(offset: np.ndarray, factor: np.ndarray) -> np.ndarray:
 
     Multiplied in row order, one offset at a time over all groups: a loop over the depth of
     the largest group, not over groups."""
-    out = factor.astype(np.float64, copy=True)
+    return _within_group(offset, factor, np.multiply)
+
+
+def within_group_sum(offset: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per row, the sum of ``values`` over its group's rows up to itself, added in row order
+    as a walk down each list adds them: exact to the last bit whatever the other groups hold
+    (a global cumsum minus its value at the group's start is not, for floats)."""
+    return _within_group(offset, values, np.add)
+
+
+def _within_group(offset: np.ndarray, values: np.ndarray, op: np.ufunc) -> np.ndarray:
+    out = values.astype(np.float64, copy=True)
     if not len(out):
         return out
     order = np.argsort(offset, kind="stable")
     bounds = np.searchsorted(offset[order], np.arange(2, int(offset.max()) + 2))
     for a, b in itertools.pairwise(bounds):
         rows = order[a:b]
-        out[rows] *= out[rows - 1]
+        out[rows] = op(out[rows], out[rows - 1])
     return out
 
 

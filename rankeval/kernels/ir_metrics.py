@@ -98,12 +98,16 @@ def _rbp(s: Sums, k: float) -> np.ndarray:
 
 def _rbp_residual(s: Sums, k: float) -> np.ndarray:
     """Moffat and Zobel's residual: the weight of the unjudged items of the list plus the
-    weight of everything past its end."""
+    weight of everything past its end (``rbp_residual_tail``: trec_eval 10.0 leaves the tail
+    out of a list whose items are all judged)."""
     c, p = s.c, s.conv.rbp_p
     unjudged = np.flatnonzero(s.judged_weight < 1)
     weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0) * (1 - s.judged_weight[unjudged])
     inside = np.bincount(c.user[unjudged], weights, minlength=c.n_users)
-    return inside + np.power(p, s.list_length)
+    tail = np.power(p, s.list_length)
+    if s.conv.rbp_residual_tail == "if-unjudged":  # trec_eval 10.0: 0 for a judged list
+        tail = np.where(np.bincount(c.user[unjudged], minlength=c.n_users) > 0, tail, 0.0)
+    return inside + tail
 
 
 def _err(s: Sums, k: float) -> np.ndarray:

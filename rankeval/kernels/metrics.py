@@ -14,6 +14,15 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.gain_metrics import (
+    _bin_g,
+    _g,
+    _inf_ap,
+    _ndcg_rel,
+    _r_ndcg,
+    _unjudged,
+    _utility,
+)
 from rankeval.kernels.ir_metrics import (
     _bpref,
     _err,
@@ -125,6 +134,14 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "rbp_residual": _rbp_residual,
     "err": _err,
     "judged": _judged,
+    "num_q": lambda s, k: np.ones(s.c.n_users),
+    "bin_g": _bin_g,
+    "g": _g,
+    "ndcg_rel": _ndcg_rel,
+    "r_ndcg": _r_ndcg,
+    "inf_ap": _inf_ap,
+    "unjudged": _unjudged,
+    "utility": _utility,
     "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
     "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
     "arp": _arp,

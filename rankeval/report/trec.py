@@ -26,32 +26,22 @@ def render(ev, per_user: bool = False) -> str:
     # trec_eval prints none for a query it does not evaluate; the notices say why.
     lines = []
     if per_user:  # a corpus metric has one value for the run: its 'all' line only
-        # gm_map per user is the log of AP, which trec_eval does not print per query
+        # gm_map per user is the log of AP, and num_q 1: trec_eval prints neither per query
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
-              and not (ev.settings.compat and REGISTRY[s.name].overall == GEOMETRIC)]
+              and not (ev.settings.compat and (REGISTRY[s.name].overall == GEOMETRIC
+                                               or s.name == "num_q"))]
         columns = [ev.values(specs[i]).tolist() for i in at]
         padded = [f"{names[i]:<22}\t" for i in at]
         formats = [shown[i] for i in at]
         for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
             lines += [f"{p}{user}\t{f(v)}\n" for p, f, v in zip(padded, formats, values,
                                                                    strict=True) if defined(v)]
-    if ev.settings.compat and _default_measures(ev.settings):  # trec_eval's first two
-        lines += [f"{'runid':<22}\tall\t{_runid(ev)}\n",
-                  f"{'num_q':<22}\tall\t{ev.users.evaluated}\n"]
+    if ev.settings.runid:  # trec_eval's first line
+        lines.append(f"{'runid':<22}\tall\t{_runid(ev)}\n")
     for spec, name, f in zip(specs, names, shown, strict=True):
         if defined(ev.metrics[str(spec)]):
             lines.append(f"{name:<22}\tall\t{f(ev.metrics[str(spec)])}\n")
     return "".join(lines)
-
-
-
-
-def _default_measures(settings) -> bool:
-    """Whether the measures are trec_eval's default ones (no -m), which it heads with runid
-    and num_q."""
-    from rankeval.settings import make_settings
-
-    return settings.metrics == make_settings(None, None, compat=settings.compat).metrics
 
 
 def _runid(ev) -> str:
