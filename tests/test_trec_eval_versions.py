@@ -45,6 +45,7 @@ MEASURES = [
     ["-m", "all_trec"],
     ["-q", "-m", "all_trec"],
     ["-c", "-J", "-l", "2", "-m", "all_trec"],
+    ["-q", "-n", "-m", "official", "-m", "ndcg_cut.10"],
     # a measure named again keeps its first parameters
     ["-m", "P", "-m", "P.5,20", "-m", "P.10", "-m", "iprec_at_recall", "-m",
      "iprec_at_recall.0.5", "-m", "official"],
@@ -99,7 +100,8 @@ def write_dataset(name: str, folder: Path) -> None:
 
 def _ours(flags: list[str]) -> list[str]:
     """trec_eval's flags in rankeval's spelling."""
-    spelled = {"-q": ["--per-query"], "-c": ["--no-skip-missing-users"], "-J": ["--judged-only"]}
+    spelled = {"-q": ["--per-query"], "-c": ["--no-skip-missing-users"], "-J": ["--judged-only"],
+               "-n": ["--no-summary"]}
     out, i = [], 0
     while i < len(flags):
         f = flags[i]
@@ -169,3 +171,10 @@ def test_relstring_is_refused_by_name_and_left_out_of_a_group_with_a_warning(run
     assert "-m all_trec: relstring is left out" in r.stderr
     r = run_cli(*args, "-m", "official")
     assert "relstring" not in r.stderr
+
+
+def test_no_summary_needs_per_query(run_cli):
+    folder = DATA / "complete"
+    r = run_cli("score", folder / "run", folder / "qrels", "--compat", "trec_eval",
+                "--preds-format", "trec", "--truth-format", "qrels", "-f", "trec", "--no-summary")
+    assert r.exit_code == 2 and "--per-query" in r.stderr and "Traceback" not in r.stderr

@@ -32,6 +32,9 @@ from rankeval.report import FORMATS
 @click.option("--per-query", is_flag=True,
               help="With --format trec: a line per user and measure before the 'all' lines "
               "(trec_eval's -q).")
+@click.option("--no-summary", is_flag=True,
+              help="With --format trec --per-query: the per-user lines alone, without the "
+              "'all' lines (trec_eval's -n).")
 @click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
               help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also "
               "'ndcg@10>=0.35').")
@@ -100,6 +103,9 @@ def score(predictions, truth, **kw) -> int:
     from rankeval.settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
+    if kw["no_summary"] and not kw["per_query"]:
+        raise OptionError("{opt:no_summary} leaves the per-user lines of {opt:per_query} "
+                          "alone: give both, with --format trec")
     if kw["per_query"] and not FORMATS[fmt].per_query:
         raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
                           "formats use {opt:per_user} FILE")
@@ -133,7 +139,7 @@ def score(predictions, truth, **kw) -> int:
     if per_user is not None:
         engine.write_per_user(result, per_user)
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
-         **({"per_user": True} if kw["per_query"] else {}))
+         **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
     write_html(kw["html"], "score", result)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)

@@ -8,8 +8,9 @@ from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
 
 
-def render(ev, per_user: bool = False) -> str:
-    """trec_eval's output: ``measure<TAB>user<TAB>value``, users first (``-q``), then ``all``.
+def render(ev, per_user: bool = False, summary: bool = True) -> str:
+    """trec_eval's output: ``measure<TAB>user<TAB>value``, users first (``-q``), then ``all``
+    (unless not ``summary``: trec_eval's ``-n``).
 
     Names are trec_eval's (``P_5``, ``ndcg_cut_10``) under ``--compat trec_eval``, whose
     conventions they imply; otherwise rankeval's own (``ndcg@10``).
@@ -36,6 +37,8 @@ def render(ev, per_user: bool = False) -> str:
         for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
             lines += [f"{p}{user}\t{f(v)}\n" for p, f, v in zip(padded, formats, values,
                                                                    strict=True) if defined(v)]
+    if not summary:
+        return "".join(lines)
     if ev.settings.runid:  # trec_eval's first line
         lines.append(f"{'runid':<22}\tall\t{_runid(ev)}\n")
     for spec, name, f in zip(specs, names, shown, strict=True):
