@@ -59,7 +59,8 @@ UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec":
          "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref",
          "num_q": "num_q", "binG": "bin_g", "G": "g", "ndcg_rel": "ndcg_rel",
          "Rndcg": "r_ndcg", "infAP": "inf_ap", "utility": "utility",
-         "rbp_resid": "rbp_residual"}
+         "rbp_resid": "rbp_residual", "yaap": "yaap", "dcg": "dcg@all",
+         "ideal_dcg": "idcg@all"}
 # Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
 LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
 _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")

@@ -243,6 +243,10 @@ REGISTRY.update({
                "utility with its default coefficients 1, -1, 0, 0)",
                "num_rel_ret - (num_ret - num_rel_ret)", bounded=False, signed=True,
                cutoff=False),
+        Metric("yaap", ("yet_another_ap",), "Robertson's smoothed AP (trec_eval's yaap): the "
+               "log-odds of the precision mass S found at the relevant items",
+               "log((1 + S) / (1 + R - S)), S = sum_{rel j} precision@j", bounded=False,
+               signed=True, cutoff=False, tie_expectation=False),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",

@@ -37,7 +37,7 @@ MEASURES = [
      "-m", "num_nonrel_judged_ret", "-m", "gm_bpref"],
     ["-J", "-M", "7", "-l", "2", "-m", "11pt_avg", "-m", "relative_P.3,7", "-m", "gm_bpref"],
     ["-q", "-m", "binG", "-m", "G", "-m", "ndcg_rel", "-m", "Rndcg", "-m", "infAP",
-     "-m", "utility", "-m", "num_q", "-m", "runid"],
+     "-m", "utility", "-m", "num_q", "-m", "runid", "-m", "yaap"],
     ["-J", "-l", "2", "-M", "12", "-m", "binG", "-m", "G", "-m", "ndcg_rel", "-m", "Rndcg",
      "-m", "infAP"],
     ["-m", "set"],
@@ -52,7 +52,8 @@ MEASURES = [
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-m", "unj", "-m", "rbp_resid", "-m", "unj.3,50"],
-            ["-M", "5", "-m", "rbp_resid", "-m", "unj"]]
+            ["-M", "5", "-m", "rbp_resid", "-m", "unj"],
+            ["-q", "-l", "2", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"]]
 
 
 def _cases(version: str) -> list[tuple[str, list[str]]]:

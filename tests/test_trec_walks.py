@@ -1,5 +1,5 @@
 """trec_eval's walk-down-the-list measures (binG, G, ndcg_rel, Rndcg, infAP, unj, utility,
-rbp_resid) against a direct walk over each list, written here from trec_eval's definitions:
+rbp_resid, yaap) against a direct walk over each list, written here from trec_eval's definitions:
 one list at a time, position by position, as trec_eval computes them. rankeval's kernels
 compute the same values with running sums over all users at once; they must agree to 1e-12
 on generated qrels with grades 0-3, documents outside the pool, pooled but unjudged documents
@@ -118,6 +118,12 @@ def _one(rels, qrels, level, p):
     for k in (5, 10, 20):
         v[f"unjudged@{k}"] = sum(unjudged[:k]) / k
     v["utility"] = found - (n - found)
+    mass, so_far = 0.0, 0
+    for i, hit in enumerate(relevant):
+        if hit:
+            so_far += 1
+            mass += so_far / (i + 1)
+    v["yaap"] = math.log((1 + mass) / (1 + num_rel - mass))
     inside = sum((1 - p) * p**i for i, u in enumerate(unjudged) if u)
     v["rbp_residual"] = inside + p**n if any(unjudged) else 0.0
     return v
@@ -128,7 +134,7 @@ def _one(rels, qrels, level, p):
 def test_kernels_equal_a_walk_down_each_list(seed, level):
     preds, truth = _lists(seed)
     names = ["bin_g", "g", "ndcg_rel", "r_ndcg", "inf_ap", "unjudged@5", "unjudged@10",
-             "unjudged@20", "utility", "rbp_residual"]
+             "unjudged@20", "utility", "rbp_residual", "yaap"]
     ev = rankeval.evaluate(preds, truth, names, compat="trec_eval", relevance_threshold=level,
                            skip_missing_users=False)
     expected = _walk(preds, truth, level, 0.9)

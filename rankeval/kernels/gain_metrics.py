@@ -173,6 +173,13 @@ def _inf_ap(s: Sums, k: float) -> np.ndarray:
     return _safe_div(_sum(c.user[rows], term, c.n_users), c.n_relevant)
 
 
+def _yaap(s: Sums, k: float) -> np.ndarray:
+    """Robertson's yet another AP: log((1 + S) / (1 + R - S)), S the sum of the precisions at
+    the relevant items retrieved."""
+    found = s.ap_sum(np.inf)
+    return np.log((1.0 + found) / (1.0 + s.c.n_relevant - found))
+
+
 def _unjudged(s: Sums, k: float) -> np.ndarray:
     """trec_eval's unj: unjudged items in the top K over K (a list shorter than K is
     filled with judged items); @all: over the list."""

@@ -22,6 +22,7 @@ from rankeval.kernels.gain_metrics import (
     _r_ndcg,
     _unjudged,
     _utility,
+    _yaap,
 )
 from rankeval.kernels.ir_metrics import (
     _bpref,
@@ -142,6 +143,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "inf_ap": _inf_ap,
     "unjudged": _unjudged,
     "utility": _utility,
+    "yaap": _yaap,
     "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
     "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
     "arp": _arp,

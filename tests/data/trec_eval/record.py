@@ -22,6 +22,8 @@ from tests.test_trec_eval_versions import CASES, DATASETS, slug, write_dataset  
 def main(nine: str, ten: str) -> None:
     for name in DATASETS:
         write_dataset(name, HERE / name)
+        for old in (HERE / name).glob("trec_eval-*.txt"):  # cases since removed leave none
+            old.unlink()
     for version, binary in (("9", nine), ("10", ten)):
         for name, flags in CASES[version]:
             folder = HERE / name
