@@ -87,32 +87,20 @@ def _g(s: Sums, k: float) -> np.ndarray:
     return _safe_div(_sum(c.user[rows], term, c.n_users), ideal.total)
 
 
-def _discounted(s: Sums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows with a gain, the running DCG of the list at them, the running ideal DCG at their
-    depth)."""
-    c = s.c
-    ideal = _Ideal(s)
-    gain = _row_gain(s)
-    rows = np.flatnonzero(gain > 0)
-    user, pos = c.user[rows], c.pos[rows]
-    dcg = _running(user, gain[rows] / np.log2(pos + 1.0))
-    ideal_dcg = _running(ideal.user, ideal.gain / np.log2(ideal.pos + 1.0))
-    return rows, dcg, ideal.running_at(ideal_dcg, user, pos)
+class _Discounted:
+    """The list's rows with a gain and its running DCG at them; the ideal list's running DCG,
+    and both whole."""
 
-
-def _ndcg_rel(s: Sums, k: float) -> np.ndarray:
-    """trec_eval's ndcg_rel: NDCG at each item with a gain, averaged over the ideal list's
-    items with a gain; one not retrieved counts the NDCG of the whole list."""
-    c = s.c
-    ideal = _Ideal(s)
-    rows, dcg, ideal_dcg = _discounted(s)
-    user = c.user[rows]
-    found = np.bincount(user, minlength=c.n_users)
-    whole_dcg = _last(user, dcg, c.n_users)
-    whole_ideal = _ideal_whole(ideal)
-    total = _sum(user, dcg / ideal_dcg, c.n_users)
-    total += (ideal.size - found) * _safe_div(whole_dcg, whole_ideal)
-    return np.where(total > 0, _safe_div(total, ideal.size.astype(np.float64)), 0.0)
+    def __init__(self, s: Sums):
+        c = s.c
+        self.ideal = ideal = _Ideal(s)
+        gain = _row_gain(s)
+        rows = np.flatnonzero(gain > 0)
+        self.user, self.pos = c.user[rows], c.pos[rows]
+        self.dcg = _running(self.user, gain[rows] / np.log2(self.pos + 1.0))
+        self.ideal_dcg = _running(ideal.user, ideal.gain / np.log2(ideal.pos + 1.0))
+        self.whole = _safe_div(_last(self.user, self.dcg, c.n_users),
+                               _last(ideal.user, self.ideal_dcg, c.n_users))  # NDCG@n
 
 
 def _last(user: np.ndarray, running: np.ndarray, n_users: int) -> np.ndarray:
@@ -124,9 +112,16 @@ def _last(user: np.ndarray, running: np.ndarray, n_users: int) -> np.ndarray:
     return out
 
 
-def _ideal_whole(ideal: _Ideal) -> np.ndarray:
-    """Per user, the DCG of the whole ideal list."""
-    return _sum(ideal.user, ideal.gain / np.log2(ideal.pos + 1.0), len(ideal.size))
+def _ndcg_rel(s: Sums, k: float) -> np.ndarray:
+    """trec_eval's ndcg_rel: NDCG at each item with a gain, averaged over the ideal list's
+    items with a gain; one not retrieved counts the NDCG of the whole list."""
+    n = s.c.n_users
+    d = _Discounted(s)
+    ideal = d.ideal
+    at_depth = ideal.running_at(d.ideal_dcg, d.user, d.pos)
+    total = _sum(d.user, d.dcg / at_depth, n)
+    total += (ideal.size - np.bincount(d.user, minlength=n)) * d.whole
+    return np.where(total > 0, _safe_div(total, ideal.size.astype(np.float64)), 0.0)
 
 
 def _r_ndcg(s: Sums, k: float) -> np.ndarray:
@@ -134,20 +129,18 @@ def _r_ndcg(s: Sums, k: float) -> np.ndarray:
     (the end of each grade in it), plus the whole list when it runs more than one item past
     the ideal list's items with a gain; 0 when the user has no relevant item."""
     c = s.c
-    ideal = _Ideal(s)
-    rows, dcg, _ = _discounted(s)
-    user = c.user[rows]
-    ideal_dcg = _running(ideal.user, ideal.gain / np.log2(ideal.pos + 1.0))
+    d = _Discounted(s)
+    ideal = d.ideal
     nxt = np.append(ideal.gain[1:], 0.0)
     ends = np.append(ideal.user[1:] != ideal.user[:-1], True)
     change = np.flatnonzero(ends | (nxt != ideal.gain))  # the last item of each grade
-    b_user, b_pos = ideal.user[change], ideal.pos[change]
-    at = _at_place(user, c.pos[rows].astype(np.float64), dcg, b_user, b_pos.astype(np.float64))
-    total = _sum(b_user, at / ideal_dcg[change], c.n_users)
+    b_user, b_pos = ideal.user[change], ideal.pos[change].astype(np.float64)
+    at = _at_place(d.user, d.pos.astype(np.float64), d.dcg, b_user, b_pos)
+    total = _sum(b_user, at / d.ideal_dcg[change], c.n_users)
     points = np.bincount(b_user, minlength=c.n_users).astype(np.float64)
-    past = s.list_length > ideal.size + 1
-    total += np.where(past, _safe_div(_last(user, dcg, c.n_users), _ideal_whole(ideal)), 0.0)
-    points += past & (ideal.size > 0)
+    past = (s.list_length > ideal.size + 1) & (ideal.size > 0)
+    total += np.where(past, d.whole, 0.0)
+    points += past
     return np.where(c.n_relevant > 0, _safe_div(total, points), 0.0)
 
 
