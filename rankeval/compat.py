@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from rankeval.names import MetricSpec
+from rankeval.names import MetricSpec, expand
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
 # measures with cut-offs of their own (-m success means success_1, 5 and 10).
@@ -127,6 +127,18 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
             else:
                 named.setdefault(part, [part])
     return [out for outs in named.values() for out in outs]
+
+
+RUNID = "runid"  # trec_eval's measure that names the run: a line of its output, not a metric
+
+
+def measures(words: Iterable[str] | None, ks: list[int] | None,
+             compat: str) -> tuple[list[MetricSpec], bool]:
+    """``-m`` words under compat (trec_eval's defaults when there are none) as specs, and
+    whether trec_eval's ``runid`` line is asked for."""
+    names = translate(list(words) if words else list(DEFAULT_MEASURES), ks, compat)
+    specs = expand([n for n in names if n != RUNID], ks or list(DEFAULT_CUTOFFS))
+    return specs, RUNID in names
 
 
 def left_out(words: Iterable[str], compat: str | None) -> list[str]:

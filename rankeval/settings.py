@@ -21,7 +21,6 @@ from rankeval.names import MetricSpec, expand, parse_ks
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 _UNSET: Any = object()
-RUNID = "runid"  # trec_eval's measure that names the run: a line of its output, not a metric
 _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
 
 
@@ -226,8 +225,7 @@ TABLE: tuple[Setting, ...] = (
         ("always", "if-unjudged"),
         trec_eval="if-unjudged",
         trec_eval_9=_UNSET,  # 9.0.8 has no rbp_resid
-        footer=lambda v: "RBP residual tail " + ("always" if v == "always" else
-                                                 "only with unjudged items"),
+        footer=lambda v: f"RBP residual tail: {v}",
         applies_to=("rbp_residual",),
     ),
     Setting(
@@ -290,8 +288,8 @@ TABLE: tuple[Setting, ...] = (
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
-# trec_eval is its current release, 10.0; trec_eval-9 is 9.0.8 (and pytrec_eval)
-COMPAT = ("trec_eval", "trec_eval-9")
+COMPAT = ("trec_eval", "trec_eval-9")  # 10.0, the current release; 9.0.8 (pytrec_eval)
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -323,8 +321,7 @@ class Settings:
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
-    # under compat, trec_eval's runid line was asked for (-m runid, or its default measures)
-    runid: bool = False
+    runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
 
     @property
     def specs(self) -> list[MetricSpec]:
@@ -437,9 +434,8 @@ def make_settings(
 
 
 def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
-    """Metric words over the K list, and whether trec_eval's ``runid`` is asked for. Under
-    compat every name without a K takes ``k``, else trec_eval's default cut-offs (one rule,
-    whether the name is trec_eval's or rankeval's)."""
+    """Metric words over the K list, and whether trec_eval's ``runid`` is asked for (under
+    compat a name without a K takes ``k``, else trec_eval's cut-offs: ``compat.measures``)."""
     if isinstance(k, int | str):
         k = [k]
     given = parse_ks(str(x) for x in k) if k else None
@@ -448,10 +444,6 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     if compat is None:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K)), False
-    from rankeval.compat import DEFAULT_CUTOFFS, DEFAULT_MEASURES, translate
+    from rankeval.compat import measures
 
-    words = list(metrics) if metrics else list(DEFAULT_MEASURES)
-    names = translate(words, given, compat)
-    runid = RUNID in names
-    specs = expand([n for n in names if n != RUNID], given or list(DEFAULT_CUTOFFS))
-    return specs, runid
+    return measures(metrics, given, compat)
