@@ -1,5 +1,5 @@
 """The option vocabulary of every command: one definition per option, so the same flag means
-the same thing everywhere. Settings options derive from ``settings.TABLE``, column options from
+the same thing everywhere. Settings options derive from ``conventions.TABLE``, column options from
 ``inputs.COLUMNS``, format choices from the format registries. Old spellings stay as hidden
 aliases that warn (``RENAMED``)."""
 

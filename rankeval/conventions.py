@@ -1,0 +1,287 @@
+"""The conventions table: every choice that changes a number, one ``Setting`` row each.
+
+A row gives the library name, the allowed values, the default, trec_eval's value (and 9.0.8's
+where it differs), the help text, whether two reports must agree on it to be compared, and how
+the table footer shows it. ``settings.Settings`` and everything built on it derive from
+``TABLE``; adding a convention is one row here plus its kernel code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rankeval.errors import OptionError, name_options
+
+_UNSET: Any = object()
+_AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
+
+
+def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
+            integer: bool = False) -> Callable[[Any], Any]:
+    """A parser of a number in an interval, for a row of the table."""
+    def parse(value: Any) -> Any:
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            x = math.nan
+        ok = (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+        if integer and ok:
+            ok = x == int(x)
+        if not ok:
+            what = "a whole number" if integer else "a number"
+            lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+            span = f"{lo}{low:g}, {high:g}{hi}" if math.isfinite(high) else f">= {low:g}"
+            raise OptionError(f"{{option}} must be {what} in {span}, got {value!r}", name)
+        return int(x) if integer else x
+    return parse
+
+
+def _threshold(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"{{option}} must be a number, got {value!r}",
+                          "relevance_threshold") from None
+    if not math.isfinite(t) or t <= 0:
+        raise OptionError(
+            "{option} must be a number > 0 (items missing from the truth have relevance 0 and "
+            f"must not count as relevant), got {t:g}",
+            "relevance_threshold",
+        )
+    return t
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One convention: a row of the settings table."""
+
+    name: str
+    help: str
+    default: Any
+    choices: tuple[str, ...] | None = None  # None: a flag (bool) or a free value (``parse``)
+    trec_eval: Any = _UNSET  # the value under --compat trec_eval; _UNSET: not trec_eval's concern
+    trec_eval_9: Any = _AS_TEN  # under --compat trec_eval-9, where 9.0.8 differs from 10.0
+    comparable: bool = True  # reports computed with different values cannot be compared
+    footer: Callable[[Any], str | None] = lambda value: None
+    parse: Callable[[Any], Any] | None = None  # converts and checks a free value
+    metavar: str | None = None
+    applies_to: tuple[str, ...] = ()  # the metrics it changes; () for all (footer only then)
+
+    @property
+    def is_flag(self) -> bool:
+        return self.choices is None and self.parse is None
+
+    def preset(self, compat: str) -> Any:
+        """The value under ``compat`` (a name of ``COMPAT``); _UNSET: the preset leaves it."""
+        if compat == "trec_eval-9" and self.trec_eval_9 is not _AS_TEN:
+            return self.trec_eval_9
+        return self.trec_eval
+
+    def check(self, value: Any) -> Any:
+        """The value as stored, or an OptionError naming the setting."""
+        if self.choices is not None:
+            word = str(value).lower()
+            if word not in self.choices:
+                raise OptionError(
+                    f"{{option}} must be one of {', '.join(self.choices)}, got {value!r}",
+                    self.name,
+                )
+            return word
+        if self.parse is not None:
+            return self.parse(value)
+        return bool(value)
+
+    def text(self, spell: Callable[[str], str] = str) -> str:
+        """The help text naming other options as ``spell`` does: the library's keyword
+        (``train``) by default, the command line's flag (``--train``) for ``--help``."""
+        return name_options(self.help, spell)
+
+    def describe(self) -> str:
+        """The allowed values and default, for ``help(evaluate)``."""
+        if self.choices is not None:
+            allowed = " | ".join(repr(c) for c in self.choices)
+        elif self.is_flag:
+            allowed = "True | False"
+        else:
+            allowed = self.metavar or "value"
+        return f"{self.name}: {allowed} (default {self.default!r}). {self.text()}"
+
+
+TABLE: tuple[Setting, ...] = (
+    Setting(
+        "gain",
+        "Gain of a relevance r in CG/DCG/NDCG: linear r, or exponential 2^r - 1.",
+        "linear",
+        ("linear", "exponential"),
+        trec_eval="linear",
+        footer=lambda v: f"gain {v}",
+    ),
+    Setting(
+        "ap_denominator",
+        "Divide AP@K by min(R, K), or by R, all relevant items (trec_eval).",
+        "min",
+        ("min", "relevant"),
+        trec_eval="relevant",
+        footer=lambda v: "AP / " + ("min(R, K)" if v == "min" else "R"),
+    ),
+    Setting(
+        "rr_target",
+        "MRR uses the rank of the first relevant item, or of the most relevant one.",
+        "first-relevant",
+        ("first-relevant", "most-relevant"),
+        trec_eval="first-relevant",
+        footer=lambda v: f"RR target {v}",
+    ),
+    Setting(
+        "relevance_threshold",
+        "An item is relevant when relevance >= T (default: relevance > 0).",
+        None,
+        trec_eval=1.0,
+        parse=_threshold,
+        metavar="T",
+        footer=lambda v: "relevant: " + ("relevance > 0" if v is None else f"relevance >= {v:g}"),
+    ),
+    Setting(
+        "ties",
+        "Tied scores: ordered by item id descending as trec_eval, item id ascending, or "
+        "file order; or scored fairly: the expected value over all their orders, or the "
+        "best or worst order (relevant items first or last).",
+        "trec",
+        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic"),
+        trec_eval="trec",
+        footer=lambda v: f"ties {v}",
+    ),
+    Setting(
+        "zero_relevant_users",
+        "Users with no relevant item: leave out, or score 0 and average in (trec_eval).",
+        "skip",
+        ("skip", "zero"),
+        trec_eval="zero",
+        footer=lambda v: f"users without relevant items: {v}",
+    ),
+    Setting(
+        "skip_missing_users",
+        "Leave out users with relevant items but no predictions (default: they score 0; "
+        "trec_eval leaves them out unless given -c).",
+        False,
+        trec_eval=True,
+        footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
+    ),
+    Setting(
+        "max_depth",
+        "Only the first N items of each list count, for every metric and K (trec_eval -M).",
+        None,
+        trec_eval=None,
+        parse=_number("max_depth", 1, math.inf, False, False, integer=True),
+        metavar="N",
+        footer=lambda v: None if v is None else f"lists cut at {v}",
+    ),
+    Setting(
+        "judged_only",
+        "Condensed lists: drop the items without a judgement in the truth before cutting at "
+        "K, so that the rest move up (trec_eval -J; Sakai 2007).",
+        False,
+        trec_eval=False,
+        footer=lambda v: "judged items only" if v else None,
+    ),
+    Setting(
+        "rbp_p",
+        "Persistence p of rank-biased precision: the chance of reading on to the next item "
+        "(trec_eval 10.0: 0.9).",
+        0.8,
+        trec_eval=0.9,
+        trec_eval_9=_UNSET,  # 9.0.8 has no rbp
+        parse=_number("rbp_p", 0, 1, True, True),
+        metavar="P",
+        footer=lambda v: f"RBP p {v:g}",
+        applies_to=("rbp", "rbp_residual"),
+    ),
+    Setting(
+        "rbp_gain",
+        "What an item earns in RBP: 1 when relevant, or its grade divided by the user's "
+        "highest grade when that exceeds 1, whatever the relevance threshold (trec_eval 10.0).",
+        "binary",
+        ("binary", "graded"),
+        trec_eval="graded",
+        trec_eval_9=_UNSET,
+        footer=lambda v: f"RBP gain {v}",
+        applies_to=("rbp",),
+    ),
+    Setting(
+        "rbp_residual_tail",
+        "rbp_residual counts the weight past the list's end always (Moffat and Zobel), or only "
+        "when the list holds an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).",
+        "always",
+        ("always", "if-unjudged"),
+        trec_eval="if-unjudged",
+        trec_eval_9=_UNSET,  # 9.0.8 has no rbp_resid
+        footer=lambda v: f"RBP residual tail: {v}",
+        applies_to=("rbp_residual",),
+    ),
+    Setting(
+        "recall_rounding",
+        "How iprec turns a recall level L into a number of relevant items: round(L R) "
+        "(trec_eval 10.0), or floor(L R + 0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).",
+        "plus-0.9",
+        ("plus-0.9", "round"),
+        trec_eval="round",
+        trec_eval_9="plus-0.9",
+        footer=lambda v: "recall levels " + ("rounded" if v == "round" else "+0.9 truncated"),
+        applies_to=("iprec",),
+    ),
+    Setting(
+        "err_max_grade",
+        "Highest relevance grade of ERR: a grade g stops the reader with probability "
+        "(2^g - 1) / 2^max (gdeval and ir_measures use 4); higher grades are an error.",
+        4.0,
+        parse=_number("err_max_grade", 0, 1024, True, False),
+        metavar="G",
+        footer=lambda v: f"ERR max grade {v:g}",
+        applies_to=("err",),
+    ),
+    Setting(
+        "exclude_seen",
+        "Drop predicted (user, item) pairs present in {opt:train} before cutting at K; the rest "
+        "move up.",
+        False,
+        footer=lambda v: "seen items excluded" if v else None,
+    ),
+    Setting(
+        "exclude_seen_truth",
+        "Also drop truth rows whose (user, item) pair is in {opt:train}.",
+        False,
+        footer=lambda v: "seen truth excluded" if v else None,
+    ),
+    Setting(
+        "popularity",
+        "Item popularity from {opt:train}: its distinct users, or its interactions (rows, or the "
+        "sum of the count column).",
+        "users",
+        ("users", "interactions"),
+        footer=lambda v: f"popularity: {v}",
+        applies_to=("arp", "long_tail", "novelty"),
+    ),
+    Setting(
+        "tail_share",
+        "long_tail: the short head is the most popular items holding 1 - S of all popularity.",
+        0.2,
+        parse=_number("tail_share", 0, 1, True, True),
+        metavar="S",
+        footer=lambda v: f"long tail beyond {1 - v:.0%} of popularity",
+        applies_to=("long_tail",),
+    ),
+    Setting(
+        "dedupe",
+        "Keep the best-ranked of repeated (user, item) predictions instead of failing.",
+        False,
+        comparable=False,
+    ),
+)
+ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
+COMPAT = ("trec_eval", "trec_eval-9")  # 10.0, the current release; 9.0.8 (pytrec_eval)
+
