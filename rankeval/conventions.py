@@ -56,6 +56,31 @@ def _threshold(value: Any) -> float | None:
     return t
 
 
+def parse_gains(value: Any) -> str | None:
+    """``'1=3, 2=9'`` (or ``1:3``) -> ``'1=3,2=9'``: a gain per grade, sorted by grade; the
+    grades named are > 0 and their gains >= 0 (a grade not named keeps its value)."""
+    if value is None:
+        return None
+    pairs: dict[float, float] = {}
+    for part in str(value).replace(":", "=").split(","):
+        grade, eq, gain = part.partition("=")
+        try:
+            g, v = float(grade), float(gain)
+        except ValueError:
+            g = v = math.nan
+        if not eq or not (math.isfinite(g) and math.isfinite(v)) or g <= 0 or v < 0:
+            raise OptionError("{option} takes GRADE=GAIN pairs, each grade > 0 and gain >= 0 "
+                              f"(e.g. 1=1,2=3), got {value!r}", "gains")
+        pairs[g] = v
+    return ",".join(f"{g:g}={v:g}" for g, v in sorted(pairs.items()))
+
+
+def gain_pairs(text: str) -> tuple[list[float], list[float]]:
+    """The grades and gains of a ``parse_gains`` text."""
+    pairs = [part.split("=") for part in text.split(",")]
+    return [float(g) for g, _ in pairs], [float(v) for _, v in pairs]
+
+
 @dataclass(frozen=True)
 class Setting:
     """One convention: a row of the settings table."""
@@ -222,6 +247,18 @@ TABLE: tuple[Setting, ...] = (
         trec_eval_9=_UNSET,  # 9.0.8 has no rbp_resid
         footer=lambda v: f"RBP residual tail: {v}",
         applies_to=("rbp_residual",),
+    ),
+    Setting(
+        "gains",
+        "The gain of each grade in the DCG family, as GRADE=GAIN pairs (1=1,2=3); a grade not "
+        "named keeps its own value, and the gain function then applies (trec_eval's "
+        "ndcg.1=1,2=3).",
+        None,
+        trec_eval=None,
+        parse=parse_gains,
+        metavar="G=V,...",
+        footer=lambda v: None if v is None else f"gains {v}",
+        applies_to=("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg"),
     ),
     Setting(
         "recall_rounding",

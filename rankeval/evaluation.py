@@ -409,6 +409,9 @@ def evaluate(
     - rbp_residual_tail: 'always' | 'if-unjudged' (default 'always'). rbp_residual counts
       the weight past the list's end always (Moffat and Zobel), or only when the list holds
       an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
+    - gains: G=V,... (default None). The gain of each grade in the DCG family, as GRADE=GAIN
+      pairs (1=1,2=3); a grade not named keeps its own value, and the gain function then
+      applies (trec_eval's ndcg.1=1,2=3).
     - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
       level L into a number of relevant items: round(L R) (trec_eval 10.0), or floor(L R +
       0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rankeval.errors import OptionError
 from rankeval.registry import LOOKUP, REGISTRY
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:@\s*([^\s]*))?\s*$")
+_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]*))?\s*$")
 
 
 ALL = "all"
@@ -29,13 +29,15 @@ class MetricSpec:
     name: str
     k: int | None
     level: float | None = None
+    # ``name(rel=2)``: parameters of this metric alone (``params.PARAMS``), sorted by name
+    params: tuple[tuple[str, bool | int | float | str], ...] = ()
 
     def __str__(self) -> str:
         if self.level is not None:
-            return f"{self.name}@{format_level(self.level)}"
+            return self.row  # with its level
         if not REGISTRY[self.name].cutoff:
-            return self.name
-        return f"{self.name}@{ALL if self.k is None else self.k}"
+            return self.row
+        return f"{self.row}@{ALL if self.k is None else self.k}"
 
     @property
     def column(self) -> int | str:
@@ -46,8 +48,14 @@ class MetricSpec:
 
     @property
     def row(self) -> str:
-        """The row of a metric x K table: the name, with its level for a level metric."""
-        return self.name if self.level is None else str(self)
+        """The row of a metric x K table: the name with its parameters (``precision(rel=2)``),
+        and its level for a level metric."""
+        name = self.name
+        if self.params:
+            from rankeval.params import text
+
+            name = f"{name}({text(self.params)})"
+        return name if self.level is None else f"{name}@{format_level(self.level)}"
 
 
 def format_level(level: float) -> str:
@@ -79,16 +87,17 @@ def parse_k(text: str) -> int:
 
 
 def from_name(text: str) -> MetricSpec:
-    """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``)."""
-    name, k = parse(text)
+    """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``,
+    ``'precision(rel=2)@10'``)."""
+    name, k, params = parse(text)
     if isinstance(k, float):
-        return MetricSpec(name, None, k)
+        return MetricSpec(name, None, k, params)
     if k is None and REGISTRY[name].levels:
         raise OptionError(f"metric {text!r} needs a level, e.g. {name}@"
                           f"{format_level(REGISTRY[name].levels[5])}")
     if k is None and REGISTRY[name].cutoff:
         raise OptionError(f"metric {text!r} needs a cut-off, e.g. {name}@10")
-    return MetricSpec(name, None if k in (None, ALL) else int(k))
+    return MetricSpec(name, None if k in (None, ALL) else int(k), None, params)
 
 
 _RANGE_RE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
@@ -145,38 +154,64 @@ def suggest(word: str) -> str:
     return "known metrics: " + ", ".join(REGISTRY) + " (see 'rankeval metrics')"
 
 
-def parse(text: str) -> tuple[str, int | float | str | None]:
-    """``'nDCG@10'`` -> ``('ndcg', 10)``; ``'map@all'`` -> ``('map', 'all')``;
-    ``'p'`` -> ``('precision', None)``; ``'iprec@0.5'`` -> ``('iprec', 0.5)``."""
+def split(text: str) -> list[str]:
+    """A comma list of metric names, split at the commas outside parentheses and braces
+    (``'ndcg(gains={1:1,2:3})@10,map'`` is two names)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "({[") - (ch in ")}]")
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in parts if p.strip()]
+
+
+def parse(text: str, ir_measures: bool = False
+          ) -> tuple[str, int | float | str | None, tuple]:
+    """``'nDCG@10'`` -> ``('ndcg', 10, ())``; ``'map@all'`` -> ``('map', 'all', ())``;
+    ``'p'`` -> ``('precision', None, ())``; ``'iprec@0.5'`` -> ``('iprec', 0.5, ())``;
+    ``'P(rel=2)@10'`` -> ``('precision', 10, (('rel', 2),))``. ir_measures' spellings read as
+    it does (``AP`` is ``map@all``); ``ir_measures``: its aliases too (``MAP``)."""
+    from rankeval import irmeasures, params
+
     match = _NAME_RE.match(text)
     if not match:
-        raise OptionError(f"cannot read metric {text!r}: expected a name such as ndcg or ndcg@10")
-    word, k = match.group(1), match.group(2)
+        raise OptionError(f"cannot read metric {text!r}: expected a name such as ndcg, "
+                          "ndcg@10 or P(rel=2)@10")
+    word, ptext, k = match.group(1), match.group(2), match.group(3)
+    shown = f"metric {text.strip()!r}"
+    pairs = params.literal(shown, ptext) if ptext is not None else []
+    whole = False
+    irm = irmeasures.read(word, pairs, ir_measures)
+    if irm is not None:
+        word, pairs, whole = irm
     name = LOOKUP.get(word.lower())
     if name is None:
         from rankeval.compat import foreign
 
         hint = foreign(text.strip()) or foreign(word)
         raise OptionError(f"unknown metric {word!r}: {hint or suggest(word)}")
+    checked = params.check(name, pairs, shown)
     if k is None:
-        return name, None
+        return name, ALL if whole and REGISTRY[name].cutoff else None, checked
     if REGISTRY[name].levels:
-        return name, parse_level(name, k)
+        return name, parse_level(name, k), checked
     if not REGISTRY[name].cutoff:
-        whole = "it cuts at R" if REGISTRY[name].at == "R" else "it takes the whole list"
-        raise OptionError(f"metric {text.strip()!r}: {name} takes no cut-off ({whole})")
+        whole_list = "it cuts at R" if REGISTRY[name].at == "R" else "it takes the whole list"
+        raise OptionError(f"{shown}: {name} takes no cut-off ({whole_list})")
     if k.lower() == ALL:
-        return name, ALL
+        return name, ALL, checked
     try:
-        return name, parse_k(k)
+        return name, parse_k(k), checked
     except OptionError:
-        raise OptionError(
-            f"metric {text.strip()!r}: K must be a positive integer or 'all'"
-        ) from None
+        raise OptionError(f"{shown}: K must be a positive integer or 'all'") from None
 
 
-def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
-    """Metric words (each may be a comma list) -> specs; a name without ``@K`` takes every K.
+def expand(texts: Iterable[str], ks: Iterable[int], ir_measures: bool = False
+           ) -> list[MetricSpec]:
+    """Metric words (each may be a comma list) -> specs; a name without ``@K`` takes every K
+    (an ir_measures spelling: its own meaning, ``AP`` is ``map@all``).
 
     Order follows first mention, then K ascending; repeats are dropped. ``name@all`` and
     metrics without a cut-off give one spec with ``k=None``.
@@ -184,20 +219,18 @@ def expand(texts: Iterable[str], ks: Iterable[int]) -> list[MetricSpec]:
     ks = sorted(set(ks))
     specs: dict[MetricSpec, None] = {}
     for text in texts:
-        for part in str(text).split(","):
-            if not part.strip():
-                continue
-            name, k = parse(part)
+        for part in split(str(text)):
+            name, k, params = parse(part, ir_measures)
             if REGISTRY[name].levels:
                 for level in [k] if isinstance(k, float) else REGISTRY[name].levels:
-                    specs[MetricSpec(name, None, level)] = None
+                    specs[MetricSpec(name, None, level, params)] = None
                 continue
             if not REGISTRY[name].cutoff or k == ALL:
-                specs[MetricSpec(name, None)] = None
+                specs[MetricSpec(name, None, None, params)] = None
                 continue
             assert k is None or isinstance(k, int)  # levels and "all" are handled above
             for kk in [k] if k is not None else ks:
-                specs[MetricSpec(name, kk)] = None
+                specs[MetricSpec(name, kk, None, params)] = None
     if not specs:
         raise OptionError("no metrics selected")
     return list(specs)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, TypedDict, Unpack
 
 from rankeval.conventions import _UNSET, COMPAT, ROWS, TABLE, Setting
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, parse_ks
+from rankeval.params import drop_defaults
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 # The table's names, for the modules that read them here
@@ -43,6 +45,7 @@ class Settings:
     rbp_p: float = 0.8
     rbp_gain: str = "binary"
     rbp_residual_tail: str = "always"
+    gains: str | None = None
     recall_rounding: str = "plus-0.9"
     err_max_grade: float = 4.0
     exclude_seen: bool = False
@@ -84,6 +87,7 @@ class SettingOptions(TypedDict, total=False):
     rbp_p: float | None
     rbp_gain: str | None
     rbp_residual_tail: str | None
+    gains: str | None
     recall_rounding: str | None
     err_max_grade: float | None
     exclude_seen: bool | None
@@ -155,6 +159,8 @@ def make_settings(
     # each checked by its row, so of its field's type (None where the setting allows it)
     values: dict[str, Any] = {name: ROWS[name].check(value) if value is not None else None
                               for name, value in chosen.items()}
+    # P(rel=1) is P when relevant means relevance >= 1 already: one metric, named once
+    specs = list(dict.fromkeys(drop_defaults(s, SimpleNamespace(**values)) for s in specs))
     return Settings(
         metrics=tuple(str(s) for s in specs),
         k=tuple(sorted({s.k for s in specs if s.k is not None})),

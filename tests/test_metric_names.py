@@ -12,13 +12,13 @@ from rankeval.registry import LOOKUP, REGISTRY
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("ndcg", ("ndcg", None)),
-        ("nDCG@10", ("ndcg", 10)),
-        ("p@5", ("precision", 5)),
-        ("hr", ("hit_rate", None)),
-        ("rr@3", ("mrr", 3)),
-        ("ap", ("map", None)),
-        (" recall @ 20 ", ("recall", 20)),
+        ("ndcg", ("ndcg", None, ())),
+        ("nDCG@10", ("ndcg", 10, ())),
+        ("p@5", ("precision", 5, ())),
+        ("hr", ("hit_rate", None, ())),
+        ("rr@3", ("mrr", 3, ())),
+        ("ap", ("map", None, ())),
+        (" recall @ 20 ", ("recall", 20, ())),
     ],
 )
 def test_parse(text, expected):
@@ -34,7 +34,7 @@ def test_canonical_names_round_trip(name, k):
 
 
 def test_all_and_metrics_without_cut_off():
-    assert parse("nDCG@ALL") == ("ndcg", "all")
+    assert parse("nDCG@ALL") == ("ndcg", "all", ())
     assert str(MetricSpec("map", None)) == "map@all"
     assert str(MetricSpec("r_precision", None)) == "r_precision"
     specs = expand(["ndcg@all", "rprec", "p"], [5, 10])

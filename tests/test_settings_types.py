@@ -27,9 +27,9 @@ def test_the_settings_dataclass_is_the_table():
 def test_the_keywords_are_the_table():
     hints = typing.get_type_hints(SettingOptions)
     assert list(hints) == [s.name for s in TABLE]
-    for s in TABLE:  # flags take bools, choices text, free values numbers
-        want = bool if s.is_flag else str if s.choices else (int if s.name == "max_depth"
-                                                             else float)
+    for s in TABLE:  # flags take bools, choices text, free values numbers (gains: pairs)
+        want = bool if s.is_flag else str if s.choices or s.name == "gains" else (
+            int if s.name == "max_depth" else float)
         assert hints[s.name] == want | None, s.name
     assert set(typing.get_type_hints(EvaluateOptions)) >= set(hints)
 

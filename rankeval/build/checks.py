@@ -105,5 +105,32 @@ def check_grades(truth: Truth, settings) -> None:
                           hint="raise {opt:err_max_grade}", unit=truth.source.unit))
 
 
+def check_gains(truth: Truth, settings) -> None:
+    """A gains map (--gains, a metric's gains=) keeps the truth's grades in order: the ideal
+    lists are ordered by grade, so a higher grade must not earn less."""
+    from rankeval.conventions import ROWS, gain_pairs
+    from rankeval.params import settings_for
+
+    maps = {own.gains for spec in settings.specs
+            if spec.name in ROWS["gains"].applies_to
+            and (own := settings_for(spec, settings)).gains is not None}
+    if not maps:
+        return
+    grades = np.unique(truth.relevance[truth.relevance > 0])
+    for text in sorted(maps):
+        mapped = grades.copy()
+        for grade, value in zip(*gain_pairs(text), strict=True):
+            mapped[grades == grade] = value
+        bad = np.flatnonzero(np.diff(mapped) < 0)
+        if len(bad):
+            lo, hi = _number(grades[bad[0]]), _number(grades[bad[0] + 1])
+            report(InputError(
+                truth.source.label, f"gains {text} give grade {hi} less than grade {lo} "
+                f"({_number(mapped[bad[0] + 1])} < {_number(mapped[bad[0]])}): the ideal "
+                "ranking is by grade, so gains must not fall as the grade rises",
+                column=truth.columns.get("relevance"), unit=truth.source.unit,
+                hint="name a gain for every grade, rising with the grade"))
+
+
 def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.build.checks import (
+    check_gains,
     check_grades,
     check_order,
     named_by,
@@ -124,21 +125,28 @@ def encode(preds: Predictions, truth: Truth) -> Codes:
     return codes
 
 
-def select(codes: Codes, truth: Truth, settings) -> Selection:
-    """SPEC section 2: evaluated users, and the count of every other case."""
-    t = settings.relevance_threshold
+def select(codes: Codes, truth: Truth, settings, select_by=None) -> Selection:
+    """SPEC section 2: evaluated users, and the count of every other case. ``select_by``:
+    other settings that choose the users (a metric's own threshold, ``params``), R being
+    counted at ``settings``' threshold."""
     in_truth, in_preds = np.zeros(codes.n_users, bool), np.zeros(codes.n_users, bool)
 
-    def from_truth() -> np.ndarray:
+    def relevant_per_user(t: float | None) -> np.ndarray:
         relevant = truth.relevance > 0 if t is None else truth.relevance >= t
-        in_truth[codes.t_user] = True
         return np.bincount(codes.t_user[relevant], minlength=codes.n_users)
+
+    def from_truth() -> np.ndarray:
+        in_truth[codes.t_user] = True
+        return relevant_per_user(settings.relevance_threshold)
 
     def from_predictions() -> None:
         in_preds[codes.p_user] = True
 
-    n_relevant, _ = each(lambda work: work(), [from_truth, from_predictions])
-    assert n_relevant is not None  # from_truth's counts
+    own, _ = each(lambda work: work(), [from_truth, from_predictions])
+    assert own is not None  # from_truth's counts
+    by = settings if select_by is None else select_by
+    n_relevant = own if by.relevance_threshold == settings.relevance_threshold else (
+        relevant_per_user(by.relevance_threshold))
     eligible = in_truth & ((n_relevant > 0) | (settings.zero_relevant_users == "zero"))
     missing = eligible & ~in_preds
     evaluated = eligible & ~missing if settings.skip_missing_users else eligible
@@ -152,7 +160,7 @@ def select(codes: Codes, truth: Truth, settings) -> Selection:
     )
     compact = np.full(codes.n_users, -1, dtype=np.int32)  # monotonic: sorted stays sorted
     compact[evaluated] = np.arange(counts.evaluated, dtype=np.int32)
-    return Selection(counts, evaluated, compact, n_relevant)
+    return Selection(counts, evaluated, compact, own)
 
 
 def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
@@ -201,14 +209,15 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
 
 
 def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
-          stats: ItemStats | None = None, release: bool = False) -> Built:
+          stats: ItemStats | None = None, release: bool = False, select_by=None) -> Built:
     """Join, order and cut the predictions as ``settings`` say; count every user case.
     ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
     serve seen-item exclusion and the popularity metrics. ``release``: the caller reads
-    neither input's ids again, so they are let go once encoded (``load.release_ids``)."""
+    neither input's ids again, so they are let go once encoded (``load.release_ids``).
+    ``select_by``: the settings that choose the users, when not ``settings`` (``select``)."""
     laters: list[Later] = []
     try:
-        return _build(preds, truth, settings, extras, stats, release, laters)
+        return _build(preds, truth, settings, extras, stats, release, laters, select_by)
     except BaseException:
         # A failure on the run's side (an input error, MemoryError, SIGTERM, Ctrl-C) must not
         # leave the truth's side working behind the caller: wait for it, then raise.
@@ -217,7 +226,8 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
         raise
 
 
-def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) -> Built:
+def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
+           select_by=None) -> Built:
     """The stages, in order. The truth's side (its sorted pairs, then the ideal lists) runs
     on a thread beside the run's side, which leaves a core idle between its bulk operations."""
     codes = encode(preds, truth)
@@ -228,7 +238,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later]) 
     laters.append(pairs)
     seen = None if extras is None else extras.seen_items(codes, settings)  # a recommender stage
     codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
-    sel = select(codes, truth, settings)
+    sel = select(codes, truth, settings, select_by)
     keys, values = checked or _unique_pairs(pairs, codes, truth)
     keys, values = _compact(keys, values, sel, codes)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
@@ -366,6 +376,7 @@ def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, trut
     """The relevance of each row (0: not in the truth); then the truth's grades checked."""
     rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
     check_grades(truth, settings)
+    check_gains(truth, settings)
     return rel
 
 

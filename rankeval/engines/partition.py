@@ -20,11 +20,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval import params
 from rankeval.analysis.exposure import exposure_ks
 from rankeval.build.stages import UserCounts, build
 from rankeval.errors import InputError, plural
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
-from rankeval.io.load import Predictions, Truth
+from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
 from rankeval.kernels.metrics import compute
@@ -106,17 +107,25 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
                        stats=None, release: bool = False) -> Partial:
     """Build and score the users of one partition (``extras``, ``stats`` and ``release``:
     see ``ranking.build``)."""
-    built = build(preds, truth, settings, extras, stats, release)
-    values = compute(built.chunk, settings.specs, settings)
+    keys = {k for s in settings.specs if (k := params.build_key(s, settings))}
+    built = build(preds, truth, settings, extras, stats, release and not keys)
+    # Metrics with a threshold or condensed lists of their own: builds of their own, of the
+    # same users (a rare request, which costs a build each)
+    chunks = {key: build(preds, truth, dataclasses.replace(settings, **dict(key)), extras,
+                         stats, select_by=settings).chunk for key in keys}
+    if release and keys:
+        release_ids(preds, truth)
+    values = compute(built.chunk, settings.specs, settings, chunks)
     scored = {}
     for spec, v in values.items():
         finite = np.isfinite(v)
-        if not REGISTRY[spec.name].every_user:  # NaN: a user this metric cannot score
+        if not REGISTRY[spec.name].every_user or params.undefined_without_relevant(
+                spec, settings):  # NaN: a user this metric cannot score
             scored[spec] = int(np.count_nonzero(finite))
             finite |= np.isnan(v)
         if not finite.all():
             raise _unrepresentable(spec, v, built, truth, settings)
-    tied, bounds = tie_bounds(built.chunk, settings)
+    tied, bounds = tie_bounds(built.chunk, settings, chunks)
     return Partial(
         users=built.users,
         values=values,
@@ -134,7 +143,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     )
 
 
-def tie_bounds(chunk, settings):
+def tie_bounds(chunk, settings, chunks=None):
     """(users with ties, {spec: (pessimistic parts, optimistic parts)}): how far each mean
     can move with the order of tied items alone."""
     if chunk.tie_start is None:
@@ -143,8 +152,9 @@ def tie_bounds(chunk, settings):
     if not tied:
         return 0, {}
     fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
-    low = compute(chunk.reordered(best_first=False), settings.specs, fixed)
-    high = compute(chunk.reordered(best_first=True), settings.specs, fixed)
+    low, high = (compute(chunk.reordered(best_first=best), settings.specs, fixed,
+                         {k: c.reordered(best_first=best) for k, c in (chunks or {}).items()})
+                 for best in (False, True))
     # Per-user metrics only; users a metric cannot score (NaN) are left out, as from its mean.
     return tied, {s: (exact_parts(low[s][~np.isnan(low[s])]),
                       exact_parts(high[s][~np.isnan(high[s])])) for s in low}
@@ -270,8 +280,9 @@ def scoring_notices(scored: dict[MetricSpec, int], evaluated: int) -> list[Notic
     """Metrics that left users without a value (SPEC section 9): counted, or undefined when
     no user has one."""
     out = []
-    for spec, n in scored.items():
-        params = {"metric": str(spec), "rule": REGISTRY[spec.name].undefined_when}
+    for spec, n in scored.items():  # a metric's own rule, or a threshold of its own (rel=)
+        rule = REGISTRY[spec.name].undefined_when or "no relevant item at its own threshold"
+        params = {"metric": str(spec), "rule": rule}
         if not n:
             out.append(Notice("undefined", evaluated, params))
         elif n < evaluated:

@@ -33,8 +33,8 @@ def _sum(user: np.ndarray, values: np.ndarray, n_users: int) -> np.ndarray:
 
 
 def _row_gain(s: Sums) -> np.ndarray:
-    """Each row's gain: its grade when positive, else 0."""
-    return np.maximum(s.c.rel, 0.0)
+    """Each row's gain: its grade when positive (as the gains setting maps it), else 0."""
+    return s.mapped(np.maximum(s.c.rel, 0.0))
 
 
 def _at_place(user: np.ndarray, pos: np.ndarray, running: np.ndarray, query_user: np.ndarray,
@@ -55,7 +55,10 @@ class _Ideal:
 
     def __init__(self, s: Sums):
         c = s.c
-        self.user, self.pos, self.gain = c.ideal_user, c.ideal_pos, c.ideal_rel
+        self.user, self.pos, self.gain = c.ideal_user, c.ideal_pos, s.mapped(c.ideal_rel)
+        if s.grades is not None:  # a grade may map to gain 0: at the end of its list (in order)
+            keep = self.gain > 0
+            self.user, self.pos, self.gain = self.user[keep], self.pos[keep], self.gain[keep]
         self.size = np.bincount(self.user, minlength=c.n_users)  # P: items with a gain
         self.total = _sum(self.user, self.gain, c.n_users)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from rankeval import params
 from rankeval.kernels.chunk import Chunk
 from rankeval.kernels.gain_metrics import (
     _bin_g,
@@ -86,8 +87,10 @@ def _set_recall(s: Sums, k: float) -> np.ndarray:
 
 
 def _set_f1(s: Sums, k: float) -> np.ndarray:
+    # trec_eval's set_F and ir_measures' SetF: (1 + beta) P R / (beta P + R), beta unsquared
+    beta = float(s.params.get("beta", 1.0))
     p, r = _set_precision(s, k), _set_recall(s, k)
-    return _safe_div(2 * p * r, p + r)
+    return _safe_div((1 + beta) * p * r, beta * p + r)
 
 
 def _ndcg(s: Sums, k: float) -> np.ndarray:
@@ -156,11 +159,31 @@ assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, 
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")
 
 
-def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv) -> dict[MetricSpec, np.ndarray]:
+def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
+            chunks: dict | None = None) -> dict[MetricSpec, np.ndarray]:
     """One array of per-user values for each spec; ``conv`` is the ``Settings`` (the kernels
-    read gain, ap_denominator, rr_target and relevance_threshold)."""
-    sums = Sums(chunk, conv)
+    read gain, ap_denominator, rr_target and relevance_threshold). A spec with parameters
+    (``precision(rel=2)@10``) is computed with its own settings, on its own build from
+    ``chunks`` (keyed by ``params.build_key``) when they change what the build reads."""
     todo = [spec for spec in specs if REGISTRY[spec.name].scope == PER_USER]
+    groups: dict[tuple, list[MetricSpec]] = {}
+    for spec in todo:
+        groups.setdefault(params.group_key(spec, conv), []).append(spec)
+    out: dict[MetricSpec, np.ndarray] = {}
+    for key, group in groups.items():
+        own = params.settings_for(group[0], conv)
+        where = chunk if not key[0] else (chunks or {})[key[0]]
+        values = _compute(where, group, own, params.kernel_params(group[0].params))
+        if key[0] and params.undefined_without_relevant(group[0], conv):
+            # users without relevant items are left out (SPEC 2): those of its own threshold
+            values = {s: np.where(where.n_relevant > 0, v, np.nan) for s, v in values.items()}
+        out.update(values)
+    return {spec: out[spec] for spec in todo}
+
+
+def _compute(chunk: Chunk, todo: list[MetricSpec], conv, kernel_params: dict
+             ) -> dict[MetricSpec, np.ndarray]:
+    sums = Sums(chunk, conv, kernel_params)
 
     def kernel(spec: MetricSpec) -> np.ndarray:
         # K = infinity is the whole list: every `pos <= K` holds and min(R, K) is R.

@@ -11,6 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
+from rankeval.conventions import gain_pairs
 from rankeval.kernels.chunk import Chunk, count_before, segment_positions, within_group_product
 from rankeval.kernels.distinct import with_inverse
 
@@ -57,11 +58,13 @@ class Sums:
     the group; AP, RR, hit rate and bpref have their own closed forms below.
     """
 
-    def __init__(self, chunk: Chunk, conv):
+    def __init__(self, chunk: Chunk, conv, params: dict | None = None):
         self.c = chunk
         self.conv = conv
+        self.params = params or {}  # the kernel's own parameters (set_f1's beta)
         self._cache: dict[tuple[str, float], np.ndarray] = {}
-        top = chunk.max_relevance
+        self.grades = None if conv.gains is None else gain_pairs(conv.gains)
+        top = self.mapped(chunk.max_relevance)
         largest = float(top.max()) if len(top) else 0.0
         # Per-user divisor of every gain, or None: gains are used as they are.
         self.unit = None
@@ -158,10 +161,21 @@ class Sums:
 
     # -- per-user sums --------------------------------------------------------------------
 
+    def mapped(self, rel: np.ndarray) -> np.ndarray:
+        """Grades as the gains setting maps them (a grade not named keeps its value)."""
+        if self.grades is None:
+            return rel
+        out = rel.copy()
+        for grade, value in zip(*self.grades, strict=True):
+            out[rel == grade] = value
+        return out
+
     def _gain(self, rel: np.ndarray, user: np.ndarray) -> np.ndarray:
+        rel = self.mapped(rel)
         if self.unit is None:
             return gain(rel, self.conv.gain)
-        return scaled_gain(rel, self.c.max_relevance[user], self.conv.gain)
+        # gains map grades in order (build.checks), so the highest grade's is the highest
+        return scaled_gain(rel, self.mapped(self.c.max_relevance[user]), self.conv.gain)
 
     def unscaled(self, sums: np.ndarray) -> np.ndarray:
         """Sums of scaled gains back to gains (inf where that overflows: the engine refuses)."""
@@ -298,7 +312,7 @@ class Sums:
         """The same sums with exponential gain (ranx's dcg_burges and ndcg_burges)."""
         if self.conv.gain == "exponential":
             return self
-        return Sums(self.c, dataclasses.replace(self.conv, gain="exponential"))
+        return Sums(self.c, dataclasses.replace(self.conv, gain="exponential"), self.params)
 
     @cached_property
     def relevant(self) -> np.ndarray:

@@ -114,12 +114,15 @@ def summary(ev, undefined: str = UNDEFINED) -> Section:
 def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFINED) -> str:
     """The mean, with its interval when ``score --ci`` asked for one; ``undefined`` (n/a)
     when undefined, empty where not asked (None)."""
-    from rankeval.names import MetricSpec, from_name
+    from rankeval.names import MetricSpec, from_name, parse
 
     if value is None:
         return ""
-    spec = from_name(name) if "@" in name else MetricSpec(name, column if isinstance(column, int)
-                                                           else None)
+    if "@" in name:
+        spec = from_name(name)
+    else:
+        metric, _, params = parse(name)
+        spec = MetricSpec(metric, column if isinstance(column, int) else None, None, params)
     if REGISTRY[spec.name].total:
         return count(value, undefined)  # a count summed over users
     interval = ev.intervals.get(str(spec))

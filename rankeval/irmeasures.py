@@ -1,0 +1,117 @@
+"""ir_measures' measure names, both ways: ``nDCG(dcg='exp-log2')@10`` read as rankeval's
+``ndcg(dcg='exp-log2')@10``, and a metric written back as ir_measures writes it
+(``-f ir_measures``).
+
+ir_measures' meaning comes with its spelling: a bare ``AP``, ``RR``, ``nDCG`` or ``Judged`` is
+the whole list (``map@all``), where rankeval's ``map`` takes every K. Under
+``--compat ir_measures`` its aliases (``MAP``, ``NDCG``, ``MRR``) read the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rankeval.errors import OptionError
+
+
+@dataclass(frozen=True)
+class Name:
+    """An ir_measures measure: rankeval's metric, whether the bare name is the whole list,
+    and parameters that choose another metric (``SetP(relative=True)``)."""
+
+    ours: str
+    whole: bool = False
+    becomes: tuple[tuple[str, Any, str], ...] = ()  # (param, value, metric it then is)
+
+
+NAMES: dict[str, Name] = {
+    "AP": Name("map", whole=True),
+    "P": Name("precision"),
+    "R": Name("recall"),
+    "RR": Name("mrr", whole=True),
+    "nDCG": Name("ndcg", whole=True),
+    "Rprec": Name("r_precision"),
+    "Bpref": Name("bpref"),
+    "infAP": Name("inf_ap"),
+    "IPrec": Name("iprec"),
+    "Success": Name("hit_rate"),
+    "SetP": Name("set_precision", becomes=(("relative", True, "set_relative_precision"),)),
+    "SetR": Name("set_recall"),
+    "SetF": Name("set_f1"),
+    "SetAP": Name("set_map"),
+    "NumQ": Name("num_q"),
+    "NumRel": Name("num_rel"),
+    "NumRet": Name("num_ret", becomes=(("rel", None, "num_rel_ret"),)),  # NumRet(rel=1)
+    "Judged": Name("judged", whole=True),
+    "ERR": Name("err"),
+    "RBP": Name("rbp"),
+}
+# ir_measures' other spellings: always read as below when they say something of their own,
+# and under --compat ir_measures also those rankeval reads its own way (MAP: every K).
+ALIASES = {"MAP": "AP", "Precision": "P", "Recall": "R", "MRR": "RR", "NDCG": "nDCG",
+           "RPrec": "Rprec", "BPref": "Bpref"}
+SPELLED: dict[str, tuple[str, dict[str, Any]]] = {
+    "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True})}
+# ir_measures' measures rankeval does not compute yet, and what they are.
+MISSING = {
+    "SDCG": "scaled DCG (cwl_eval)", "INST": "INST (cwl_eval)", "INSQ": "INSQ (cwl_eval)",
+    "BPM": "the Bejeweled Player Model (cwl_eval)", "NERR8": "NERR (cwl_eval)",
+    "NERR9": "NERR (cwl_eval)", "NERR10": "NERR (cwl_eval)", "NERR11": "NERR (cwl_eval)",
+    "Accuracy": "ir_measures' accuracy", "Compat": "compatibility (Clarke et al.)",
+    "alpha_nDCG": "intent-aware diversity (ndeval)", "alpha_DCG": "intent-aware diversity",
+    "ERR_IA": "intent-aware diversity", "nERR_IA": "intent-aware diversity",
+    "NRBP": "intent-aware diversity", "nNRBP": "intent-aware diversity",
+    "P_IA": "intent-aware diversity", "AP_IA": "intent-aware diversity",
+    "MAP_IA": "intent-aware diversity", "StRecall": "intent-aware diversity",
+}
+
+
+def read(word: str, pairs: list[tuple[str, Any]], compat: bool
+         ) -> tuple[str, list[tuple[str, Any]], bool] | None:
+    """An ir_measures spelling as (rankeval's name, parameters, whether a bare name is the
+    whole list), or None when ``word`` is not one (rankeval reads it)."""
+    if word in SPELLED:
+        word, fixed = SPELLED[word]
+        pairs = [*fixed.items(), *pairs]
+    elif word in ALIASES and (compat or word not in ("MAP", "MRR", "NDCG", "Precision",
+                                                      "Recall")):
+        word = ALIASES[word]
+    if word in MISSING:
+        raise OptionError(f"ir_measures' {word} ({MISSING[word]}) is not computed by rankeval "
+                          "yet; see 'rankeval metrics' for what is")
+    name = NAMES.get(word)
+    if name is None:
+        return None
+    ours = name.ours
+    for param, value, metric in name.becomes:
+        given = dict(pairs)
+        if param in given and (value is None or given[param] == value):
+            ours = metric
+            if value is not None:
+                pairs = [(k, v) for k, v in pairs if k != param]
+    return ours, pairs, name.whole
+
+
+_DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0}
+_OURS = {name.ours: word for word, name in NAMES.items()}
+
+
+def write(spec) -> str:
+    """A metric as ir_measures writes it: ``P(rel=2)@10``, ``AP``, ``NumRet(rel=1)``;
+    parameters at ir_measures' defaults left out, as it does."""
+    from rankeval.params import text
+
+    params = [(k, v) for k, v in spec.params if _DEFAULTS.get(k, object()) != v]
+    word = _OURS.get(spec.name)
+    if spec.name == "set_relative_precision":
+        word, params = "SetP", [("relative", True), *params]
+    elif spec.name == "num_rel_ret":
+        word, params = "NumRet", [("rel", dict(spec.params).get("rel", 1)),
+                                  *[(k, v) for k, v in params if k != "rel"]]
+    if word is None:
+        return str(spec)
+    out = word + (f"({text(tuple(params))})" if params else "")
+    if spec.level is not None:
+        return f"{out}@{float(spec.level)!r}"
+    return out if spec.k is None else f"{out}@{spec.k}"

@@ -1,0 +1,225 @@
+"""Metric parameters: ``name(param=value, ...)@K``, ir_measures' grammar (``P(rel=2)@10``,
+``RBP(p=0.8)``, ``nDCG(dcg='exp-log2')@10``) for one metric at a time.
+
+A parameter either sets a convention of ``conventions.TABLE`` for that metric alone (``rel`` is
+its relevance threshold, ``p`` its RBP persistence) or is read by the metric's kernel
+(``beta`` of set_f1). ``PARAMS`` says which metrics take which parameter; a new parameter is one
+row here, and a kernel parameter is read from ``Sums.params``.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rankeval.errors import OptionError
+
+Value = bool | int | float | str
+Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures keeps them
+
+# Metrics by what they read: which items count as relevant (a threshold), the list as ranked
+# (condensed lists), the gain of each grade.
+_THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
+              "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
+              "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",
+              "relative_precision", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "inf_ap",
+              "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel")
+_GAIN = ("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg")
+_LIST = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
+         "r_precision_mult", "iprec", "iprec_11pt", "ndcg", "dcg", "idcg", "gm_map", "err",
+         "rbp", "unjudged", "judged", "bin_g", "g", "ndcg_rel", "r_ndcg")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its name as written, what it means, the metrics that take it, its
+    check, and the settings it gives the metric (``{}``: the kernel reads the value)."""
+
+    name: str
+    help: str
+    metrics: tuple[str, ...]
+    check: Callable[[Any], Value]
+    settings: Callable[[Value, str], dict[str, Any]] = lambda value, metric: {}
+    default: Any = None  # a kernel parameter's value when not given
+
+
+def _positive(name: str) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                math.isfinite(value) and value > 0):
+            raise OptionError(f"{name}= must be a number > 0, got {value!r}")
+        return value
+    return check
+
+
+def _probability(value: Any) -> Value:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise OptionError(f"p= must be a number in (0, 1), got {value!r}")
+    return float(value)
+
+
+def _flag(value: Any) -> Value:
+    if not isinstance(value, bool):
+        raise OptionError(f"judged_only= must be True or False, got {value!r}")
+    return value
+
+
+_DCG = {"log2": "linear", "exp-log2": "exponential"}
+
+
+def _dcg(value: Any) -> Value:
+    if value not in _DCG:
+        raise OptionError(f"dcg= must be 'log2' (gain r) or 'exp-log2' (gain 2^r - 1), "
+                          f"got {value!r}")
+    return str(value)
+
+
+def _gains(value: Any) -> Value:
+    """A dict of grade -> gain, kept as its canonical text (``1=3,2=9``)."""
+    from rankeval.conventions import parse_gains
+
+    if isinstance(value, dict):
+        value = ",".join(f"{k!r}={v!r}" for k, v in value.items())
+    out = parse_gains(value)
+    assert out is not None
+    return out
+
+
+def _threshold_settings(value: Value, metric: str) -> dict[str, Any]:
+    # RBP's gain is the grade unless a threshold is given (ir_measures' RBP(rel=1))
+    return {"relevance_threshold": float(value),
+            **({"rbp_gain": "binary"} if metric == "rbp" else {})}
+
+
+PARAMS: dict[str, Param] = {p.name: p for p in (
+    Param("rel", "relevant when the grade is at least rel (ir_measures' rel=, trec_eval -l)",
+          _THRESHOLD, _positive("rel"), _threshold_settings),
+    Param("judged_only", "condensed lists: unjudged items dropped before the cut "
+          "(trec_eval -J)", _LIST, _flag, lambda v, m: {"judged_only": v}),
+    Param("p", "RBP's persistence", ("rbp", "rbp_residual"), _probability,
+          lambda v, m: {"rbp_p": v}),
+    Param("dcg", "the gain: 'log2' for r, 'exp-log2' for 2^r - 1 (the discount is log2)",
+          _GAIN, _dcg, lambda v, m: {"gain": _DCG[str(v)]}),
+    Param("gains", "the gain of each grade, as {grade: gain} (trec_eval's ndcg.1=3,2=9)",
+          _GAIN, _gains, lambda v, m: {"gains": v}),
+    Param("beta", "the weight of recall in set_f1: (1 + beta) P R / (beta P + R), beta "
+          "unsquared, as trec_eval's set_F and ir_measures' SetF",
+          ("set_f1",), _positive("beta"), default=1.0),
+)}
+
+
+def literal(shown: str, text: str) -> list[tuple[str, Any]]:
+    """``'rel=2, judged_only=True'`` -> ``[('rel', 2), ('judged_only', True)]``, as written:
+    Python literals (numbers, quoted strings, True/False, {grade: gain} dicts)."""
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        assert isinstance(call, ast.Call) and not call.args
+        pairs = [(kw.arg, ast.literal_eval(kw.value)) for kw in call.keywords]
+        assert all(name is not None for name, _ in pairs)
+    except (SyntaxError, ValueError, AssertionError):
+        raise OptionError(f"{shown}: parameters are name=value pairs, e.g. rel=2 or "
+                          "dcg='exp-log2'") from None
+    return [(str(name), value) for name, value in pairs]
+
+
+def check(metric: str, pairs: list[tuple[str, Any]], shown: str) -> Params:
+    """Parameters checked against what ``metric`` takes, in the order written; an
+    OptionError names what is wrong."""
+    out: dict[str, Value] = {}
+    for name, value in pairs:
+        param = PARAMS.get(name)
+        if param is None or metric not in param.metrics:
+            raise OptionError(f"{shown}: {metric} takes no parameter {name!r}; "
+                              f"{taken(metric)}")
+        try:
+            out[name] = param.check(value)
+        except OptionError as e:
+            raise OptionError(f"{shown}: {e}") from None
+    return tuple(out.items())
+
+
+def taken(metric: str) -> str:
+    names = [p.name for p in PARAMS.values() if metric in p.metrics]
+    return f"it takes {', '.join(names)}" if names else "it takes none"
+
+
+def text(params: Params) -> str:
+    """The spelling of ``params`` as ir_measures writes them: ``rel=2,dcg='exp-log2'``,
+    ``gains={1:0,2:3}``."""
+    return ",".join(f"{name}={_value(v, name)}" for name, v in params)
+
+
+def _value(v: Value, name: str) -> str:
+    if name == "gains":
+        return "{" + ",".join(f"{g}:{x}" for g, x in (pair.split("=") for pair in
+                                                         str(v).split(","))) + "}"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, str):
+        return repr(v)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return repr(v)
+
+
+def settings_of(params: Params, metric: str) -> dict[str, Any]:
+    """The conventions the parameters set for ``metric``."""
+    out: dict[str, Any] = {}
+    for name, value in params:
+        out.update(PARAMS[name].settings(value, metric))
+    return out
+
+
+def kernel_params(params: Params) -> dict[str, Value]:
+    """The parameters the kernel reads (those setting no convention)."""
+    return {name: v for name, v in params if not PARAMS[name].settings(v, "")}
+
+
+# Conventions the build reads: a metric that sets one is computed on a build of its own (the
+# same users, chosen by the evaluation's settings).
+BUILD = ("relevance_threshold", "judged_only")
+
+
+def build_key(spec, settings) -> tuple[tuple[str, Any], ...]:
+    """The build conventions ``spec`` sets to other values than ``settings``; () for none."""
+    own = settings_of(spec.params, spec.name)
+    return tuple((n, own[n]) for n in BUILD if n in own and own[n] != getattr(settings, n))
+
+
+def group_key(spec, settings) -> tuple:
+    """Specs with one key share one build and one set of sums."""
+    own = settings_of(spec.params, spec.name)
+    return (build_key(spec, settings), tuple(sorted(own.items(), key=lambda kv: kv[0])),
+            tuple(sorted(kernel_params(spec.params).items())))
+
+
+def settings_for(spec, settings):
+    """The settings ``spec`` is computed with: the evaluation's, with its parameters'."""
+    own = settings_of(spec.params, spec.name)
+    return dataclasses.replace(settings, **own) if own else settings
+
+
+def undefined_without_relevant(spec, settings) -> bool:
+    """A user with no relevant item at ``spec``'s own threshold has no value for it (users
+    without relevant items are skipped)."""
+    return (settings.zero_relevant_users == "skip"
+            and any(n == "relevance_threshold" for n, _ in build_key(spec, settings)))
+
+
+def drop_defaults(spec, settings):
+    """``spec`` without the parameters that change nothing (``P(rel=1)`` when relevant means
+    relevance >= 1 already), so that it is named once."""
+    kept = tuple((name, v) for name, v in spec.params
+                 if not _no_change(PARAMS[name], v, spec.name, settings))
+    return spec if kept == spec.params else dataclasses.replace(spec, params=kept)
+
+
+def _no_change(param: Param, value: Value, metric: str, settings) -> bool:
+    own = param.settings(value, metric)
+    if not own:
+        return value == param.default
+    return all(getattr(settings, k) == v for k, v in own.items())
