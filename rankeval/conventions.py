@@ -91,6 +91,7 @@ class Setting:
     choices: tuple[str, ...] | None = None  # None: a flag (bool) or a free value (``parse``)
     trec_eval: Any = _UNSET  # the value under --compat trec_eval; _UNSET: not trec_eval's concern
     trec_eval_9: Any = _AS_TEN  # under --compat trec_eval-9, where 9.0.8 differs from 10.0
+    ir_measures: Any = _UNSET  # under --compat ir_measures; _UNSET: rankeval's default
     comparable: bool = True  # reports computed with different values cannot be compared
     footer: Callable[[Any], str | None] = lambda value: None
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
@@ -103,6 +104,8 @@ class Setting:
 
     def preset(self, compat: str) -> Any:
         """The value under ``compat`` (a name of ``COMPAT``); _UNSET: the preset leaves it."""
+        if compat == "ir_measures":
+            return self.ir_measures
         if compat == "trec_eval-9" and self.trec_eval_9 is not _AS_TEN:
             return self.trec_eval_9
         return self.trec_eval
@@ -145,6 +148,7 @@ TABLE: tuple[Setting, ...] = (
         ("linear", "exponential"),
         trec_eval="linear",
         footer=lambda v: f"gain {v}",
+        ir_measures="linear",
     ),
     Setting(
         "ap_denominator",
@@ -153,6 +157,7 @@ TABLE: tuple[Setting, ...] = (
         ("min", "relevant"),
         trec_eval="relevant",
         footer=lambda v: "AP / " + ("min(R, K)" if v == "min" else "R"),
+        ir_measures="relevant",
     ),
     Setting(
         "rr_target",
@@ -161,6 +166,7 @@ TABLE: tuple[Setting, ...] = (
         ("first-relevant", "most-relevant"),
         trec_eval="first-relevant",
         footer=lambda v: f"RR target {v}",
+        ir_measures="first-relevant",
     ),
     Setting(
         "relevance_threshold",
@@ -170,6 +176,7 @@ TABLE: tuple[Setting, ...] = (
         parse=_threshold,
         metavar="T",
         footer=lambda v: "relevant: " + ("relevance > 0" if v is None else f"relevance >= {v:g}"),
+        ir_measures=1.0,
     ),
     Setting(
         "ties",
@@ -180,6 +187,7 @@ TABLE: tuple[Setting, ...] = (
         ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic"),
         trec_eval="trec",
         footer=lambda v: f"ties {v}",
+        ir_measures="trec",
     ),
     Setting(
         "zero_relevant_users",
@@ -188,6 +196,7 @@ TABLE: tuple[Setting, ...] = (
         ("skip", "zero"),
         trec_eval="zero",
         footer=lambda v: f"users without relevant items: {v}",
+        ir_measures="zero",
     ),
     Setting(
         "skip_missing_users",
@@ -196,6 +205,19 @@ TABLE: tuple[Setting, ...] = (
         False,
         trec_eval=True,
         footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
+        ir_measures=False,
+    ),
+    Setting(
+        "missing_user_counts",
+        "num_q and num_rel of a user scored without predictions: counted, as trec_eval -c "
+        "counts them, or 0 like every other metric, as ir_measures fills a query missing from "
+        "the run.",
+        "counted",
+        ("counted", "zero"),
+        trec_eval="counted",
+        ir_measures="zero",
+        footer=lambda v: None if v == "counted" else "num_q, num_rel: 0 without predictions",
+        applies_to=("num_q", "num_rel"),
     ),
     Setting(
         "max_depth",
@@ -205,6 +227,7 @@ TABLE: tuple[Setting, ...] = (
         parse=_number("max_depth", 1, math.inf, False, False, integer=True),
         metavar="N",
         footer=lambda v: None if v is None else f"lists cut at {v}",
+        ir_measures=None,
     ),
     Setting(
         "judged_only",
@@ -213,6 +236,7 @@ TABLE: tuple[Setting, ...] = (
         False,
         trec_eval=False,
         footer=lambda v: "judged items only" if v else None,
+        ir_measures=False,
     ),
     Setting(
         "rbp_p",
@@ -225,6 +249,7 @@ TABLE: tuple[Setting, ...] = (
         metavar="P",
         footer=lambda v: f"RBP p {v:g}",
         applies_to=("rbp", "rbp_residual"),
+        ir_measures=0.8,
     ),
     Setting(
         "rbp_gain",
@@ -236,6 +261,7 @@ TABLE: tuple[Setting, ...] = (
         trec_eval_9=_UNSET,
         footer=lambda v: f"RBP gain {v}",
         applies_to=("rbp",),
+        ir_measures="binary",
     ),
     Setting(
         "rbp_residual_tail",
@@ -259,6 +285,7 @@ TABLE: tuple[Setting, ...] = (
         metavar="G=V,...",
         footer=lambda v: None if v is None else f"gains {v}",
         applies_to=("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg"),
+        ir_measures=None,
     ),
     Setting(
         "recall_rounding",
@@ -270,6 +297,7 @@ TABLE: tuple[Setting, ...] = (
         trec_eval_9="plus-0.9",
         footer=lambda v: "recall levels " + ("rounded" if v == "round" else "+0.9 truncated"),
         applies_to=("iprec",),
+        ir_measures="plus-0.9",
     ),
     Setting(
         "err_max_grade",
@@ -280,6 +308,7 @@ TABLE: tuple[Setting, ...] = (
         metavar="G",
         footer=lambda v: f"ERR max grade {v:g}",
         applies_to=("err",),
+        ir_measures=4.0,
     ),
     Setting(
         "exclude_seen",
@@ -320,5 +349,7 @@ TABLE: tuple[Setting, ...] = (
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
-COMPAT = ("trec_eval", "trec_eval-9")  # 10.0, the current release; 9.0.8 (pytrec_eval)
+# trec_eval 10.0, the current release; 9.0.8 (pytrec_eval); ir_measures 0.4 (its default
+# providers: pytrec_eval's trec_eval 9 for most measures)
+COMPAT = ("trec_eval", "trec_eval-9", "ir_measures")
 

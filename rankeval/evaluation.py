@@ -396,6 +396,9 @@ def evaluate(
     - skip_missing_users: True | False (default False). Leave out users with relevant
       items but no predictions (default: they score 0; trec_eval leaves them out unless
       given -c).
+    - missing_user_counts: 'counted' | 'zero' (default 'counted'). num_q and num_rel of a
+      user scored without predictions: counted, as trec_eval -c counts them, or 0 like every
+      other metric, as ir_measures fills a query missing from the run.
     - max_depth: N (default None). Only the first N items of each list count, for every
       metric and K (trec_eval -M).
     - judged_only: True | False (default False). Condensed lists: drop the items without a

@@ -86,10 +86,10 @@ def parse_k(text: str) -> int:
     return int(word)
 
 
-def from_name(text: str) -> MetricSpec:
+def from_name(text: str, ir_measures: bool = False) -> MetricSpec:
     """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``,
-    ``'precision(rel=2)@10'``)."""
-    name, k, params = parse(text)
+    ``'precision(rel=2)@10'``); ``ir_measures``: its aliases read as it reads them."""
+    name, k, params = parse(text, ir_measures)
     if isinstance(k, float):
         return MetricSpec(name, None, k, params)
     if k is None and REGISTRY[name].levels:

@@ -161,8 +161,6 @@ def _value(v: Value, name: str) -> str:
         return str(v)
     if isinstance(v, str):
         return repr(v)
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
     return repr(v)
 
 

@@ -16,13 +16,13 @@ from typing import Any, TypedDict, Unpack
 
 from rankeval.conventions import _UNSET, COMPAT, ROWS, TABLE, Setting
 from rankeval.errors import OptionError
-from rankeval.names import MetricSpec, expand, parse_ks
+from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import drop_defaults
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 # The table's names, for the modules that read them here
 __all__ = ["COMPAT", "ROWS", "TABLE", "_UNSET", "Setting", "SettingOptions", "Settings",
-           "comparable_names", "footer", "make_settings"]
+           "comparable_names", "footer", "make_settings", "metric_named"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class Settings:
     ties: str = "trec"
     zero_relevant_users: str = "skip"
     skip_missing_users: bool = False
+    missing_user_counts: str = "counted"
     max_depth: int | None = None
     judged_only: bool = False
     rbp_p: float = 0.8
@@ -82,6 +83,7 @@ class SettingOptions(TypedDict, total=False):
     ties: str | None
     zero_relevant_users: str | None
     skip_missing_users: bool | None
+    missing_user_counts: str | None
     max_depth: int | None
     judged_only: bool | None
     rbp_p: float | None
@@ -171,6 +173,21 @@ def make_settings(
     )
 
 
+def metric_named(word: str, settings: Settings) -> MetricSpec:
+    """One metric named by the user (a gate, a margin, a baseline) as ``settings`` read the
+    ``metrics`` words: trec_eval's or ir_measures' names under compat, parameters that change
+    nothing dropped. An OptionError when the word names several metrics."""
+    words = [word]
+    if settings.compat in ("trec_eval", "trec_eval-9"):
+        from rankeval.compat import translate
+
+        words = translate([word])
+    if len(words) != 1:
+        raise OptionError(f"{word}: name one metric with its K, e.g. ndcg@10")
+    spec = from_name(words[0], ir_measures=settings.compat == "ir_measures")
+    return drop_defaults(spec, settings)
+
+
 def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     """Metric words over the K list, and whether trec_eval's ``runid`` is asked for (under
     compat a name without a K takes ``k``, else trec_eval's cut-offs: ``compat.measures``)."""
@@ -179,9 +196,9 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     given = parse_ks(str(x) for x in k) if k else None
     if isinstance(metrics, str):
         metrics = [metrics]
-    if compat is None:
+    if compat in (None, "ir_measures"):
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
-        return expand(words, given or list(DEFAULT_K)), False
+        return expand(words, given or list(DEFAULT_K), compat == "ir_measures"), False
     from rankeval.compat import measures
 
     return measures(metrics, given, compat)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 KINDS = ("non_inferior", "equivalent")
-_MARGIN = re.compile(r"^\s*([^=\s]+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
+_MARGIN = re.compile(r"^\s*((?:[^=\s(]|\([^)]*\))+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,11 @@ class Margin:
         return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
 
 
-def parse(kind: str, text: str, metrics: list[str], compat: str | None = None) -> Margin:
+def parse(kind: str, text: str, metrics: list[str], settings=None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
     from rankeval.errors import OptionError
     from rankeval.names import from_name
+    from rankeval.settings import metric_named
 
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)
@@ -50,12 +51,7 @@ def parse(kind: str, text: str, metrics: list[str], compat: str | None = None) -
         raise OptionError(f"{flag} {text!r}: expected METRIC=MARGIN, e.g. ndcg@10=0.005 or "
                           "ndcg@10=1%")
     word, number, percent = match.groups()
-    if compat:
-        from rankeval.compat import translate
-
-        words = translate([word])
-        word = words[0] if len(words) == 1 else word
-    name = str(from_name(word))
+    name = str(metric_named(word, settings) if settings is not None else from_name(word))
     if name not in metrics:
         raise OptionError(f"{flag} {text}: {name} is not computed by this run (computed: "
                           f"{', '.join(metrics)}); add it with {{opt:metrics}} {name}")

@@ -20,9 +20,11 @@ from rankeval.report.json import Report, read_report
 from rankeval.settings import ROWS, comparable_names
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
-_THRESHOLD = re.compile(r"^\s*([^<>=\s\[]+(?:\[[^\]]*\])?)\s*(>=|<=|=)\s*(\S+)\s*$")
+# a metric may hold parameters, '=' included: P(rel=2)@10>=0.3
+_NAME = r"(?:[^<>=\s\[(]|\([^)]*\))+"
+_THRESHOLD = re.compile(rf"^\s*({_NAME}(?:\[[^\]]*\])?)\s*(>=|<=|=)\s*(\S+)\s*$")
 _SEGMENT = re.compile(r"^([^\[]+)\[\s*([^=\]]+?)\s*=\s*([^\]]*?)\s*\]$")
-_DROP = re.compile(r"^\s*(?:([^<>=\s]+)\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
+_DROP = re.compile(rf"^\s*(?:({_NAME})\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -218,12 +220,12 @@ def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> st
     if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
         base = _metric(segment.group(1), settings, computed, flag, text)
         return f"{base}[{segment.group(2)}={segment.group(3)}]"
-    from rankeval.compat import translate
+    from rankeval.settings import metric_named
 
-    words = translate([word]) if settings.compat else [word]
-    if len(words) != 1:
-        raise OptionError(f"{flag} {text}: name one metric with its K, e.g. ndcg@10")
-    spec: MetricSpec = from_name(words[0])
+    try:
+        spec: MetricSpec = metric_named(word, settings)
+    except OptionError as e:
+        raise OptionError(f"{flag} {text}: {e}") from None
     name = str(spec)
     if name not in computed:
         raise OptionError(

@@ -105,9 +105,10 @@ def score(predictions, truth, **kw) -> int:
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
     if kw["no_summary"] and not kw["per_query"]:
         raise OptionError("{opt:no_summary} leaves the per-user lines of {opt:per_query} "
-                          "alone: give both, with --format trec")
+                          "alone: give both, with --format trec or ir_measures")
     if kw["per_query"] and not FORMATS[fmt].per_query:
-        raise OptionError("{opt:per_query} adds per-user lines to --format trec; for other "
+        raise OptionError("{opt:per_query} adds per-user lines to --format trec and "
+                          "ir_measures; for other "
                           "formats use {opt:per_user} FILE")
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     engine, options = pop_engine(kw)
@@ -149,7 +150,7 @@ def _margins(kw, settings) -> list:
     """--non-inferior and --equivalent, checked before any input is read."""
     from rankeval.analysis.equivalence import parse
 
-    margins = [parse(kind, text, list(settings.metrics), settings.compat)
+    margins = [parse(kind, text, list(settings.metrics), settings)
                for kind in ("non_inferior", "equivalent") for text in kw[kind]]
     if margins and kw["baseline_per_user"] is None:
         raise OptionError("{opt:non_inferior} and {opt:equivalent} need {opt:baseline_per_user} "

@@ -138,7 +138,7 @@ def parse_margins(non_inferior: list[str], equivalent: list[str], settings) -> l
     """The margin gates (``analysis.equivalence.Margin``), checked before any input is read."""
     from rankeval.analysis.equivalence import parse
 
-    margins = [parse(kind, text, list(settings.metrics), settings.compat)
+    margins = [parse(kind, text, list(settings.metrics), settings)
                for kind, texts in (("non_inferior", non_inferior), ("equivalent", equivalent))
                for text in texts]
     corpus = [m.text for m in margins if is_corpus(m.metric)]

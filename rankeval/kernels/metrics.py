@@ -93,6 +93,13 @@ def _set_f1(s: Sums, k: float) -> np.ndarray:
     return _safe_div((1 + beta) * p * r, beta * p + r)
 
 
+def _counted(s: Sums, counts: np.ndarray) -> np.ndarray:
+    """num_q, num_rel: 0 for a user without predictions when they are not counted."""
+    if s.conv.missing_user_counts == "counted":
+        return counts
+    return np.where(s.list_length > 0, counts, 0.0)
+
+
 def _ndcg(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.dcg(k), s.idcg(k))
 
@@ -118,7 +125,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "idcg": lambda s, k: s.unscaled(s.idcg(k)),
     "ndcg": _ndcg,
     "num_ret": lambda s, k: s.list_length,
-    "num_rel": lambda s, k: s.c.n_relevant.astype(np.float64),
+    "num_rel": lambda s, k: _counted(s, s.c.n_relevant.astype(np.float64)),
     "num_rel_ret": lambda s, k: s.hits(np.inf),
     "set_precision": _set_precision,
     "set_recall": _set_recall,
@@ -138,7 +145,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "rbp_residual": _rbp_residual,
     "err": _err,
     "judged": _judged,
-    "num_q": lambda s, k: np.ones(s.c.n_users),
+    "num_q": lambda s, k: _counted(s, np.ones(s.c.n_users)),
     "bin_g": _bin_g,
     "g": _g,
     "ndcg_rel": _ndcg_rel,

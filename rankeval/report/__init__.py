@@ -51,6 +51,8 @@ FORMATS: dict[str, Format] = {
                "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
                per_query=True),
+        Format("ir_measures", "ir_measures", ("score",),
+               "ir_measures' 'measure value' lines, its names", per_query=True),
         Format("html", "html", ("score", "compare", "power"),
                "one static page with charts (rankeval[report])", optional=True),
     )

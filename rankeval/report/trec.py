@@ -18,8 +18,9 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     from rankeval.compat import measure_name, output_key
 
     # under compat, trec_eval's names in its order (a stable sort keeps ours after)
-    specs = sorted(ev.specs, key=output_key) if ev.settings.compat else list(ev.specs)
-    names = [measure_name(s) if ev.settings.compat else str(s) for s in specs]
+    trec = ev.settings.compat in ("trec_eval", "trec_eval-9")
+    specs = sorted(ev.specs, key=output_key) if trec else list(ev.specs)
+    names = [measure_name(s) if trec else str(s) for s in specs]
     # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.
     shown = [(lambda v: f"{v:.0f}") if REGISTRY[s.name].total else (lambda v: f"{v:.4f}")
              for s in specs]
@@ -29,7 +30,7 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     if per_user:  # a corpus metric has one value for the run: its 'all' line only
         # gm_map per user is the log of AP, and num_q 1: trec_eval prints neither per query
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
-              and not (ev.settings.compat and (REGISTRY[s.name].overall == GEOMETRIC
+              and not (trec and (REGISTRY[s.name].overall == GEOMETRIC
                                                or s.name == "num_q"))]
         columns = [ev.values(specs[i]).tolist() for i in at]
         padded = [f"{names[i]:<22}\t" for i in at]

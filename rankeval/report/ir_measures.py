@@ -1,0 +1,37 @@
+"""ir_measures' output (``ir_measures QRELS RUN MEASURES``): ``measure<TAB>value`` lines."""
+
+from __future__ import annotations
+
+from rankeval.registry import CORPUS, REGISTRY
+from rankeval.report.numbers import defined
+
+
+def render(ev, per_user: bool = False, summary: bool = True) -> str:
+    """ir_measures' lines: with ``per_user`` (its ``-q``), ``user<TAB>measure<TAB>value`` for
+    each user and then ``all<TAB>measure<TAB>mean``; else ``measure<TAB>value``. Measures
+    are written as ir_measures writes them (``P(rel=2)@10``, ``AP``), in the order named;
+    values with 4 decimals, counts too (``3.0000``), as it prints them. ``summary`` False:
+    the per-user lines alone (its ``-n``).
+
+    ir_measures orders its per-query lines by provider and by a hash seed; these are by
+    user, then measure (``sort`` both to diff). An undefined value has no line.
+    """
+    from rankeval.irmeasures import write
+
+    specs = list(ev.specs)
+    names = [write(s) for s in specs]
+    lines = []
+    if per_user:
+        at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS]
+        columns = [ev.values(specs[i]).tolist() for i in at]
+        for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
+            lines += [f"{user}\t{names[i]}\t{v:.4f}\n"
+                      for i, v in zip(at, values, strict=True) if defined(v)]
+    if not summary:
+        return "".join(lines)
+    prefix = "all\t" if per_user else ""
+    for spec, name in zip(specs, names, strict=True):
+        value = ev.metrics[str(spec)]
+        if defined(value):
+            lines.append(f"{prefix}{name}\t{value:.4f}\n")
+    return "".join(lines)
