@@ -58,7 +58,7 @@ def _threshold(value: Any) -> float | None:
 
 def parse_gains(value: Any) -> str | None:
     """``'1=3, 2=9'`` (or ``1:3``) -> ``'1=3,2=9'``: a gain per grade, sorted by grade; the
-    grades named are > 0 and their gains >= 0 (a grade not named keeps its value)."""
+    gains are >= 0, and 0 for a grade <= 0 (a grade not named keeps its value)."""
     if value is None:
         return None
     pairs: dict[float, float] = {}
@@ -68,9 +68,9 @@ def parse_gains(value: Any) -> str | None:
             g, v = float(grade), float(gain)
         except ValueError:
             g = v = math.nan
-        if not eq or not (math.isfinite(g) and math.isfinite(v)) or g <= 0 or v < 0:
-            raise OptionError("{option} takes GRADE=GAIN pairs, each grade > 0 and gain >= 0 "
-                              f"(e.g. 1=1,2=3), got {value!r}", "gains")
+        if not eq or not (math.isfinite(g) and math.isfinite(v)) or v < 0 or (g <= 0 < v):
+            raise OptionError("{option} takes GRADE=GAIN pairs, each gain >= 0 and a grade <= 0 "
+                              f"earning 0 (e.g. 1=1,2=3), got {value!r}", "gains")
         pairs[g] = v
     return ",".join(f"{g:g}={v:g}" for g, v in sorted(pairs.items()))
 
@@ -261,7 +261,7 @@ TABLE: tuple[Setting, ...] = (
         trec_eval_9=_UNSET,
         footer=lambda v: f"RBP gain {v}",
         applies_to=("rbp",),
-        ir_measures="binary",
+        ir_measures="graded",  # its RBP without rel= is graded
     ),
     Setting(
         "rbp_residual_tail",

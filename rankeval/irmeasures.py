@@ -102,7 +102,9 @@ def write(spec) -> str:
     parameters at ir_measures' defaults left out, as it does."""
     from rankeval.params import text
 
-    params = [(k, v) for k, v in spec.params if _DEFAULTS.get(k, object()) != v]
+    params = [(k, _identity_gains_left_out(v) if k == "gains" else v)
+              for k, v in spec.params if _DEFAULTS.get(k, object()) != v
+              or (k == "rel" and spec.name == "rbp")]  # RBP without rel= is graded
     word = _OURS.get(spec.name)
     if spec.name == "set_relative_precision":
         word, params = "SetP", [("relative", True), *params]
@@ -115,3 +117,9 @@ def write(spec) -> str:
     if spec.level is not None:
         return f"{out}@{float(spec.level)!r}"
     return out if spec.k is None else f"{out}@{spec.k}"
+
+
+def _identity_gains_left_out(text) -> str:
+    """ir_measures writes a gains dict without its pairs that change nothing (``2:2``)."""
+    pairs = [p for p in str(text).split(",") if float(p.split("=")[0]) != float(p.split("=")[1])]
+    return ",".join(pairs)

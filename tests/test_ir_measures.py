@@ -1,0 +1,138 @@
+"""ir_measures' measure strings against ir_measures itself (live, with its default providers:
+pytrec_eval, msmarco, gdeval, judged, cwl_eval) under ``--compat ir_measures``.
+
+Every measure of its list that rankeval computes gives its per-query values to 1e-9 (gdeval's,
+printed by a Perl script with 5 decimals, to 5e-6), and ``-f ir_measures`` writes the lines
+its command writes. The measures it lists that rankeval lacks are refused by name.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankeval import evaluate
+from rankeval.irmeasures import MISSING, write
+
+from .datagen import as_dicts, generate
+
+# (measure, tolerance): gdeval's nDCG(dcg='exp-log2') and ERR print 5 decimals
+MEASURES = {
+    **dict.fromkeys(
+        ["P@1", "P@5", "P@10", "P(rel=2)@5", "P(judged_only=True)@5", "R@10", "R(rel=2)@10",
+         "AP", "AP@10", "AP(rel=2)", "AP(judged_only=True)", "RR", "RR(rel=3)", "RR@10",
+         "nDCG", "nDCG@10", "nDCG@3", "nDCG(judged_only=True)@10",
+         "nDCG(gains={0:0,1:1,2:5,3:9})@10", "nDCG(gains={1:0,2:2,3:7})", "Rprec",
+         "Rprec(rel=2)", "Bpref", "Bpref(rel=2)", "infAP", "NumQ", "NumRel", "NumRet",
+         "NumRelRet", "NumRet(rel=2)", "SetP", "SetP(rel=2)", "SetRelP", "SetR", "SetF",
+         "SetF(beta=0.5)", "SetF(beta=2.0)", "SetAP", "IPrec@0.0", "IPrec@0.3", "IPrec@1.0",
+         "Success@1", "Success@5", "Success(rel=2)@10", "RBP(rel=1)", "RBP(rel=2,p=0.5)"],
+        1e-9),
+    "nDCG(dcg='exp-log2')@10": 5e-6,
+    "ERR@10": 5e-6,
+    "ERR@5": 5e-6,
+}
+
+
+# Judged counts a row of the qrels with a negative grade as judged in ir_measures, as
+# unjudged here (trec_eval's pooled-but-unjudged): compared on qrels without one.
+JUDGED = {"Judged@5": 1e-9, "Judged@50": 1e-9, "Judged": 1e-9}
+
+
+def _data(seed: int, pooled: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tie-free runs (ir_measures' providers break ties three ways), graded qrels with some
+    pooled-but-unjudged (-1) rows, numeric query ids (gdeval reads no others)."""
+    preds, truth = generate(seed, 70, 150, 30, 16)
+    rng = np.random.default_rng(seed)
+    rel = truth.relevance.to_numpy().copy()
+    rel[rng.random(len(rel)) < (0.08 if pooled else 0)] = -1
+    numeric = {f"u{u}": str(100 + u) for u in range(200)}
+    return (preds.assign(user_id=preds.user_id.map(numeric)),
+            truth.assign(relevance=rel, user_id=truth.user_id.map(numeric)))
+
+
+@pytest.mark.parametrize("seed", [51, 52, 53])
+def test_every_supported_measure_equals_ir_measures(seed):
+    _check(MEASURES, *_data(seed))
+    _check(JUDGED, *_data(seed, pooled=False))
+
+
+def _check(measures: dict[str, float], preds: pd.DataFrame, truth: pd.DataFrame) -> None:
+    """Per query and overall, ours equal ir_measures' to each measure's tolerance."""
+    qrels, run = as_dicts(preds, truth)
+    parsed = [ir_measures.parse_measure(m) for m in measures]
+    # one measure per call: ir_measures shares one pytrec_eval call between measures, where a
+    # plain nDCG can take another's gains and NumRet another's judged_only (by hash seed)
+    theirs = {(str(m.measure), m.query_id): m.value for measure in parsed
+              for m in ir_measures.iter_calc([measure], qrels, run)}
+    ev = evaluate(preds, truth, list(measures), compat="ir_measures")
+    # one spec per measure, named back as ir_measures names it
+    assert [write(s) for s in ev.specs] == [str(m) for m in parsed]
+    table = ev.per_user.set_index("user_id")
+    assert set(table.index) == {q for _, q in theirs}  # every query of the qrels
+    checked = 0
+    for spec, (text, tol) in zip(ev.specs, measures.items(), strict=True):
+        name = write(spec)
+        for user, mine in table[str(spec)].items():
+            assert mine == pytest.approx(theirs[(name, user)], abs=tol), (text, user)
+            checked += 1
+        assert ev.metrics[str(spec)] == pytest.approx(
+            np.mean([theirs[(name, u)] for u in table.index]) if spec.name not in
+            ("num_q", "num_rel", "num_ret", "num_rel_ret")
+            else sum(theirs[(name, u)] for u in table.index), abs=tol), text
+    assert checked == len(measures) * len(table) >= len(measures) * 60
+
+
+def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli):
+    """``-f ir_measures`` (and ``--per-query``, its ``-q``) against ``ir_measures QRELS RUN
+    MEASURES``: the same lines, in its order for the summary (sorted for the per-query lines,
+    which it orders by provider and hash seed)."""
+    preds, truth = _data(54)
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
+    preds = preds.sort_values(["user_id", "score"], ascending=[True, False])
+    preds["rank"] = preds.groupby("user_id").cumcount() + 1
+    run.write_text("".join(f"{u} Q0 {i} {r} {s!r} tag\n" for u, i, s, r in
+                           preds[["user_id", "item_id", "score", "rank"]].itertuples(
+                               index=False)))
+    qrels.write_text("".join(f"{u} 0 {i} {r:.0f}\n" for u, i, r in
+                             truth.itertuples(index=False)))
+    # one pytrec_eval call's worth (no gains=, no judged_only=: see _check); not gdeval's
+    # measures, whose 5 printed decimals ir_measures rounds again to 4 (tested above)
+    words = [m for m, tol in MEASURES.items() if "gains" not in m and "judged" not in m
+             and tol < 1e-6]
+    for extra in ([], ["-q"]):
+        theirs = subprocess.run([sys.executable, "-m", "ir_measures", str(qrels), str(run),
+                                 " ".join(words), *extra], capture_output=True, text=True,
+                                check=True).stdout
+        ours = run_cli("score", run, qrels, "--compat", "ir_measures", "-m", ",".join(words),
+                       "-f", "ir_measures", *(["--per-query"] if extra else []),
+                       "--quiet").stdout
+        if extra:
+            assert sorted(ours.splitlines()) == sorted(theirs.splitlines())
+        else:
+            assert ours == theirs
+
+
+def test_bare_names_mean_what_they_mean_in_ir_measures():
+    """AP, RR, nDCG, Judged alone are the whole list in ir_measures, as here; rankeval's
+    lower-case names keep their meaning (every K), and MAP/NDCG/MRR too outside compat."""
+    preds, truth = _data(55)
+    ev = evaluate(preds, truth, ["AP", "RR", "nDCG", "Judged", "map", "MAP"], k=[5])
+    assert [str(s) for s in ev.specs] == ["map@all", "mrr@all", "ndcg@all", "judged@all",
+                                          "map@5"]
+    ev = evaluate(preds, truth, ["MAP", "NDCG", "MRR"], k=[5], compat="ir_measures")
+    assert [str(s) for s in ev.specs] == ["map@all", "ndcg@all", "mrr@all"]
+
+
+@pytest.mark.parametrize("word", sorted(MISSING))
+def test_measures_not_computed_are_refused_by_name(run_cli, word):
+    r = run_cli("score", "sample_data/preds.csv", "sample_data/truth.csv", "-m",
+                f"{word}@10")
+    assert r.exit_code == 2
+    assert f"ir_measures' {word}" in r.stderr and "not computed by rankeval" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
