@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -110,7 +111,7 @@ def test_console_example_output_is_real(run_cli, tmp_path, monkeypatch, page, co
     """Run each example from a folder holding sample_data/, as a reader would."""
     (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
     monkeypatch.chdir(tmp_path)
-    r = run_cli(*command.split()[1:])
+    r = run_cli(*shlex.split(command)[1:])  # as a shell reads it, quotes and all
     assert r.exit_code in (0, 1), r.stderr  # 1: an example of a failing gate
     printed = [line.rstrip() for line in (r.stdout + r.stderr).splitlines()]
     assert [line.rstrip() for line in shown] == printed, page

@@ -9,12 +9,18 @@ HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected
 
 
 def takes(m) -> str:
-    """What follows the @: a cut-off, a level, or nothing."""
-    if m.levels:
-        return "level (@0.5)"
-    if m.cutoff:
-        return "K (@10, @all)"
-    return "R" if m.at == "R" else "whole list"
+    """What follows the @ (a cut-off, a level, or nothing), and its parameters."""
+    at = "level (@0.5)" if m.levels else "K (@10, @all)" if m.cutoff else (
+        "R" if m.at == "R" else "whole list")
+    own = params(m)
+    return at + ("; " + ", ".join(f"{p}=" for p in own) if own else "")
+
+
+def params(m) -> list[str]:
+    """The parameters the metric takes (``name(rel=2)``)."""
+    from rankeval.params import PARAMS
+
+    return [p.name for p in PARAMS.values() if m.name in p.metrics]
 
 
 def expected(m) -> str:
@@ -37,6 +43,7 @@ def records(registry) -> list[dict[str, Any]]:
             "formula": m.formula,
             "bounded": m.bounded,
             "takes": takes(m),
+            "params": params(m),
             "overall": m.overall,
             "ties_expected": m.tie_expectation,
             "undefined_when": m.undefined_when or None,
