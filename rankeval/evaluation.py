@@ -28,6 +28,7 @@ from rankeval.engines.partition import (
 )
 from rankeval.engines.store import LocalValues, Store
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.cast import numeric_order
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.kernels.aggregate import mean
 from rankeval.names import ALL, MetricSpec, from_name
@@ -80,7 +81,7 @@ class Evaluation:
         """Users in display order: by number when every id is an integer written plainly
         (1, 2, 10 rather than 1, 10, 2), else as byte strings."""
         n = partial.counts.evaluated  # also when the per-user values live elsewhere (Spark)
-        order = _numeric_order(partial.users)
+        order = numeric_order(partial.users)
         if order is not None:
             partial = dataclasses.replace(
                 partial, users=partial.users.take(from_numpy(order)),
@@ -306,23 +307,6 @@ def overall(spec: MetricSpec, parts: Iterable[float], n: int) -> float:
     if how == GEOMETRIC:
         return math.exp(mean(parts, n))  # exp(NaN): undefined stays undefined
     return mean(parts, n)
-
-
-def _numeric_order(ids: pa.Array) -> np.ndarray | None:
-    """The permutation sorting ids by integer value, when all are canonical integers that
-    fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
-    from rankeval.io.cast import numbered_ids
-
-    found = None
-    for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
-        found = numbered_ids(sample) if len(sample) else None
-        if found is None or found.prefix or not found.canonical:
-            return None
-    assert found is not None  # the whole set passed
-    numbers = found.values
-    if (numbers[1:] >= numbers[:-1]).all():  # byte order is number order already
-        return None
-    return np.argsort(numbers, kind="stable")
 
 
 def _columns(specs: list[MetricSpec]) -> list[int | str]:

@@ -356,3 +356,16 @@ def unparseable(values: np.ndarray) -> np.ndarray:
     return bad
 
 
+def numeric_order(ids: pa.Array) -> np.ndarray | None:
+    """The permutation sorting ids by integer value, when all are canonical integers that
+    fit 64 bits (``007``, ``+5``, ``1e3`` are not); else None."""
+    found = None
+    for sample in (ids.slice(0, 1000), ids):  # most id sets fail on the first few
+        found = numbered_ids(sample) if len(sample) else None
+        if found is None or found.prefix or not found.canonical:
+            return None
+    assert found is not None  # the whole set passed
+    numbers = found.values
+    if (numbers[1:] >= numbers[:-1]).all():  # byte order is number order already
+        return None
+    return np.argsort(numbers, kind="stable")

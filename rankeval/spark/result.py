@@ -96,15 +96,15 @@ class SparkValues:
         that intervals drawn from them are the local engine's, seed for seed)."""
         if self.local is not None:
             return self
-        from rankeval.evaluation import _numeric_order
         from rankeval.io.arrow import to_numpy
+        from rankeval.io.cast import numeric_order
         from rankeval.names import from_name
 
         table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
         users = table.column("user_id").combine_chunks()
         values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
                   for name in table.column_names if name != "user_id"}
-        order = _numeric_order(users)
+        order = numeric_order(users)
         if order is not None:
             users = users.take(pa.array(order))
             values = {s: v[order] for s, v in values.items()}
