@@ -7,10 +7,13 @@ and ``-f trec`` prints them so that the two tools' outputs can be diffed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from rankeval.names import MetricSpec, expand
+from rankeval.errors import OptionError
+from rankeval.names import MetricSpec, expand, split
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
 # measures with cut-offs of their own (-m success means success_1, 5 and 10).
@@ -67,16 +70,86 @@ _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
 
 _MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 
+# Measures whose parameters are not cut-offs (trec_eval -m NAME.PARAMS): a list of numbers
+# (``11pt_avg.0.2,0.5``, ``set_F.0.5``, ``utility.1,-1,0,0``), or NAME=VALUE pairs (a gain per
+# grade, ``ndcg.1=3,2=9``; RBP's persistence, ``rbp.p=0.8``). Each becomes a parameter of the
+# rankeval metric: trec_eval name -> (rankeval name, the parameter).
+NUMBERS = {"11pt_avg": ("iprec_11pt", "levels"), "set_F": ("set_f1", "beta"),
+           "utility": ("utility", "coefficients")}
+PAIRS = {"ndcg": ("ndcg@all", "gains"), "G": ("g", "gains"), "ndcg_rel": ("ndcg_rel", "gains"),
+         "Rndcg": ("r_ndcg", "gains"), "rbp": ("rbp", "p"), "rbp_resid": ("rbp_residual", "p")}
+# C's atol and atof, which trec_eval reads its parameters with: the leading number, else 0
+_ATOL = re.compile(r"^\s*[+-]?[0-9]+")
+_ATOF = re.compile(r"^\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _c_number(text: str, integer: bool, word: str, notes: list[str]) -> float:
+    """``text`` as trec_eval reads it (atol/atof: ``23.4`` is the cut-off 23), with a note
+    when that is not all of it; an OptionError when no number leads it."""
+    match = (_ATOL if integer else _ATOF).match(text)
+    if match is None:
+        raise OptionError(f"-m {word}: {text!r} is not a number")
+    value = int(match.group()) if integer else float(match.group())
+    if match.group().strip() != text.strip():
+        notes.append(f"-m {word}: {text!r} is read as {value!r}, as trec_eval reads it")
+    return value
+
+
+def _parametrized(root: str, text: str, notes: list[str]) -> list[str]:
+    """The rankeval names of trec_eval's ``root.text`` (``P.5,10``, ``ndcg.1=3,2=9``)."""
+    word = f"{root}.{text}"
+    parts = text.split(",")
+    if root in CUT or root in LEVELS:
+        values = sorted(_c_number(p, root in CUT, word, notes) for p in parts)
+        if root in CUT and values[0] <= 0:
+            raise OptionError(f"-m {word}: cut-offs are whole numbers > 0")
+        if len(set(values)) < len(values):
+            raise OptionError(f"-m {word}: a cut-off is named twice")
+        ours = CUT.get(root) or LEVELS[root]
+        return [f"{ours}@{v!r}" for v in values]
+    if root in NUMBERS:
+        ours, param = NUMBERS[root]
+        before = len(notes)
+        numbers = [_c_number(p, False, word, notes) for p in parts]
+        if param == "beta":
+            if len(numbers) != 1:
+                raise OptionError(f"-m {word}: set_F takes one parameter, beta")
+            return [f"{ours}(beta={numbers[0]!r})"]
+        exact = len(notes) == before  # as typed, which trec_eval prints (11pt_avg_.25,.5)
+        shown = text.replace(" ", "") if exact else ",".join(repr(n) for n in numbers)
+        return [f"{ours}({param}={shown!r})"]
+    ours, param = PAIRS[root]
+    pairs = [p.partition("=") for p in parts]
+    if any(not eq or not name.strip() for name, eq, _ in pairs):
+        raise OptionError(f"-m {word}: parameters are NAME=VALUE pairs, e.g. {root}."
+                          + ("p=0.8" if param == "p" else "1=3,2=9"))
+    names = [name.strip() for name, _, _ in pairs]
+    values = [_c_number(v, False, word, notes) for _, _, v in pairs]
+    if param == "p":
+        if names != ["p"]:
+            raise OptionError(f"-m {word}: {root} takes p= alone here (trec_eval 10.0 scales "
+                              "grade gains for rbp with unset bounds, so they are not read)")
+        at = "@all" if "@" in ours else ""
+        return [f"{ours.split('@')[0]}(p={values[0]!r}){at}"]
+    if not all(re.fullmatch(r"[+-]?[0-9]+", n) for n in names):
+        raise OptionError(f"-m {word}: {root} takes GRADE=GAIN pairs, whole-number grades "
+                          "(trec_eval ignores other names)")
+    gains = ",".join(f"{int(n)}={v!r}" for n, v in zip(names, values, strict=True))
+    name, at, k = ours.partition("@")
+    return [f"{name}(gains={gains!r}){at}{k}"]
+
 
 def translate(words: Iterable[str], ks: Iterable[int] | None = None,
-              compat: str = "trec_eval") -> list[str]:
+              compat: str = "trec_eval", notes: list[str] | None = None) -> list[str]:
     """trec_eval measure names -> rankeval metric names; other names pass through unchanged.
 
     ``P.5,10`` is P at 5 and 10, as in trec_eval; ``P`` alone takes ``ks`` (``--k``), else
-    trec_eval's default cut-offs, like every other name without a K under compat. A group
-    (``official``, ``set``, ``all_trec``) is its measures in ``compat``'s version; ``runid``
-    stays as it is (a line of the output, not a metric).
+    trec_eval's default cut-offs, like every other name without a K under compat. Parameters
+    are read as trec_eval reads them (``ndcg_cut.23.4`` is 23, with a note in ``notes``;
+    ``ndcg.1=3,2=9`` a gain per grade). A group (``official``, ``set``, ``all_trec``) is its
+    measures in ``compat``'s version; ``runid`` stays as it is (a line of the output).
     """
+    notes = [] if notes is None else notes
     given = list(ks) if ks else None
     groups = GROUPS.get(compat, GROUPS["trec_eval"])
     words = [m for word in words for m in groups.get(str(word).strip(), (word,))
@@ -95,12 +168,16 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
         return True
 
     for word in words:
+        root, dot, text = str(word).strip().partition(".")
+        if dot and (root in CUT or root in LEVELS or root in NUMBERS or root in PAIRS):
+            name_once(root, _parametrized(root, text, notes), True)
+            continue
         previous: str | None = None
         taken = False
-        for part in (p.strip() for p in str(word).split(",")):
+        for part in (p.strip() for p in split(str(word))):
             if not part:
                 continue
-            if part.isdigit() and previous in CUT:  # the ",10" of "P.5,10"
+            if part.isdigit() and previous in CUT:  # the ",10" of "P_5,10"
                 if taken:
                     named[previous].append(f"{CUT[previous]}@{part}")
                 continue
@@ -123,7 +200,9 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
                 outs = [f"{CUT[name]}@{kk}" for kk in ([k] if k else cuts)]
                 taken, previous = name_once(name, outs, k is not None), name
             elif name in UNCUT and k is None:
-                named[name] = [UNCUT[name]]
+                name_once(name, [UNCUT[name]], False)
+            elif name in PAIRS and k is None:  # rbp
+                name_once(name, [PAIRS[name][0]], False)
             else:
                 named.setdefault(part, [part])
     return [out for outs in named.values() for out in outs]
@@ -142,11 +221,16 @@ def measures(words: Iterable[str] | None, ks: list[int] | None,
 
 
 def left_out(words: Iterable[str], compat: str | None) -> list[str]:
-    """What a group of measures leaves out (its text measures), as warnings."""
+    """What a group of measures leaves out (its text measures), and parameters read as
+    trec_eval reads them (``23.4`` as 23), as warnings."""
     groups = GROUPS.get(compat or "", {})
+    words = [str(w).strip() for w in words]
+    notes: list[str] = []
+    if compat in GROUPS:
+        translate(words, None, compat, notes)
     return [f"-m {group}: {name} is left out ({why}; rankeval's reports hold numbers)"
-            for group in dict.fromkeys(str(w).strip() for w in words) if group in groups
-            for name, why in TEXT_ONLY.items() if name in groups[group]]
+            for group in dict.fromkeys(words) if group in groups
+            for name, why in TEXT_ONLY.items() if name in groups[group]] + notes
 
 
 _NAMES = {v: k for k, v in CUT.items()}
@@ -175,8 +259,24 @@ def foreign(word: str) -> str | None:
     return None
 
 
+def _number(x: float) -> str:
+    return f"{x:.0f}" if float(x).is_integer() else repr(float(x))
+
+
+# How trec_eval prints a parameter after the measure's name (ndcg_1=3,2=9, rbp_p=0.8)
+_PRINTED: dict[str, Callable[[Any], str]] = {
+    "gains": str, "p": lambda v: f"p={_number(v)}", "beta": _number, "levels": str,
+    "coefficients": str}
+
+
 def measure_name(spec: MetricSpec) -> str:
-    """trec_eval's output name of a metric (``P_5``, ``map``, ``ndcg_cut_10``), else our own."""
+    """trec_eval's output name of a metric (``P_5``, ``map``, ``ndcg_cut_10``,
+    ``ndcg_1=3,2=9``), else our own."""
+    if spec.params:
+        if not all(name in _PRINTED for name, _ in spec.params):
+            return str(spec)  # rel=, judged_only=, dcg=: no trec_eval spelling
+        name = measure_name(dataclasses.replace(spec, params=()))
+        return f"{name}_{','.join(_PRINTED[n](v) for n, v in spec.params)}"
     uncut = {v: k for k, v in UNCUT.items()}
     if spec.level is not None:
         trec = {v: k for k, v in LEVELS.items()}[spec.name]
@@ -208,4 +308,6 @@ def output_key(spec: MetricSpec) -> tuple[int, float]:
             return ORDER.index(root), 0.0
         if name.startswith(root + "_") and re.fullmatch(r"[0-9]*\.?[0-9]+", rest):
             return ORDER.index(root), float(rest)
+        if spec.params and name.startswith(root + "_"):  # ndcg_1=3,2=9
+            return ORDER.index(root), 0.0
     return len(ORDER), 0.0

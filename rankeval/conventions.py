@@ -288,6 +288,18 @@ TABLE: tuple[Setting, ...] = (
         ir_measures=None,
     ),
     Setting(
+        "collection_size",
+        "Items in the collection, read by utility's fourth coefficient (the non-relevant items "
+        "not retrieved) alone (trec_eval -N).",
+        None,
+        trec_eval=None,
+        parse=_number("collection_size", 1, math.inf, False, False, integer=True),
+        metavar="N",
+        footer=lambda v: None if v is None else f"collection of {v} items",
+        applies_to=("utility",),
+        ir_measures=None,
+    ),
+    Setting(
         "recall_rounding",
         "How iprec turns a recall level L into a number of relevant items: round(L R) "
         "(trec_eval 10.0), or floor(L R + 0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).",

@@ -399,6 +399,8 @@ def evaluate(
     - gains: G=V,... (default None). The gain of each grade in the DCG family, as GRADE=GAIN
       pairs (1=1,2=3); a grade not named keeps its own value, and the gain function then
       applies (trec_eval's ndcg.1=1,2=3).
+    - collection_size: N (default None). Items in the collection, read by utility's fourth
+      coefficient (the non-relevant items not retrieved) alone (trec_eval -N).
     - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
       level L into a number of relevant items: round(L R) (trec_eval 10.0), or floor(L R +
       0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).

@@ -155,10 +155,15 @@ def suggest(word: str) -> str:
 
 
 def split(text: str) -> list[str]:
-    """A comma list of metric names, split at the commas outside parentheses and braces
-    (``'ndcg(gains={1:1,2:3})@10,map'`` is two names)."""
-    parts, depth, start = [], 0, 0
+    """A comma list of metric names, split at the commas outside parentheses, braces and
+    quotes (``'ndcg(gains={1:1,2:3})@10,map'`` is two names)."""
+    parts, depth, start, quote = [], 0, 0, ""
     for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+            continue
+        if ch in "'\"":
+            quote = ch
         depth += (ch in "({[") - (ch in ")}]")
         if ch == "," and depth == 0:
             parts.append(text[start:i])

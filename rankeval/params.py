@@ -45,6 +45,7 @@ class Param:
     check: Callable[[Any], Value]
     settings: Callable[[Value, str], dict[str, Any]] = lambda value, metric: {}
     default: Any = None  # a kernel parameter's value when not given
+    value: Callable[[Any], Any] = lambda v: v  # what two values are compared by
 
 
 def _positive(name: str) -> Callable[[Any], Value]:
@@ -89,6 +90,38 @@ def _gains(value: Any) -> Value:
     return out
 
 
+def numbers(text: str) -> list[float]:
+    """The numbers of a list parameter's text (``'0.2,0.5'``)."""
+    return [float(x) for x in str(text).split(",")]
+
+
+def _number_list(name: str, count: int | None, check: Callable[[list[float]], str | None]
+                 ) -> Callable[[Any], Value]:
+    """A list of numbers, kept as its text (``'0.2,0.5,0.8'``, as trec_eval prints it)."""
+    def parse(value: Any) -> Value:
+        items = list(value) if isinstance(value, tuple | list) else str(value).split(",")
+        try:
+            out = [float(x) for x in items]
+        except (TypeError, ValueError):
+            out = []
+        problem = ("a list of numbers, e.g. " + name) if not out or not all(
+            math.isfinite(x) for x in out) else check(out)
+        if count is not None and len(out) != count:
+            problem = f"{count} numbers"
+        if problem:
+            raise OptionError(f"{name.split('=')[0]}= must be {problem}, got {value!r}")
+        # as written (trec_eval prints 11pt_avg_.25,.5 as typed); compared by value
+        return ",".join(x.strip() for x in items) if isinstance(value, str) else ",".join(
+            repr(x) for x in out)
+    return parse
+
+
+def _levels(values: list[float]) -> str | None:
+    if not all(0 <= x <= 1 for x in values) or values != sorted(values):
+        return "recall levels in [0, 1], ascending (trec_eval reads them in order)"
+    return None
+
+
 def _threshold_settings(value: Value, metric: str) -> dict[str, Any]:
     # RBP's gain is the grade unless a threshold is given (ir_measures' RBP(rel=1))
     return {"relevance_threshold": float(value),
@@ -109,6 +142,15 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("beta", "the weight of recall in set_f1: (1 + beta) P R / (beta P + R), beta "
           "unsquared, as trec_eval's set_F and ir_measures' SetF",
           ("set_f1",), _positive("beta"), default=1.0),
+    Param("levels", "the recall levels iprec_11pt averages over, as '0.2,0.5,0.8' (trec_eval's "
+          "11pt_avg.0.2,0.5,0.8); 0, 0.1, ..., 1 when not given", ("iprec_11pt",),
+          _number_list("levels='0.2,0.5,0.8'", None, _levels), default=None, value=numbers),
+    Param("coefficients", "utility's a,b,c,d: a (relevant retrieved) + b (non-relevant "
+          "retrieved) + c (relevant missed) + d (non-relevant not retrieved, which needs "
+          "the collection's size: --collection-size, trec_eval -N), as trec_eval's "
+          "utility.1,-1,0,0", ("utility",),
+          _number_list("coefficients='1,-1,0,0'", 4, lambda v: None), default="1,-1,0,0",
+          value=numbers),
 )}
 
 
@@ -219,5 +261,5 @@ def drop_defaults(spec, settings):
 def _no_change(param: Param, value: Value, metric: str, settings) -> bool:
     own = param.settings(value, metric)
     if not own:
-        return value == param.default
+        return param.default is not None and param.value(value) == param.value(param.default)
     return all(getattr(settings, k) == v for k, v in own.items())

@@ -47,6 +47,7 @@ class Settings:
     rbp_gain: str = "binary"
     rbp_residual_tail: str = "always"
     gains: str | None = None
+    collection_size: int | None = None
     recall_rounding: str = "plus-0.9"
     err_max_grade: float = 4.0
     exclude_seen: bool = False
@@ -90,6 +91,7 @@ class SettingOptions(TypedDict, total=False):
     rbp_gain: str | None
     rbp_residual_tail: str | None
     gains: str | None
+    collection_size: int | None
     recall_rounding: str | None
     err_max_grade: float | None
     exclude_seen: bool | None
@@ -163,6 +165,7 @@ def make_settings(
                               for name, value in chosen.items()}
     # P(rel=1) is P when relevant means relevance >= 1 already: one metric, named once
     specs = list(dict.fromkeys(drop_defaults(s, SimpleNamespace(**values)) for s in specs))
+    _check_collection_size(specs, values["collection_size"])
     return Settings(
         metrics=tuple(str(s) for s in specs),
         k=tuple(sorted({s.k for s in specs if s.k is not None})),
@@ -186,6 +189,19 @@ def metric_named(word: str, settings: Settings) -> MetricSpec:
         raise OptionError(f"{word}: name one metric with its K, e.g. ndcg@10")
     spec = from_name(words[0], ir_measures=settings.compat == "ir_measures")
     return drop_defaults(spec, settings)
+
+
+def _check_collection_size(specs: list[MetricSpec], size: int | None) -> None:
+    """utility's fourth coefficient counts the non-relevant items not retrieved, which only
+    the collection's size tells (trec_eval computes it with 0 items unless given -N)."""
+    from rankeval.params import numbers
+
+    for spec in specs:
+        coefficients = dict(spec.params).get("coefficients")
+        if size is None and coefficients is not None and numbers(str(coefficients))[3]:
+            raise OptionError(f"{spec}: the fourth coefficient counts the non-relevant items "
+                              "not retrieved, which needs the collection's size: give "
+                              "{opt:collection_size}", "collection_size")
 
 
 def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:

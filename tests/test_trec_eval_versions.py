@@ -49,11 +49,22 @@ MEASURES = [
     # a measure named again keeps its first parameters
     ["-m", "P", "-m", "P.5,20", "-m", "P.10", "-m", "iprec_at_recall", "-m",
      "iprec_at_recall.0.5", "-m", "official"],
+    # parameters in trec_eval's syntax: cut-offs (read by atol: 23.4 is 23), levels, lists of
+    # numbers printed as typed, NAME=VALUE gains
+    ["-q", "-m", "iprec_at_recall..10,.25,.75", "-m", "P.5,7,3", "-m", "Rprec_mult.5.0,0.2",
+     "-m", "11pt_avg..25,.5,.75", "-m", "ndcg.1=3,2=9,3=12", "-m", "ndcg_cut.10,20,23.4",
+     "-m", "success.2,5,20", "-m", "set_F.0.5", "-m", "utility.2,-1,0,0"],
+    ["-J", "-l", "2", "-N", "500", "-m", "utility.1,-2,0.5,0.25", "-m", "G.1=2,2=5,3=6",
+     "-m", "Rndcg.1=2", "-m", "ndcg_rel.2=7,3=9", "-m", "11pt_avg.0.3,0.6", "-m", "set_F.2"],
+    ["-q", "-M", "10", "-m", "ndcg.2=3", "-m", "Rndcg"],
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-m", "unj", "-m", "rbp_resid", "-m", "unj.3,50"],
             ["-M", "5", "-m", "rbp_resid", "-m", "unj"],
-            ["-q", "-l", "2", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"]]
+            ["-q", "-l", "2", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"],
+            # 10.0's rbp scales gains with bounds it never sets (m_rbp.c: min, max), so its
+            # values change with the measures computed before it: rbp is kept apart here
+            ["-q", "-M", "10", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95"]]
 
 
 def _cases(version: str) -> list[tuple[str, list[str]]]:
@@ -106,8 +117,9 @@ def _ours(flags: list[str]) -> list[str]:
     out, i = [], 0
     while i < len(flags):
         f = flags[i]
-        if f in ("-l", "-M", "-m"):
-            name = {"-l": "--relevance-threshold", "-M": "--max-depth", "-m": "-m"}[f]
+        if f in ("-l", "-M", "-m", "-N"):
+            name = {"-l": "--relevance-threshold", "-M": "--max-depth", "-m": "-m",
+                    "-N": "--collection-size"}[f]
             out += [name, flags[i + 1]]
             i += 2
             continue
@@ -125,7 +137,8 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
     versions' summary num_rel counts the relevance > 0 of the qrels whatever -l (their
     per-query lines follow -l; rankeval's summary is their sum); 9.0.8 prints no per-query
     lines for a query missing from the run under -c -q; 10.0 under -c scores such a query on
-    a made-up one-document ranking, which gives iprec_at_recall_0.00 -nan with -J."""
+    a made-up one-document ranking, which gives iprec_at_recall_0.00 -nan with -J, and a
+    utility and rbp_resid with parameters the values of that ranking."""
     theirs = [line for line in theirs if not line.startswith("relstring ")]
     if "-c" in flags and "-l" in flags:
         summary = [i for i, line in enumerate(theirs) if line.startswith("num_rel ")
@@ -137,6 +150,13 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
     if version == "9" and "-q" in flags:
         ours = [line for line in ours if line.split("\t")[1] not in MISSING_FROM_RUN]
     if version == "10":
+        # ... and clears that ranking's utility and rbp_resid by their bare names only, so
+        # that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95) a missing query keeps the
+        # values of one non-relevant document retrieved, in its lines and the mean
+        bogus = {i for i, line in enumerate(theirs) if line.startswith(("utility_", "rbp_resid_"))
+                 and line.split("\t")[1] in MISSING_FROM_RUN | {"all"}}
+        theirs = [line for i, line in enumerate(theirs) if i not in bogus]
+        ours = [line for i, line in enumerate(ours) if i not in bogus]
         odd = [i for i, line in enumerate(theirs) if line.endswith("-nan")]
         if "-m" not in flags and "-J" in flags:
             assert odd  # the quirk is still in the recorded output

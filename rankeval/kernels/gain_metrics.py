@@ -16,6 +16,7 @@ import numpy as np
 
 from rankeval.kernels.chunk import count_before, segment_positions, within_group_sum
 from rankeval.kernels.sums import Sums, _safe_div
+from rankeval.params import numbers
 
 # trec_eval's INFAP_EPSILON: keeps infAP's precision estimate defined with nothing judged above
 INFAP_EPSILON = 0.00001
@@ -185,7 +186,12 @@ def _unjudged(s: Sums, k: float) -> np.ndarray:
 
 
 def _utility(s: Sums, k: float) -> np.ndarray:
-    """trec_eval's utility with its default coefficients: relevant items retrieved minus
-    non-relevant items retrieved."""
-    found = s.hits(np.inf)
-    return found - (s.list_length - found)
+    """trec_eval's utility: a (relevant retrieved) + b (non-relevant retrieved) + c (relevant
+    missed) + d (non-relevant not retrieved: the collection's size N less the rest), with the
+    ``coefficients`` parameter's a,b,c,d (default 1,-1,0,0)."""
+    a, b, c, d = numbers(s.params.get("coefficients", "1,-1,0,0"))
+    found, ret, rel = s.hits(np.inf), s.list_length, s.c.n_relevant
+    out = a * found + b * (ret - found) + c * (rel - found)
+    if d:  # the settings refuse a d without the collection's size
+        out = out + d * (s.conv.collection_size + found - ret - rel)
+    return out

@@ -8,6 +8,7 @@ import numpy as np
 
 from rankeval.kernels.chunk import count_before
 from rankeval.kernels.sums import Sums, _safe_div
+from rankeval.params import numbers
 
 
 def _bpref(s: Sums, k: float) -> np.ndarray:
@@ -67,8 +68,10 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
 
 
 def _iprec_11pt(s: Sums, k: float) -> np.ndarray:
-    """trec_eval's 11pt_avg: iprec averaged over the recall levels 0, 0.1, ..., 1."""
-    levels = (*(i / 10 for i in range(10)), 1.0)
+    """trec_eval's 11pt_avg: iprec averaged over the recall levels 0, 0.1, ..., 1, or those
+    of the ``levels`` parameter."""
+    given = s.params.get("levels")
+    levels = numbers(given) if given else (*(i / 10 for i in range(10)), 1.0)
     return np.mean([_iprec(s, level) for level in levels], axis=0)
 
 
