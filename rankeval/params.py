@@ -23,15 +23,17 @@ Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures k
 
 # Metrics by what they read: which items count as relevant (a threshold), the list as ranked
 # (condensed lists), the gain of each grade.
+_ALPHA = ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp")
+_DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
               "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",
               "relative_precision", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "inf_ap",
-              "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel")
+              "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel", *_DIVERSITY)
 _GAIN = ("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg")
 _LIST = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
          "r_precision_mult", "iprec", "iprec_11pt", "ndcg", "dcg", "idcg", "gm_map", "err",
-         "rbp", "unjudged", "judged", "bin_g", "g", "ndcg_rel", "r_ndcg")
+         "rbp", "unjudged", "judged", "bin_g", "g", "ndcg_rel", "r_ndcg", *_DIVERSITY)
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class Param:
     check: Callable[[Any], Value]
     settings: Callable[[Value, str], dict[str, Any]] = lambda value, metric: {}
     default: Any = None  # a kernel parameter's value when not given
+    defaults: dict[str, Any] = dataclasses.field(default_factory=dict)  # per metric, if other
     value: Callable[[Any], Any] = lambda v: v  # what two values are compared by
 
 
@@ -54,6 +57,14 @@ def _positive(name: str) -> Callable[[Any], Value]:
                 math.isfinite(value) and value > 0):
             raise OptionError(f"{name}= must be a number > 0, got {value!r}")
         return value
+    return check
+
+
+def _unit(name: str) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise OptionError(f"{name}= must be a number in [0, 1], got {value!r}")
+        return float(value)
     return check
 
 
@@ -139,9 +150,13 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           _GAIN, _dcg, lambda v, m: {"gain": _DCG[str(v)]}),
     Param("gains", "the gain of each grade, as {grade: gain} (trec_eval's ndcg.1=3,2=9)",
           _GAIN, _gains, lambda v, m: {"gains": v}),
-    Param("beta", "the weight of recall in set_f1: (1 + beta) P R / (beta P + R), beta "
-          "unsquared, as trec_eval's set_F and ir_measures' SetF",
-          ("set_f1",), _positive("beta"), default=1.0),
+    Param("beta", "set_f1: the weight of recall, (1 + beta) P R / (beta P + R), beta "
+          "unsquared, as trec_eval's set_F and ir_measures' SetF (default 1); nrbp: the "
+          "chance of reading on (default 0.5)", ("set_f1", "nrbp", "nnrbp"), _positive("beta"),
+          default=1.0, defaults={"nrbp": 0.5, "nnrbp": 0.5}),
+    Param("alpha", "the intent-aware metrics' redundancy penalty: a subtopic's gain falls by "
+          "(1 - alpha) each time it is covered again (default 0.5, ndeval's)", _ALPHA,
+          _unit("alpha"), default=0.5),
     Param("levels", "the recall levels iprec_11pt averages over, as '0.2,0.5,0.8' (trec_eval's "
           "11pt_avg.0.2,0.5,0.8); 0, 0.1, ..., 1 when not given", ("iprec_11pt",),
           _number_list("levels='0.2,0.5,0.8'", None, _levels), default=None, value=numbers),
@@ -261,5 +276,6 @@ def drop_defaults(spec, settings):
 def _no_change(param: Param, value: Value, metric: str, settings) -> bool:
     own = param.settings(value, metric)
     if not own:
-        return param.default is not None and param.value(value) == param.value(param.default)
+        default = param.defaults.get(metric, param.default)
+        return default is not None and param.value(value) == param.value(default)
     return all(getattr(settings, k) == v for k, v in own.items())

@@ -13,7 +13,7 @@ PER_USER = "per_user"  # a value per user; the overall value is their mean
 CORPUS = "corpus"  # one value for the whole run (coverage, Gini): not a mean over users
 MEAN, SUM, GEOMETRIC = "mean", "sum", "geometric"
 # Inputs a metric may need beyond the predictions and the truth.
-INPUTS = ("interactions", "item_features", "catalog")
+INPUTS = ("interactions", "item_features", "catalog", "subtopics")
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class Metric:
         integer."""
         return self.overall == SUM or self.count
 
+
+_SUBTOPICS = frozenset({"subtopics"})
 
 REGISTRY: dict[str, Metric] = {
     m.name: m
@@ -212,6 +214,40 @@ REGISTRY.update({
                "relevance (Chapelle et al. 2009; see --err-max-grade)",
                "sum_j R_j / j prod_{i<j} (1 - R_i), R = (2^rel - 1) / 2^max_grade",
                tie_expectation=False),
+        # Intent-aware (TREC Web track diversity task): as ndeval computes them, over
+        # subtopic judgements; alpha is the redundancy penalty, c_js the items above j relevant
+        # to subtopic s, M the user's subtopics with a relevant item.
+        Metric("alpha_ndcg", ("alpha-ndcg", "a_ndcg"), "alpha-nDCG (Clarke et al. 2008): "
+               "subtopic gains that fall by (1 - alpha) each time a subtopic is covered again, "
+               "over ndeval's greedy ideal ranking (see alpha=)",
+               "alpha-DCG@K / ideal alpha-DCG@K, alpha-DCG = sum_j sum_s rel_js (1 - alpha)^"
+               "c_js / log2(j + 1)", needs=_SUBTOPICS, tie_expectation=False),
+        Metric("alpha_dcg", ("alpha-dcg",), "alpha-DCG normalized as ndeval does, by M "
+               "subtopics covered at every rank (collection-independent)",
+               "alpha-DCG@K / (M sum_{j<=K} (1 - alpha)^(j-1) / log2(j + 1))",
+               needs=_SUBTOPICS, tie_expectation=False),
+        Metric("err_ia", ("err-ia",), "intent-aware ERR as ndeval computes it: the alpha "
+               "gains over the rank, normalized by M subtopics covered at every rank",
+               "sum_j sum_s rel_js (1 - alpha)^c_js / j / (M sum_{j<=K} (1 - alpha)^(j-1) / j)",
+               needs=_SUBTOPICS, tie_expectation=False),
+        Metric("nerr_ia", ("nerr-ia",), "intent-aware ERR over the greedy ideal ranking's "
+               "(ndeval's nERR-IA)", "ERR-IA@K / ideal ERR-IA@K", needs=_SUBTOPICS,
+               tie_expectation=False),
+        Metric("nrbp", (), "novelty- and rank-biased precision (Clarke et al. 2009) over the "
+               "whole list: a reader who goes on with probability beta (see alpha=, beta=)",
+               "(1 - (1 - alpha) beta) / M sum_j beta^(j-1) sum_s rel_js (1 - alpha)^c_js",
+               cutoff=False, needs=_SUBTOPICS, tie_expectation=False),
+        Metric("nnrbp", (), "NRBP over the greedy ideal ranking's (ndeval's nNRBP)",
+               "NRBP / ideal NRBP", cutoff=False, needs=_SUBTOPICS, tie_expectation=False),
+        Metric("p_ia", ("p-ia", "precision_ia"), "intent-aware precision (Agrawal et al. "
+               "2009): the mean over subtopics of precision at K",
+               "sum_{j<=K} sum_s rel_js / (K M)", needs=_SUBTOPICS, tie_expectation=False),
+        Metric("map_ia", ("map-ia", "ap_ia"), "intent-aware average precision: the mean over "
+               "subtopics of AP over the whole list", "1/M sum_s AP_s", cutoff=False,
+               needs=_SUBTOPICS, tie_expectation=False),
+        Metric("subtopic_recall", ("s_recall", "strec", "s-recall"), "subtopic recall (Zhai "
+               "et al. 2003): the share of the subtopics covered by the top K",
+               "|{s: some j <= K has rel_js}| / M", needs=_SUBTOPICS, tie_expectation=False),
         Metric("judged", ("judged_at_k",), "share of the top K that has a judgement in the "
                "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
                judgements=True),
@@ -305,6 +341,11 @@ REGISTRY.update({
                "mean_{i in L_u} -log2(pop(i) / U_train)", bounded=False, needs=_NEEDS_TRAIN),
     )
 })
+
+def reads_subtopics(specs) -> bool:
+    """Whether an intent-aware metric is among ``specs`` (the truth's subtopics are read)."""
+    return any("subtopics" in REGISTRY[s.name].needs for s in specs)
+
 
 DEFAULT_METRICS: tuple[str, ...] = ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")
 DEFAULT_K: tuple[int, ...] = (10,)

@@ -75,7 +75,7 @@ def _brute(preds: pd.DataFrame, truth: pd.DataFrame, levels, coefficients, size)
     """Per user: iprec at each level (trec_eval 10.0's lround), their mean, and utility."""
     rel = {(u, i) for u, i, g in truth.itertuples(index=False) if g >= 1}
     out_levels, out_utility = {}, {}
-    for u, group in truth.groupby("user_id"):
+    for u in truth.user_id.unique():
         ranked = preds[preds.user_id == u].sort_values("rank").item_id.tolist()
         hits = [(u, i) in rel for i in ranked]
         R = sum(1 for (uu, _) in rel if uu == u)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from rankeval.build.aspects import with_aspects
 from rankeval.build.checks import (
     check_gains,
     check_grades,
@@ -45,7 +46,7 @@ from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
-from rankeval.registry import REGISTRY
+from rankeval.registry import REGISTRY, reads_subtopics
 
 if TYPE_CHECKING:
     from rankeval.recommender.seen import SeenItems
@@ -263,6 +264,8 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if stats is not None:
         chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
+    if truth.aspects is not None and reads_subtopics(settings.specs):
+        chunk = with_aspects(chunk, codes, truth, sel, settings)
     if settings.ties in ("optimistic", "pessimistic"):
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)

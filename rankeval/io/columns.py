@@ -20,12 +20,15 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "relevance": ("relevance", ("rel", "rating", "label", "grade", "rating:float",
                                 "label:float")),
     "count": ("count", ("weight", "interactions", "n_interactions", "plays", "clicks")),
+    # the truth's subtopic (intent, aspect) of a judgement, read by the intent-aware metrics;
+    # a qrels file's second field
+    "subtopic": ("subtopic", ("intent", "aspect", "subtopic_id", "iteration", "iter")),
 }
 # role -> (required columns, optional columns). Later roles (training interactions, item
 # features, segments) are rows here.
 ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "predictions": (("user", "item"), ("rank", "score")),
-    "truth": (("user", "item"), ("relevance",)),
+    "truth": (("user", "item"), ("relevance", "subtopic")),
     "train": (("user", "item"), ("count",)),  # training interactions (--train)
     "catalog": (("item",), ()),  # the item universe (--catalog)
     "item_features": (("item",), ()),  # every other column is a feature (--item-features)

@@ -43,6 +43,21 @@ class Converted:
     notices: list[Notice] = field(default_factory=list)
 
 
+def _truth_columns(truth) -> dict[str, Any]:
+    """The truth's columns as read; with subtopics, one row per subtopic judgement."""
+    aspects = truth.aspects
+    if aspects is not None:  # its rows are the file's, in its order
+        rows = from_numpy(aspects.row)
+        return {"user_id": truth.user.take(rows), "item_id": truth.item.take(rows),
+                "subtopic": aspects.names.take(from_numpy(aspects.subtopic)),
+                "relevance": aspects.relevance}
+    (user, item), items = factorize(truth.user, truth.item)
+    dup = duplicates(pair_keys(user, item, max(len(items), 1)))
+    if len(dup):  # as score: a repeated judgement is always an error
+        report_duplicates(truth, dup, None)
+    return {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
+
+
 def convert(
     source: str,
     target: str,
@@ -58,6 +73,7 @@ def convert(
     rank_col: str | None = None,
     score_col: str | None = None,
     relevance_col: str | None = None,
+    subtopic_col: str | None = None,
     reading: dict[str, Any] | None = None,
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
@@ -95,15 +111,11 @@ def convert(
         preds = load_predictions(table, user_col, item_col, rank_col, score_col)
         out = _predictions_table(preds, writes.ranked, ties, dedupe, notices)
     else:
-        truth = load_truth(table, user_col, item_col, relevance_col)
-        (user, item), items = factorize(truth.user, truth.item)
-        dup = duplicates(pair_keys(user, item, max(len(items), 1)))
-        if len(dup):  # as score: a repeated judgement is always an error
-            report_duplicates(truth, dup, None)
-        columns = {"user_id": truth.user, "item_id": truth.item, "relevance": truth.relevance}
+        truth = load_truth(table, user_col, item_col, relevance_col, subtopic_col, None)
+        columns = _truth_columns(truth)
         # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked and
         # numpy arrays too
-        out = pa.table(columns)  # type: ignore[arg-type]
+        out = pa.table(columns)
     data = writes.codec().encode(out, out_fmt, kind, tag, table.label)
     if not writes.binary and target != STDOUT and target.lower().endswith(".gz"):
         data = gzip.compress(data)

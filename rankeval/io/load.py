@@ -42,14 +42,29 @@ class Predictions:
 
 
 @dataclass(frozen=True)
+class Aspects:
+    """Subtopic judgements, read for the intent-aware metrics: per (user, item, subtopic) row,
+    the truth row its (user, item) pair became, its subtopic (numbered 0.. in order of
+    appearance) and its relevance."""
+
+    row: np.ndarray
+    subtopic: np.ndarray
+    relevance: np.ndarray
+    names: pa.Array  # the subtopic ids, by number
+
+
+@dataclass(frozen=True)
 class Truth:
-    """Ground truth: one row per judged (user, item) with its relevance (1 when not given)."""
+    """Ground truth: one row per judged (user, item) with its relevance (1 when not given);
+    with subtopics, the highest relevance of the pair's subtopic rows (ndeval's "relevant to
+    any subtopic"), the rows themselves in ``aspects``."""
 
     user: pa.ChunkedArray
     item: pa.ChunkedArray
     relevance: np.ndarray
     source: Source
     columns: dict[str, str]
+    aspects: Aspects | None = None
 
 
 def release_ids(*inputs: Predictions | Truth) -> None:
@@ -290,29 +305,76 @@ def load_truth(
     user_col: str | None = None,
     item_col: str | None = None,
     relevance_col: str | None = None,
+    subtopic_col: str | None = None,
+    subtopics: bool | None = False,
 ) -> Truth:
-    """Resolve and check the ground truth's columns; without a relevance column every row is 1."""
+    """Resolve and check the ground truth's columns; without a relevance column every row is 1.
+    ``subtopics``: the intent-aware metrics are asked for, so the rows are (user, item,
+    subtopic) judgements, kept in ``Truth.aspects``; None: read them when the file has a
+    subtopic column that says something (not a qrels file's iteration field of 0s)."""
     label = table.label
     found = resolve_role(table.columns, "truth", {"user_col": user_col, "item_col": item_col,
-                                                  "relevance_col": relevance_col}, label)
+                                                  "relevance_col": relevance_col,
+                                                  "subtopic_col": subtopic_col}, label)
     user, item, relevance = (found[c] for c in ("user", "item", "relevance"))
     assert user is not None and item is not None  # required: resolve_role raises without them
+    subtopic = found["subtopic"] if subtopics is not False else None
+    if subtopics and subtopic is None:
+        raise InputError(label, "the intent-aware metrics need subtopic judgements: a "
+                         "subtopic column (looked for subtopic, intent, aspect; name it with "
+                         "{opt:subtopic_col}), or qrels whose second field is the subtopic")
     types: dict[str, pa.DataType] = {user: ID, item: ID}
     if relevance is not None:
         types[relevance] = pa.float64()
+    if subtopic is not None:
+        types[subtopic] = ID
     data = _read(table, types)
     rel = (
         _finite(data, relevance, label)
         if relevance is not None
         else np.ones(data.num_rows, dtype=np.float64)
     )
-    return Truth(
+    truth = Truth(
         user=_ids(data, user, label),
         item=_ids(data, item, label),
         relevance=rel,
         source=table.described(data.num_rows),
-        columns=_roles(user=user, item=item, relevance=relevance),
+        columns=_roles(user=user, item=item, relevance=relevance, subtopic=subtopic),
     )
+    if subtopic is None:
+        return truth
+    named = _ids(data, subtopic, label)
+    if subtopics is None and subtopic_col is None and pc.all(pc.equal(  # type: ignore[call-overload]
+            named.cast(pa.string()), "0")).as_py():
+        return truth
+    return by_pair(truth, named)
+
+
+def by_pair(truth: Truth, subtopic: pa.ChunkedArray) -> Truth:
+    """Subtopic rows as one truth row per (user, item) with their highest relevance; the rows
+    kept as ``aspects``. A (user, item, subtopic) judged twice is an error naming its rows."""
+    def codes(col: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+        encoded = col.combine_chunks().dictionary_encode()
+        return to_numpy(encoded.indices).astype(np.int64), encoded.dictionary
+
+    (u, _), (i, items), (s, names) = codes(truth.user), codes(truth.item), codes(subtopic)
+    n_i, n_s = len(items), len(names)
+    pair = u * n_i + i
+    keys, first, row = np.unique(pair, return_index=True, return_inverse=True)
+    triple = np.unique(row * np.int64(n_s) + s, return_index=True, return_counts=True)
+    if (triple[2] > 1).any():
+        seen = np.zeros(len(pair), dtype=bool)
+        seen[triple[1]] = True
+        idx = np.flatnonzero(~seen)
+        _report_rows(truth.source.label, "repeated (user, item, subtopic) judgements",
+                     truth.columns.get("subtopic", "subtopic"), idx,
+                     lambda k: f"{truth.user[int(k)]} {truth.item[int(k)]} {subtopic[int(k)]}")
+    best = np.full(len(keys), -np.inf)
+    np.maximum.at(best, row, truth.relevance)
+    return Truth(user=truth.user.take(first), item=truth.item.take(first), relevance=best,
+                 source=truth.source, columns=truth.columns,
+                 aspects=Aspects(row=row, subtopic=s.astype(np.int32), relevance=truth.relevance,
+                                 names=names))
 
 
 def load_train(
@@ -417,8 +479,10 @@ def load_inputs(
     preds_format: str | None = None,
     truth_format: str | None = None,
     reading: dict[str, Any] | None = None,
+    subtopics: bool = False,
 ) -> tuple[Predictions, Truth]:
-    """Open and load both inputs; ``columns`` maps ``user_col``... to column names."""
+    """Open and load both inputs; ``columns`` maps ``user_col``... to column names;
+    ``subtopics``: the truth's subtopic judgements are read (``load_truth``)."""
     cols = columns or {}
     run_table = open_input(predictions, "predictions", preds_format, reading)
     truth_table = open_input(truth, "truth", truth_format, reading)
@@ -426,7 +490,7 @@ def load_inputs(
     preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
                              cols.get("rank_col"), cols.get("score_col"))
     judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
-                        cols.get("relevance_col"))
+                        cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
     return preds, judged
 
 

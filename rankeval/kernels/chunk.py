@@ -53,6 +53,14 @@ class Chunk:
     has_vector: np.ndarray | None = None
     profile: np.ndarray | None = None
     history: np.ndarray | None = None
+    # With subtopic judgements (the intent-aware metrics): the relevant (user, item, subtopic)
+    # triples sorted by (user, item), subtopics numbered 0.. in user order; per subtopic its
+    # relevant items; per user its subtopics with a relevant item (M).
+    aspect_user: np.ndarray | None = None
+    aspect_item: np.ndarray | None = None
+    aspect_sub: np.ndarray | None = None
+    aspect_size: np.ndarray | None = None
+    n_aspects: np.ndarray | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -80,7 +88,22 @@ class Chunk:
             has_vector=self.has_vector,
             profile=None if self.profile is None else self.profile[start:stop],
             history=None if self.history is None else self.history[start:stop],
+            **self._aspects(start, stop),
         )
+
+    def _aspects(self, start: int, stop: int) -> dict:
+        """The subtopic arrays of the users ``start <= code < stop``, renumbered from 0."""
+        if self.aspect_user is None:
+            return {}
+        assert self.n_aspects is not None and self.aspect_sub is not None
+        assert self.aspect_size is not None and self.aspect_item is not None
+        e, f = np.searchsorted(self.aspect_user, [start, stop])
+        first = int(self.n_aspects[:start].sum())
+        last = first + int(self.n_aspects[start:stop].sum())
+        return {"aspect_user": self.aspect_user[e:f] - start, "aspect_item": self.aspect_item[e:f],
+                "aspect_sub": self.aspect_sub[e:f] - first,
+                "aspect_size": self.aspect_size[first:last],
+                "n_aspects": self.n_aspects[start:stop]}
 
     def reordered(self, best_first: bool) -> Chunk:
         """The chunk with each tie group's rows ordered by relevance, descending (the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +64,7 @@ class Sums:
         self.conv = conv
         self.params = params or {}  # the kernel's own parameters (set_f1's beta)
         self._cache: dict[tuple[str, float], np.ndarray] = {}
+        self.memo: dict[Any, Any] = {}  # what a kernel module keeps per chunk (diversity.py)
         self.grades = None if conv.gains is None else gain_pairs(conv.gains)
         top = self.mapped(chunk.max_relevance)
         largest = float(top.max()) if len(top) else 0.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +152,7 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
     return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance)
 
 
-_LOADERS = (load_predictions, load_truth, load_train)  # by side
+_LOADERS: tuple[Callable[..., Any], ...] = (load_predictions, load_truth, load_train)  # by side
 
 
 def _load(table: pa.Table, layout: Layout, side: int) -> Predictions | Truth | Train:

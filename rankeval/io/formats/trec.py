@@ -14,7 +14,9 @@ from rankeval.errors import InputError, OptionError, plural
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {
     "predictions": (6, "qid Q0 docno rank score tag", {0: "user_id", 2: "item_id", 4: "score"}),
-    "truth": (4, "qid iter docno rel", {0: "user_id", 2: "item_id", 3: "relevance"}),
+    # the iteration field holds the subtopic in diversity qrels (ndeval's qid subtopic docno rel)
+    "truth": (4, "qid iter docno rel", {0: "user_id", 1: "subtopic", 2: "item_id",
+                                         3: "relevance"}),
 }
 
 _SPACES = re.compile(rb"[ \t\r\f\v]+")
@@ -120,16 +122,21 @@ def write_run(table: pa.Table, tag: str) -> bytes:
 
 
 def write_qrels(table: pa.Table) -> bytes:
-    """Truth (columns user_id, item_id, relevance) as qrels lines."""
+    """Truth (columns user_id, item_id, relevance; subtopic, written as the iteration field,
+    when there are subtopics) as qrels lines."""
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", "relevance")]
-    return "".join(f"{u} 0 {i} {number(r)}\n" for u, i, r in zip(*cols, strict=True)).encode()
+    subs = (table.column("subtopic").to_pylist() if "subtopic" in table.column_names
+            else ["0"] * table.num_rows)
+    return "".join(f"{u} {s} {i} {number(r)}\n"
+                   for u, s, i, r in zip(cols[0], subs, cols[1], cols[2], strict=True)).encode()
 
 
 def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
     """A run (in ranking order: user_id, item_id, rank, score) or qrels (user_id, item_id,
     relevance) as TREC lines; ids with whitespace cannot be written."""
     check_tag(tag)
-    for column in ("user_id", "item_id"):
+    for column in ("user_id", "item_id", *(["subtopic"] if "subtopic" in table.column_names
+                                           else [])):
         _check_field(f"{label}: column '{column}'", table.column(column).unique().to_pylist())
     return write_run(table, tag) if kind == "predictions" else write_qrels(table)
 
