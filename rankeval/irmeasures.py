@@ -46,11 +46,21 @@ NAMES: dict[str, Name] = {
     "Judged": Name("judged", whole=True),
     "ERR": Name("err"),
     "RBP": Name("rbp"),
+    # the intent-aware measures (pyndeval's ndeval); a bare name takes every K, as in rankeval
+    "alpha_nDCG": Name("alpha_ndcg"),
+    "alpha_DCG": Name("alpha_dcg"),
+    "ERR_IA": Name("err_ia"),
+    "nERR_IA": Name("nerr_ia"),
+    "NRBP": Name("nrbp"),
+    "nNRBP": Name("nnrbp"),
+    "P_IA": Name("p_ia"),
+    "AP_IA": Name("map_ia"),
+    "StRecall": Name("subtopic_recall"),
 }
 # ir_measures' other spellings: always read as below when they say something of their own,
 # and under --compat ir_measures also those rankeval reads its own way (MAP: every K).
 ALIASES = {"MAP": "AP", "Precision": "P", "Recall": "R", "MRR": "RR", "NDCG": "nDCG",
-           "RPrec": "Rprec", "BPref": "Bpref"}
+           "RPrec": "Rprec", "BPref": "Bpref", "MAP_IA": "AP_IA"}
 SPELLED: dict[str, tuple[str, dict[str, Any]]] = {
     "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True})}
 # ir_measures' measures rankeval does not compute yet, and what they are.
@@ -59,11 +69,6 @@ MISSING = {
     "BPM": "the Bejeweled Player Model (cwl_eval)", "NERR8": "NERR (cwl_eval)",
     "NERR9": "NERR (cwl_eval)", "NERR10": "NERR (cwl_eval)", "NERR11": "NERR (cwl_eval)",
     "Accuracy": "ir_measures' accuracy", "Compat": "compatibility (Clarke et al.)",
-    "alpha_nDCG": "intent-aware diversity (ndeval)", "alpha_DCG": "intent-aware diversity",
-    "ERR_IA": "intent-aware diversity", "nERR_IA": "intent-aware diversity",
-    "NRBP": "intent-aware diversity", "nNRBP": "intent-aware diversity",
-    "P_IA": "intent-aware diversity", "AP_IA": "intent-aware diversity",
-    "MAP_IA": "intent-aware diversity", "StRecall": "intent-aware diversity",
 }
 
 
@@ -93,7 +98,8 @@ def read(word: str, pairs: list[tuple[str, Any]], compat: bool
     return ours, pairs, name.whole
 
 
-_DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0}
+_DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0,
+             "alpha": 0.5}
 _OURS = {name.ours: word for word, name in NAMES.items()}
 
 
@@ -103,7 +109,9 @@ def write(spec) -> str:
     from rankeval.params import text
 
     params = [(k, _identity_gains_left_out(v) if k == "gains" else v)
-              for k, v in spec.params if _DEFAULTS.get(k, object()) != v
+              for k, v in spec.params
+              if (0.5 if k == "beta" and spec.name in ("nrbp", "nnrbp") else
+                  _DEFAULTS.get(k, object())) != v
               or (k == "rel" and spec.name == "rbp")]  # RBP without rel= is graded
     word = _OURS.get(spec.name)
     if spec.name == "set_relative_precision":

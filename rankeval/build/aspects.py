@@ -31,7 +31,7 @@ def with_aspects(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, setti
     kept = users >= 0
     user, item = users[kept], codes.t_item[rows][kept]
     sub = aspects.subtopic[relevant][kept].astype(np.int64)
-    order = np.lexsort((item, user))
+    order = np.lexsort((sub, item, user))  # an item's subtopics in order: ndeval adds so
     user, item, sub = user[order], item[order], sub[order]
     width = np.int64(int(sub.max()) + 1 if len(sub) else 1)
     keys, flat = np.unique(user.astype(np.int64) * width + sub, return_inverse=True)

@@ -359,6 +359,15 @@ def by_pair(truth: Truth, subtopic: pa.ChunkedArray) -> Truth:
 
     (u, _), (i, items), (s, names) = codes(truth.user), codes(truth.item), codes(subtopic)
     n_i, n_s = len(items), len(names)
+    # subtopics numbered in their natural order (by number when all are numbers, as ndeval's
+    # are), in which ndeval adds an item's subtopic gains: its ideal ranking's ties depend on it
+    text = [str(t) for t in names.cast(pa.string()).to_pylist()]  # ids are never null here
+    numeric = all(t.strip().lstrip("+-").isdigit() for t in text)
+    natural = sorted(range(n_s), key=lambda k: (int(text[k]), text[k]) if numeric
+                     else text[k].encode())
+    renumber = np.empty(n_s, dtype=np.int64)
+    renumber[natural] = np.arange(n_s)
+    s, names = renumber[s], names.take(pa.array(natural, pa.int64()))
     pair = u * n_i + i
     keys, first, row = np.unique(pair, return_index=True, return_inverse=True)
     triple = np.unique(row * np.int64(n_s) + s, return_index=True, return_counts=True)

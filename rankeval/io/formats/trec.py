@@ -127,7 +127,7 @@ def write_qrels(table: pa.Table) -> bytes:
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", "relevance")]
     subs = (table.column("subtopic").to_pylist() if "subtopic" in table.column_names
             else ["0"] * table.num_rows)
-    return "".join(f"{u} {s} {i} {number(r)}\n"
+    return "".join(f"{u} {s} {i} {number(float(r))}\n"  # relevance is never null here
                    for u, s, i, r in zip(cols[0], subs, cols[1], cols[2], strict=True)).encode()
 
 
