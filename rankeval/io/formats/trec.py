@@ -124,11 +124,12 @@ def write_run(table: pa.Table, tag: str) -> bytes:
 def write_qrels(table: pa.Table) -> bytes:
     """Truth (columns user_id, item_id, relevance; subtopic, written as the iteration field,
     when there are subtopics) as qrels lines."""
-    cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", "relevance")]
+    users, items = (table.column(n).to_pylist() for n in ("user_id", "item_id"))
+    grades = table.column("relevance").to_numpy()
     subs = (table.column("subtopic").to_pylist() if "subtopic" in table.column_names
             else ["0"] * table.num_rows)
-    return "".join(f"{u} {s} {i} {number(float(r))}\n"  # relevance is never null here
-                   for u, s, i, r in zip(cols[0], subs, cols[1], cols[2], strict=True)).encode()
+    return "".join(f"{u} {s} {i} {number(r)}\n"
+                   for u, s, i, r in zip(users, subs, items, grades, strict=True)).encode()
 
 
 def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
