@@ -185,3 +185,23 @@ def test_qrels_subtopics_and_the_other_metrics_take_each_items_highest_grade(tmp
     again = tmp_path / "again.qrels"
     rankeval.convert(str(csv), str(again))
     assert again.read_text() == qrels.read_text()
+
+
+def test_every_command_reads_subtopics_and_spark_refuses_them(run_cli, tmp_path):
+    """score, compare and validate read the subtopics the metrics ask for; the Spark engine,
+    whose workers get no subtopic judgements, refuses them in one line."""
+    preds, truth = _data(10)
+    p, t = tmp_path / "p.csv", tmp_path / "t.csv"
+    preds.to_csv(p, index=False)
+    truth.to_csv(t, index=False)
+    ours = rankeval.evaluate(preds, truth, ["alpha_ndcg@10", "nrbp"]).metrics
+    r = run_cli("compare", p, p, t, "-m", "alpha_ndcg@10,nrbp", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    import json
+
+    runs = json.loads(r.stdout)["runs"]
+    assert runs[0]["metrics"]["alpha_ndcg@10"] == pytest.approx(ours["alpha_ndcg@10"])
+    r = run_cli("validate", p, t, "-m", "alpha_ndcg@10")
+    assert r.exit_code == 0, r.stderr
+    r = run_cli("score", p, t, "-m", "alpha_ndcg@10", "--engine", "spark")
+    assert r.exit_code == 2 and "local engine" in r.stderr and "Traceback" not in r.stderr

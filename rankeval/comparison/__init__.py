@@ -70,6 +70,7 @@ def compare(
     from rankeval.io.columns import COLUMN_OPTIONS
     from rankeval.io.load import load_truth, open_input
     from rankeval.recommender.extras import check_needs, load_extras
+    from rankeval.registry import reads_subtopics
     from rankeval.settings import make_settings
 
     labels, paths = _named(runs, names)
@@ -86,7 +87,8 @@ def compare(
                          extra["train_format"], extra["catalog_format"],
                          extra["item_features"], extra["item_features_format"])
     judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
-                        columns["relevance_col"])
+                        columns["relevance_col"], columns.get("subtopic_col"),
+                        reads_subtopics(settings.specs))
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), settings, baseline=baseline_run,
         test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,

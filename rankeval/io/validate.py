@@ -16,6 +16,7 @@ from rankeval.errors import InputError, collecting
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
+from rankeval.registry import reads_subtopics
 
 
 @dataclass
@@ -83,7 +84,8 @@ def validate_inputs(
             run_table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
             cols.get("score_col")))
         judged: Truth | None = truth_table and _load(problems, lambda: load_truth(
-            truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col")))
+            truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
+            cols.get("subtopic_col"), reads_subtopics(settings.specs)))
         for role, data in (("predictions", run), ("truth", judged)):
             if data is not None:
                 s = data.source
