@@ -157,7 +157,7 @@ def _runs_and_truth(files: list[str], kw, reading) -> tuple[list[str], str]:
     """The runs, then the truth last, as every command takes them. The order of rankeval
     0.1 (truth first) is recognised from the files and taken, with a warning."""
     from rankeval.cli.app import warn
-    from rankeval.io.load import guess_role
+    from rankeval.io.roles import guess_role
 
     if len(files) < 3:
         raise OptionError("compare needs at least two runs and the truth: RUN_A RUN_B TRUTH")

@@ -86,9 +86,8 @@ def compare(
     extras = load_extras(extra["train"], extra["catalog"], columns, reading,
                          extra["train_format"], extra["catalog_format"],
                          extra["item_features"], extra["item_features_format"])
-    judged = load_truth(truth_table, columns["user_col"], columns["item_col"],
-                        columns["relevance_col"], columns.get("subtopic_col"),
-                        reads_subtopics(settings.specs))
+    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
+    judged = load_truth(truth_table, **named, subtopics=reads_subtopics(settings.specs))
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), settings, baseline=baseline_run,
         test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,

@@ -19,7 +19,8 @@ from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError, plural
 from rankeval.evaluation import Evaluation
 from rankeval.io.arrow import from_numpy, to_numpy
-from rankeval.io.load import Truth, load_predictions, open_input, swapped
+from rankeval.io.load import Truth, load_predictions, open_input
+from rankeval.io.roles import swapped
 from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import GEOMETRIC, REGISTRY

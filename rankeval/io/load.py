@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +18,11 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError, is_collecting, report
 from rankeval.io.arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
 from rankeval.io.cast import ID, unparseable
-from rankeval.io.columns import resolve_column, resolve_role
-from rankeval.io.formats import detect_format
+from rankeval.io.columns import resolve_role
 from rankeval.io.frames import MemoryTable
 from rankeval.io.readers import Source, Table, open_table
+from rankeval.io.roles import swapped
+from rankeval.io.subtopics import Aspects, by_pair
 
 
 @dataclass(frozen=True)
@@ -42,18 +42,6 @@ class Predictions:
 
 
 @dataclass(frozen=True)
-class Aspects:
-    """Subtopic judgements, read for the intent-aware metrics: per (user, item, subtopic) row,
-    the truth row its (user, item) pair became, its subtopic (numbered 0.. in order of
-    appearance) and its relevance."""
-
-    row: np.ndarray
-    subtopic: np.ndarray
-    relevance: np.ndarray
-    names: pa.Array  # the subtopic ids, by number
-
-
-@dataclass(frozen=True)
 class Truth:
     """Ground truth: one row per judged (user, item) with its relevance (1 when not given);
     with subtopics, the highest relevance of the pair's subtopic rows (ndeval's "relevant to
@@ -64,7 +52,7 @@ class Truth:
     relevance: np.ndarray
     source: Source
     columns: dict[str, str]
-    aspects: Aspects | None = None
+    aspects: Aspects | None = None  # io/subtopics.py
 
 
 def release_ids(*inputs: Predictions | Truth) -> None:
@@ -235,32 +223,6 @@ def _no_order_column(table: Table | MemoryTable, others: list[str]) -> None:
         )
 
 
-def looks_like(table: Table | MemoryTable) -> str | None:
-    """``truth`` (a relevance column, no rank or score), ``predictions`` (a rank or score
-    column, no relevance) or None, from a table's column names."""
-
-    def has(column: str) -> bool:
-        try:
-            return resolve_column(table.columns, column, None, table.label, False) is not None
-        except InputError:  # ambiguous: certainly present
-            return True
-
-    ordered, judged = has("rank") or has("score"), has("relevance")
-    return "truth" if judged and not ordered else "predictions" if ordered and not judged else None
-
-
-def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
-    """Refuse predictions that look like a truth file while the truth looks like a run: the
-    two were given in the wrong order, and scoring them would give numbers with exit 0."""
-    if looks_like(preds) == "truth" and looks_like(truth) == "predictions":
-        raise InputError(
-            preds.label,
-            f"looks like ground truth (a relevance column, no rank or score) and {truth.label} "
-            "like predictions: the two seem swapped (every command takes the predictions "
-            "first and the truth last)",
-        )
-
-
 def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
     """Whole numbers >= 1, as int32 when they all fit (half the memory of every copy), else
     int64."""
@@ -348,42 +310,6 @@ def load_truth(
             named.cast(pa.string()), "0")).as_py():
         return truth
     return by_pair(truth, named)
-
-
-def by_pair(truth: Truth, subtopic: pa.ChunkedArray) -> Truth:
-    """Subtopic rows as one truth row per (user, item) with their highest relevance; the rows
-    kept as ``aspects``. A (user, item, subtopic) judged twice is an error naming its rows."""
-    def codes(col: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-        encoded = col.combine_chunks().dictionary_encode()
-        return to_numpy(encoded.indices).astype(np.int64), encoded.dictionary
-
-    (u, _), (i, items), (s, names) = codes(truth.user), codes(truth.item), codes(subtopic)
-    n_i, n_s = len(items), len(names)
-    # subtopics numbered in their natural order (by number when all are numbers, as ndeval's
-    # are), in which ndeval adds an item's subtopic gains: its ideal ranking's ties depend on it
-    text = [str(t) for t in names.cast(pa.string()).to_pylist()]  # ids are never null here
-    numeric = all(t.strip().lstrip("+-").isdigit() for t in text)
-    natural = sorted(range(n_s), key=lambda k: (int(text[k]), text[k]) if numeric
-                     else text[k].encode())
-    renumber = np.empty(n_s, dtype=np.int64)
-    renumber[natural] = np.arange(n_s)
-    s, names = renumber[s], names.take(pa.array(natural, pa.int64()))
-    pair = u * n_i + i
-    keys, first, row = np.unique(pair, return_index=True, return_inverse=True)
-    triple = np.unique(row * np.int64(n_s) + s, return_index=True, return_counts=True)
-    if (triple[2] > 1).any():
-        seen = np.zeros(len(pair), dtype=bool)
-        seen[triple[1]] = True
-        idx = np.flatnonzero(~seen)
-        _report_rows(truth.source.label, "repeated (user, item, subtopic) judgements",
-                     truth.columns.get("subtopic", "subtopic"), idx,
-                     lambda k: f"{truth.user[int(k)]} {truth.item[int(k)]} {subtopic[int(k)]}")
-    best = np.full(len(keys), -np.inf)
-    np.maximum.at(best, row, truth.relevance)
-    return Truth(user=truth.user.take(first), item=truth.item.take(first), relevance=best,
-                 source=truth.source, columns=truth.columns,
-                 aspects=Aspects(row=row, subtopic=s.astype(np.int32), relevance=truth.relevance,
-                                 names=names))
 
 
 def load_train(
@@ -501,18 +427,3 @@ def load_inputs(
     judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
                         cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
     return preds, judged
-
-
-def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None = None
-               ) -> str | None:
-    """What a file holds, when its name or header says: ``.qrels`` or a relevance column
-    without rank or score is truth; ``.run`` or rank/score without relevance is predictions."""
-    if path == "-":
-        return None
-    kind = detect_format(path, fmt, "")
-    if kind == "trec":
-        suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
-        return {".qrels": "truth", ".run": "predictions"}.get(suffixes[-1] if suffixes else "")
-    if kind == "json":  # a run and qrels look alike
-        return None
-    return looks_like(open_input(path, "predictions", fmt, reading))

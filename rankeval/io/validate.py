@@ -13,7 +13,8 @@ from typing import Any
 from rankeval.build.stages import UserCounts, build
 from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
 from rankeval.errors import InputError, collecting
-from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input, swapped
+from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
+from rankeval.io.roles import swapped
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
 from rankeval.registry import reads_subtopics
