@@ -122,24 +122,43 @@ def test_partitions_merge_into_the_whole():
             np.testing.assert_array_equal(part[spec], whole[spec][a:b], str(spec))
 
 
-def test_values_stay_in_range_and_the_ideal_ranking_scores_one(tmp_path):
-    """Every value in [0, 1]; the run that is the greedy ideal ranking has alpha-nDCG 1."""
+def _greedy(truth: pd.DataFrame, user: str, alpha: float) -> list[str]:
+    """ndeval's ideal ranking by brute force: at each rank the item whose subtopic gains
+    (added in subtopic order) are largest, ties to the greater item id."""
+    docs: dict[str, list[int]] = {}
+    for item, sub in truth[(truth.user_id == user) & (truth.relevance > 0)][
+            ["item_id", "subtopic"]].itertuples(index=False):
+        docs.setdefault(item, []).append(int(sub))
+    gain = {s: 1.0 for subs in docs.values() for s in subs}
+    order = []
+    while docs:
+        score = {d: sum(gain[s] for s in sorted(subs)) for d, subs in docs.items()}
+        best = max(docs, key=lambda d: (score[d], d))
+        order.append(best)
+        for s in docs.pop(best):
+            gain[s] *= 1.0 - alpha
+    return order
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.8])
+def test_values_stay_in_range_and_the_ideal_ranking_scores_one(alpha):
+    """Every value in [0, 1]; a run that is the greedy ideal ranking (found by brute force)
+    has alpha-nDCG, nERR-IA and nNRBP 1, and covers every subtopic."""
     preds, truth = _data(6)
-    words = ["alpha_ndcg@10", "alpha_dcg@10", "err_ia@10", "nerr_ia@10", "nrbp", "nnrbp",
-             "p_ia@10", "map_ia", "subtopic_recall@10"]
-    ev = rankeval.evaluate(preds, truth, words)
-    values = ev.per_user.drop(columns="user_id").to_numpy()
-    assert np.all((values >= 0) & (values <= 1 + 1e-12))
-    one = truth[(truth.user_id == "3") & (truth.relevance > 0)]
-    items = list(dict.fromkeys(one.item_id))
-    # items relevant to every subtopic of the topic first would be the greedy's first pick:
-    # rank the greedy order by asking rankeval's ideal (alpha 1: each subtopic counts once)
-    ev1 = rankeval.evaluate(preds[preds.user_id == "3"], truth[truth.user_id == "3"],
-                            ["subtopic_recall@all"])
-    assert 0 < ev1.metrics["subtopic_recall@all"] <= 1
-    ideal = pd.DataFrame({"user_id": "3", "item_id": items, "score": -np.arange(len(items))})
-    covered = rankeval.evaluate(ideal, truth[truth.user_id == "3"], ["subtopic_recall@all"])
-    assert covered.metrics["subtopic_recall@all"] == 1
+    words = [f"alpha_ndcg(alpha={alpha})@10", f"alpha_dcg(alpha={alpha})@10",
+             f"err_ia(alpha={alpha})@10", f"nerr_ia(alpha={alpha})@10",
+             f"nrbp(alpha={alpha})", f"nnrbp(alpha={alpha})", "p_ia@10", "map_ia",
+             "subtopic_recall@all"]
+    values = rankeval.evaluate(preds, truth, words).per_user.drop(columns="user_id")
+    assert np.all((values.to_numpy() >= 0) & (values.to_numpy() <= 1 + 1e-12))
+    users = [u for u in truth.user_id.unique() if u != "7"]
+    ideal = pd.DataFrame([(u, d, -float(r)) for u in users
+                          for r, d in enumerate(_greedy(truth, u, alpha))],
+                         columns=["user_id", "item_id", "score"])
+    ev = rankeval.evaluate(ideal, truth, words)
+    for word in (words[0], words[3], words[5], words[8]):
+        np.testing.assert_allclose(ev.per_user[str(ev.specs[words.index(word)])], 1.0,
+                                   rtol=0, atol=1e-12, err_msg=word)
 
 
 def test_a_truth_without_subtopics_is_one_clear_error(run_cli, tmp_path):

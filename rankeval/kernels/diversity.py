@@ -70,11 +70,6 @@ def _earned(s: Sums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return user, pos, np.power(1.0 - _alpha(s), prior)
 
 
-def _within(s: Sums, k: float, pos: np.ndarray) -> np.ndarray:
-    """Which matches lie in the top K (K = inf: the whole list)."""
-    return pos <= k
-
-
 def _ideal(s: Sums, depth: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ndeval's greedy ideal ranking to ``depth`` ranks (inf: every relevant item): per rank,
     user, pos and the gain the item earns there."""
@@ -149,7 +144,7 @@ def _reciprocal(pos: np.ndarray) -> np.ndarray:
 
 def _raw(s: Sums, k: float, discount) -> np.ndarray:
     user, pos, earned = _earned(s)
-    keep = _within(s, k, pos)
+    keep = pos <= k  # K = inf: the whole list
     return _per_user(s, user[keep], earned[keep] * discount(pos[keep]))
 
 
@@ -196,7 +191,7 @@ def _p_ia(s: Sums, k: float) -> np.ndarray:
     """Matches in the top K over K M (over n M for the whole list of n items)."""
     assert s.c.n_aspects is not None
     user, pos, _, _ = _pairs(s)
-    found = np.bincount(user[_within(s, k, pos)], minlength=s.c.n_users)
+    found = np.bincount(user[pos <= k], minlength=s.c.n_users)
     return _safe_div(found.astype(np.float64), _depth(s, k) * s.c.n_aspects)
 
 
@@ -212,7 +207,7 @@ def _subtopic_recall(s: Sums, k: float) -> np.ndarray:
     """Subtopics with a relevant item in the top K over M."""
     assert s.c.n_aspects is not None
     user, pos, _, prior = _pairs(s)
-    first = (prior == 0) & _within(s, k, pos)
+    first = (prior == 0) & (pos <= k)
     return _safe_div(np.bincount(user[first], minlength=s.c.n_users).astype(np.float64),
                      s.c.n_aspects.astype(np.float64))
 
