@@ -19,6 +19,8 @@ _EXPORTS = {
     "evaluate_scores": "recommender.scores",
     "power": "analysis.power",
     "compare": "comparison",
+    "rbo": "analysis.overlap",
+    "Overlap": "analysis.overlap",
     "CompareResult": "comparison",
     "Evaluation": "evaluation",
     "make_settings": "settings",
@@ -36,6 +38,8 @@ _EXPORTS = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
+    from rankeval.analysis.overlap import Overlap as Overlap
+    from rankeval.analysis.overlap import rbo as rbo
     from rankeval.analysis.power import power as power
     from rankeval.comparison import CompareResult as CompareResult
     from rankeval.comparison import compare as compare

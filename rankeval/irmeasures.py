@@ -46,6 +46,7 @@ NAMES: dict[str, Name] = {
     "Judged": Name("judged", whole=True),
     "ERR": Name("err"),
     "RBP": Name("rbp"),
+    "Compat": Name("compat"),
     # the intent-aware measures (pyndeval's ndeval); a bare name takes every K, as in rankeval
     "alpha_nDCG": Name("alpha_ndcg"),
     "alpha_DCG": Name("alpha_dcg"),
@@ -68,7 +69,7 @@ MISSING = {
     "SDCG": "scaled DCG (cwl_eval)", "INST": "INST (cwl_eval)", "INSQ": "INSQ (cwl_eval)",
     "BPM": "the Bejeweled Player Model (cwl_eval)", "NERR8": "NERR (cwl_eval)",
     "NERR9": "NERR (cwl_eval)", "NERR10": "NERR (cwl_eval)", "NERR11": "NERR (cwl_eval)",
-    "Accuracy": "ir_measures' accuracy", "Compat": "compatibility (Clarke et al.)",
+    "Accuracy": "ir_measures' accuracy",
 }
 
 
@@ -100,6 +101,9 @@ def read(word: str, pairs: list[tuple[str, Any]], compat: bool
 
 _DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0,
              "alpha": 0.5}
+# ir_measures' defaults of one measure, where they differ from the others'
+_OWN_DEFAULTS = {("nrbp", "beta"): 0.5, ("nnrbp", "beta"): 0.5, ("compat", "p"): 0.95,
+                 ("compat", "normalize"): True}
 _OURS = {name.ours: word for word, name in NAMES.items()}
 
 
@@ -110,8 +114,7 @@ def write(spec) -> str:
 
     params = [(k, _identity_gains_left_out(v) if k == "gains" else v)
               for k, v in spec.params
-              if (0.5 if k == "beta" and spec.name in ("nrbp", "nnrbp") else
-                  _DEFAULTS.get(k, object())) != v
+              if _OWN_DEFAULTS.get((spec.name, k), _DEFAULTS.get(k, object())) != v
               or (k == "rel" and spec.name == "rbp")]  # RBP without rel= is graded
     word = _OURS.get(spec.name)
     if spec.name == "set_relative_precision":

@@ -29,11 +29,11 @@ _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precisio
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
               "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",
               "relative_precision", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "inf_ap",
-              "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel", *_DIVERSITY)
+              "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel", "compat", *_DIVERSITY)
 _GAIN = ("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg")
 _LIST = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
          "r_precision_mult", "iprec", "iprec_11pt", "ndcg", "dcg", "idcg", "gm_map", "err",
-         "rbp", "unjudged", "judged", "bin_g", "g", "ndcg_rel", "r_ndcg", *_DIVERSITY)
+         "rbp", "unjudged", "judged", "bin_g", "g", "ndcg_rel", "r_ndcg", "compat", *_DIVERSITY)
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,15 @@ def _probability(value: Any) -> Value:
     return float(value)
 
 
-def _flag(value: Any) -> Value:
-    if not isinstance(value, bool):
-        raise OptionError(f"judged_only= must be True or False, got {value!r}")
-    return value
+def _flag_named(name: str) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if not isinstance(value, bool):
+            raise OptionError(f"{name}= must be True or False, got {value!r}")
+        return value
+    return check
+
+
+_flag = _flag_named("judged_only")
 
 
 _DCG = {"log2": "linear", "exp-log2": "exponential"}
@@ -144,8 +149,13 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           _THRESHOLD, _positive("rel"), _threshold_settings),
     Param("judged_only", "condensed lists: unjudged items dropped before the cut "
           "(trec_eval -J)", _LIST, _flag, lambda v, m: {"judged_only": v}),
-    Param("p", "RBP's persistence", ("rbp", "rbp_residual"), _probability,
-          lambda v, m: {"rbp_p": v}),
+    Param("p", "the persistence: RBP's chance of reading on (see --rbp-p); compat's RBO "
+          "weight (default 0.95)", ("rbp", "rbp_residual", "compat"), _probability,
+          lambda v, m: {} if m == "compat" else {"rbp_p": v}, default=None,
+          defaults={"compat": 0.95}),
+    Param("normalize", "compat: divided by the ideal ranking's own RBO, so that it reaches 1 "
+          "(default True); False divides by the weights to the depth, as RBO does",
+          ("compat",), _flag_named("normalize"), default=True),
     Param("dcg", "the gain: 'log2' for r, 'exp-log2' for 2^r - 1 (the discount is log2)",
           _GAIN, _dcg, lambda v, m: {"gain": _DCG[str(v)]}),
     Param("gains", "the gain of each grade, as {grade: gain} (trec_eval's ndcg.1=3,2=9)",
@@ -229,9 +239,9 @@ def settings_of(params: Params, metric: str) -> dict[str, Any]:
     return out
 
 
-def kernel_params(params: Params) -> dict[str, Value]:
-    """The parameters the kernel reads (those setting no convention)."""
-    return {name: v for name, v in params if not PARAMS[name].settings(v, "")}
+def kernel_params(params: Params, metric: str) -> dict[str, Value]:
+    """The parameters ``metric``'s kernel reads (those setting no convention)."""
+    return {name: v for name, v in params if not PARAMS[name].settings(v, metric)}
 
 
 # Conventions the build reads: a metric that sets one is computed on a build of its own (the
@@ -249,7 +259,7 @@ def group_key(spec, settings) -> tuple:
     """Specs with one key share one build and one set of sums."""
     own = settings_of(spec.params, spec.name)
     return (build_key(spec, settings), tuple(sorted(own.items(), key=lambda kv: kv[0])),
-            tuple(sorted(kernel_params(spec.params).items())))
+            tuple(sorted(kernel_params(spec.params, spec.name).items())))
 
 
 def settings_for(spec, settings):

@@ -283,6 +283,11 @@ REGISTRY.update({
                "log-odds of the precision mass S found at the relevant items",
                "log((1 + S) / (1 + R - S)), S = sum_{rel j} precision@j", bounded=False,
                signed=True, cutoff=False, tie_expectation=False),
+        Metric("compat", ("compatibility",), "compatibility (Clarke et al. 2020): rank-biased "
+               "overlap of the list with the ideal ranking (relevant items by grade, equal "
+               "grades in the list's order), normalized by the ideal's own (see p=, normalize=)",
+               "RBO_p(L, I) / RBO_p(I, I), RBO = sum_{d<=D} p^(d-1) |L_d & I_d| / d, "
+               "D = max(n, R)", cutoff=False, tie_expectation=False),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",

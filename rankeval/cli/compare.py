@@ -58,6 +58,10 @@ from rankeval.errors import EXIT_GATE_FAILED, OptionError
               help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
               "default; --rounds permutations), or the paired --test with the --correction "
               "given, over all pairs; the runs grouped by a compact letter display.")
+@click.option("--rbo", type=float, metavar="P",
+              help="Also the rank-biased overlap (Webber et al. 2010) of each run with each "
+              "baseline, user by user, with persistence P (0.9: the top 10 ranks weigh 86%): "
+              "its extrapolated value, its min and max bounds and their residual.")
 @option("non_inferior")
 @option("equivalent")
 @option("segments")
@@ -84,6 +88,7 @@ def compare_command(files, **kw) -> int:
           --baseline-run main
       rankeval compare a.csv b.csv truth.csv --k 1..20 --ci --segments users.csv \\
           --segment-by country -f html -o report.html
+      rankeval compare main.csv pr.csv truth.csv --rbo 0.9 --per-user users.csv
     """
     from rankeval.comparison import compare
     from rankeval.io.output import write_per_user
@@ -99,7 +104,7 @@ def compare_command(files, **kw) -> int:
         correction=kw["correction"], confidence=kw["confidence"], intervals=kw["intervals"],
         top_changes=kw["top_changes"], min_effect=kw["min_effect"], all_pairs=_all_pairs(kw),
         non_inferior=kw["non_inferior"], equivalent=kw["equivalent"],
-        fail_if_worse=kw["fail_if_worse"],
+        fail_if_worse=kw["fail_if_worse"], rbo=kw["rbo"],
         segments=kw["segments"], segment_by=kw["segment_by"],
         segment_bins=kw["segment_bins"], compat=kw["compat"], preds_format=kw["preds_format"],
         truth_format=kw["truth_format"], reading=reading, **columns, **extra,

@@ -38,6 +38,7 @@ def compare(
     non_inferior: str | Sequence[str] = (),
     equivalent: str | Sequence[str] = (),
     fail_if_worse: bool = False,
+    rbo: float | None = None,
     segments: Any = None,
     segment_by: str | Sequence[str] = (),
     segment_bins: str | int | None = None,
@@ -60,7 +61,9 @@ def compare(
     matters); ``all_pairs``: also every pair of runs (``True``: randomised Tukey HSD; or a
     correction's name); ``non_inferior``, ``equivalent``: margin gates (``"ndcg@10=1%"``);
     ``fail_if_worse``: a gate that fails when a run is significantly worse than a baseline;
-    ``segments`` with ``segment_by``: the tests within each user segment. Every other keyword
+    ``segments`` with ``segment_by``: the tests within each user segment; ``rbo``: also the
+    rank-biased overlap of each run with each baseline, per user, with that persistence
+    (``CompareResult.overlaps``; see ``rbo``). Every other keyword
     is ``evaluate``'s (settings, column names, ``train``, ``catalog``, ``item_features``).
 
     >>> r = compare({"main": "main.csv", "pr": "pr.csv"}, "truth.csv", "ndcg@10")
@@ -78,6 +81,10 @@ def compare(
     columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extra = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
     settings = make_settings(metrics, k, compat=compat, **rest)
+    if rbo is not None:
+        from rankeval.analysis.overlap import check_p
+
+        rbo = check_p(rbo)
     check_needs(settings, {n for n in EXTRA if extra[n] is not None})
     check_segments(segments, _listed(segment_by), segment_bins)
     margins = parse_margins(_listed(non_inferior), _listed(equivalent), settings)
@@ -96,7 +103,7 @@ def compare(
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
         intervals=intervals, margins=margins,
         all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted,
-        fail_if_worse=fail_if_worse)
+        fail_if_worse=fail_if_worse, rbo=rbo)
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankeval.analysis.overlap import KINDS
 from rankeval.analysis.significance import Comparison
 from rankeval.errors import plural
 from rankeval.evaluation import Evaluation, overall
@@ -125,6 +126,8 @@ class CompareResult:
     gates: list[Any] = field(default_factory=list)
     # every pair of runs, per per-user metric (analysis.allpairs.Pairs; ``all_pairs``)
     pairs: list[Any] = field(default_factory=list)
+    # rank-biased overlap of each run with each baseline (analysis.overlap.Overlap; ``rbo``)
+    overlaps: list[Any] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -196,6 +199,9 @@ class CompareResult:
         columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
         for run, metrics in self.values.items():
             columns.update({f"{run}/{m}": nan_as_null(v) for m, v in metrics.items()})
+        for o in self.overlaps:
+            columns.update({f"{o.run}/rbo_{k}[vs {o.baseline}]": nan_as_null(o.values[k])
+                            for k in KINDS})
         return pa.table(columns)
 
     def to_dict(self) -> dict[str, Any]:

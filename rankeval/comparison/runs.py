@@ -75,6 +75,7 @@ def compare_runs(
     all_pairs: str | None = None,
     min_effect: dict[str, Any] | None = None,
     fail_if_worse: bool = False,
+    rbo: float | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline,
     or against each of several (``baseline``: a run name or a list of them; default the
@@ -87,7 +88,7 @@ def compare_runs(
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)
     cols = columns or {}
-    results = []
+    results, loaded = [], {}
     for name, path in runs:
         table = open_input(path, "predictions", preds_format, reading)
         if truth_table is not None:
@@ -97,6 +98,8 @@ def compare_runs(
             cols.get("score_col"),
         )
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
+        if rbo is not None:  # the lists are read again, without the truth
+            loaded[name] = preds
     per_user = [m for m in settings.metrics if not is_corpus(m)]
     shared, values, notices = _paired(results, per_user)
     cells, left_out = _tested(results, bases, values, len(shared), test, rounds, seed,
@@ -114,6 +117,11 @@ def compare_runs(
 
     if top_changes:
         result.top = most_changed(result, top_changes)
+    if rbo is not None:
+        from rankeval.analysis.overlap import overlap
+
+        result.overlaps = [overlap(loaded[name], loaded[base], settings, (name, base), rbo,
+                                   shared) for base in bases for name in result.candidates]
     if intervals:
         result.intervals = intervals_of(result)
     if segments is not None:

@@ -1,5 +1,6 @@
 """trec_eval's, ir_measures' and ranx's measures beyond the classic ones: gm_map, bpref,
-interpolated precision, precision at multiples of R, RBP and its residual, ERR, judged@K.
+interpolated precision, precision at multiples of R, RBP and its residual, ERR, judged@K,
+compatibility.
 Numpy only; kernels as in ``metrics.py``."""
 
 from __future__ import annotations
@@ -120,3 +121,48 @@ def _err(s: Sums, k: float) -> np.ndarray:
 
 def _judged(s: Sums, k: float) -> np.ndarray:
     return _safe_div(s.judged(k), np.minimum(s.list_length, k))
+
+
+def _compat(s: Sums, k: float) -> np.ndarray:
+    """Clarke et al.'s compatibility: RBO with persistence p of the list L and the ideal
+    ranking I (the relevant items by grade descending, those of one grade in the list's order,
+    retrieved first) to the depth D = max(n, R), over I's own RBO (``normalize``), else over
+    sum_{d<=D} p^(d-1). RBO's sum_d p^(d-1) |L_d & I_d| / d is, item by item, a sum over the
+    depths from max(l_x, i_x) to D: a difference of the prefix sums S of p^(d-1) / d."""
+    c = s.c
+    p = float(s.params.get("p", 0.95))
+    r = c.n_relevant.astype(np.int64)
+    depth = np.maximum(s.list_length.astype(np.int64), r)
+    d = np.arange(1, (int(depth.max()) if len(depth) else 0) + 1, dtype=np.float64)
+    with np.errstate(under="ignore"):
+        steps = np.power(p, d - 1)
+    prefix = np.concatenate(([0.0], np.cumsum(steps / d)))  # S(0), S(1), ..., S(max D)
+    user, place = s.h_user, _ideal_place(s)
+    low = np.maximum(s.h_pos.astype(np.int64), place)
+    score = np.bincount(user, prefix[depth[user]] - prefix[low - 1], minlength=c.n_users)
+    if s.params.get("normalize", True):
+        # I against itself: its first d items overlap min(d, R), the item at place i from i
+        best = r * prefix[depth] - np.concatenate(([0.0], np.cumsum(prefix)))[r]
+        return _safe_div(score, best)
+    weights = np.concatenate(([0.0], np.cumsum(steps)))[depth]
+    return _safe_div(score, weights)
+
+
+def _ideal_place(s: Sums) -> np.ndarray:
+    """Each hit's place in the ideal ranking: after the user's relevant items of a higher
+    grade, and after the hits of its own grade above it in the list."""
+    c = s.c
+    grades = np.unique(np.concatenate((c.ideal_rel, s.h_rel)))
+    n = len(grades)
+
+    def key(user: np.ndarray, rel: np.ndarray) -> np.ndarray:  # (user, grade descending)
+        return user.astype(np.int64) * n + (n - 1 - np.searchsorted(grades, rel))
+
+    ideal = key(c.ideal_user, c.ideal_rel)  # ascending: the ideal rows are so sorted
+    hits = key(s.h_user, s.h_rel)
+    higher = np.searchsorted(ideal, hits) - np.searchsorted(ideal, s.h_user.astype(np.int64) * n)
+    order = np.argsort(hits, kind="stable")  # hits of one grade stay in list order
+    ranked = hits[order]
+    earlier = np.empty(len(hits), dtype=np.int64)
+    earlier[order] = np.arange(len(hits)) - np.searchsorted(ranked, ranked)
+    return higher + earlier + 1

@@ -28,6 +28,7 @@ from rankeval.kernels.gain_metrics import (
 )
 from rankeval.kernels.ir_metrics import (
     _bpref,
+    _compat,
     _err,
     _iprec,
     _iprec_11pt,
@@ -155,6 +156,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "unjudged": _unjudged,
     "utility": _utility,
     "yaap": _yaap,
+    "compat": _compat,
     "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
     "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
     "arp": _arp,
@@ -182,7 +184,8 @@ def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
     for key, group in groups.items():
         own = params.settings_for(group[0], conv)
         where = chunk if not key[0] else (chunks or {})[key[0]]
-        values = _compute(where, group, own, params.kernel_params(group[0].params))
+        values = _compute(where, group, own, params.kernel_params(group[0].params,
+                                                                 group[0].name))
         if key[0] and params.undefined_without_relevant(group[0], conv):
             # users without relevant items are left out (SPEC 2): those of its own threshold
             values = {s: np.where(where.n_relevant > 0, v, np.nan) for s, v in values.items()}

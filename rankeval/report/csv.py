@@ -58,6 +58,10 @@ def render_compare(result) -> str:
                          exact(pairs.means[i]), exact(pairs.difference[i][j]), "", "", "",
                          exact(pairs.p_adjusted[i][j]), pairs.significant[i][j], "", "", "",
                          "", a])
+    for o in result.overlaps:  # --rbo: rows "rbo_ext(p=0.9)", the mean in "mean"
+        for kind in ("ext", "min", "max", "residual"):
+            writer.writerow([o.run, f"rbo_{kind}(p={o.p!r})", exact(o.mean(kind)),
+                             *([""] * 11), o.baseline])
     return out.getvalue()
 
 

@@ -116,6 +116,7 @@ def compare_document(result) -> dict[str, Any]:
         "top_changes": result.top,
         "gates": [g.to_dict() for g in result.gates],
         "all_pairs": [p.to_dict() for p in result.pairs] or None,
+        "rbo": [o.to_dict() for o in result.overlaps] or None,
         "passed": result.passed,
         "warnings": [n.message for n in result.notices],
     }

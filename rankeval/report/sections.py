@@ -237,6 +237,8 @@ def compare(result) -> list[Section]:
         out.append(table(f"pairs:{pairs.metric}", *pairs_rows(pairs), left=frozenset({0, 2}),
                          data=frozenset({0}), notes=(pairs_note(pairs, result.options["alpha"],
                                                                 result.options["rounds"]),)))
+    if result.overlaps:
+        out.append(overlap_section(result.overlaps))
     for column, (head, rows) in compare_segment_tables(result).items():
         out.append(table(f"segment:{column}", head, rows, left=frozenset({0, 2}),
                          data=frozenset({0, 2}),
@@ -247,6 +249,22 @@ def compare(result) -> list[Section]:
                              title=f"{{}} on {metric}", subject=f"{run} vs {result.baseline}",
                              left=frozenset({0, 1}), data=frozenset({1})))
     return out
+
+
+def overlap_section(overlaps) -> Section:
+    """Rank-biased overlap of each run with its baseline: the means over the users with a
+    list in either run."""
+    from rankeval.analysis.overlap import KINDS
+
+    first = overlaps[0]
+    return table("rbo", ["run", "baseline", "users", *KINDS],
+                 [[o.run, o.baseline, f"{o.defined:,}", *(fixed(o.mean(k)) for k in KINDS)]
+                  for o in overlaps],
+                 title=f"Rank-biased overlap (p = {first.p:g})", left=frozenset({0, 1}),
+                 data=frozenset({0, 1}),
+                 notes=("RBO of the two lists of each user, averaged: ext extrapolates the "
+                        "agreement seen, min and max bound the value the untruncated lists "
+                        "could have, residual = max - min (Webber et al. 2010)",))
 
 
 def top_rows(baseline: str, run: str, changes) -> tuple[list[str], list[list[str]]]:
