@@ -39,7 +39,8 @@ def compare_sections(result) -> list[str]:
         _verdict(result), _summary(result, headline=long), _pairs(result), _curves(view),
         _forest(result),
         _differences(result), _distributions(view), _segments(result), _popularity(view),
-        _top(result), _summary(result, folded=True) if long else "", _notices(notices),
+        _top(result), _overlap(result), _summary(result, folded=True) if long else "",
+        _notices(notices),
         _conventions(result.settings, compare_footer(result), _inputs(result)),
     ]
 
@@ -90,6 +91,17 @@ def _pairs(result) -> str:
                  + table(*pairs_rows(pairs)))
     return section("all-pairs", "All pairs", body, "Every run against every other; runs that "
                    "share a group letter do not differ significantly.")
+
+
+def _overlap(result) -> str:
+    """Rank-biased overlap of each run with its baseline (--rbo)."""
+    if not result.overlaps:
+        return ""
+    from rankeval.report.sections import overlap_section
+
+    part = overlap_section(result.overlaps)
+    return section("rbo", part.title, table(list(part.head), [list(r) for r in part.rows]),
+                   part.notes[0])
 
 
 def _list(metrics: list[str]) -> str:
