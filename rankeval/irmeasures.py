@@ -47,6 +47,15 @@ NAMES: dict[str, Name] = {
     "ERR": Name("err"),
     "RBP": Name("rbp"),
     "Compat": Name("compat"),
+    # cwl_eval's C/W/L measures
+    "SDCG": Name("sdcg"),
+    "INST": Name("inst"),
+    "INSQ": Name("insq"),
+    "BPM": Name("bpm"),
+    "NERR8": Name("nerr8"),
+    "NERR9": Name("nerr9"),
+    "NERR10": Name("nerr10"),
+    "NERR11": Name("nerr11"),
     # the intent-aware measures (pyndeval's ndeval); a bare name takes every K, as in rankeval
     "alpha_nDCG": Name("alpha_ndcg"),
     "alpha_DCG": Name("alpha_dcg"),
@@ -66,10 +75,7 @@ SPELLED: dict[str, tuple[str, dict[str, Any]]] = {
     "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True})}
 # ir_measures' measures rankeval does not compute yet, and what they are.
 MISSING = {
-    "SDCG": "scaled DCG (cwl_eval)", "INST": "INST (cwl_eval)", "INSQ": "INSQ (cwl_eval)",
-    "BPM": "the Bejeweled Player Model (cwl_eval)", "NERR8": "NERR (cwl_eval)",
-    "NERR9": "NERR (cwl_eval)", "NERR10": "NERR (cwl_eval)", "NERR11": "NERR (cwl_eval)",
-    "Accuracy": "ir_measures' accuracy",
+    "Accuracy": "ir_measures' accuracy (of a run's scores against pairwise preferences)",
 }
 
 
@@ -100,17 +106,17 @@ def read(word: str, pairs: list[tuple[str, Any]], compat: bool
 
 
 _DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0,
-             "alpha": 0.5}
+             "alpha": 0.5, "T": 1.0, "min_rel": 0}
 # ir_measures' defaults of one measure, where they differ from the others'
 _OWN_DEFAULTS = {("nrbp", "beta"): 0.5, ("nnrbp", "beta"): 0.5, ("compat", "p"): 0.95,
-                 ("compat", "normalize"): True}
+                 ("compat", "normalize"): True, ("nerr10", "p"): 0.9}
 _OURS = {name.ours: word for word, name in NAMES.items()}
 
 
 def write(spec) -> str:
     """A metric as ir_measures writes it: ``P(rel=2)@10``, ``AP``, ``NumRet(rel=1)``;
     parameters at ir_measures' defaults left out, as it does."""
-    from rankeval.params import text
+    from rankeval.params import CWL, text
 
     params = [(k, _identity_gains_left_out(v) if k == "gains" else v)
               for k, v in spec.params
@@ -122,6 +128,8 @@ def write(spec) -> str:
     elif spec.name == "num_rel_ret":
         word, params = "NumRet", [("rel", dict(spec.params).get("rel", 1)),
                                   *[(k, v) for k, v in params if k != "rel"]]
+    elif spec.name in CWL and "max_rel" not in dict(params):  # ir_measures requires it
+        params = [*params, ("max_rel", 1)]
     if word is None:
         return str(spec)
     out = word + (f"({text(tuple(params))})" if params else "")

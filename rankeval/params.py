@@ -30,6 +30,8 @@ _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precisio
               "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",
               "relative_precision", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "inf_ap",
               "rbp", "rbp_residual", "utility", "yaap", "bin_g", "ndcg_rel", "compat", *_DIVERSITY)
+# cwl_eval's measures: gains scaled to [0, 1] by min_rel and max_rel
+CWL = ("sdcg", "inst", "insq", "bpm", "nerr8", "nerr9", "nerr10", "nerr11")
 _GAIN = ("ndcg", "dcg", "idcg", "g", "ndcg_rel", "r_ndcg")
 _LIST = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
          "r_precision_mult", "iprec", "iprec_11pt", "ndcg", "dcg", "idcg", "gm_map", "err",
@@ -65,6 +67,14 @@ def _unit(name: str) -> Callable[[Any], Value]:
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             raise OptionError(f"{name}= must be a number in [0, 1], got {value!r}")
         return float(value)
+    return check
+
+
+def _whole(name: str) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+            raise OptionError(f"{name}= must be a whole number (a grade), got {value!r}")
+        return int(value)
     return check
 
 
@@ -150,9 +160,16 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("judged_only", "condensed lists: unjudged items dropped before the cut "
           "(trec_eval -J)", _LIST, _flag, lambda v, m: {"judged_only": v}),
     Param("p", "the persistence: RBP's chance of reading on (see --rbp-p); compat's RBO "
-          "weight (default 0.95)", ("rbp", "rbp_residual", "compat"), _probability,
-          lambda v, m: {} if m == "compat" else {"rbp_p": v}, default=None,
-          defaults={"compat": 0.95}),
+          "weight (default 0.95); nerr10's patience (default 0.9)",
+          ("rbp", "rbp_residual", "compat", "nerr10"), _probability,
+          lambda v, m: {} if m in ("compat", "nerr10") else {"rbp_p": v}, default=None,
+          defaults={"compat": 0.95, "nerr10": 0.9}),
+    Param("T", "the gain the reader wants (default 1.0): INST, INSQ, BPM and nerr11",
+          ("inst", "insq", "bpm", "nerr11"), _positive("T"), default=1.0),
+    Param("min_rel", "the grade that gains 0 (default 0): gains are (clip(grade, min_rel, "
+          "max_rel) - min_rel) / (max_rel - min_rel)", CWL, _whole("min_rel"), default=0),
+    Param("max_rel", "the grade that gains 1 (default 1; ir_measures requires it)", CWL,
+          _whole("max_rel"), default=1),
     Param("normalize", "compat: divided by the ideal ranking's own RBO, so that it reaches 1 "
           "(default True); False divides by the weights to the depth, as RBO does",
           ("compat",), _flag_named("normalize"), default=True),
@@ -206,6 +223,8 @@ def check(metric: str, pairs: list[tuple[str, Any]], shown: str) -> Params:
             out[name] = param.check(value)
         except OptionError as e:
             raise OptionError(f"{shown}: {e}") from None
+    if metric in CWL and not (low := out.get("min_rel", 0)) < (high := out.get("max_rel", 1)):
+        raise OptionError(f"{shown}: min_rel= ({low}) must be below max_rel= ({high})")
     return tuple(out.items())
 
 

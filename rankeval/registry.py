@@ -288,6 +288,34 @@ REGISTRY.update({
                "grades in the list's order), normalized by the ideal's own (see p=, normalize=)",
                "RBO_p(L, I) / RBO_p(I, I), RBO = sum_{d<=D} p^(d-1) |L_d & I_d| / d, "
                "D = max(n, R)", cutoff=False, tie_expectation=False),
+        # cwl_eval's C/W/L measures: the expected gain per item a reader model sees, over 1000
+        # ranks, gains scaled to [0, 1] by min_rel= and max_rel= (default 0 and 1)
+        Metric("sdcg", ("scaled_dcg",), "scaled DCG (cwl_eval): DCG@K of the [0, 1] gains "
+               "over the sum of the first K discounts", "sum_{j<=K} g_j / log2(j + 1) / "
+               "sum_{j<=K} 1 / log2(j + 1)", tie_expectation=False),
+        Metric("inst", (), "INST (Moffat et al. 2015): a reader who wants T of gain reads on "
+               "with probability ((j + a - 1) / (j + a))^2, a = 2T - gain so far (cwl_eval)",
+               "sum_j W_j g_j, W_j prop. to prod_{i<j} C_i", cutoff=False,
+               tie_expectation=False),
+        Metric("insq", (), "INSQ (Moffat et al. 2012): INST's reader whatever the gain so far, "
+               "C_j = ((j + 2T - 1) / (j + 2T))^2 (cwl_eval)",
+               "sum_j W_j g_j, W_j prop. to prod_{i<j} C_i", cutoff=False,
+               tie_expectation=False),
+        Metric("bpm", ("bejeweled",), "the static Bejeweled Player Model (Zhang et al. 2017) "
+               "with unit costs: a reader who stops at T of gain or after K items (cwl_eval)",
+               "gain to the stop / items to the stop", tie_expectation=False),
+        Metric("nerr8", ("nerr_eq8",), "not-quite ERR, eq. 8 of Azzopardi et al. 2021: a reader "
+               "who stops on a gain, C_j = 1 - g_j, to rank K (cwl_eval)",
+               "sum_j W_j g_j, C_j = 1 - g_j", tie_expectation=False),
+        Metric("nerr9", ("nerr_eq9",), "not-quite ERR, eq. 9: C_j = j / (j + 1) (1 - g_j), to "
+               "rank K (cwl_eval)", "sum_j W_j g_j, C_j = j (1 - g_j) / (j + 1)",
+               tie_expectation=False),
+        Metric("nerr10", ("nerr_eq10",), "not-quite ERR, eq. 10: C_j = p (1 - g_j), RBP's "
+               "patience (cwl_eval; p= default 0.9)", "sum_j W_j g_j, C_j = p (1 - g_j)",
+               cutoff=False, tie_expectation=False),
+        Metric("nerr11", ("nerr_eq11",), "not-quite ERR, eq. 11: INSQ's patience times (1 - "
+               "g_j) (cwl_eval)", "sum_j W_j g_j, C_j = ((j + 2T - 1)/(j + 2T))^2 (1 - g_j)",
+               cutoff=False, tie_expectation=False),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",

@@ -15,6 +15,7 @@ import numpy as np
 
 from rankeval import params
 from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.cwl import KERNELS as CWL
 from rankeval.kernels.diversity import KERNELS as DIVERSITY
 from rankeval.kernels.gain_metrics import (
     _bin_g,
@@ -165,6 +166,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "ild": _ild,
     "serendipity": _serendipity,
     **DIVERSITY,
+    **CWL,
 }
 assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")
