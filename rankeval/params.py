@@ -223,8 +223,9 @@ def check(metric: str, pairs: list[tuple[str, Any]], shown: str) -> Params:
             out[name] = param.check(value)
         except OptionError as e:
             raise OptionError(f"{shown}: {e}") from None
-    if metric in CWL and not (low := out.get("min_rel", 0)) < (high := out.get("max_rel", 1)):
-        raise OptionError(f"{shown}: min_rel= ({low}) must be below max_rel= ({high})")
+    low, high = float(out.get("min_rel", 0)), float(out.get("max_rel", 1))  # checked ints
+    if metric in CWL and not low < high:
+        raise OptionError(f"{shown}: min_rel= ({low:g}) must be below max_rel= ({high:g})")
     return tuple(out.items())
 
 
