@@ -70,7 +70,10 @@ NAMES: dict[str, Name] = {
 # ir_measures' other spellings: always read as below when they say something of their own,
 # and under --compat ir_measures also those rankeval reads its own way (MAP: every K).
 ALIASES = {"MAP": "AP", "Precision": "P", "Recall": "R", "MRR": "RR", "NDCG": "nDCG",
-           "RPrec": "Rprec", "BPref": "Bpref", "MAP_IA": "AP_IA"}
+           "RPrec": "Rprec", "BPref": "Bpref", "MAP_IA": "AP_IA", "α_nDCG": "alpha_nDCG",
+           "α_DCG": "alpha_DCG"}
+# ir_measures' parameters that are the level written after @ (IPrec(recall=0.5) is IPrec@0.5)
+LEVELS = {"IPrec": "recall"}
 SPELLED: dict[str, tuple[str, dict[str, Any]]] = {
     "NumRelRet": ("NumRet", {"rel": 1}), "SetRelP": ("SetP", {"relative": True})}
 # ir_measures' measures rankeval does not compute yet, and what they are.

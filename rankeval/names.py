@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rankeval.errors import OptionError
 from rankeval.registry import LOOKUP, REGISTRY
 
-_NAME_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]*))?\s*$")
+_NAME_RE = re.compile(r"^\s*([A-Za-z_α][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]*))?\s*$")
 
 
 ALL = "all"
@@ -187,6 +187,10 @@ def parse(text: str, ir_measures: bool = False
     word, ptext, k = match.group(1), match.group(2), match.group(3)
     shown = f"metric {text.strip()!r}"
     pairs = params.literal(shown, ptext) if ptext is not None else []
+    level = irmeasures.LEVELS.get(word)
+    if level is not None and k is None and level in dict(pairs):  # IPrec(recall=0.5)
+        k = repr(float(dict(pairs)[level]))
+        pairs = [(n, v) for n, v in pairs if n != level]
     whole = False
     irm = irmeasures.read(word, pairs, ir_measures)
     if irm is not None:

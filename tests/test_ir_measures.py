@@ -170,3 +170,32 @@ def test_inst_tail_trigamma_equals_scipy():
 
     x = np.concatenate([np.linspace(1e-3, 12, 500), np.geomspace(12, 1e6, 200)])
     np.testing.assert_allclose(trigamma(x), polygamma(1, x), rtol=1e-12)
+
+
+def test_every_measure_ir_measures_registers_is_read_or_refused_by_name():
+    """Each name of ir_measures' registry, with the parameters it requires, is read as the
+    metric ir_measures computes (written back as ir_measures writes it), or refused with a
+    message naming it."""
+    from rankeval.errors import OptionError
+    from rankeval.names import from_name
+
+    registry = ir_measures.measures.registry
+    assert len(registry) >= 50
+    for word, measure in registry.items():
+        required = {name for name, info in measure.SUPPORTED_PARAMS.items() if info.required}
+        params = ",".join(f"{p}={0.5 if p == 'recall' else 3}"
+                          for p in sorted(required - {"cutoff"}))
+        text = word + (f"({params})" if params else "") + ("@10" if "cutoff" in required
+                                                            else "")
+        if word in MISSING:
+            with pytest.raises(OptionError, match=f"ir_measures' {word} "):
+                from_name(text, ir_measures=True)
+            continue
+        try:
+            spec = from_name(text, ir_measures=True)
+        except OptionError as e:
+            # a bare name rankeval takes at every K (P, ERR_IA): with a cut-off, one metric
+            assert "needs a cut-off" in str(e) and "cutoff" in measure.SUPPORTED_PARAMS, text
+            text += "@10"
+            spec = from_name(text, ir_measures=True)
+        assert write(spec) == str(ir_measures.parse_measure(text)), text
