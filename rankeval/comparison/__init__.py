@@ -71,9 +71,7 @@ def compare(
     """
     from rankeval.engines import EXTRA
     from rankeval.io.columns import COLUMN_OPTIONS
-    from rankeval.io.load import load_truth, open_input
-    from rankeval.recommender.extras import check_needs, load_extras
-    from rankeval.registry import reads_subtopics
+    from rankeval.recommender.extras import check_needs
     from rankeval.settings import make_settings
 
     labels, paths = _named(runs, names)
@@ -89,12 +87,7 @@ def compare(
     check_segments(segments, _listed(segment_by), segment_bins)
     margins = parse_margins(_listed(non_inferior), _listed(equivalent), settings)
     wanted = parse_min_effect(_listed(min_effect), list(settings.metrics))
-    truth_table = open_input(truth, "truth", truth_format, reading)
-    extras = load_extras(extra["train"], extra["catalog"], columns, reading,
-                         extra["train_format"], extra["catalog_format"],
-                         extra["item_features"], extra["item_features_format"])
-    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
-    judged = load_truth(truth_table, **named, subtopics=reads_subtopics(settings.specs))
+    truth_table, judged, extras = _read(truth, truth_format, reading, columns, extra, settings)
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), settings, baseline=baseline_run,
         test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,
@@ -104,6 +97,21 @@ def compare(
         intervals=intervals, margins=margins,
         all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted,
         fail_if_worse=fail_if_worse, rbo=rbo)
+
+
+def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
+          columns: dict[str, Any], extra: dict[str, Any], settings):
+    """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
+    from rankeval.io.load import load_truth, open_input
+    from rankeval.recommender.extras import load_extras
+    from rankeval.registry import reads_subtopics
+
+    table = open_input(truth, "truth", truth_format, reading)
+    extras = load_extras(extra["train"], extra["catalog"], columns, reading,
+                         extra["train_format"], extra["catalog_format"],
+                         extra["item_features"], extra["item_features_format"])
+    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
+    return table, load_truth(table, **named, subtopics=reads_subtopics(settings.specs)), extras
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None

@@ -87,19 +87,8 @@ def compare_runs(
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)
-    cols = columns or {}
-    results, loaded = [], {}
-    for name, path in runs:
-        table = open_input(path, "predictions", preds_format, reading)
-        if truth_table is not None:
-            swapped(table, truth_table)
-        preds = load_predictions(
-            table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col"),
-        )
-        results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
-        if rbo is not None:  # the lists are read again, without the truth
-            loaded[name] = preds
+    results, loaded = _evaluated(runs, truth, settings, preds_format, columns or {},
+                                 truth_table, reading, extras, keep=rbo is not None)
     per_user = [m for m in settings.metrics if not is_corpus(m)]
     shared, values, notices = _paired(results, per_user)
     cells, left_out = _tested(results, bases, values, len(shared), test, rounds, seed,
@@ -130,6 +119,25 @@ def compare_runs(
         result.segments = by_segment(result, segments, with_bins(segment_by, segment_bins),
                                      reading)
     return result
+
+
+def _evaluated(runs: list[tuple[str, str]], truth: Truth, settings, preds_format, cols,
+               truth_table, reading, extras, keep: bool) -> tuple[list[RunResult], dict]:
+    """Each run read and evaluated; ``keep``: its loaded predictions kept too, by name (the
+    rank-biased overlap reads the lists again, without the truth)."""
+    results, loaded = [], {}
+    for name, path in runs:
+        table = open_input(path, "predictions", preds_format, reading)
+        if truth_table is not None:
+            swapped(table, truth_table)
+        preds = load_predictions(
+            table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
+            cols.get("score_col"),
+        )
+        results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
+        if keep:
+            loaded[name] = preds
+    return results, loaded
 
 
 def _baselines(baseline: str | Sequence[str] | None, names: list[str]) -> list[str]:
