@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import rankeval
 from rankeval.build import encode
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
+from rankeval.io.codes import dense_codes
 from rankeval.io.formats import delimited
 from rankeval.kernels import distinct
 
@@ -71,8 +72,9 @@ def _same_as_text_path(cols, fast) -> None:
         assert x.tolist() == y.tolist()
 
 
-@given(st.lists(st.integers(-(10**18), 10**18), min_size=1, max_size=60),
-       st.lists(st.integers(-(10**18), 10**18), max_size=30))
+@given(st.lists(st.one_of(st.integers(-(10**18), 10**18), st.integers(-(2**63), 2**63 - 1),
+                          st.sampled_from([-(2**63), 2**63 - 1])), min_size=1, max_size=60),
+       st.lists(st.integers(-(2**63), 2**63 - 1), max_size=30))
 def test_integer_codes_equal_text_codes(a, b):
     cols = [pa.chunked_array([pa.array([str(x) for x in a])]),
             pa.chunked_array([pa.array([str(x) for x in b], pa.string()).dictionary_encode()])]
@@ -125,7 +127,10 @@ def test_mixed_id_formats_give_the_text_codes(ids, split):
     _same_as_text_path(cols, fast)
 
 
-@given(st.sets(st.integers(-(10**18), 10**18), min_size=1, max_size=200))
+INT64 = st.one_of(st.integers(-(2**63), 2**63 - 1), st.sampled_from([-(2**63), 2**63 - 1]))
+
+
+@given(st.sets(INT64, min_size=1, max_size=200))
 def test_text_order_is_byte_order(values):
     v = np.array(sorted(values), dtype=np.int64)
     order = encode.text_order(v)
@@ -146,12 +151,21 @@ def _data(rng, ids_for):
     return preds.drop(columns="rank"), truth  # ordered by score: ties broken by item id
 
 
+def _hashed(kind: str, n: int) -> str:
+    """A 64-bit hash of n, the int64 extremes among them (n = 0, 1)."""
+    if n < 2:
+        return str([-(2**63), 2**63 - 1][n])
+    v = (int(n) * 0x9E3779B97F4A7C15 + (kind == "u")) % 2**64
+    return str(v - 2**64 if v >= 2**63 else v)
+
+
 @pytest.mark.parametrize("style", ["plain", "wide", "negative", "mixed_lengths", "padded",
-                                   "prefixed"])
+                                   "prefixed", "hashed"])
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, style, fmt):
     ids = {"plain": lambda kind, n: str(n + 1),
-           "wide": lambda kind, n: str(4_000_000_000 + n * 977_000_003),  # sparse: one sort
+           "wide": lambda kind, n: str(4_000_000_000 + n * 977_000_003),  # sparse: hashed
+           "hashed": _hashed,
            "negative": lambda kind, n: str(n - 30),
            "mixed_lengths": lambda kind, n: str(10 ** (n % 7) + n),
            "padded": lambda kind, n: f"{kind}{n:07d}",  # tt0111161
@@ -276,7 +290,7 @@ def test_sort_based_distinct_helpers_match_numpy(values):
 
 
 @pytest.mark.parametrize("write", [str, lambda n: f"{n:08d}", lambda n: f"item_{n}"])
-@pytest.mark.parametrize("span", [300_000, 10**12])  # direct addressing; the sort
+@pytest.mark.parametrize("span", [300_000, 10**12])  # direct addressing; hashing
 def test_numbered_columns_at_scale_equal_the_text_path(write, span):
     """Past the two-thread split (several chunks read in parallel, codes gathered in two
     halves, in place): the same codes and ids as the text path."""
@@ -295,13 +309,36 @@ def test_numbered_columns_at_scale_equal_the_text_path(write, span):
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=80),
        st.sampled_from([np.int32, np.int64]), st.booleans())
 def test_dense_codes_equal_numpy_unique(values, dtype, dense):
-    """Both readings (direct addressing over a small span, a sort over a wide one)."""
+    """Both readings (direct addressing over a small span, hashing over a wide one)."""
     if dtype == np.int32 or dense:
         values = [v % 1000 - 500 for v in values]
     array = np.array(values, dtype=dtype)
-    found, codes = distinct.dense_codes(array.copy())
+    found, codes = dense_codes(array.copy())
     expected, inverse = np.unique(array, return_inverse=True)
     assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
+    assert codes.dtype == np.int32
+
+
+@pytest.mark.parametrize("dtype, span", [(np.int32, "rows"), (np.int64, "rows"),
+                                         (np.int32, "20x"), (np.int64, "20x"),
+                                         (np.int64, "int64")])
+def test_dense_codes_at_scale_equal_numpy_unique(dtype, span):
+    """Past the two-core split, Zipf-popular ids: direct addressing (a span like the rows),
+    hashing (20 times wider; 64-bit hashes with both extremes and negatives)."""
+    rng = np.random.default_rng(3)
+    n, items = 300_000, 60_000
+    popular = (np.minimum(rng.zipf(1.1, n), items) - 1) * 7919 % items
+    if span == "int64":
+        pool = rng.integers(-(2**63), 2**63 - 1, items, dtype=np.int64, endpoint=True)
+        pool[:2] = [-(2**63), 2**63 - 1]
+        popular[:2] = [0, 1]
+    else:
+        width = items if span == "rows" else 20 * n
+        pool = rng.choice(width, items, replace=False) - width // 3
+    array = pool[popular].astype(dtype)
+    found, codes = dense_codes(array.copy())
+    expected, inverse = np.unique(array, return_inverse=True)
+    assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
     assert codes.dtype == np.int32
 
 

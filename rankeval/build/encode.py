@@ -8,7 +8,7 @@ import pyarrow.compute as pc
 
 from rankeval.io.arrow import buffer, from_numpy, frombuffer, to_numpy
 from rankeval.io.cast import _POWERS, Numbered, numbered_ids
-from rankeval.kernels.distinct import dense_codes
+from rankeval.io.codes import dense_codes
 from rankeval.kernels.threads import each
 
 
@@ -137,19 +137,27 @@ def text_order(values: np.ndarray) -> np.ndarray | None:
     right-padding the digits to 19 places gives the order, the length breaks ties, and "-"
     sorts before every digit."""
     zero = int(np.searchsorted(values, 0))  # values[:zero] are negative
-    magnitude = np.abs(values)
+    magnitude = _magnitude(values)
     digits = np.empty(len(values), dtype=np.int64)
     for part, ascending in ((slice(zero, None), magnitude[zero:]),
                             (slice(None, zero), magnitude[:zero][::-1])):
         # the values are sorted: each length is one run, found by 18 binary searches
-        bounds = np.searchsorted(ascending, _POWERS)
+        bounds = np.searchsorted(ascending, _POWERS.astype(np.uint64))
         counts = np.diff(np.concatenate(([0], bounds, [len(ascending)])))
         lengths = np.repeat(np.arange(1, 20), counts)
         digits[part] = lengths if part.start is not None or zero == 0 else lengths[::-1]
     if zero == 0 and digits[0] == digits[-1]:
         return None
-    padded = magnitude.astype(np.uint64) * _SCALE[digits - 1]
+    padded = magnitude * _SCALE[digits - 1]
     return np.lexsort((digits, padded, values >= 0))
+
+
+def _magnitude(values: np.ndarray) -> np.ndarray:
+    """|values| as uint64, exact for -2^63 too (np.abs wraps it)."""
+    out = values.astype(np.uint64)
+    negative = values < 0
+    out[negative] = (-(values[negative] + 1)).astype(np.uint64) + np.uint64(1)
+    return out
 
 
 def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:

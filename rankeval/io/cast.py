@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 
 from rankeval.errors import InputError
 from rankeval.io.arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
-from rankeval.kernels.distinct import dense_codes
+from rankeval.io.codes import dense_codes
 from rankeval.kernels.threads import each
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -21,10 +21,12 @@ ID = pa.dictionary(pa.int32(), pa.string())
 
 
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
-# A canonical integer of L digits lies in [_LOW[L], _HIGH[L]) (one digit: 0..9; else no
+# A canonical integer of L digits is at least _LOW[L] in magnitude (one digit: 0..9; else no
 # leading zero); index 0 and lengths past 19 digits admit nothing.
 _LOW = np.array([1, 0, *_POWERS[:18]], dtype=np.int64)
-_HIGH = np.array([0, *_POWERS, np.iinfo(np.int64).max], dtype=np.int64)
+# The largest and (negated) smallest canonical integer of each length, to the int64 extremes.
+_TOP = np.array([-1, *(_POWERS - 1), np.iinfo(np.int64).max], dtype=np.int64)
+_BOTTOM = np.array([1, *(1 - _POWERS), np.iinfo(np.int64).min], dtype=np.int64)
 
 
 def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
@@ -44,13 +46,13 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     if any(_may_be_hexadecimal(chunk) for chunk in chunks):  # "0xFFFFF" is not "1048575"
         return None
     n = _numpy(ints)
-    if n.min() < -(10**18):  # past what the length check below covers: stay with text
-        return None
     negative = n < 0
     digits = _numpy(pc.binary_length(text)) - negative
     digits = np.minimum(digits, len(_LOW) - 1)
-    magnitude = np.abs(n)
-    ok = (magnitude >= _LOW[digits]) & (magnitude < _HIGH[digits]) & ~(negative & (n == 0))
+    # canonical: within the range of its number of digits, on its side of 0 (no "-0");
+    # the 19-digit ranges run to the int64 extremes, 2^63 - 1 and -2^63
+    ok = np.where(negative, (n <= -_LOW[digits]) & (n >= _BOTTOM[digits]),
+                  (n >= _LOW[digits]) & (n <= _TOP[digits]))
     return n if ok.all() else None
 
 
