@@ -6,7 +6,11 @@ Shapes (users x predictions per user, judged per user, graded 0..3): S = 10,000 
 judged; M = 100,000 x 100, 20 judged; W = 1,000,000 x 10, 5 judged, items from a pool of
 100,000 string ids; and real catalogs, numeric ids with list lengths that vary around their
 mean: N = 10,000 x ~100 with Zipf popularity over 1,000,000 items; Z = 1,000,000 x ~10, Zipf
-over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids. Data is generated
+over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids; the ids people
+have, each 300,000 users x ~33 (10M rows) with Zipf popularity over 2,000,000 items: SP numbers
+spread over a space 20x wider than their count, H random 64-bit integers (negatives included),
+UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 1,500,000 x ~33 (50M rows) of
+dense numbers, the long mode (BENCH=L). Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
@@ -27,14 +31,20 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-SHAPES = {  # users, predictions per user, judged per user, catalog, popularity
-    "S": (10_000, 100, 20, 100_000, "pool"),
-    "M": (100_000, 100, 20, 100_000, "pool"),
-    "W": (1_000_000, 10, 5, 100_000, "pool"),
+SHAPES = {  # users, predictions per user, judged per user, catalog, popularity, id kind
+    "S": (10_000, 100, 20, 100_000, "pool", ""),
+    "M": (100_000, 100, 20, 100_000, "pool", ""),
+    "W": (1_000_000, 10, 5, 100_000, "pool", ""),
     # Real catalogs: numeric ids, variable list lengths (mean as given), millions of items.
-    "N": (10_000, 100, 20, 1_000_000, "zipf"),  # 1M rows from 1M numeric ids
-    "Z": (1_000_000, 10, 5, 5_000_000, "zipf"),  # Zipf popularity over 5M items
-    "U": (100_000, 100, 20, 5_000_000, "uniform"),  # uniform over 5M ids: no dictionary helps
+    "N": (10_000, 100, 20, 1_000_000, "zipf", "dense"),  # 1M rows from 1M numeric ids
+    "Z": (1_000_000, 10, 5, 5_000_000, "zipf", "dense"),  # Zipf popularity over 5M items
+    "U": (100_000, 100, 20, 5_000_000, "uniform", "dense"),  # uniform over 5M ids
+    # The ids people have, 10M rows each, Zipf over 2M items, lists of 1 to 65 items.
+    "SP": (300_000, 33, 10, 2_000_000, "zipf", "sparse"),  # numbers over a 20x wider space
+    "H": (300_000, 33, 10, 2_000_000, "zipf", "hashed"),  # random int64, negatives included
+    "UU": (300_000, 33, 10, 2_000_000, "zipf", "uuid"),  # 36-character UUID strings
+    "A": (300_000, 33, 10, 2_000_000, "zipf", "asin"),  # 10-character ASIN-like strings
+    "L": (1_500_000, 33, 10, 5_000_000, "zipf", "dense"),  # 50M rows: the long mode
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
@@ -136,7 +146,7 @@ def main() -> None:
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
     for shape in a.shapes.split(","):
-        users, per_user, judged, catalog, popularity = SHAPES[shape]
+        users, per_user, judged, catalog, popularity, ids = SHAPES[shape]
         folder = a.data / shape
         if not (folder / "truth.parquet").exists():
             # In a child process: this process must stay small, since every tool it starts
@@ -144,8 +154,8 @@ def main() -> None:
             subprocess.run(
                 [sys.executable, str(HERE / "generate.py"), "--users", str(users), "--list",
                  str(per_user), "--judged", str(judged), "--items", str(catalog),
-                 "--popularity", popularity, "--seed", "2026", "--parquet", "--out",
-                 str(folder)],
+                 "--popularity", popularity, *(["--ids", ids] if ids else []), "--seed", "2026",
+                 "--parquet", "--out", str(folder)],
                 check=True,
             )
         csv = (folder / "preds.csv", folder / "truth.csv")
@@ -188,7 +198,7 @@ def main() -> None:
             rows.append({"tool": name, "seconds": t, "peak_mib": rss[name],
                          "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0")})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
-                                    "catalog": catalog, "popularity": popularity,
+                                    "catalog": catalog, "popularity": popularity, "ids": ids,
                                     "prediction_rows": _rows(folder), "tools": rows}
         print(_markdown(shape, results["shapes"][shape], a.rounds))
     a.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
@@ -69,11 +70,13 @@ def generate(
 
 
 def generate_catalog(
-    users: int, list_len: int, judged: int, items: int, popularity: str = "zipf", seed: int = 0
+    users: int, list_len: int, judged: int, items: int, popularity: str = "zipf", seed: int = 0,
+    ids: str = "dense",
 ) -> tuple[pa.Table, pa.Table]:
-    """Data shaped like a real catalog: numeric ids, lists of variable length (1 to
-    2 x ``list_len``), items drawn from ``items`` ids either with Zipf-like popularity (a few items
-    everywhere, a long tail) or uniformly (the worst case for id dictionaries)."""
+    """Data shaped like a real catalog: lists of variable length (1 to 2 x ``list_len``), items
+    drawn from ``items`` ids either with Zipf-like popularity (a few items everywhere, a long
+    tail) or uniformly (the worst case for id dictionaries); user and item ids of the kind
+    ``ids`` names (``ID_KINDS``)."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(1, 2 * list_len, users)
     p_user = np.repeat(np.arange(users), lengths)
@@ -91,12 +94,59 @@ def generate_catalog(
                       _draw(rng, len(t_user), items, popularity))
     t_user, t_item = _distinct_pairs(t_user, t_item, items)
     grade = rng.integers(0, 4, len(t_item))
-    offset = 10**6  # numeric ids that read as integers and never as 0-padded text
-    preds = pa.table({"user_id": pa.array(p_user + offset), "item_id": pa.array(p_item + offset),
+    user_ids, item_ids = (ID_KINDS[ids](np.random.default_rng(seed + k), n)
+                          for k, n in ((1, users), (2, items)))
+    preds = pa.table({"user_id": user_ids.take(pa.array(p_user)),
+                      "item_id": item_ids.take(pa.array(p_item)),
                       "rank": pa.array(rank), "score": pa.array(score)})
-    truth = pa.table({"user_id": pa.array(t_user + offset), "item_id": pa.array(t_item + offset),
+    truth = pa.table({"user_id": user_ids.take(pa.array(t_user)),
+                      "item_id": item_ids.take(pa.array(t_item)),
                       "relevance": pa.array(grade)})
     return preds, truth
+
+
+def _dense(rng, n: int) -> pa.Array:
+    """Numbers from 10^6 on: they read as integers, never as 0-padded text."""
+    return pa.array(np.arange(n, dtype=np.int64) + 10**6)
+
+
+def _sparse(rng, n: int) -> pa.Array:
+    """Distinct numbers spread over a space 20 times wider than their count, shuffled."""
+    return pa.array(rng.permutation(np.cumsum(rng.integers(1, 40, n)) + 10**6))
+
+
+def _hashed(rng, n: int) -> pa.Array:
+    """Distinct random 64-bit integers, half of them negative (hashed ids)."""
+    values = np.unique(rng.integers(-(2**63), 2**63 - 1, int(n * 1.01) + 16, dtype=np.int64))
+    return pa.array(rng.permutation(values)[:n])
+
+
+def _text(rng, n: int, width: int, alphabet: bytes, dashes: tuple[int, ...] = (),
+          first: bytes = b"") -> pa.Array:
+    """Distinct random strings of ``width`` characters of ``alphabet`` after ``first``,
+    with dashes inserted at the ``dashes`` places."""
+    chars = np.frombuffer(alphabet, dtype=np.uint8)
+    body = chars[rng.integers(0, len(chars), (n, width))]
+    if first:
+        body = np.concatenate([np.tile(np.frombuffer(first, np.uint8), (n, 1)), body], axis=1)
+    for at in dashes:
+        body = np.insert(body, at, ord("-"), axis=1)
+    text = pa.array(np.ascontiguousarray(body).view(f"S{body.shape[1]}").ravel()).cast(
+        pa.string())
+    assert len(pa.compute.unique(text)) == n, "a repeated random id: choose another seed"
+    return text
+
+
+ID_KINDS = {
+    "dense": _dense,
+    "sparse": _sparse,
+    "hashed": _hashed,
+    # 36 characters: 8-4-4-4-12 hexadecimal digits
+    "uuid": lambda rng, n: _text(rng, n, 32, b"0123456789abcdef", (8, 13, 18, 23)),
+    # 10 characters, as Amazon's ASINs: B and 9 upper-case letters or digits
+    "asin": lambda rng, n: _text(rng, n, 9, b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                                 first=b"B"),
+}
 
 
 def _draw(rng, n: int, items: int, popularity: str) -> np.ndarray:
@@ -149,6 +199,8 @@ def main() -> None:
     ap.add_argument("--popularity", choices=["pool", "zipf", "uniform"], default="pool",
                     help="pool: i<n> string ids from a pool (S, M, W); zipf or uniform: numeric "
                     "ids from a catalog of --items, lists of variable length")
+    ap.add_argument("--ids", choices=list(ID_KINDS), default="dense",
+                    help="the kind of user and item ids of the zipf and uniform catalogs")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parquet", action="store_true", help="also write Parquet twins")
     ap.add_argument("--out", type=Path, required=True)
@@ -156,7 +208,8 @@ def main() -> None:
     if a.popularity == "pool":
         preds, truth = generate(a.users, a.list, a.judged, a.items, a.seed)
     else:
-        preds, truth = generate_catalog(a.users, a.list, a.judged, a.items, a.popularity, a.seed)
+        preds, truth = generate_catalog(a.users, a.list, a.judged, a.items, a.popularity, a.seed,
+                                        a.ids)
     write_files(preds, truth, a.out, a.parquet)
     print(f"{a.out}: {preds.num_rows:,} prediction rows, {truth.num_rows:,} truth rows")
 
