@@ -7,9 +7,9 @@ judged; M = 100,000 x 100, 20 judged; W = 1,000,000 x 10, 5 judged, items from a
 100,000 string ids; and real catalogs, numeric ids with list lengths that vary around their
 mean: N = 10,000 x ~100 with Zipf popularity over 1,000,000 items; Z = 1,000,000 x ~10, Zipf
 over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids; the ids people
-have, each 300,000 users x ~33 (10M rows) with Zipf popularity over 2,000,000 items: SP numbers
+have, each 450,000 users x ~33 (about 10M distinct pairs) with Zipf popularity over 2,000,000 items: SP numbers
 spread over a space 20x wider than their count, H random 64-bit integers (negatives included),
-UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 1,500,000 x ~33 (50M rows) of
+UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 2,250,000 x ~33 (50M rows) of
 dense numbers, the long mode (BENCH=L). Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
@@ -40,11 +40,11 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     "Z": (1_000_000, 10, 5, 5_000_000, "zipf", "dense"),  # Zipf popularity over 5M items
     "U": (100_000, 100, 20, 5_000_000, "uniform", "dense"),  # uniform over 5M ids
     # The ids people have, 10M rows each, Zipf over 2M items, lists of 1 to 65 items.
-    "SP": (300_000, 33, 10, 2_000_000, "zipf", "sparse"),  # numbers over a 20x wider space
-    "H": (300_000, 33, 10, 2_000_000, "zipf", "hashed"),  # random int64, negatives included
-    "UU": (300_000, 33, 10, 2_000_000, "zipf", "uuid"),  # 36-character UUID strings
-    "A": (300_000, 33, 10, 2_000_000, "zipf", "asin"),  # 10-character ASIN-like strings
-    "L": (1_500_000, 33, 10, 5_000_000, "zipf", "dense"),  # 50M rows: the long mode
+    "SP": (450_000, 33, 10, 2_000_000, "zipf", "sparse"),  # numbers over a 20x wider space
+    "H": (450_000, 33, 10, 2_000_000, "zipf", "hashed"),  # random int64, negatives included
+    "UU": (450_000, 33, 10, 2_000_000, "zipf", "uuid"),  # 36-character UUID strings
+    "A": (450_000, 33, 10, 2_000_000, "zipf", "asin"),  # 10-character ASIN-like strings
+    "L": (2_250_000, 33, 10, 5_000_000, "zipf", "dense"),  # 50M rows: the long mode
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
