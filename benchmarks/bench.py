@@ -7,10 +7,10 @@ judged; M = 100,000 x 100, 20 judged; W = 1,000,000 x 10, 5 judged, items from a
 100,000 string ids; and real catalogs, numeric ids with list lengths that vary around their
 mean: N = 10,000 x ~100 with Zipf popularity over 1,000,000 items; Z = 1,000,000 x ~10, Zipf
 over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids; the ids people
-have, each 450,000 users x ~33 (about 10M distinct pairs) with Zipf popularity over 2,000,000 items: SP numbers
-spread over a space 20x wider than their count, H random 64-bit integers (negatives included),
-UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 2,250,000 x ~33 (50M rows) of
-dense numbers, the long mode (BENCH=L). Data is generated
+have, each 450,000 users x ~33 (about 10M distinct pairs) with Zipf popularity over 2,000,000
+items: SP numbers spread over a space 20x wider than their count, H random 64-bit integers
+(negatives included), UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 2,250,000
+x ~33 (50M rows) of dense numbers, the long mode (BENCH=L). Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
