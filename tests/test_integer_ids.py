@@ -346,8 +346,8 @@ def test_dense_codes_at_scale_equal_numpy_unique(dtype, span):
                                  pa.uint32(), pa.uint64()])
 @pytest.mark.parametrize("spread", [1, 10**6, 2**62])
 def test_integer_id_columns_read_as_their_text(typ, spread):
-    """Integer ids (Parquet, DataFrames) become a dictionary of their distinct values written
-    out: the same ids, row for row, as casting each to text."""
+    """Integer ids (Parquet, DataFrames) stay integers (int64; unsigned ones past 2^63 become
+    text): the same ids, row for row, as casting each to text."""
     rng = np.random.default_rng(spread)
     info = np.iinfo(typ.to_pandas_dtype())
     values = rng.integers(max(info.min, -spread), min(info.max, spread), 500, endpoint=True)
@@ -356,3 +356,35 @@ def test_integer_id_columns_read_as_their_text(typ, spread):
     column = pa.chunked_array([pa.array(values[:200], typ), pa.array(values[200:], typ)])
     read = cast_columns(pa.table({"id": column}), {"id": ID}, "f.parquet").column("id")
     assert read.cast(pa.string()).to_pylist() == column.cast(pa.string()).to_pylist()
+
+
+INTEGER_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(),
+                 pa.uint32(), pa.uint64()]
+
+
+@given(st.sampled_from(INTEGER_TYPES), st.lists(st.integers(0, 2**64 - 1), min_size=1,
+                                                max_size=60),
+       st.lists(st.integers(0, 60), max_size=3), st.sampled_from(["int", "text", "dict"]),
+       st.lists(INT64, max_size=30))
+def test_integer_columns_factorize_as_their_text(typ, raw, cuts, other, more):
+    """An integer-typed id column (any width, chunked anyhow; the int64 extremes and unsigned
+    values past 2^63 among them), encoded beside another column of integers or of their text,
+    gives the codes and ids that the same ids written as text give: no string per row, the
+    same order semantics (#29)."""
+    info = np.iinfo(typ.to_pandas_dtype())
+    values = [info.min + v % (int(info.max) - int(info.min) + 1) for v in raw]
+    bounds = sorted({0, len(values), *(c % (len(values) + 1) for c in cuts)})
+    column = pa.chunked_array([pa.array(values[a:b], typ) for a, b in zip(bounds, bounds[1:])],
+                              typ)
+    read = cast_columns(pa.table({"id": column}), {"id": ID}, "f.parquet").column("id")
+    assert read.cast(pa.string()).to_pylist() == [str(v) for v in values]
+    assert pa.types.is_integer(read.type) == (max(values) < 2**63)  # else text
+    second = {"int": pa.chunked_array([pa.array(more, pa.int64())], pa.int64()),
+              "text": pa.chunked_array([pa.array([str(v) for v in more], pa.string())]),
+              "dict": pa.chunked_array([pa.array([str(v) for v in more]).dictionary_encode()])
+              }[other]
+    if max(values) < 2**63:  # the integer path is taken, with either kind of neighbour
+        assert encode._numbered_columns([read, second]) is not None
+    fast = encode.factorize(read, second)
+    assert fast[1].to_pylist() == sorted({str(v) for v in values + more}, key=str.encode)
+    _same_as_text_path([read.cast(pa.string()), second.cast(pa.string())], fast)

@@ -12,7 +12,6 @@ import pyarrow.compute as pc
 
 from rankeval.errors import InputError
 from rankeval.io.arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
-from rankeval.io.codes import dense_codes
 from rankeval.kernels.threads import each
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -130,6 +129,10 @@ def numbered_ids(values: pa.Array | pa.ChunkedArray, out: np.ndarray | None = No
     slice of a larger array); other numbers come back in arrays of their own."""
     if values.null_count or not len(values):
         return None
+    if pa.types.is_integer(values.type):  # ids read as integers: canonical numbers already
+        if values.type == pa.uint64() and pc.max(values).as_py() >= 2**63:
+            return None
+        return Numbered("", True, None, _numpy(values).astype(np.int64, copy=False))
     text = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if not pa.types.is_string(text.type):
         text = text.cast(pa.string())
@@ -284,14 +287,17 @@ def cast_columns(
 
 def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.ChunkedArray:
     """Ids of any scalar type, compared as text; nested values or bytes that are not UTF-8
-    are refused, naming the rows."""
+    are refused, naming the rows. Integer ids (a Parquet or DataFrame column) stay integers:
+    ``numbered_ids`` reads them as canonical numbers, so ``factorize`` codes them without a
+    string per row or per distinct id."""
     if pa.types.is_dictionary(col.type) and pa.types.is_string(col.type.value_type):
         return col
     kind = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
     if pa.types.is_nested(kind):
         raise InputError(label, f"ids of type {kind}: ids must be text or numbers", column=name)
-    if pa.types.is_integer(col.type) and not col.null_count and len(col):
-        return _integers_as_dictionary(col)
+    if (pa.types.is_integer(col.type) and not col.null_count and len(col)
+            and (col.type != pa.uint64() or pc.max(col).as_py() < 2**63)):
+        return col if col.type == pa.int64() else col.cast(pa.int64())
     try:
         return col.cast(pa.string())
     except pa.ArrowInvalid:  # binary that is not UTF-8
@@ -299,19 +305,6 @@ def _ids_as_text(col: pa.ChunkedArray, name: str, label: str, unit: str) -> pa.C
         bad = [(i + 1, v) for i, v in enumerate(values) if isinstance(v, bytes) and not _utf8(v)]
         raise InputError(label, "ids that are not UTF-8 text", column=name, count=len(bad),
                          examples=bad[:5], unit=unit) from None
-
-
-def _integers_as_dictionary(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Integer ids (a Parquet or DataFrame column) as text the way the CSV reader gives ids:
-    a dictionary, whose values are the distinct integers written out, so that only those are
-    made text (and read back as numbers by ``encode``), not one string per row."""
-    values = to_numpy(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
-    if values.dtype == np.uint64 and values.max() >= 2**63:
-        return col.cast(pa.string())
-    own = values.copy() if values.dtype in (np.int32, np.int64) else values.astype(np.int64)
-    distinct, codes = dense_codes(own)  # on a copy: the column stays intact
-    text = from_numpy(distinct).cast(pa.string())
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(from_numpy(codes), text)])
 
 
 def _utf8(data: bytes) -> bool:

@@ -116,12 +116,22 @@ def convert(
         # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked and
         # numpy arrays too
         out = pa.table(columns)
-    data = writes.codec().encode(out, out_fmt, kind, tag, table.label)
+    data = writes.codec().encode(_ids_as_text(out), out_fmt, kind, tag, table.label)
     if not writes.binary and target != STDOUT and target.lower().endswith(".gz"):
         data = gzip.compress(data)
     write_bytes(target, data)
     # TREC is a run or qrels, as the user knows it
     return Converted(kind, out.num_rows, reads.shown(kind), writes.shown(kind), notices)
+
+
+def _ids_as_text(table: pa.Table) -> pa.Table:
+    """Ids read as integers (a Parquet or DataFrame column) written as the text they are
+    compared as, so that every output format gives ids of one type whatever the input's."""
+    for k, name in enumerate(table.column_names):
+        if name in ("user_id", "item_id", "subtopic") and pa.types.is_integer(
+                table.schema.field(name).type):
+            table = table.set_column(k, name, table.column(name).cast(pa.string()))
+    return table
 
 
 def _kind_from_alias(given: str | None, fmt) -> str | None:

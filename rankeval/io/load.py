@@ -102,6 +102,8 @@ def _report_rows(
 
 def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
     col = table.column(name)
+    if pa.types.is_integer(col.type):  # never empty; a null made the column text
+        return col
     if col.null_count == 0:  # the common case: check each distinct value once
         values = [c.dictionary if isinstance(c, pa.DictionaryArray) else c for c in col.chunks]
         if not any(_has_empty(v) for v in values):
