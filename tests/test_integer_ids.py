@@ -4,6 +4,8 @@ tables, ids shown as written (#17)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -374,8 +376,8 @@ def test_integer_columns_factorize_as_their_text(typ, raw, cuts, other, more):
     info = np.iinfo(typ.to_pandas_dtype())
     values = [info.min + v % (int(info.max) - int(info.min) + 1) for v in raw]
     bounds = sorted({0, len(values), *(c % (len(values) + 1) for c in cuts)})
-    column = pa.chunked_array([pa.array(values[a:b], typ) for a, b in zip(bounds, bounds[1:])],
-                              typ)
+    column = pa.chunked_array(
+        [pa.array(values[a:b], typ) for a, b in itertools.pairwise(bounds)], typ)
     read = cast_columns(pa.table({"id": column}), {"id": ID}, "f.parquet").column("id")
     assert read.cast(pa.string()).to_pylist() == [str(v) for v in values]
     assert pa.types.is_integer(read.type) == (max(values) < 2**63)  # else text

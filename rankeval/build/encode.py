@@ -23,8 +23,18 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     number (``io.cast.numbered_ids``: ``7``, ``tt0111161``) skip the text entirely:
     ``_factorize_numbers``.
     """
+    return factorize_list(list(columns))
+
+
+def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa.Array]:
+    """``factorize``, emptying ``columns`` once numbered ids are numbers: a caller that
+    holds no other reference to them lets their memory go before the codes are made."""
     numbered = _numbered_columns(columns)
     if numbered is not None:
+        columns.clear()
+        # Arrow's allocator would return the freed pages only on later Arrow activity
+        # (jemalloc's decay is lazy), and little follows: give them back now
+        pa.default_memory_pool().release_unused()
         return _factorize_numbers(*numbered)
     pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
@@ -102,7 +112,8 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
         every = every.astype(np.int64)
         for k, values in wide:
             every[starts[k] : starts[k + 1]] = values
-    return reading, every, sizes
+    # the reading without the first chunk's numbers (a whole column when it is one chunk)
+    return Numbered(reading.prefix, reading.canonical, reading.width, every[:0]), every, sizes
 
 
 def _factorize_numbers(reading: Numbered, every: np.ndarray, sizes: list[int]

@@ -27,7 +27,7 @@ from rankeval.build.checks import (
     padded_rows,
     report_duplicates,
 )
-from rankeval.build.encode import duplicates, factorize, pair_keys
+from rankeval.build.encode import duplicates, factorize_list, pair_keys
 from rankeval.build.join import ideal, lookup, repeats, truth_pairs
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import (
@@ -114,11 +114,16 @@ class Selection:
     n_relevant: np.ndarray  # relevant truth items per user code
 
 
-def encode(preds: Predictions, truth: Truth) -> Codes:
-    """Users and items as codes, encoded at once on the two cores (Arrow releases the GIL)."""
+def encode(preds: Predictions, truth: Truth, release: bool = False) -> Codes:
+    """Users and items as codes, encoded at once on the two cores (Arrow releases the GIL).
+    ``release``: nothing reads the inputs' ids again (``load.release_ids``), so numbered
+    ids are let go as soon as they are numbers, before the codes' own peak."""
+    user_cols, item_cols = [truth.user, preds.user], [truth.item, preds.item]
+    if release:
+        release_ids(preds, truth)
     with ThreadPoolExecutor(2) as pool:
-        users_job = pool.submit(factorize, truth.user, preds.user)
-        (t_item, p_item), items = factorize(truth.item, preds.item)
+        users_job = pool.submit(factorize_list, user_cols)
+        (t_item, p_item), items = factorize_list(item_cols)
         (t_user, p_user), user_ids = users_job.result()
     codes = Codes(t_user, t_item, p_user, p_item, user_ids, items)
     if codes.n_users * codes.n_items >= 2**63:
@@ -231,9 +236,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
            select_by=None) -> Built:
     """The stages, in order. The truth's side (its sorted pairs, then the ideal lists) runs
     on a thread beside the run's side, which leaves a core idle between its bulk operations."""
-    codes = encode(preds, truth)
-    if release:
-        release_ids(preds, truth)
+    codes = encode(preds, truth, release)
     inline = len(codes.t_user) < _THREADED_ROWS
     pairs = Later(_positive_pairs, codes, truth, inline=inline)  # the truth's side
     laters.append(pairs)
