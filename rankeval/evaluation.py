@@ -48,6 +48,23 @@ class InputSummary:
 
 
 @dataclass(frozen=True)
+class Samples:
+    """A stochastic run (several sampled rankings per user): each per-user value is the mean
+    over the user's samples; ``spread`` is, per metric, the mean over users of the standard
+    deviation of their values over their samples (0 for the expected-exposure metrics, whose
+    value is one per user)."""
+
+    rankings: int  # sampled rankings evaluated, over every user
+    fewest: int  # the fewest and the most sampled rankings one user has
+    most: int
+    spread: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rankings": self.rankings, "per_user": {"min": self.fewest, "max": self.most},
+                "spread": {m: None if math.isnan(v) else v for m, v in self.spread.items()}}
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """The result of one evaluation: per-user values, means, user counts and warnings.
 
@@ -74,6 +91,7 @@ class Evaluation:
     # metric -> (pessimistic, optimistic) mean: what the order of tied items alone can do
     tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
     exposure: Exposure | None = None  # popularity bias, when --train gives a popularity
+    samples: Samples | None = None  # a stochastic run: its samples and spread
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary],
@@ -94,11 +112,12 @@ class Evaluation:
             inputs=inputs,
             notices=list(partial.notices),
             prediction_rows_beyond_k=partial.rows_beyond_k,
-            store=LocalValues(partial.values, partial.users),
+            store=LocalValues(partial.values, partial.users, _sample_columns(partial)),
             tied_users=partial.tied_users,
             tie_range={str(s): (overall(s, low, partial.scored.get(s, n)),
                                 overall(s, high, partial.scored.get(s, n)))
                        for s, (low, high) in partial.tie_bounds.items()},
+            samples=_samples(partial),
         )
 
     @property
@@ -440,3 +459,20 @@ def evaluate(
               given)
     chosen.check(job)
     return run(chosen, job)
+
+
+def _samples(partial: Partial) -> Samples | None:
+    if partial.samples is None:
+        return None
+    n = partial.samples
+    return Samples(int(n.sum()), int(n.min()) if len(n) else 0, int(n.max(initial=0)),
+                   {str(s): float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
+                    for s, v in partial.spread.items()})
+
+
+def _sample_columns(partial: Partial) -> dict[str, np.ndarray]:
+    """A stochastic run's per-user columns: its number of samples, each metric's sd."""
+    if partial.samples is None:
+        return {}
+    return {"samples": partial.samples,
+            **{f"{s} sd": v for s, v in partial.spread.items()}}

@@ -25,6 +25,7 @@ Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures k
 # (condensed lists), the gain of each grade.
 _ALPHA = ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp")
 _DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
+_EXPOSURE = ("ee_l", "ee_d", "ee_r")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
               "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",
@@ -95,6 +96,15 @@ def _flag_named(name: str) -> Callable[[Any], Value]:
 _flag = _flag_named("judged_only")
 
 
+def _choice(name: str, choices: tuple[str, ...]) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if value not in choices:
+            raise OptionError(f"{name}= must be one of {', '.join(map(repr, choices))}, "
+                              f"got {value!r}")
+        return str(value)
+    return check
+
+
 _DCG = {"log2": "linear", "exp-log2": "exponential"}
 
 
@@ -160,10 +170,14 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("judged_only", "condensed lists: unjudged items dropped before the cut "
           "(trec_eval -J)", _LIST, _flag, lambda v, m: {"judged_only": v}),
     Param("p", "the persistence: RBP's chance of reading on (see --rbp-p); compat's RBO "
-          "weight (default 0.95); nerr10's patience (default 0.9)",
-          ("rbp", "rbp_residual", "compat", "nerr10"), _probability,
-          lambda v, m: {} if m in ("compat", "nerr10") else {"rbp_p": v}, default=None,
-          defaults={"compat": 0.95, "nerr10": 0.9}),
+          "weight (default 0.95); nerr10's patience (default 0.9); the expected-exposure "
+          "reader's patience (default 0.5)",
+          ("rbp", "rbp_residual", "compat", "nerr10", *_EXPOSURE), _probability,
+          lambda v, m: {"rbp_p": v} if m in ("rbp", "rbp_residual") else {}, default=None,
+          defaults={"compat": 0.95, "nerr10": 0.9} | dict.fromkeys(_EXPOSURE, 0.5)),
+    Param("model", "the expected-exposure reader: 'rbp' (exposure p^(rank-1), the default) "
+          "or 'dcg' (1/log2(rank+1))", _EXPOSURE, _choice("model", ("rbp", "dcg")),
+          default="rbp"),
     Param("T", "the gain the reader wants (default 1.0): INST, INSQ, BPM and nerr11",
           ("inst", "insq", "bpm", "nerr11"), _positive("T"), default=1.0),
     Param("min_rel", "the grade that gains 0 (default 0): gains are (clip(grade, min_rel, "

@@ -47,6 +47,13 @@ class Metric:
     # corpus metric, when the run's one value is undefined ("fewer than 2 users have a
     # list"). Empty: always defined.
     undefined_when: str = ""
+    # Reads every judged grade, relevant or not (the expected-exposure target)
+    grades: bool = False
+    # Lower values are better (a distance): compare's "worse" is an increase
+    lower_better: bool = False
+    # On a stochastic run, one value per user from all its sampled rankings together (not a
+    # mean over them): its spread over samples is 0
+    over_samples: bool = False
 
     def __post_init__(self) -> None:
         assert self.scope in (PER_USER, CORPUS), self.scope
@@ -316,6 +323,22 @@ REGISTRY.update({
         Metric("nerr11", ("nerr_eq11",), "not-quite ERR, eq. 11: INSQ's patience times (1 - "
                "g_j) (cwl_eval)", "sum_j W_j g_j, C_j = ((j + 2T - 1)/(j + 2T))^2 (1 - g_j)",
                cutoff=False, tie_expectation=False),
+        # Expected exposure (Diaz et al. 2020, SPEC section 11): e = each item's exposure
+        # p^(rank-1) (p= default 0.5; model='dcg': 1/log2(rank+1)) averaged over the user's
+        # sampled rankings, e* = the mean exposure of the ideal ranks of its grade
+        Metric("ee_l", ("expected_exposure_loss", "eel"), "expected exposure loss (Diaz et al. "
+               "2020): squared distance of the items' expected exposure over the sampled "
+               "rankings from the exposure their grades deserve; 0 is ideal",
+               "||e - e*||^2", bounded=False, tie_expectation=False, grades=True,
+               lower_better=True, over_samples=True),
+        Metric("ee_d", ("expected_exposure_disparity", "eed"), "expected exposure disparity: "
+               "the sum of the squared expected exposures; lower spreads exposure more evenly "
+               "over the items", "||e||^2", bounded=False, tie_expectation=False, grades=True,
+               lower_better=True, over_samples=True),
+        Metric("ee_r", ("expected_exposure_relevance", "eer"), "expected exposure relevance: "
+               "the exposure the sampled rankings give items in proportion to their target",
+               "e . e*", bounded=False, tie_expectation=False, grades=True,
+               over_samples=True),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",
@@ -374,6 +397,11 @@ REGISTRY.update({
                "mean_{i in L_u} -log2(pop(i) / U_train)", bounded=False, needs=_NEEDS_TRAIN),
     )
 })
+
+def reads_grades(specs) -> bool:
+    """Whether a metric among ``specs`` reads every judged grade (expected exposure)."""
+    return any(REGISTRY[s.name].grades for s in specs)
+
 
 def reads_subtopics(specs) -> bool:
     """Whether an intent-aware metric is among ``specs`` (the truth's subtopics are read)."""

@@ -48,6 +48,21 @@ def main(seed: int = 20261122) -> None:
         HERE / "popular.csv", index=False)
     _train_and_catalog(np.random.default_rng(seed + 1), users, items, popularity, t)
     _users(np.random.default_rng(seed + 2), users)
+    _stochastic(np.random.default_rng(seed + 3), p)
+
+
+def _stochastic(rng, preds: pd.DataFrame, samples: int = 8, depth: int = 10) -> None:
+    """A stochastic ranker (stochastic.run, TREC, the sample in the Q0 field): per user,
+    ``samples`` Plackett-Luce draws of a top ``depth`` over the model's 20 items, weighted by
+    exp(score), drawn by the Gumbel trick."""
+    lines = []
+    for user, rows in preds.groupby("user_id", sort=True):
+        score = rows.score.to_numpy()
+        for s in range(samples):
+            order = np.argsort(-(score + rng.gumbel(size=len(score))))[:depth]
+            lines += [f"{user} s{s + 1} {rows.item_id.iloc[i]} {r + 1} {depth - r} pl\n"
+                      for r, i in enumerate(order)]
+    (HERE / "stochastic.run").write_text("".join(lines))
 
 
 def _users(rng, users) -> None:

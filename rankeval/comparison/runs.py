@@ -132,7 +132,7 @@ def _evaluated(runs: list[tuple[str, str]], truth: Truth, settings, preds_format
             swapped(table, truth_table)
         preds = load_predictions(
             table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col"),
+            cols.get("score_col"), cols.get("sample_col"),
         )
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
         if keep:

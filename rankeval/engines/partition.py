@@ -61,6 +61,10 @@ class Partial:
     # The longest list scored (positions past the deepest K are not kept, so at most about
     # that K): a K past it is a K no list reaches.
     longest: int = 0
+    # A stochastic run (``build/samples.py``): each user's number of sampled rankings and,
+    # per metric, the standard deviation of its values over them (``values`` are the means).
+    samples: np.ndarray | None = None
+    spread: dict[MetricSpec, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,15 @@ def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None
 def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
                        stats=None, release: bool = False) -> Partial:
     """Build and score the users of one partition (``extras``, ``stats`` and ``release``:
-    see ``ranking.build``)."""
+    see ``ranking.build``). A stochastic run's users are scored sample by sample and each
+    per-user value is the mean over the user's samples (``build/samples.py``)."""
+    sampled = None
+    if preds.sample is not None:
+        from rankeval.build.samples import expand
+
+        _no_corpus_metrics(settings, preds)
+        preds, truth, sampled = expand(preds, truth, settings)
+        release = True  # the composite ids are this function's own
     keys = {k for s in settings.specs if (k := params.build_key(s, settings))}
     built = build(preds, truth, settings, extras, stats, release and not keys)
     # Metrics with a threshold or condensed lists of their own: builds of their own, of the
@@ -115,6 +127,13 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
                          stats, select_by=settings).chunk for key in keys}
     if release and keys:
         release_ids(preds, truth)
+    groups = None
+    if sampled is not None:
+        from rankeval.build.samples import groups as sample_groups
+
+        groups = sample_groups(sampled, built.users)
+        built = dataclasses.replace(built, chunk=groups.mark(built.chunk))
+        chunks = {key: groups.mark(c) for key, c in chunks.items()}
     values = compute(built.chunk, settings.specs, settings, chunks)
     scored = {}
     for spec, v in values.items():
@@ -125,7 +144,11 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
             finite |= np.isnan(v)
         if not finite.all():
             raise _unrepresentable(spec, v, built, truth, settings)
-    tied, bounds = tie_bounds(built.chunk, settings, chunks)
+    tied, bounds = tie_bounds(built.chunk, settings, chunks, groups)
+    if groups is not None:
+        assert sampled is not None
+        return _sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings,
+                                stats)
     return Partial(
         users=built.users,
         values=values,
@@ -143,21 +166,68 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     )
 
 
-def tie_bounds(chunk, settings, chunks=None):
+def tie_bounds(chunk, settings, chunks=None, groups=None):
     """(users with ties, {spec: (pessimistic parts, optimistic parts)}): how far each mean
-    can move with the order of tied items alone."""
+    can move with the order of tied items alone. ``groups``: a stochastic run's samples,
+    whose values are averaged per user first."""
     if chunk.tie_start is None:
         return 0, {}
-    tied = count_distinct(chunk.user[chunk.pos != chunk.tie_start])
+    tied_rows = chunk.user[chunk.pos != chunk.tie_start]
+    if groups is not None:
+        tied_rows = groups.user_of(tied_rows)
+    tied = count_distinct(tied_rows)
     if not tied:
         return 0, {}
     fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
     low, high = (compute(chunk.reordered(best_first=best), settings.specs, fixed,
                          {k: c.reordered(best_first=best) for k, c in (chunks or {}).items()})
                  for best in (False, True))
+    if groups is not None:
+        low, high = ({s: groups.mean(v) for s, v in side.items()} for side in (low, high))
     # Per-user metrics only; users a metric cannot score (NaN) are left out, as from its mean.
     return tied, {s: (exact_parts(low[s][~np.isnan(low[s])]),
                       exact_parts(high[s][~np.isnan(high[s])])) for s in low}
+
+
+def _no_corpus_metrics(settings, preds: Predictions) -> None:
+    corpus = [str(s) for s in settings.specs if REGISTRY[s.name].scope == CORPUS]
+    if corpus:
+        raise InputError(preds.source.label, f"{', '.join(corpus)} describe one ranking per "
+                         "user, and this run has several sampled rankings per user (column "
+                         f"{preds.columns.get('sample', 'sample')!r}): score them without "
+                         "it, or one sample at a time")
+
+
+def _sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings, stats
+                     ) -> Partial:
+    """A stochastic run's partial: each user's values the mean over its samples, with their
+    spread; users counted once, however many samples they have."""
+    means = {spec: groups.mean(v) for spec, v in values.items()}
+    c = built.counts
+    counts = UserCounts(
+        evaluated=len(groups.users), in_truth=sampled.in_truth,
+        in_predictions=sampled.in_predictions, without_relevant=sampled.without_relevant,
+        without_predictions=c.without_predictions,
+        only_in_predictions=sampled.only_in_predictions)
+    return Partial(
+        users=sampled.user_ids.take(from_numpy(groups.users)),
+        values=means,
+        sums={spec: exact_parts(v[~np.isnan(v)] if spec in scored else v)
+              for spec, v in means.items()},
+        counts=counts,
+        notices=merge_notices([built.notices]),
+        rows_beyond_k=built.prediction_rows_beyond_k,
+        tied_users=tied,
+        tie_bounds=bounds,
+        item_counts=item_counts(built.chunk, built.item_ids, settings,
+                                also=exposure_ks(settings, stats)),
+        scored={spec: int(np.count_nonzero(~np.isnan(means[spec]))) for spec in scored},
+        longest=int(built.chunk.pos.max(initial=0)),
+        samples=groups.rankings,
+        spread={spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
+                if REGISTRY[spec.name].over_samples else groups.sd(v)
+                for spec, v in values.items()},
+    )
 
 
 def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
@@ -202,6 +272,10 @@ def merge(partials: Sequence[Partial]) -> Partial:
                      for k in partials[0].item_counts},
         scored={s: sum(p.scored[s] for p in partials) for s in partials[0].scored},
         longest=max(p.longest for p in partials),
+        samples=None if partials[0].samples is None else np.concatenate(
+            [p.samples for p in partials if p.samples is not None])[order],
+        spread={s: np.concatenate([p.spread[s] for p in partials])[order]
+                for s in partials[0].spread},
     )
 
 

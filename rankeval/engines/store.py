@@ -12,7 +12,7 @@ collected.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -68,6 +68,8 @@ class LocalValues:
 
     arrays: dict[MetricSpec, np.ndarray]
     ids: pa.Array
+    # more per-user columns after the metrics (a stochastic run's samples and spreads)
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def here(self) -> bool:
@@ -81,6 +83,7 @@ class LocalValues:
 
         columns: dict[str, Any] = {"user_id": pd.Series(to_numpy(self.ids), dtype=object)}
         columns.update({str(spec): v for spec, v in self.arrays.items()})
+        columns.update(self.extra)
         return pd.DataFrame(columns)  # at once: a column at a time fragments wide frames
 
     def frame(self) -> pd.DataFrame:
@@ -95,10 +98,12 @@ class LocalValues:
 
     def table(self) -> pa.Table:
         """An Arrow table; a value a metric leaves undefined (NaN) is null."""
-        from rankeval.io.arrow import nan_as_null
+        from rankeval.io.arrow import from_numpy, nan_as_null
 
         columns = {"user_id": self.ids}
         columns.update({str(spec): nan_as_null(v) for spec, v in self.arrays.items()})
+        columns.update({name: nan_as_null(v) if v.dtype.kind == "f" else from_numpy(v)
+                        for name, v in self.extra.items()})
         return pa.table(columns)
 
     def describe(self, wanted: Sequence[str]) -> dict[str, dict[str, float]]:

@@ -23,11 +23,14 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     # the truth's subtopic (intent, aspect) of a judgement, read by the intent-aware metrics;
     # a qrels file's second field
     "subtopic": ("subtopic", ("intent", "aspect", "subtopic_id", "iteration", "iter")),
+    # which of a user's sampled rankings a prediction row belongs to (a stochastic run);
+    # a TREC run's second field
+    "sample": ("sample", ("sample_id", "draw", "ranking_id")),
 }
 # role -> (required columns, optional columns). Later roles (training interactions, item
 # features, segments) are rows here.
 ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "predictions": (("user", "item"), ("rank", "score")),
+    "predictions": (("user", "item"), ("rank", "score", "sample")),
     "truth": (("user", "item"), ("relevance", "subtopic")),
     "train": (("user", "item"), ("count",)),  # training interactions (--train)
     "catalog": (("item",), ()),  # the item universe (--catalog)

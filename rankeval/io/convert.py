@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankeval.build.checks import report_duplicates
 from rankeval.build.encode import duplicates, factorize, pair_keys
@@ -74,6 +75,7 @@ def convert(
     score_col: str | None = None,
     relevance_col: str | None = None,
     subtopic_col: str | None = None,
+    sample_col: str | None = None,
     reading: dict[str, Any] | None = None,
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
@@ -108,7 +110,7 @@ def convert(
         writes.codec().check_tag(tag)
     notices: list[Notice] = []
     if kind == "predictions":
-        preds = load_predictions(table, user_col, item_col, rank_col, score_col)
+        preds = load_predictions(table, user_col, item_col, rank_col, score_col, sample_col)
         out = _predictions_table(preds, writes.ranked, ties, dedupe, notices)
     else:
         truth = load_truth(table, user_col, item_col, relevance_col, subtopic_col, None)
@@ -124,11 +126,17 @@ def convert(
     return Converted(kind, out.num_rows, reads.shown(kind), writes.shown(kind), notices)
 
 
+def _sample_column(preds: Predictions, rows: np.ndarray) -> dict[str, pa.ChunkedArray]:
+    if preds.sample is None:
+        return {}
+    return {"sample": preds.sample.take(from_numpy(rows))}
+
+
 def _ids_as_text(table: pa.Table) -> pa.Table:
     """Ids read as integers (a Parquet or DataFrame column) written as the text they are
     compared as, so that every output format gives ids of one type whatever the input's."""
     for k, name in enumerate(table.column_names):
-        if name in ("user_id", "item_id", "subtopic") and pa.types.is_integer(
+        if name in ("user_id", "item_id", "subtopic", "sample") and pa.types.is_integer(
                 table.schema.field(name).type):
             table = table.set_column(k, name, table.column(name).cast(pa.string()))
     return table
@@ -169,8 +177,14 @@ def _predictions_table(
 ) -> pa.Table:
     """The rows to write: repeated (user, item) pairs refused, or with ``dedupe`` the
     best-ranked kept, as ``score`` does; for a ``ranked`` format (TREC, JSON) in ranking
-    order with a score that keeps it, else in the file's row order."""
-    (user, item), items = factorize(preds.user, preds.item)
+    order with a score that keeps it, else in the file's row order. A stochastic run's
+    rankings are ordered and checked each on its own, its sample column written too."""
+    lists = preds.user
+    if preds.sample is not None:  # one list per (user, sample): users first, as ids sort
+        # pyarrow-stubs take all scalars or all arrays; pyarrow joins arrays by a scalar
+        lists = pc.binary_join_element_wise(  # type: ignore[call-overload]
+            preds.user.cast(pa.string()), preds.sample.cast(pa.string()), "\x00")
+    (user, item), items = factorize(lists, preds.item)
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
         order = np.arange(len(user))
@@ -187,6 +201,7 @@ def _predictions_table(
         rows = np.sort(order)  # the file's order, without the dropped repeats
         columns: dict[str, pa.Array | pa.ChunkedArray] = {
             "user_id": preds.user.take(from_numpy(rows)),
+            **_sample_column(preds, rows),
             "item_id": preds.item.take(from_numpy(rows)),
         }
         if preds.rank is not None:
@@ -204,6 +219,7 @@ def _predictions_table(
     take = from_numpy(order)
     columns = {
         "user_id": preds.user.take(take),
+        **_sample_column(preds, order),
         "item_id": preds.item.take(take),
         "rank": from_numpy(rank),
         "score": from_numpy(score),

@@ -35,6 +35,9 @@ class Predictions:
     score: np.ndarray | None
     source: Source
     columns: dict[str, str]  # role -> column name in the file
+    # A stochastic run: each row's sampled ranking (``build/samples.py``); None when the
+    # run has no sample column or one sample per user
+    sample: pa.ChunkedArray | None = None
 
     @property
     def order(self) -> str:
@@ -178,29 +181,40 @@ def load_predictions(
     item_col: str | None = None,
     rank_col: str | None = None,
     score_col: str | None = None,
+    sample_col: str | None = None,
 ) -> Predictions:
-    """Resolve and check a run's columns."""
+    """Resolve and check a run's columns. A sample column that holds one value (a TREC
+    run's constant ``Q0``) is not read as samples: the run is deterministic."""
     label = table.label
     found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
-                         item_col, "rank_col": rank_col, "score_col": score_col}, label)
-    user, item, rank, score = (found[c] for c in ("user", "item", "rank", "score"))
+                         item_col, "rank_col": rank_col, "score_col": score_col,
+                         "sample_col": sample_col}, label)
+    user, item, rank, score, sample = (found[c] for c in ("user", "item", "rank", "score",
+                                                          "sample"))
     assert user is not None and item is not None  # required: resolve_role raises without them
     if rank is None and score is None:
-        _no_order_column(table, [c for c in table.columns if c not in (user, item)])
+        _no_order_column(table, [c for c in table.columns if c not in (user, item, sample)])
     types: dict[str, pa.DataType] = {user: ID, item: ID}
+    if sample is not None:
+        types[sample] = ID
     if rank is not None:
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
     if score is not None:
         types[score] = pa.float64()
     data = _read(table, types)
     ranks = _ranks(data, rank, label) if rank is not None else None
+    samples = _ids(data, sample, label) if sample is not None else None
+    if samples is not None and pc.count_distinct(samples).as_py() < 2:
+        samples = None
     return Predictions(
         user=_ids(data, user, label),
         item=_ids(data, item, label),
         rank=ranks,
         score=_exact_scores(table, score, _finite(data, score, label)) if score else None,
         source=table.described(data.num_rows),
-        columns=_roles(user=user, item=item, rank=rank, score=score),
+        columns=_roles(user=user, item=item, rank=rank, score=score,
+                       sample=sample if samples is not None else None),
+        sample=samples,
     )
 
 
@@ -425,7 +439,8 @@ def load_inputs(
     truth_table = open_input(truth, "truth", truth_format, reading)
     swapped(run_table, truth_table)
     preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
-                             cols.get("rank_col"), cols.get("score_col"))
+                             cols.get("rank_col"), cols.get("score_col"),
+                             cols.get("sample_col"))
     judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
                         cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
     return preds, judged

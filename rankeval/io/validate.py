@@ -83,7 +83,7 @@ def validate_inputs(
             _load(problems, lambda: swapped(run_table, truth_table))
         run: Predictions | None = run_table and _load(problems, lambda: load_predictions(
             run_table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col")))
+            cols.get("score_col"), cols.get("sample_col")))
         judged: Truth | None = truth_table and _load(problems, lambda: load_truth(
             truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
             cols.get("subtopic_col"), reads_subtopics(settings.specs)))

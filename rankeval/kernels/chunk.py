@@ -61,6 +61,18 @@ class Chunk:
     aspect_sub: np.ndarray | None = None
     aspect_size: np.ndarray | None = None
     n_aspects: np.ndarray | None = None
+    # With the expected-exposure metrics: every judged grade of each user as levels (the
+    # user's truth rows of one grade, sorted by grade descending; ``level_start``: rows of
+    # higher grades above them), and each row's level (-1: not in the truth).
+    level_user: np.ndarray | None = None
+    level_start: np.ndarray | None = None
+    level_size: np.ndarray | None = None
+    row_level: np.ndarray | None = None
+    # A stochastic run (``build/samples.py``): each user code is one sampled ranking;
+    # ``sampled_user`` numbers the users they belong to (0.., contiguous) and ``samples``
+    # counts each one's sampled rankings (per user code).
+    sampled_user: np.ndarray | None = None
+    samples: np.ndarray | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -89,7 +101,26 @@ class Chunk:
             profile=None if self.profile is None else self.profile[start:stop],
             history=None if self.history is None else self.history[start:stop],
             **self._aspects(start, stop),
+            **self._grades(a, b, start, stop),
         )
+
+    def _grades(self, a: int, b: int, start: int, stop: int) -> dict:
+        """The grade levels and samples of the users ``start <= code < stop`` (rows a..b),
+        renumbered from 0; a sampled user's rankings must all fall inside."""
+        out: dict = {}
+        if self.level_user is not None:
+            assert self.level_start is not None and self.level_size is not None
+            assert self.row_level is not None
+            e, f = np.searchsorted(self.level_user, [start, stop])
+            level = self.row_level[a:b]
+            out.update(level_user=self.level_user[e:f] - start,
+                       level_start=self.level_start[e:f], level_size=self.level_size[e:f],
+                       row_level=np.where(level >= 0, level - e, -1))
+        if self.sampled_user is not None and stop > start:
+            assert self.samples is not None
+            out.update(sampled_user=self.sampled_user[start:stop] - self.sampled_user[start],
+                       samples=self.samples[start:stop])
+        return out
 
     def _aspects(self, start: int, stop: int) -> dict:
         """The subtopic arrays of the users ``start <= code < stop``, renumbered from 0."""
@@ -115,7 +146,8 @@ class Chunk:
         order = np.lexsort((rel, self.tie_start, self.user))
         return replace(self, item=self.item[order], rel=self.rel[order],
                        judged=None if self.judged is None else self.judged[order],
-                       pooled=None if self.pooled is None else self.pooled[order])
+                       pooled=None if self.pooled is None else self.pooled[order],
+                       row_level=None if self.row_level is None else self.row_level[order])
 
 
 def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:

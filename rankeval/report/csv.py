@@ -23,6 +23,12 @@ def render(ev) -> str:
         writer.writerow([str(spec), spec.name, spec.column, exact(ev.metrics[str(spec)]),
                          REGISTRY[spec.name].scope, *(exact(shape[s]) if s in shape else ""
                                                       for s in stats)])
+    if ev.samples is not None:  # rows "ndcg@10:sd": the spread over sampled rankings
+        for spec in ev.specs:
+            if str(spec) in ev.samples.spread:
+                writer.writerow([f"{spec}:sd", spec.name, spec.column,
+                                 exact(ev.samples.spread[str(spec)]), "samples",
+                                 *([""] * len(stats))])
     for column, segments in ev.segments.items():  # rows "ndcg@10[country=DE]"
         for seg in segments:
             for metric, value in seg.metrics.items():

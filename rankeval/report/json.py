@@ -62,6 +62,7 @@ def document(ev) -> dict[str, Any]:
         "segments": ({column: [seg.to_dict() for seg in rows]
                       for column, rows in ev.segments.items()} or None),
         "exposure": ev.exposure.to_dict() if ev.exposure is not None else None,
+        "samples": ev.samples.to_dict() if ev.samples is not None else None,
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

@@ -78,6 +78,8 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
                          [[s.value, f"{s.users:,}",
                            *(fixed(s.metrics[m], undefined=undefined) for m in metrics)]
                           for s in segs], data=frozenset({0})))
+    if ev.samples is not None:
+        out.append(samples_section(ev, undefined))
     if ev.tied_users:
         moved = tie_rows(ev)
         out.append(table("ties", ["metric", "pessimistic", "reported", "optimistic"] if moved
@@ -167,6 +169,17 @@ def distribution_rows(ev, undefined: str = UNDEFINED) -> tuple[list[str], list[l
                                if s == "zeros" else fixed(values[s], undefined=undefined)
                                for s in stats)])
     return ["metric", *stats], rows
+
+
+def samples_section(ev, undefined: str = UNDEFINED) -> Section:
+    """A stochastic run: how many sampled rankings, and each metric's spread over them."""
+    n = ev.samples
+    per_user = f"{n.fewest:,}" if n.fewest == n.most else f"{n.fewest:,} to {n.most:,}"
+    return table("samples", ["metric", "sd over samples"],
+                 [[m, fixed(v, undefined=undefined)] for m, v in n.spread.items()],
+                 notes=(f"stochastic run: {n.rankings:,} sampled rankings, {per_user} per user;"
+                        " each user's value is its mean over its samples, the sd is the mean "
+                        "over users of their values' standard deviation over their samples",))
 
 
 def tie_rows(ev) -> list[list[str]]:

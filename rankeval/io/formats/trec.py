@@ -13,7 +13,9 @@ from rankeval.errors import InputError, OptionError, plural
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {
-    "predictions": (6, "qid Q0 docno rank score tag", {0: "user_id", 2: "item_id", 4: "score"}),
+    # the Q0 field holds the sample of a stochastic run (expeval's), else one value: ignored
+    "predictions": (6, "qid Q0 docno rank score tag", {0: "user_id", 1: "sample",
+                                                       2: "item_id", 4: "score"}),
     # the iteration field holds the subtopic in diversity qrels (ndeval's qid subtopic docno rel)
     "truth": (4, "qid iter docno rel", {0: "user_id", 1: "subtopic", 2: "item_id",
                                          3: "relevance"}),
@@ -116,8 +118,11 @@ def number(x: float) -> int | float:
 def write_run(table: pa.Table, tag: str) -> bytes:
     """A run in ranking order (columns user_id, item_id, rank, score) as TREC lines."""
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", "rank", "score")]
+    samples = (table.column("sample").to_pylist() if "sample" in table.column_names
+               else ["Q0"] * table.num_rows)  # a stochastic run's sample in the Q0 field
     return "".join(
-        f"{u} Q0 {i} {r} {s!r} {tag}\n" for u, i, r, s in zip(*cols, strict=True)
+        f"{u} {q} {i} {r} {s!r} {tag}\n" for u, q, i, r, s in zip(*cols[:1], samples,
+                                                                   *cols[1:], strict=True)
     ).encode()
 
 
@@ -136,8 +141,8 @@ def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
     """A run (in ranking order: user_id, item_id, rank, score) or qrels (user_id, item_id,
     relevance) as TREC lines; ids with whitespace cannot be written."""
     check_tag(tag)
-    for column in ("user_id", "item_id", *(["subtopic"] if "subtopic" in table.column_names
-                                           else [])):
+    for column in ("user_id", "item_id", *(c for c in ("subtopic", "sample")
+                                           if c in table.column_names)):
         _check_field(f"{label}: column '{column}'", table.column(column).unique().to_pylist())
     return write_run(table, tag) if kind == "predictions" else write_qrels(table)
 

@@ -1,0 +1,209 @@
+"""Stochastic runs and expected exposure (SPEC section 11, #33).
+
+The oracle ``_expeval`` re-implements diazf/expeval (github.com/diazf/expeval at 69ab070:
+``exposure.py`` ``expected`` and ``target``, ``util.py`` ``l2``/``dot``/``distance``, run with
+``-u rbp -C -U``: complete judgements, unnormalised) with dicts and loops, from its published
+source; it is compared with rankeval on generated stochastic runs with several samples per
+query, unjudged items, negative and graded judgements. The target is also derived by brute
+force (every ideal ranking that orders the grades, averaged), and every other metric's value
+on a stochastic run is checked against scoring each sample alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankeval
+from rankeval.errors import InputError
+
+
+def _expeval(samples: dict[str, list[str]], qrels: dict[str, float], p: float, depth=math.inf,
+             model: str = "rbp") -> tuple[float, float, float]:
+    """(EE-D, EE-R, EE-L) of one query as expeval -u rbp -C -U computes them (exposure.py
+    expected(): e(d) = sum over samples of p^i / S, i 0-based; target(): the levels of the
+    distinct grades, descending, t = (p^b - p^(b+m)) / (m (1 - p)); metrics.py: disparity
+    = l2(e)^2, relevance = dot(e, t) over shared keys, difference = distance(e, t)^2 over
+    the union). ``depth`` and ``model='dcg'`` are rankeval's generalisations (exposure 0 past
+    K on both sides; 1/log2(i+2)), computed the same way rank by rank."""
+    def w(i: int) -> float:  # i 0-based
+        if i >= depth:
+            return 0.0
+        return p ** i if model == "rbp" else 1.0 / math.log2(i + 2)
+
+    e: dict[str, float] = {}
+    for ranking in samples.values():
+        for i, d in enumerate(ranking):
+            e[d] = e.get(d, 0.0) + w(i) / len(samples)
+    levels = sorted(set(qrels.values()), reverse=True)
+    t_level, b = {}, 0
+    for g in levels:
+        m = sum(1 for v in qrels.values() if v == g)
+        t_level[g] = sum(w(i) for i in range(b, b + m)) / m
+        b += m
+    t = {d: t_level[g] for d, g in qrels.items()}
+    disparity = sum(v * v for v in e.values())
+    relevance = sum(e[d] * t[d] for d in set(e) & set(t))
+    difference = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in set(e) | set(t))
+    return disparity, relevance, difference
+
+
+def _brute_target(qrels: dict[str, float], p: float) -> dict[str, float]:
+    """e* by definition: the mean exposure over every ranking of the judged items that puts
+    higher grades first (equally graded items in every order)."""
+    items = sorted(qrels)
+    rankings = [r for r in itertools.permutations(items)
+                if all(qrels[a] >= qrels[b] for a, b in itertools.pairwise(r))]
+    out = dict.fromkeys(items, 0.0)
+    for r in rankings:
+        for i, d in enumerate(r):
+            out[d] += p ** i / len(rankings)
+    return out
+
+
+def _generated(seed: int):
+    """A stochastic run and graded truth: 12 queries, 1-6 samples each of 1-9 items from a
+    pool of 14 (some unjudged), grades -1..3 (some queries with nothing relevant)."""
+    rng = np.random.default_rng(seed)
+    run, truth, oracle_runs, oracle_qrels = [], [], {}, {}
+    for q in range(12):
+        user = f"q{q}"
+        pool = [f"d{j}" for j in range(14)]
+        judged = rng.choice(pool, size=int(rng.integers(1, 10)), replace=False)
+        grades = rng.integers(-1, 4, size=len(judged)).astype(float)
+        if q % 5 == 0:
+            grades = np.minimum(grades, 0)  # nothing relevant: not evaluated (SPEC 2)
+        oracle_qrels[user] = dict(zip(judged.tolist(), grades.tolist(), strict=True))
+        truth += [(user, d, g) for d, g in oracle_qrels[user].items()]
+        samples = {}
+        for s in range(int(rng.integers(1, 7))):
+            ranking = rng.choice(pool, size=int(rng.integers(1, 10)), replace=False).tolist()
+            samples[f"Q{s}"] = ranking
+            run += [(user, f"Q{s}", d, i + 1) for i, d in enumerate(ranking)]
+        oracle_runs[user] = samples
+    run_df = pd.DataFrame(run, columns=["user_id", "sample", "item_id", "rank"])
+    truth_df = pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"])
+    return run_df.sample(frac=1, random_state=seed), truth_df, oracle_runs, oracle_qrels
+
+
+def test_spec_worked_example_11():
+    truth = pd.DataFrame({"user_id": ["q"] * 3, "item_id": ["A", "B", "C"],
+                          "relevance": [1, 1, 0]})
+    two = pd.DataFrame({"user_id": ["q"] * 6, "sample": [1, 1, 1, 2, 2, 2],
+                        "item_id": ["A", "B", "C", "B", "A", "C"], "rank": [1, 2, 3] * 2})
+    ev = rankeval.evaluate(two, truth, metrics="ee_l@all,ee_d@all,ee_r@all")
+    assert ev.metrics["ee_l@all"] == pytest.approx(0.0, abs=1e-15)
+    assert ev.metrics["ee_d@all"] == pytest.approx(1.1875, abs=1e-15)
+    one = pd.DataFrame({"user_id": ["q"] * 3, "item_id": ["A", "C", "B"], "rank": [1, 2, 3]})
+    ev = rankeval.evaluate(one, truth, metrics="ee_l@all,ee_d@all")
+    assert ev.metrics["ee_l@all"] == pytest.approx(0.375, abs=1e-15)
+    assert ev.samples is None  # one ranking per user: deterministic, no samples section
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("p, depth, model", [(0.5, None, "rbp"), (0.8, None, "rbp"),
+                                             (0.3, 4, "rbp"), (0.5, 5, "dcg")])
+def test_expected_exposure_equals_expeval(seed, p, depth, model):
+    run, truth, runs, qrels = _generated(seed)
+    at = "all" if depth is None else str(depth)
+    names = [f"{m}(p={p}, model='{model}')@{at}" for m in ("ee_d", "ee_r", "ee_l")]
+    ev = rankeval.evaluate(run, truth, metrics=",".join(names))
+    per_user = ev.per_user.set_index("user_id")
+    evaluated = [u for u in qrels if any(g > 0 for g in qrels[u].values())]
+    assert sorted(per_user.index) == sorted(evaluated)
+    for user in evaluated:
+        expected = _expeval(runs[user], qrels[user], p, depth or math.inf, model)
+        got = per_user.loc[user, [str(n) for n in ev.specs]].to_numpy(dtype=float)
+        assert got == pytest.approx(expected, abs=1e-12), user
+    assert ev.metrics[str(ev.specs[2])] == pytest.approx(
+        np.mean([_expeval(runs[u], qrels[u], p, depth or math.inf, model)[2]
+                 for u in evaluated]), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_target_is_the_mean_over_ideal_rankings(seed):
+    """A ranking that samples every ideal ranking uniformly has EE-L 0: the target is the
+    exposure each item gets on average over the rankings that order the grades."""
+    rng = np.random.default_rng(seed)
+    items = [f"d{j}" for j in range(int(rng.integers(2, 6)))]
+    grades = dict(zip(items, rng.integers(0, 3, len(items)).astype(float).tolist(),
+                      strict=True))
+    grades[items[0]] = 2.0  # someone is relevant
+    rankings = [r for r in itertools.permutations(items)
+                if all(grades[a] >= grades[b] for a, b in itertools.pairwise(r))]
+    run = pd.DataFrame([("q", s, d, i + 1) for s, r in enumerate(rankings)
+                        for i, d in enumerate(r)], columns=["user_id", "sample", "item_id",
+                                                            "rank"])
+    truth = pd.DataFrame([("q", d, g) for d, g in grades.items()],
+                         columns=["user_id", "item_id", "relevance"])
+    ev = rankeval.evaluate(run, truth, metrics="ee_l@all,ee_r@all,ee_d@all")
+    target = _brute_target(grades, 0.5)
+    norm = sum(v * v for v in target.values())
+    assert ev.metrics["ee_l@all"] == pytest.approx(0.0, abs=1e-12)
+    assert ev.metrics["ee_r@all"] == pytest.approx(norm, abs=1e-12)
+    assert ev.metrics["ee_d@all"] == pytest.approx(norm, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_every_metric_is_its_mean_over_samples(seed):
+    """On a stochastic run each user's value is the mean of the values its samples get
+    scored alone, the sd their population standard deviation; users count once."""
+    run, truth, runs, qrels = _generated(seed)
+    metrics = "ndcg@3,map@5,recall@4,precision@2,mrr@all,rbp,ee_l@3"
+    ev = rankeval.evaluate(run, truth, metrics=metrics)
+    per_user = ev.per_user.set_index("user_id")
+    evaluated = [u for u in qrels if any(g > 0 for g in qrels[u].values())]
+    assert ev.users.evaluated == len(evaluated) == len(per_user)
+    assert ev.users.in_truth == ev.users.in_predictions == 12
+    assert ev.samples is not None
+    assert ev.samples.rankings == sum(len(runs[u]) for u in evaluated)
+    for spec in ev.specs[:-1]:
+        name = str(spec)
+        for user in evaluated:
+            alone = [rankeval.evaluate(
+                run[(run.user_id == user) & (run["sample"] == s)].drop(columns="sample"),
+                truth[truth.user_id == user], metrics=name).metrics[name]
+                for s in runs[user]]
+            assert per_user.loc[user, name] == pytest.approx(np.mean(alone), abs=1e-12)
+            assert per_user.loc[user, f"{name} sd"] == pytest.approx(np.std(alone), abs=1e-12)
+            assert per_user.loc[user, "samples"] == len(runs[user])
+    assert ev.metrics["ndcg@3"] == pytest.approx(per_user["ndcg@3"].mean(), abs=1e-12)
+    assert ev.samples.spread["ee_l@3"] == 0.0  # one value per user, whatever the sample
+
+
+def test_users_without_predictions_and_corpus_metrics():
+    truth = pd.DataFrame({"user_id": ["a", "a", "b"], "item_id": ["x", "y", "x"],
+                          "relevance": [1, 0, 2]})
+    run = pd.DataFrame({"user_id": ["a"] * 4, "sample": ["s", "s", "t", "t"],
+                        "item_id": ["x", "y", "y", "x"], "rank": [1, 2, 1, 2]})
+    ev = rankeval.evaluate(run, truth, metrics="ndcg@2,ee_l@all,ee_d@all")
+    assert ev.users.evaluated == 2 and ev.users.without_predictions == 1
+    b = ev.per_user.set_index("user_id").loc["b"]
+    # no ranking: no exposure; EE-L is then the target's own size, ||e*||^2 = 1
+    assert (b["ndcg@2"], b["ee_d@all"], b["ee_l@all"], b["samples"]) == (0, 0, 1.0, 0)
+    skipped = rankeval.evaluate(run, truth, metrics="ndcg@2", skip_missing_users=True)
+    assert skipped.users.evaluated == 1
+    with pytest.raises(InputError, match="item_coverage@2 describe"):
+        rankeval.evaluate(run, truth, metrics="ndcg@2,item_coverage@2")
+
+
+def test_a_sample_column_of_one_value_is_a_deterministic_run():
+    truth = pd.DataFrame({"user_id": ["a"], "item_id": ["x"], "relevance": [1]})
+    run = pd.DataFrame({"user_id": ["a", "a"], "sample": ["Q0", "Q0"], "item_id": ["y", "x"],
+                        "rank": [1, 2]})
+    ev = rankeval.evaluate(run, truth, metrics="ndcg@2")
+    assert ev.samples is None and "samples" not in ev.per_user.columns
+
+
+def test_repeated_item_within_a_sample_is_refused_across_samples_is_not():
+    truth = pd.DataFrame({"user_id": ["a"], "item_id": ["x"], "relevance": [1]})
+    run = pd.DataFrame({"user_id": ["a"] * 3, "sample": ["s", "s", "t"],
+                        "item_id": ["x", "x", "x"], "rank": [1, 2, 1]})
+    with pytest.raises(InputError, match="listed more than once"):
+        rankeval.evaluate(run, truth, metrics="ndcg@2")
+    ev = rankeval.evaluate(run, truth, metrics="ndcg@2", dedupe=True)
+    assert ev.metrics["ndcg@2"] == 1.0
