@@ -275,6 +275,16 @@ TABLE: tuple[Setting, ...] = (
         applies_to=("rbp_residual",),
     ),
     Setting(
+        "patience",
+        "The expected-exposure reader's patience p: an item at rank i gets exposure p^(i-1) "
+        "(Diaz et al. 2020; the paper's 0.5).",
+        0.5,
+        parse=_number("patience", 0, 1, True, True),
+        metavar="P",
+        footer=lambda v: f"exposure patience {v:g}",
+        applies_to=("ee_l", "ee_d", "ee_r"),
+    ),
+    Setting(
         "gains",
         "The gain of each grade in the DCG family, as GRADE=GAIN pairs (1=1,2=3); a grade not "
         "named keeps its own value, and the gain function then applies (trec_eval's "

@@ -415,6 +415,8 @@ def evaluate(
     - rbp_residual_tail: 'always' | 'if-unjudged' (default 'always'). rbp_residual counts
       the weight past the list's end always (Moffat and Zobel), or only when the list holds
       an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
+    - patience: P (default 0.5). The expected-exposure reader's patience p: an item at
+      rank i gets exposure p^(i-1) (Diaz et al. 2020; the paper's 0.5).
     - gains: G=V,... (default None). The gain of each grade in the DCG family, as GRADE=GAIN
       pairs (1=1,2=3); a grade not named keeps its own value, and the gain function then
       applies (trec_eval's ndcg.1=1,2=3).

@@ -171,10 +171,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           "(trec_eval -J)", _LIST, _flag, lambda v, m: {"judged_only": v}),
     Param("p", "the persistence: RBP's chance of reading on (see --rbp-p); compat's RBO "
           "weight (default 0.95); nerr10's patience (default 0.9); the expected-exposure "
-          "reader's patience (default 0.5)",
+          "reader's patience (see --patience)",
           ("rbp", "rbp_residual", "compat", "nerr10", *_EXPOSURE), _probability,
-          lambda v, m: {"rbp_p": v} if m in ("rbp", "rbp_residual") else {}, default=None,
-          defaults={"compat": 0.95, "nerr10": 0.9} | dict.fromkeys(_EXPOSURE, 0.5)),
+          lambda v, m: {"rbp_p": v} if m in ("rbp", "rbp_residual") else
+          {"patience": v} if m in _EXPOSURE else {}, default=None,
+          defaults={"compat": 0.95, "nerr10": 0.9}),
     Param("model", "the expected-exposure reader: 'rbp' (exposure p^(rank-1), the default) "
           "or 'dcg' (1/log2(rank+1))", _EXPOSURE, _choice("model", ("rbp", "dcg")),
           default="rbp"),

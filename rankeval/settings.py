@@ -46,6 +46,7 @@ class Settings:
     rbp_p: float = 0.8
     rbp_gain: str = "binary"
     rbp_residual_tail: str = "always"
+    patience: float = 0.5
     gains: str | None = None
     collection_size: int | None = None
     recall_rounding: str = "plus-0.9"
@@ -90,6 +91,7 @@ class SettingOptions(TypedDict, total=False):
     rbp_p: float | None
     rbp_gain: str | None
     rbp_residual_tail: str | None
+    patience: float | None
     gains: str | None
     collection_size: int | None
     recall_rounding: str | None

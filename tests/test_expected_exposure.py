@@ -207,3 +207,33 @@ def test_repeated_item_within_a_sample_is_refused_across_samples_is_not():
         rankeval.evaluate(run, truth, metrics="ndcg@2")
     ev = rankeval.evaluate(run, truth, metrics="ndcg@2", dedupe=True)
     assert ev.metrics["ndcg@2"] == 1.0
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_partitions_of_a_stochastic_run_merge_into_the_whole(n):
+    """The engines' contract holds on stochastic runs: users split over partitions (each
+    with all of its samples), merged, give the whole run's values, spreads and counts."""
+    from rankeval.engines.finish import finish
+    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.io.frames import MemoryTable
+    from rankeval.io.load import load_predictions, load_truth
+    from rankeval.settings import make_settings
+
+    run, truth, _, _ = _generated(n)
+    run = run.assign(score=-(run["rank"] // 2)).drop(columns="rank")  # tied scores
+    metrics = ["ndcg", "ee_l", "ee_r", "recall", "mrr"]
+    whole = rankeval.evaluate(run, truth, metrics, [3, 10])
+    assert whole.tied_users and whole.tie_range
+    settings = make_settings(metrics, [3, 10])
+    part = {u: i % n for i, u in enumerate(sorted(set(truth.user_id)))}
+    partials = [evaluate_partition(
+        load_predictions(MemoryTable(run[run.user_id.map(part) == i], "predictions")),
+        load_truth(MemoryTable(truth[truth.user_id.map(part) == i], "truth")), settings)
+        for i in range(n)]
+    merged = finish(merge(partials), settings,
+                    load_predictions(MemoryTable(run, "predictions")),
+                    load_truth(MemoryTable(truth, "truth")))
+    pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
+    assert merged.metrics == whole.metrics and merged.users == whole.users
+    assert merged.samples == whole.samples
+    assert (merged.tied_users, merged.tie_range) == (whole.tied_users, whole.tie_range)

@@ -1,13 +1,14 @@
 """Expected exposure (Diaz et al., CIKM 2020; SPEC section 11): how far the exposure a user's
 sampled rankings give each item is from the exposure its grade deserves.
 
-An item at rank i (to K) gets exposure w(i): p^(i-1) under the RBP reader (``p=``, default
-0.5), 1 / log2(i + 1) under the DCG reader (``model='dcg'``). Its expected exposure e is the
-mean over the user's sampled rankings (one ranking: that ranking's). The target e* gives each
-judged item the mean exposure of the ranks its grade occupies in the ideal ranking (every
-judged item by grade descending; equally graded items share them); an item outside the truth
-has target 0. Then EE-D = ||e||^2, EE-R = e . e*, and EE-L = ||e - e*||^2 = EE-D - 2 EE-R +
-||e*||^2, all as diazf/expeval computes them with complete judgements (``-C``) unnormalised.
+An item at rank i (to K) gets exposure w(i): p^(i-1) under the RBP reader (``--patience``,
+or ``p=``: default 0.5), 1 / log2(i + 1) under the DCG reader (``model='dcg'``). Its expected
+exposure e is the mean over the user's sampled rankings (one ranking: that ranking's). The
+target e* gives each judged item the mean exposure of the ranks its grade occupies in the
+ideal ranking (every judged item by grade descending; equally graded items share them); an
+item outside the truth has target 0. Then EE-D = ||e||^2, EE-R = e . e*, and EE-L =
+||e - e*||^2 = EE-D - 2 EE-R + ||e*||^2, as diazf/expeval computes them with complete
+judgements (``-C``), unnormalised.
 
 The values are per user: on a stochastic run (``Chunk.sampled_user``) every sampled ranking of
 a user carries the user's value, so their mean over samples is that value.
@@ -28,14 +29,14 @@ def _weights(s: Sums, ranks: np.ndarray, k: float) -> np.ndarray:
         w = 1.0 / np.log2(ranks + 1.0)
     else:
         with np.errstate(under="ignore"):
-            w = np.power(float(s.params.get("p", 0.5)), ranks - 1.0)
+            w = np.power(float(s.conv.patience), ranks - 1.0)
     return np.where(ranks <= k, w, 0.0)
 
 
 def _parts(s: Sums, k: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per user code: (EE-D, EE-R, ||e*||^2) of the user (the sampled user, on a stochastic
     run), cached on ``s`` per (K, parameters)."""
-    key = ("expected_exposure", k, tuple(sorted(s.params.items())))
+    key = ("expected_exposure", k, s.conv.patience, tuple(sorted(s.params.items())))
     cache = s.__dict__.setdefault("_cache_exposure", {})
     if key in cache:
         return cache[key]
