@@ -237,3 +237,41 @@ def test_partitions_of_a_stochastic_run_merge_into_the_whole(n):
     assert merged.metrics == whole.metrics and merged.users == whole.users
     assert merged.samples == whole.samples
     assert (merged.tied_users, merged.tie_range) == (whole.tied_users, whole.tie_range)
+
+
+def test_lower_is_better_gates_and_comparisons(tmp_path, run_cli):
+    """ee_l and ee_d are losses: --max-drop allows a rise, compare's --fail-if-worse fails on
+    a significant rise, non-inferiority bounds the rise; a fall passes them all."""
+    import json
+
+    from rankeval.analysis.gates import lower_better
+    assert lower_better("ee_l@10") and lower_better("ee_d") and not lower_better("ee_r@5")
+    rng = np.random.default_rng(7)
+    users = [f"u{i}" for i in range(60)]
+    truth = pd.DataFrame([(u, f"d{j}", int(j < 3)) for u in users for j in range(6)],
+                         columns=["user_id", "item_id", "relevance"])
+    good = pd.DataFrame([(u, f"d{j}", j + 1) for u in users for j in range(6)],
+                        columns=["user_id", "item_id", "rank"])  # the ideal order
+    bad = good.copy()
+    flip = rng.random(len(users)) < 0.8  # most users: relevant items last
+    bad["rank"] = np.where(np.repeat(flip, 6), 7 - good["rank"], good["rank"])
+    paths = {}
+    for name, frame in (("good", good), ("bad", bad), ("truth", truth)):
+        paths[name] = str(tmp_path / f"{name}.csv")
+        frame.to_csv(paths[name], index=False)
+    base = str(tmp_path / "base.json")
+    assert run_cli("score", paths["good"], paths["truth"], "-m", "ee_l@all", "-f", "json",
+                   "-o", base, "-q").exit_code == 0
+    worse = run_cli("score", paths["bad"], paths["truth"], "-m", "ee_l@all", "--baseline",
+                    base, "--max-drop", "ee_l@all=0.05", "-q")
+    assert worse.exit_code == 1 and "<=" in worse.stdout + worse.stderr
+    better = run_cli("score", paths["good"], paths["truth"], "-m", "ee_l@all", "--baseline",
+                     base, "--max-drop", "ee_l@all=0.05", "-q")
+    assert better.exit_code == 0
+    r = run_cli("compare", paths["good"], paths["bad"], paths["truth"], "-m", "ee_l@all",
+                "--fail-if-worse", "-f", "json", "-q")
+    assert r.exit_code == 1 and json.loads(r.stdout)["passed"] is False
+    r = run_cli("compare", paths["bad"], paths["good"], paths["truth"], "-m", "ee_l@all",
+                "--fail-if-worse", "--non-inferior", "ee_l@all=0.01", "-q")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "upper bound" in r.stdout + r.stderr

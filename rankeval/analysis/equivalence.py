@@ -86,7 +86,8 @@ class Verdict:
         what = (f"not worse than {base} by more than" if m.kind == "non_inferior"
                 else f"equivalent to {base} within")
         margin = f"{self.margin_abs:.4g}" + (f" ({m.shown()})" if m.relative else "")
-        bound = (f"lower bound {self.low:+.4f}" if m.kind == "non_inferior" else
+        bound = (f"upper bound {self.high:+.4f} (lower is better)" if self._upward else
+                 f"lower bound {self.low:+.4f}" if m.kind == "non_inferior" else
                  f"interval [{self.low:+.4f}, {self.high:+.4f}]")
         head = (f"{'passed' if self.passed else 'FAILED'} {self.run} {m.metric} {what} "
                 f"{margin}: difference {self.difference:+.4f}, {bound}, p = {self.p_value:.3g}")
@@ -109,16 +110,32 @@ class Verdict:
         return self.margin.metric
 
     @property
+    def _upward(self) -> bool:
+        """Non-inferiority on a metric where lower is better (ee_l): the upper bound
+        decides."""
+        from rankeval.analysis.gates import lower_better
+
+        return self.margin.kind == "non_inferior" and lower_better(self.margin.metric)
+
+    @property
     def value(self) -> float:
-        """The lower bound (non-inferiority), or the farther bound from 0 (equivalence)."""
-        return self.low if self.margin.kind == "non_inferior" else max(-self.low, self.high)
+        """The bound that decides non-inferiority (the lower one; the upper one where lower
+        is better), or the farther bound from 0 (equivalence)."""
+        if self.margin.kind == "non_inferior":
+            return self.high if self._upward else self.low
+        return max(-self.low, self.high)
 
     @property
     def limit(self) -> float:
-        return -self.margin_abs if self.margin.kind == "non_inferior" else self.margin_abs
+        if self.margin.kind == "non_inferior" and not self._upward:
+            return -self.margin_abs
+        return self.margin_abs
 
     def condition(self) -> str:
         base = self.baseline or "baseline"
+        if self._upward:
+            return (f"upper bound of {self.run} - {base} < {self.margin_abs:.4g} (lower is "
+                    "better)")
         if self.margin.kind == "non_inferior":
             return f"lower bound of {self.run} - {base} > {-self.margin_abs:.4g}"
         return f"interval of {self.run} - {base} within ±{self.margin_abs:.4g}"
@@ -160,7 +177,12 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
         low, high = mean - t * se, mean + t * se
         p_low = float(stats.t.sf((mean + delta) / se, n - 1))  # H0: difference <= -delta
         p_high = float(stats.t.cdf((mean - delta) / se, n - 1))  # H0: difference >= delta
-    if margin.kind == "non_inferior":
+    from rankeval.analysis.gates import lower_better
+
+    if margin.kind == "non_inferior" and lower_better(margin.metric):  # no worse: no higher
+        passed, p = high < delta, p_high
+        gap = delta - mean
+    elif margin.kind == "non_inferior":
         passed, p = low > -delta, p_low
         gap = mean + delta  # how far the difference is inside the margin
     else:

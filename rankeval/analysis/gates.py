@@ -39,6 +39,15 @@ class Gate:
     text: str = ""
 
 
+def lower_better(metric: str) -> bool:
+    """Whether a lower value of ``metric`` (a name like ``ee_l@10``, ``eel(p=0.8)``) is the
+    better one."""
+    from rankeval.registry import LOOKUP, REGISTRY
+
+    name = LOOKUP.get(metric.split("@")[0].split("(")[0].strip().lower())
+    return name is not None and REGISTRY[name].lower_better
+
+
 @dataclass(frozen=True)
 class Verdict:
     gate: Gate
@@ -50,7 +59,8 @@ class Verdict:
 
     @property
     def op(self) -> str:
-        return "<=" if self.gate.kind == "fail_over" else ">="
+        lower = self.gate.kind == "max_drop" and lower_better(self.metric)
+        return "<=" if self.gate.kind == "fail_over" or lower else ">="
 
     def condition(self) -> str:
         """``>= 0.35``, or ``>= 0.3411 (baseline 0.3446 - 1%)``, digits enough to agree."""
@@ -58,7 +68,8 @@ class Verdict:
         text = f"{self.op} {limit}"
         if self.baseline is not None:
             drop = f"{self.gate.drop * 100:g}%" if self.gate.relative else f"{self.gate.drop:g}"
-            text += f" (baseline {show_pair(self.baseline, self.limit)[0]} - {drop})"
+            sign = "+" if self.op == "<=" else "-"  # a lower-is-better metric worsens upward
+            text += f" (baseline {show_pair(self.baseline, self.limit)[0]} {sign} {drop})"
         return text
 
     def message(self) -> str:
@@ -165,9 +176,14 @@ class GatePlan:
                 m for m in metrics if m in self.baseline.metrics and m not in explicit]
             for name in names:
                 base = defined(gate, name, self.baseline.metrics[name], baseline=True)
-                limit = base * (1 - gate.drop) if gate.relative else base - gate.drop
                 value = defined(gate, name, metrics[name])
-                verdicts.append(Verdict(gate, name, value, limit, value >= limit, base))
+                if lower_better(name):  # a loss (ee_l) drops in quality as it rises
+                    limit = base * (1 + gate.drop) if gate.relative else base + gate.drop
+                    passed = value <= limit
+                else:
+                    limit = base * (1 - gate.drop) if gate.relative else base - gate.drop
+                    passed = value >= limit
+                verdicts.append(Verdict(gate, name, value, limit, passed, base))
         return verdicts
 
     def comparison(self, metrics: dict[str, float]) -> list[tuple[str, float, float, float]]:

@@ -187,9 +187,13 @@ class CompareResult:
 
     @property
     def worse(self) -> list[Cell]:
-        """Significant differences where a run is below a baseline (and, with
-        ``min_effect``, by at least that much)."""
-        return [c for c in self.cells if c.significant and not c.small and c.stats.delta < 0]
+        """Significant differences where a run is worse than a baseline: below it, or above
+        it on a metric where lower is better (and, with ``min_effect``, by at least that
+        much)."""
+        from rankeval.analysis.gates import lower_better
+
+        return [c for c in self.cells if c.significant and not c.small
+                and (c.stats.delta > 0 if lower_better(c.metric) else c.stats.delta < 0)]
 
     def per_user_table(self):
         """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
