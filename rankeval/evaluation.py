@@ -464,12 +464,12 @@ def evaluate(
 
 
 def _samples(partial: Partial) -> Samples | None:
-    if partial.samples is None:
+    t = partial.sample_totals
+    if t is None:
         return None
-    n = partial.samples
-    return Samples(int(n.sum()), int(n.min()) if len(n) else 0, int(n.max(initial=0)),
-                   {str(s): float(np.nanmean(v)) if np.isfinite(v).any() else math.nan
-                    for s, v in partial.spread.items()})
+    return Samples(t.rankings, t.fewest if t.fewest < 2**62 else 0, t.most,
+                   {str(s): mean(parts, n) if n else math.nan
+                    for s, (parts, n) in t.spread.items()})
 
 
 def _sample_columns(partial: Partial) -> dict[str, np.ndarray]:

@@ -637,3 +637,29 @@ def test_help_lists_every_setting_as_the_local_api():
     assert spark["options"].annotation == local["options"].annotation == \
         "Unpack[EvaluateOptions]"
     assert "rankeval.evaluate" in spark_evaluate.__doc__
+
+
+def test_stochastic_runs_equal_the_local_engine(spark):
+    """A run of sampled rankings (a sample column): each user's mean over its samples, the
+    users counted once and the spread summary, as the local engine gives them; the per-user
+    dataset holds the means (the per-user spreads stay with the local engine)."""
+    from tests.test_expected_exposure import _generated
+
+    run, truth, _, _ = _generated(11)
+    metrics = ["ndcg", "ee_l", "ee_r", "recall", "map"]
+    local = rankeval.evaluate(run, truth, metrics=metrics, k=K)
+    distributed = spark_evaluate(frame(spark, run), frame(spark, truth), metrics=metrics, k=K,
+                                 chunk_rows=23)
+    assert distributed.users == local.users
+    for name, value in local.metrics.items():
+        assert distributed.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name
+    assert local.samples is not None and distributed.samples is not None
+    assert (distributed.samples.rankings, distributed.samples.fewest,
+            distributed.samples.most) == (local.samples.rankings, local.samples.fewest,
+                                          local.samples.most)
+    for name, value in local.samples.spread.items():
+        assert distributed.samples.spread[name] == pytest.approx(value, abs=1e-12), name
+    theirs = distributed.per_user.toPandas().sort_values("user_id").reset_index(drop=True)
+    ours = local.per_user.sort_values("user_id").reset_index(drop=True)
+    np.testing.assert_allclose(theirs[list(local.metrics)].to_numpy(dtype=float),
+                               ours[list(local.metrics)].to_numpy(dtype=float), atol=1e-12)

@@ -65,6 +65,33 @@ class Partial:
     # per metric, the standard deviation of its values over them (``values`` are the means).
     samples: np.ndarray | None = None
     spread: dict[MetricSpec, np.ndarray] = dataclasses.field(default_factory=dict)
+    sample_totals: SampleTotals | None = None  # what the report says of them; they add up
+
+
+@dataclass(frozen=True)
+class SampleTotals:
+    """A stochastic run's sampled rankings and spreads as sums that add up over partitions:
+    the rankings, the fewest and most of one user, and per metric the exact parts of the sum
+    of the users' standard deviations with how many users have one."""
+
+    rankings: int
+    fewest: int
+    most: int
+    spread: dict[MetricSpec, tuple[tuple[float, ...], int]]
+
+    def __add__(self, other: SampleTotals) -> SampleTotals:
+        return SampleTotals(
+            self.rankings + other.rankings, min(self.fewest, other.fewest),
+            max(self.most, other.most),
+            {s: (parts + other.spread[s][0], n + other.spread[s][1])
+             for s, (parts, n) in self.spread.items()})
+
+    @staticmethod
+    def of(rankings: np.ndarray, spread: dict[MetricSpec, np.ndarray]) -> SampleTotals:
+        defined = {s: v[~np.isnan(v)] for s, v in spread.items()}
+        return SampleTotals(int(rankings.sum()), int(rankings.min(initial=2**62)),
+                            int(rankings.max(initial=0)),
+                            {s: (exact_parts(v), len(v)) for s, v in defined.items()})
 
 
 @dataclass(frozen=True)
@@ -203,6 +230,9 @@ def _sampled_partial(built, values, scored, tied, bounds, groups, sampled, setti
     """A stochastic run's partial: each user's values the mean over its samples, with their
     spread; users counted once, however many samples they have."""
     means = {spec: groups.mean(v) for spec, v in values.items()}
+    spread = {spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
+              if REGISTRY[spec.name].over_samples else groups.sd(v)
+              for spec, v in values.items()}
     c = built.counts
     counts = UserCounts(
         evaluated=len(groups.users), in_truth=sampled.in_truth,
@@ -224,9 +254,8 @@ def _sampled_partial(built, values, scored, tied, bounds, groups, sampled, setti
         scored={spec: int(np.count_nonzero(~np.isnan(means[spec]))) for spec in scored},
         longest=int(built.chunk.pos.max(initial=0)),
         samples=groups.rankings,
-        spread={spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
-                if REGISTRY[spec.name].over_samples else groups.sd(v)
-                for spec, v in values.items()},
+        spread=spread,
+        sample_totals=SampleTotals.of(groups.rankings, spread),
     )
 
 
@@ -276,7 +305,19 @@ def merge(partials: Sequence[Partial]) -> Partial:
             [p.samples for p in partials if p.samples is not None])[order],
         spread={s: np.concatenate([p.spread[s] for p in partials])[order]
                 for s in partials[0].spread},
+        sample_totals=_added([p.sample_totals for p in partials]),
     )
+
+
+def _added(totals: list[SampleTotals | None]) -> SampleTotals | None:
+    """The sample totals of a union (a deterministic partition adds none)."""
+    present = [t for t in totals if t is not None]
+    if not present:
+        return None
+    out = present[0]
+    for t in present[1:]:
+        out = out + t
+    return out
 
 
 def _merged_bounds(partials: Sequence[Partial]):

@@ -215,7 +215,8 @@ def _summary(part: ChunkResult, schema: pa.Schema) -> pa.RecordBatch:
     partial = part.partial
     if partial is not None:
         partial = dataclasses.replace(partial, users=pa.array([], pa.string()),
-                                      values={s: np.zeros(0) for s in partial.values})
+                                      values={s: np.zeros(0) for s in partial.values},
+                                      samples=None, spread={})  # sample_totals stay
     blob = pickle.dumps(dataclasses.replace(part, partial=partial),
                         protocol=pickle.HIGHEST_PROTOCOL)
     columns: list[pa.Array] = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
