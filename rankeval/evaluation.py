@@ -346,6 +346,7 @@ class EvaluateOptions(SettingOptions, total=False):
     train_format: str | None
     catalog_format: str | None
     item_features_format: str | None
+    item_groups_format: str | None
 
 
 def evaluate(
@@ -360,6 +361,7 @@ def evaluate(
     train: Any = None,
     catalog: Any = None,
     item_features: Any = None,
+    item_groups: Any = None,
     engine: str = "local",
     engine_options: Mapping[str, Any] | None = None,
     **options: Unpack[EvaluateOptions],
@@ -374,8 +376,10 @@ def evaluate(
     ``compat="trec_eval"``: trec_eval's conventions and measure names.
     ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
     and the popularity metrics; ``catalog``: the item universe (coverage, gini);
-    ``item_features``: per-item vectors or tags (ild, serendipity). Any form the two main
-    inputs take (``train_format``, ``catalog_format``, ``item_features_format`` for paths).
+    ``item_features``: per-item vectors or tags (ild, serendipity); ``item_groups``: the
+    group(s) of each item, per group column (awrf). Any form the two main inputs take
+    (``train_format``, ``catalog_format``, ``item_features_format``, ``item_groups_format``
+    for paths).
     ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
     with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
     session, "partitions": 64}``).
@@ -441,7 +445,7 @@ def evaluate(
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
     ``relevance_col``, ``count_col`` (train); formats: ``train_format``, ``catalog_format``,
-    ``item_features_format``.
+    ``item_features_format``, ``item_groups_format``.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
@@ -454,6 +458,7 @@ def evaluate(
     rest: dict[str, Any] = dict(options)
     columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extras = {"train": train, "catalog": catalog, "item_features": item_features,
+              "item_groups": item_groups,
               **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
     settings = make_settings(metrics, k, compat=compat, **rest)
     check_needs(settings, {n for n in EXTRA if extras[n] is not None})

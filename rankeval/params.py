@@ -96,6 +96,14 @@ def _flag_named(name: str) -> Callable[[Any], Value]:
 _flag = _flag_named("judged_only")
 
 
+def _name(name: str) -> Callable[[Any], Value]:
+    def check(value: Any) -> Value:
+        if not isinstance(value, str) or not value:
+            raise OptionError(f"{name}= must be a column name in quotes, got {value!r}")
+        return value
+    return check
+
+
 def _choice(name: str, choices: tuple[str, ...]) -> Callable[[Any], Value]:
     def check(value: Any) -> Value:
         if value not in choices:
@@ -176,6 +184,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           lambda v, m: {"rbp_p": v} if m in ("rbp", "rbp_residual") else
           {"patience": v} if m in _EXPOSURE else {}, default=None,
           defaults={"compat": 0.95, "nerr10": 0.9}),
+    Param("by", "awrf: the group column of --item-groups (default: its first)", ("awrf",),
+          _name("by"), default=None),
+    Param("target", "awrf: the group distribution to match: 'relevant' (of the user's relevant "
+          "items, the default) or 'catalog' (of the items --item-groups names)", ("awrf",),
+          _choice("target", ("relevant", "catalog")), default="relevant"),
     Param("model", "the expected-exposure reader: 'rbp' (exposure p^(rank-1), the default) "
           "or 'dcg' (1/log2(rank+1))", _EXPOSURE, _choice("model", ("rbp", "dcg")),
           default="rbp"),

@@ -13,7 +13,7 @@ PER_USER = "per_user"  # a value per user; the overall value is their mean
 CORPUS = "corpus"  # one value for the whole run (coverage, Gini): not a mean over users
 MEAN, SUM, GEOMETRIC = "mean", "sum", "geometric"
 # Inputs a metric may need beyond the predictions and the truth.
-INPUTS = ("interactions", "item_features", "catalog", "subtopics")
+INPUTS = ("interactions", "item_features", "catalog", "subtopics", "item_groups")
 
 
 @dataclass(frozen=True)
@@ -339,6 +339,13 @@ REGISTRY.update({
                "the exposure the sampled rankings give items in proportion to their target",
                "e . e*", bounded=False, tie_expectation=False, grades=True,
                over_samples=True),
+        Metric("awrf", ("attention_weighted_rank_fairness",), "attention-weighted rank "
+               "fairness (Sapiezynski et al. 2019, TREC Fair Ranking 2021-22): how close the "
+               "groups the top K exposes, attention 1/log2(max(j, 2)), are to a target "
+               "(by= a group column of --item-groups; target= 'relevant' or 'catalog')",
+               "1 - JSD(sum_j a_j w_j / sum_j a_j, target), natural log",
+               needs=frozenset({"item_groups"}), tie_expectation=False,
+               undefined_when="no item in the top K, or a target with no group"),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",
@@ -401,6 +408,11 @@ REGISTRY.update({
 def reads_grades(specs) -> bool:
     """Whether a metric among ``specs`` reads every judged grade (expected exposure)."""
     return any(REGISTRY[s.name].grades for s in specs)
+
+
+def reads_groups(specs) -> bool:
+    """Whether a metric among ``specs`` reads the items' groups (awrf)."""
+    return any("item_groups" in REGISTRY[s.name].needs for s in specs)
 
 
 def reads_subtopics(specs) -> bool:

@@ -49,6 +49,22 @@ def main(seed: int = 20261122) -> None:
     _train_and_catalog(np.random.default_rng(seed + 1), users, items, popularity, t)
     _users(np.random.default_rng(seed + 2), users)
     _stochastic(np.random.default_rng(seed + 3), p)
+    _item_groups(np.random.default_rng(seed + 4), items)
+
+
+def _item_groups(rng, items) -> None:
+    """Item groups (--item-groups, awrf): a provider (a few large ones own the popular head,
+    as catalogs go; some items have two) and a popularity tier by catalog rank."""
+    providers = np.where(np.arange(len(items)) < 80, rng.choice(["acme", "globex"], len(items)),
+                         rng.choice(["acme", "globex", "initech", "umbrella", "hooli"],
+                                    len(items)))
+    tier = np.where(np.arange(len(items)) < 40, "head",
+                    np.where(np.arange(len(items)) < 200, "mid", "tail"))
+    rows = [(i, p, t) for i, p, t in zip(items, providers, tier, strict=True)]
+    second = rng.choice(len(items), size=30, replace=False)  # co-produced items
+    rows += [(items[j], "indie", tier[j]) for j in second]
+    pd.DataFrame(rows, columns=["item_id", "provider", "tier"]).to_csv(
+        HERE / "item_groups.csv", index=False)
 
 
 def _stochastic(rng, preds: pd.DataFrame, samples: int = 8, depth: int = 10) -> None:

@@ -58,7 +58,8 @@ def _conventions() -> list[dict]:
 
 def _extras(preds: pd.DataFrame, seed: int):
     """Training interactions (some of them predicted again, some repeated), a catalog with
-    items nobody predicted, and feature vectors for most items."""
+    items nobody predicted, feature vectors for most items, and item groups (some items in
+    two groups, some in none)."""
     rng = np.random.default_rng(seed)
     seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
     other = pd.DataFrame({"user_id": rng.choice(preds.user_id.unique(), 300),
@@ -69,7 +70,11 @@ def _extras(preds: pd.DataFrame, seed: int):
     featured = catalog.item_id[rng.random(len(catalog)) < 0.8]
     features = pd.DataFrame({"item_id": featured,
                              **{f"f{d}": rng.normal(size=len(featured)) for d in range(3)}})
-    return train, catalog, features
+    grouped = catalog.item_id[rng.random(len(catalog)) < 0.9]
+    groups = pd.DataFrame({"item_id": grouped, "provider": rng.choice(list("abcd"),
+                                                                      len(grouped))})
+    groups = pd.concat([groups, groups.head(9).assign(provider="e")], ignore_index=True)
+    return train, catalog, features, groups
 
 
 def _data(seed: int, dedupe: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -98,12 +103,12 @@ def _split(preds, truth, n: int, seed: int):
             return pieces
 
 
-def _merged(pieces, settings, train=None, catalog=None, features=None):
+def _merged(pieces, settings, train=None, catalog=None, features=None, groups=None):
     """Each partition built on its own; item statistics (popularity, catalog) computed once
     over the whole inputs, as a distributed engine would broadcast them."""
     whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
     whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
-    extras = load_extras(train, catalog, item_features=features)
+    extras = load_extras(train, catalog, item_features=features, item_groups=groups)
     stats = item_stats(extras, whole_p, settings)
     partials = []
     for p, t in pieces:
@@ -120,12 +125,12 @@ def test_partitions_merge_into_the_whole(options, n):
     metrics = METRICS
     if options.get("ties") == "expected":  # without the measures that have no closed form
         metrics = [m for m in METRICS if REGISTRY[m.split("@")[0]].tie_expectation]
-    train, catalog, features = _extras(preds, seed=n)
+    train, catalog, features, groups = _extras(preds, seed=n)
     whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog,
-                     item_features=features, **options)
+                     item_features=features, item_groups=groups, **options)
     settings = make_settings(metrics, KS, **options)
     merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings, train, catalog,
-                     features)
+                     features, groups)
     pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
     assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum
     assert merged.users == whole.users

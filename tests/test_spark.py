@@ -663,3 +663,17 @@ def test_stochastic_runs_equal_the_local_engine(spark):
     ours = local.per_user.sort_values("user_id").reset_index(drop=True)
     np.testing.assert_allclose(theirs[list(local.metrics)].to_numpy(dtype=float),
                                ours[list(local.metrics)].to_numpy(dtype=float), atol=1e-12)
+
+
+def test_awrf_equals_the_local_engine(spark):
+    """--item-groups travel with the item statistics to every task."""
+    from tests.test_awrf import _data
+
+    run, truth, groups = _data(6)
+    metrics = ["awrf@3", "awrf(by='language', target='catalog')@10", "ndcg@10"]
+    local = rankeval.evaluate(run, truth, metrics=metrics, item_groups=groups)
+    distributed = spark_evaluate(frame(spark, run), frame(spark, truth), metrics=metrics,
+                                 item_groups=groups, chunk_rows=31)
+    assert distributed.users == local.users
+    for name, value in local.metrics.items():
+        assert distributed.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name

@@ -1,5 +1,6 @@
-"""Every judged grade in the chunk, for the expected-exposure metrics (``kernels/exposure.py``):
-the target exposure shares the ranks of the ideal ranking among the items of each grade."""
+"""What the fairness metrics read beyond the lists: every judged grade, for expected exposure
+(``kernels/exposure.py``: the target shares the ideal ranks among the items of each grade), and
+the items' groups with each user's target, for awrf (``kernels/fairness.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rankeval.kernels.chunk import Chunk
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes, Selection
     from rankeval.io.load import Truth
+    from rankeval.recommender.groups import ItemGroups
 
 
 def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chunk:
@@ -40,3 +42,32 @@ def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chu
         chunk, level_user=level_user.astype(np.int64), level_start=above.astype(np.int64),
         level_size=np.diff(np.append(starts, len(user))).astype(np.int64),
         row_level=found.astype(np.int64) - 1)
+
+
+def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings,
+                groups: ItemGroups) -> Chunk:
+    """Every group column of ``--item-groups`` over the evaluation's item codes, with each
+    evaluated user's target: the mean membership of its relevant items (awrf)."""
+    from rankeval.kernels.fairness import ChunkGroups
+
+    for spec in settings.specs:  # a by= naming no column of the file: said before scoring
+        by = dict(spec.params).get("by")
+        if by is not None:
+            groups.column(str(by))
+    user = sel.compact[codes.t_user]
+    t = settings.relevance_threshold
+    relevant = (user >= 0) & (truth.relevance > 0 if t is None else truth.relevance >= t)
+    user, item = user[relevant].astype(np.int64), codes.t_item[relevant].astype(np.int64)
+    n = chunk.n_users
+    out = {}
+    for name, membership in groups.columns.items():
+        ptr, group, share = membership.of(codes.item_ids)
+        base = ChunkGroups(membership.names, ptr, group, share, np.zeros((0, 0)),
+                           membership.catalog_share())
+        row, g, w = base.expand(item)
+        width = len(membership.names)
+        total = np.bincount(user[row] * width + g, w, minlength=n * width).reshape(n, width)
+        mass = total.sum(axis=1)
+        target = total / np.where(mass > 0, mass, 1.0)[:, None]
+        out[name] = dataclasses.replace(base, relevant=target)
+    return dataclasses.replace(chunk, groups=out)

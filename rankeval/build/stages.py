@@ -28,7 +28,7 @@ from rankeval.build.checks import (
     report_duplicates,
 )
 from rankeval.build.encode import duplicates, factorize_list, pair_keys
-from rankeval.build.grades import with_grades
+from rankeval.build.grades import with_grades, with_groups
 from rankeval.build.join import ideal, lookup, repeats, truth_pairs
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import (
@@ -47,7 +47,7 @@ from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
-from rankeval.registry import REGISTRY, reads_grades, reads_subtopics
+from rankeval.registry import REGISTRY, reads_grades, reads_groups, reads_subtopics
 
 if TYPE_CHECKING:
     from rankeval.recommender.seen import SeenItems
@@ -272,6 +272,8 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
         chunk = with_aspects(chunk, codes, truth, sel, settings)
     if reads_grades(settings.specs):
         chunk = with_grades(chunk, codes, truth, sel)
+    if stats is not None and stats.groups is not None and reads_groups(settings.specs):
+        chunk = with_groups(chunk, codes, truth, sel, settings, stats.groups)
     if settings.ties in ("optimistic", "pessimistic"):
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)

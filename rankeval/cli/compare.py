@@ -18,6 +18,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.io.columns import EXTRA
 
 
 @cli.command(name="compare", cls=Command)
@@ -95,7 +96,7 @@ def compare_command(files, **kw) -> int:
 
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
-    _check_outputs(kw, [truth, *runs, *(path for n in ("train", "catalog", "item_features")
+    _check_outputs(kw, [truth, *runs, *(path for n in EXTRA
                                         if (path := extra[n]))])
     result = compare(
         runs, truth, list(kw["metrics"]) or None, list(kw["k"]) or None,

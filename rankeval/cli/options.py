@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 from rankeval.cli.app import flag, warn
 from rankeval.engines import ENGINES
-from rankeval.io.columns import COLUMNS, ROLES
+from rankeval.io.columns import COLUMNS, EXTRA, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
@@ -102,6 +102,13 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "item_features": (("--item-features",), dict(
         metavar="FILE", help="Per-item vectors (numeric columns, or a list column in Parquet) "
         "or tags ('drama|comedy'), one row per item: for ild and serendipity.")),
+    "item_groups": (("--item-groups",), dict(
+        metavar="FILE", help="Which group each item belongs to (an item column and one or more "
+        "group columns: provider, language, ...; an item on several rows is in each group): "
+        "for awrf.")),
+    "item_groups_format": (("--item-groups-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --item-groups (default: from the extension; required for -).")),
     "item_features_format": (("--item-features-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of --item-features (default: from the extension; required for -).")),
@@ -252,8 +259,9 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     preds = {"help": preds_help} if preds_help else {}
     return _stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
-                  option("catalog"), option("item_features"), option("train_format"),
-                  option("catalog_format"), option("item_features_format"),
+                  option("catalog"), option("item_features"), option("item_groups"),
+                  option("train_format"), option("catalog_format"),
+                  option("item_features_format"), option("item_groups_format"),
                   option("delimiter"), option("encoding"))
 
 
@@ -289,8 +297,7 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
 
 def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
     """--train, --catalog and their formats, as ``beyond.load_extras`` takes them."""
-    return {name: kw.pop(name) for name in ("train", "catalog", "item_features", "train_format",
-                                            "catalog_format", "item_features_format")}
+    return {name: kw.pop(name) for n in EXTRA for name in (n, f"{n}_format")}
 
 
 def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:

@@ -19,6 +19,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_USAGE, plural
+from rankeval.io.columns import EXTRA
 
 
 @cli.command(cls=Command)
@@ -48,7 +49,7 @@ def validate(predictions, truth, strict, **kw) -> int:
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
-                   [predictions, truth, *(kw[n] for n in ("train", "catalog", "item_features")
+                   [predictions, truth, *(kw[n] for n in EXTRA
                                            if kw[n])])
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()

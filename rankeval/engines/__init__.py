@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rankeval.errors import OptionError
+from rankeval.io.columns import EXTRA  # the optional inputs (--train, ...)
 
-EXTRA = ("train", "catalog", "item_features")  # the beyond-accuracy inputs
+__all__ = ["ENGINES", "EXTRA", "Engine", "Job"]
 
 
 @dataclass(frozen=True)

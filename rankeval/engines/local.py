@@ -23,7 +23,8 @@ class LocalEngine(Engine):
                                   subtopics=reads_subtopics(job.settings.specs))
         extras = load_extras(x.get("train"), x.get("catalog"), job.columns, job.reading,
                              x.get("train_format"), x.get("catalog_format"),
-                             x.get("item_features"), x.get("item_features_format"))
+                             x.get("item_features"), x.get("item_features_format"),
+                             x.get("item_groups"), x.get("item_groups_format"))
         progress.stage(f"scoring {run.source.rows:,} predictions")
         return evaluate_inputs(run, judged, job.settings, extras, release=True)
 

@@ -35,8 +35,11 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "train": (("user", "item"), ("count",)),  # training interactions (--train)
     "catalog": (("item",), ()),  # the item universe (--catalog)
     "item_features": (("item",), ()),  # every other column is a feature (--item-features)
+    "item_groups": (("item",), ()),  # every other column is a group column (--item-groups)
     "segments": (("user",), ()),  # user attributes (--segments)
 }
+# The optional inputs beside the run and the truth (each an option of its own, --train ...)
+EXTRA = ("train", "catalog", "item_features", "item_groups")
 COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS)  # user_col, item_col, ...
 
 

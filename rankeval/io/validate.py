@@ -13,6 +13,7 @@ from typing import Any
 from rankeval.build.stages import UserCounts, build
 from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
 from rankeval.errors import InputError, collecting
+from rankeval.io.columns import EXTRA
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
 from rankeval.io.roles import swapped
 from rankeval.notices import Notice
@@ -69,13 +70,13 @@ def validate_inputs(
     cols = columns or {}
     result = Validation(acknowledged=acknowledged)
     extra = extra or {}
-    check_needs(settings, {n for n in ("train", "catalog", "item_features")
-                           if extra.get(n) is not None})
+    check_needs(settings, {n for n in EXTRA if extra.get(n) is not None})
     with collecting() as problems:
         extras = _load(problems, lambda: load_extras(
             extra.get("train"), extra.get("catalog"), cols, reading, extra.get("train_format"),
             extra.get("catalog_format"), extra.get("item_features"),
-            extra.get("item_features_format")))
+            extra.get("item_features_format"), extra.get("item_groups"),
+            extra.get("item_groups_format")))
         run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format,
                                                        reading))
         truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format, reading))
@@ -92,7 +93,7 @@ def validate_inputs(
                 s = data.source
                 result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
                                        "columns": data.columns}
-        for role in ("train", "catalog", "item_features"):
+        for role in EXTRA:
             data = getattr(extras, role, None)
             if data is not None:
                 s = data.source

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +74,9 @@ class Chunk:
     # counts each one's sampled rankings (per user code).
     sampled_user: np.ndarray | None = None
     samples: np.ndarray | None = None
+    # With --item-groups (awrf): per group column, the items' memberships and each user's
+    # target (``kernels/fairness.ChunkGroups``)
+    groups: dict[str, Any] | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -116,6 +120,9 @@ class Chunk:
             out.update(level_user=self.level_user[e:f] - start,
                        level_start=self.level_start[e:f], level_size=self.level_size[e:f],
                        row_level=np.where(level >= 0, level - e, -1))
+        if self.groups is not None:
+            out["groups"] = {name: replace(g, relevant=g.relevant[start:stop])
+                             for name, g in self.groups.items()}
         if self.sampled_user is not None and stop > start:
             assert self.samples is not None
             out.update(sampled_user=self.sampled_user[start:stop] - self.sampled_user[start],

@@ -18,6 +18,7 @@ from rankeval.kernels.chunk import Chunk
 from rankeval.kernels.cwl import KERNELS as CWL
 from rankeval.kernels.diversity import KERNELS as DIVERSITY
 from rankeval.kernels.exposure import KERNELS as EXPOSURE
+from rankeval.kernels.fairness import KERNELS as FAIRNESS
 from rankeval.kernels.gain_metrics import (
     _bin_g,
     _g,
@@ -169,6 +170,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     **DIVERSITY,
     **CWL,
     **EXPOSURE,
+    **FAIRNESS,
 }
 assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")

@@ -8,6 +8,7 @@ that every partition scores against the same popularity and the same catalog (SP
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,11 @@ import pyarrow.compute as pc
 from rankeval.build.encode import factorize, pair_keys
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.io.columns import EXTRA
 from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
 from rankeval.kernels.distinct import distinct, first_index
 from rankeval.recommender.features import ItemFeatures, load_item_features
+from rankeval.recommender.groups import ItemGroups, load_item_groups
 from rankeval.recommender.seen import SeenItems
 from rankeval.registry import REGISTRY
 
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 
 # Options that provide each input a metric may need (registry ``needs``).
 PROVIDERS = {"interactions": ("train",), "catalog": ("catalog", "train"),
-             "item_features": ("item_features",)}
+             "item_features": ("item_features",), "item_groups": ("item_groups",)}
 
 
 @dataclass(frozen=True)
@@ -39,10 +42,10 @@ class Extras:
     train: Train | None = None
     catalog: Catalog | None = None
     item_features: ItemFeatures | None = None
+    item_groups: ItemGroups | None = None
 
     def given(self) -> set[str]:
-        return {name for name in ("train", "catalog", "item_features")
-                if getattr(self, name) is not None}
+        return {name for name in EXTRA if getattr(self, name) is not None}
 
     def seen_items(self, codes: Codes, settings) -> SeenItems | None:
         """The build's seen-item exclusion stage over ``codes``, when an option asks for it
@@ -89,11 +92,16 @@ class ItemVectors:
 def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None = None,
                 reading: dict[str, Any] | None = None, train_format: str | None = None,
                 catalog_format: str | None = None, item_features: Any = None,
-                item_features_format: str | None = None) -> Extras:
-    """Open and load ``--train``, ``--catalog`` and ``--item-features`` (paths or in-memory
-    tables), with the same column options as the main inputs."""
+                item_features_format: str | None = None, item_groups: Any = None,
+                item_groups_format: str | None = None) -> Extras:
+    """Open and load ``--train``, ``--catalog``, ``--item-features`` and ``--item-groups``
+    (paths or in-memory tables), with the same column options as the main inputs."""
     cols = columns or {}
-    loaded_train = loaded_catalog = loaded_features = None
+    loaded_train = loaded_catalog = loaded_features = loaded_groups = None
+    if item_groups is not None:
+        loaded_groups = load_item_groups(
+            open_input(item_groups, "item_groups", item_groups_format, reading),
+            cols.get("item_col"))
     if item_features is not None:
         loaded_features = load_item_features(
             open_input(item_features, "item_features", item_features_format, reading),
@@ -105,7 +113,7 @@ def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None 
     if catalog is not None:
         loaded_catalog = load_catalog(open_input(catalog, "catalog", catalog_format, reading),
                                       cols.get("item_col"))
-    return Extras(loaded_train, loaded_catalog, loaded_features)
+    return Extras(loaded_train, loaded_catalog, loaded_features, loaded_groups)
 
 
 def check_needs(settings, given: set[str]) -> None:
@@ -136,6 +144,7 @@ class ItemStats:
     outside: int  # predicted items missing from --catalog (they join the catalog)
     vectors: ItemVectors | None = None
     member: np.ndarray | None = None  # bool per id: in the catalog
+    groups: ItemGroups | None = None  # --item-groups (awrf)
 
     def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(popularity, long tail) of each of ``item_ids``."""
@@ -151,11 +160,12 @@ class ItemStats:
 
 def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None:
     """Popularity, long tail and catalog, when a metric needs them."""
-    if extras.train is None and extras.catalog is None and extras.item_features is None:
+    if not extras.given():
         return None
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
-    return stats_from(item_tally(preds, extras.train, extras.catalog, settings.popularity),
-                      settings.tail_share, vectors)
+    stats = stats_from(item_tally(preds, extras.train, extras.catalog, settings.popularity),
+                       settings.tail_share, vectors)
+    return dataclasses.replace(stats, groups=extras.item_groups)
 
 
 @dataclass(frozen=True)

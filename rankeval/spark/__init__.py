@@ -94,6 +94,7 @@ def evaluate(
     train: Any = None,
     catalog: Any = None,
     item_features: Any = None,
+    item_groups: Any = None,
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
@@ -102,8 +103,8 @@ def evaluate(
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
     ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
     ``user_col``...) or paths Spark reads (Parquet, CSV, TSV, JSON Lines, TREC; files,
-    directories, globs, any filesystem of the cluster); ``item_features`` is read on this
-    machine (any form ``rankeval.evaluate`` takes). The same settings as
+    directories, globs, any filesystem of the cluster); ``item_features`` and ``item_groups``
+    are read on this machine (any form ``rankeval.evaluate`` takes). The same settings as
     ``rankeval.evaluate``. ``spark``: the session (default: ``session()``); ``partitions``:
     how many partitions of users (default: from the input splits); ``chunk_rows``: rows
     scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
@@ -112,7 +113,8 @@ def evaluate(
 
     result = evaluate_on(predictions, truth, metrics, k, compat=compat,
                          preds_format=preds_format, truth_format=truth_format, train=train,
-                         catalog=catalog, item_features=item_features, engine="spark",
+                         catalog=catalog, item_features=item_features,
+                         item_groups=item_groups, engine="spark",
                          engine_options={"spark": spark, "partitions": partitions,
                                          "chunk_rows": chunk_rows}, **options)
     assert isinstance(result.store, SparkValues)  # what the Spark engine gives
@@ -121,9 +123,10 @@ def evaluate(
 
 
 def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=None,
-                 spark: Any = None, reading: dict[str, Any] | None = None) -> SparkExtras:
+                 spark: Any = None, reading: dict[str, Any] | None = None,
+                 item_groups: Any = None) -> SparkExtras:
     """``train`` and ``catalog`` read by Spark (or given as DataFrames); ``item_features``
-    loaded here."""
+    and ``item_groups`` loaded here (sent to every task with the item statistics)."""
     formats = formats or {}
     found = {}
     for data, role in ((train, "train"), (catalog, "catalog")):
@@ -138,7 +141,15 @@ def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=
         features = load_item_features(open_input(item_features, "item_features",
                                                  formats.get("item_features_format"), reading),
                                       columns.get("item_col"))
-    return SparkExtras(found.get("train"), found.get("catalog"), features)
+    groups = None
+    if item_groups is not None:
+        from rankeval.io.load import open_input
+        from rankeval.recommender.groups import load_item_groups
+
+        groups = load_item_groups(open_input(item_groups, "item_groups",
+                                             formats.get("item_groups_format"), reading),
+                                  columns.get("item_col"))
+    return SparkExtras(found.get("train"), found.get("catalog"), features, groups)
 
 
 def input_frames(predictions: Any, truth: Any, preds_format: str | None = None,

@@ -4,6 +4,7 @@ as locally, so every partition scores against the same statistics."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError
 from rankeval.evaluation import InputSummary
 from rankeval.io.arrow import to_numpy
-from rankeval.io.columns import resolve_role
+from rankeval.io.columns import EXTRA, resolve_role
 from rankeval.recommender.extras import ItemStats, ItemTally, ItemVectors, stats_from
 from rankeval.spark.frames import _check_id_type, _quoted
 
@@ -28,9 +29,10 @@ class SparkExtras:
     train: tuple | None = None
     catalog: tuple | None = None
     item_features: Any = None
+    item_groups: Any = None  # --item-groups, loaded on this machine
 
     def given(self) -> set[str]:
-        return {n for n in ("train", "catalog", "item_features") if getattr(self, n) is not None}
+        return {n for n in EXTRA if getattr(self, n) is not None}
 
 
 def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats | None,
@@ -67,8 +69,9 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
     table = joined.toArrow()
     table = table.take(pc.sort_indices(table.column("item")))  # byte order, as factorize's
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
-    return stats_from(_tally(table, n_users, extras.catalog is not None), settings.tail_share,
-                      vectors), summaries
+    stats = stats_from(_tally(table, n_users, extras.catalog is not None), settings.tail_share,
+                       vectors)
+    return dataclasses.replace(stats, groups=extras.item_groups), summaries
 
 
 def _items(df, column: str, label: str):

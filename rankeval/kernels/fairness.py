@@ -1,0 +1,84 @@
+"""Group fairness of the ranked lists: attention-weighted rank fairness (AWRF; Sapiezynski et
+al. 2019, as the TREC Fair Ranking track 2021-22 computes it).
+
+The item at rank i (to K) draws attention 1 / log2(max(i, 2)) (ranks 1 and 2 alike, as TREC's
+``discount``). A list's group distribution is the attention-weighted mean of its items' group
+memberships (an item in k groups counts 1/k in each; an item the groups file does not name is
+in the group ``(none)``); its target is the mean membership of the user's relevant items
+(``target='relevant'``, TREC 2022 without its background) or the groups' share of the items
+the file names (``target='catalog'``). AWRF = 1 - JSD(list, target), the Jensen-Shannon
+divergence in natural logarithms (scipy's default, as TREC's), so it lies in [1 - ln 2, 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rankeval.kernels.sums import Sums
+
+
+@dataclass(frozen=True)
+class ChunkGroups:
+    """One group column over the chunk's item codes: CSR memberships (``ptr`` into ``group``
+    and ``share``), per user the target distribution of its relevant items, and the groups'
+    share of the catalog."""
+
+    names: list[str]
+    ptr: np.ndarray
+    group: np.ndarray
+    share: np.ndarray
+    relevant: np.ndarray  # users x groups, each row summing to 1 (0: no relevant item)
+    catalog: np.ndarray  # groups
+
+    def expand(self, item: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, group, share) of every membership of the rows' ``item`` codes."""
+        start, count = self.ptr[item], self.ptr[item + 1] - self.ptr[item]
+        row = np.repeat(np.arange(len(item)), count)
+        first = np.repeat(np.cumsum(count) - count, count)
+        at = np.repeat(start, count) + (np.arange(len(row)) - first)
+        return row, self.group[at], self.share[at]
+
+
+def jensen_shannon(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """JSD of the rows of p and q (distributions), natural log; 0 log 0 = 0."""
+    m = (p + q) / 2.0
+
+    def kl(a: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(a > 0, a * np.log(a / m), 0.0)
+        return terms.sum(axis=1)
+
+    return 0.5 * kl(p) + 0.5 * kl(q)
+
+
+def list_distribution(s: Sums, groups: ChunkGroups, k: float) -> np.ndarray:
+    """Each user's attention-weighted group distribution over its top K (NaN: empty list)."""
+    c = s.c
+    rows = np.flatnonzero(c.pos <= k)
+    attention = 1.0 / np.log2(np.maximum(c.pos[rows], 2).astype(np.float64))
+    row, group, share = groups.expand(c.item[rows].astype(np.int64))
+    n_groups = len(groups.names)
+    key = c.user[rows][row].astype(np.int64) * n_groups + group
+    total = np.bincount(key, attention[row] * share, minlength=c.n_users * n_groups)
+    total = total.reshape(c.n_users, n_groups)
+    mass = total.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / mass[:, None]
+
+
+def _awrf(s: Sums, k: float) -> np.ndarray:
+    c = s.c
+    assert c.groups is not None  # built when a metric reads item groups
+    by = s.params.get("by")
+    groups = c.groups[str(by)] if by is not None else next(iter(c.groups.values()))
+    ranked = list_distribution(s, groups, k)
+    target = (np.broadcast_to(groups.catalog, ranked.shape)
+              if s.params.get("target", "relevant") == "catalog" else groups.relevant)
+    value = 1.0 - jensen_shannon(ranked, target)
+    empty = np.isnan(ranked).any(axis=1) | (target.sum(axis=1) == 0)
+    return np.where(empty, np.nan, value)
+
+
+KERNELS = {"awrf": _awrf}

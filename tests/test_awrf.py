@@ -1,0 +1,143 @@
+"""Attention-weighted rank fairness (#33) against the TREC Fair Ranking track's computation,
+re-implemented here from fair-trec/trec2022-fair-public (wptrec/metrics/awrf.py at 6fd105f:
+``qr_awrf``: the discount 1/log2(max(rank, 2)), the attention-weighted mean of the pages'
+alignment vectors, 1 - scipy's jensenshannon(ralign, target)^2) with loops, in float64 (TREC
+computes the discount in float32, a 1e-8 difference), on generated runs with multi-group
+items, items outside the groups file and graded truth."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import jensenshannon
+
+import rankeval
+from rankeval.errors import OptionError
+
+
+def _reference(ranking: list[str], alignment: dict[str, dict[str, float]],
+               target: dict[str, float], groups: list[str], k: int) -> float:
+    """TREC 2022's qr_awrf for one ranking, every page with an alignment row."""
+    weights, total = dict.fromkeys(groups, 0.0), 0.0
+    for i, item in enumerate(ranking[:k], start=1):
+        d = 1.0 / math.log2(max(i, 2))
+        total += d
+        for g, share in alignment[item].items():
+            weights[g] += d * share
+    ralign = np.array([weights[g] / total for g in groups])
+    return 1.0 - jensenshannon(ralign, np.array([target[g] for g in groups])) ** 2
+
+
+def _data(seed: int):
+    rng = np.random.default_rng(seed)
+    items = [f"i{j}" for j in range(30)]
+    providers = ["acme", "beta", "core", "dyna"]
+    rows = []
+    for item in items[:24]:  # i24..i29 are in no group: "(none)"
+        for g in rng.choice(providers, size=int(rng.integers(1, 3)), replace=False):
+            rows.append((item, g, "en" if rng.random() < 0.7 else "de"))
+    groups = pd.DataFrame(rows, columns=["item_id", "provider", "language"])
+    run, truth = [], []
+    for u in range(25):
+        ranked = rng.choice(items, size=int(rng.integers(1, 15)), replace=False)
+        run += [(f"u{u}", d, r + 1) for r, d in enumerate(ranked)]
+        judged = rng.choice(items, size=int(rng.integers(1, 8)), replace=False)
+        truth += [(f"u{u}", d, int(rng.integers(0, 3))) for d in judged]
+    return (pd.DataFrame(run, columns=["user_id", "item_id", "rank"]),
+            pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"]), groups)
+
+
+def _alignment(groups: pd.DataFrame, column: str) -> tuple[dict, list[str]]:
+    """Each item's membership shares in ``column`` (1/k over its k groups; ``(none)`` for an
+    item outside the file), and the group names."""
+    names = [*sorted(set(groups[column])), "(none)"]
+    pairs = groups[["item_id", column]].drop_duplicates()
+    out: dict[str, dict[str, float]] = {}
+    for item, g in pairs.itertuples(index=False):
+        out.setdefault(item, {})[g] = 1.0
+    for shares in out.values():
+        for g in shares:
+            shares[g] = 1.0 / len(shares)
+    return out, names
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("column", ["provider", "language"])
+@pytest.mark.parametrize("k", [3, 10])
+def test_awrf_equals_trec_fair_ranking(seed, column, k):
+    run, truth, groups = _data(seed)
+    ev = rankeval.evaluate(run, truth, metrics=f"awrf(by='{column}')@{k},"
+                           f"awrf(by='{column}', target='catalog')@{k}", item_groups=groups)
+    align, names = _alignment(groups, column)
+    for item in set(run.item_id) | set(truth.item_id):
+        align.setdefault(item, {"(none)": 1.0})
+    catalog = dict.fromkeys(names, 0.0)
+    for shares in (v for i, v in align.items() if i in set(groups.item_id)):
+        for g, share in shares.items():
+            catalog[g] += share
+    catalog = {g: v / sum(catalog.values()) for g, v in catalog.items()}
+    per_user = ev.per_user.set_index("user_id")
+    relevant_users = truth[truth.relevance > 0].user_id.unique()
+    assert sorted(per_user.index) == sorted(relevant_users)
+    for user in relevant_users:
+        ranking = run[run.user_id == user].sort_values("rank").item_id.tolist()
+        rel = truth[(truth.user_id == user) & (truth.relevance > 0)].item_id
+        target = dict.fromkeys(names, 0.0)
+        for item in rel:
+            for g, share in align[item].items():
+                target[g] += share / len(rel)
+        got = per_user.loc[user].to_numpy(dtype=float)
+        want = [_reference(ranking, align, target, names, k),
+                _reference(ranking, align, catalog, names, k)]
+        assert got == pytest.approx(want, abs=1e-12), user
+
+
+def test_awrf_bounds_and_the_undefined():
+    """A list whose groups match the target scores 1; the worst is 1 - ln 2 (disjoint
+    supports); a user without a ranked item has no value (counted, never 0)."""
+    groups = pd.DataFrame({"item_id": ["a", "b", "c"], "provider": ["x", "y", "x"]})
+    truth = pd.DataFrame({"user_id": ["u", "v", "w"], "item_id": ["a", "a", "b"],
+                          "relevance": [1, 1, 1]})
+    run = pd.DataFrame({"user_id": ["u", "v"], "item_id": ["c", "b"], "rank": [1, 1]})
+    ev = rankeval.evaluate(run, truth, metrics="awrf@5", item_groups=groups)
+    values = ev.per_user.set_index("user_id")["awrf@5"]
+    assert values["u"] == 1.0
+    assert values["v"] == pytest.approx(1 - math.log(2), abs=1e-15)
+    assert math.isnan(values["w"])
+    assert ev.metrics["awrf@5"] == pytest.approx((1 + 1 - math.log(2)) / 2, abs=1e-15)
+    assert any(n.code == "not_scored" for n in ev.notices)
+
+
+def test_awrf_needs_item_groups_and_a_known_column():
+    run, truth, groups = _data(4)
+    with pytest.raises(OptionError, match="item_groups"):
+        rankeval.evaluate(run, truth, metrics="awrf@10")
+    with pytest.raises(Exception, match="no group column 'country'"):
+        rankeval.evaluate(run, truth, metrics="awrf(by='country')@10", item_groups=groups)
+
+
+def test_awrf_from_the_command_line_and_every_format(tmp_path, run_cli):
+    """--item-groups from a file (CSV, Parquet) gives the library's numbers; bad group files
+    are one line naming the file."""
+    run, truth, groups = _data(5)
+    paths = {}
+    for name, frame in (("run", run), ("truth", truth)):
+        paths[name] = str(tmp_path / f"{name}.csv")
+        frame.to_csv(paths[name], index=False)
+    groups.to_parquet(tmp_path / "groups.parquet")
+    ev = rankeval.evaluate(run, truth, metrics="awrf@10,awrf(by='language')@10",
+                           item_groups=groups)
+    r = run_cli("score", paths["run"], paths["truth"], "-m", "awrf@10,awrf(by='language')@10",
+                "--item-groups", str(tmp_path / "groups.parquet"), "-f", "json", "-q")
+    assert r.exit_code == 0, r.stderr
+    import json
+    got = json.loads(r.stdout)["metrics"]
+    assert got == pytest.approx(ev.metrics, abs=1e-15)
+    (tmp_path / "empty.csv").write_text("item_id,provider\ni1,\n")
+    r = run_cli("score", paths["run"], paths["truth"], "-m", "awrf@10", "--item-groups",
+                str(tmp_path / "empty.csv"))
+    assert r.exit_code == 2 and "empty.csv" in r.stderr and "without any group" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
