@@ -92,6 +92,8 @@ class Evaluation:
     tie_range: dict[str, tuple[float, float]] = field(default_factory=dict)
     exposure: Exposure | None = None  # popularity bias, when --train gives a popularity
     samples: Samples | None = None  # a stochastic run: its samples and spread
+    # segment column -> the largest gap of each metric between its segments (``by_segment``)
+    gaps: dict[str, list] = field(default_factory=dict)
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary],
@@ -131,18 +133,39 @@ class Evaluation:
         return [str(s) for s in self.specs if REGISTRY[s.name].scope == CORPUS]
 
     def by_segment(self, segments: Any, by: str | Iterable[str], fmt: str | None = None,
-                   reading: dict[str, Any] | None = None, bins: str | int | None = None):
+                   reading: dict[str, Any] | None = None, bins: str | int | None = None,
+                   gaps: bool | None = None, level: float = 0.95, rounds: int = 2000,
+                   seed: int = 0):
         """A copy with every per-user metric averaged within each value of the user
         attributes ``by`` of ``segments`` (a table or path with a user column); users absent
         from it form a counted ``(missing)`` segment; ``"activity:quartiles"`` cuts a numeric
         attribute into quantile bins (also ``:deciles``, ``:N``); ``bins`` does so for every
-        column of ``by`` without bins of its own."""
+        column of ``by`` without bins of its own. ``gaps``: also the largest gap of each
+        metric between the segments, with a ``level`` bootstrap interval over ``rounds``
+        (``analysis.gaps``; default: when the per-user values are on this machine)."""
         from rankeval.analysis.segments import with_bins
         from rankeval.io.load import open_input
 
         table = open_input(segments, "segments", fmt, reading)
-        return dataclasses.replace(self, segments=self.store.segment_means(
-            table, with_bins(by, bins)))
+        words = with_bins(by, bins)
+        segments = self.store.segment_means(table, words)
+        if gaps is None:
+            gaps = self.store.here
+        if not gaps:
+            return dataclasses.replace(self, segments=segments)
+        return dataclasses.replace(self, segments=segments,
+                                   gaps=self._gaps(table, words, level, rounds, seed))
+
+    def _gaps(self, table, words, level: float, rounds: int, seed: int) -> dict[str, list]:
+        """Per segment column, the largest gap of every per-user metric (``analysis.gaps``)."""
+        from rankeval.analysis.gaps import gaps
+        from rankeval.analysis.gates import lower_better
+        from rankeval.analysis.segments import user_labels
+
+        here = self.store.collect()
+        values = {str(s): here.values(s) for s in self._per_user_specs}
+        return {word: gaps(values, labels, word, lower_better, level, rounds, seed)
+                for word, (labels, _) in user_labels(here.users(), table, words).items()}
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """A copy with the distribution over users of every per-user metric: any of
@@ -202,6 +225,11 @@ class Evaluation:
             }
         values = dict(self.metrics)
         why = dict(self.undefined)
+        for column, rows in self.gaps.items():  # ndcg@10[gap:country], for --max-gap
+            for gap in rows:
+                values[f"{gap.metric}[gap:{column}]"] = gap.gap
+                why[f"{gap.metric}[gap:{column}]"] = (f"{gap.metric} has a value in fewer "
+                                                      f"than two segments of {column}")
         for column, segments in self.segments.items():  # ndcg@10[country=DE]
             values.update({f"{m}[{column}={seg.value}]": v
                            for seg in segments for m, v in seg.metrics.items()})

@@ -66,7 +66,7 @@ def test_every_section_of_an_evaluation_in_every_format():
     ev = _score()
     parts = sections.score(ev)
     assert [s.key for s in parts] == ["gates", "summary", "baseline", "distribution",
-                                      "segment:country", "ties", "about"]
+                                      "segment:country", "gaps:country", "ties", "about"]
     _drawn(parts, plain_text(ev), markdown.render(ev), notebook.render(parts))
     md = markdown.render(ev)
     assert md.startswith("**rankeval: 1 of 2 gates failed** ❌\n")

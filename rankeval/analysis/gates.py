@@ -7,6 +7,7 @@ failing gate is a verdict, not an error: the report is complete and the exit cod
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Iterable
@@ -31,7 +32,7 @@ _DROP = re.compile(rf"^\s*(?:({_NAME})\s*=\s*)?([0-9.eE+-]+)\s*(%?)\s*$")
 class Gate:
     """One condition on one metric (``metric`` None: every metric of the baseline, max_drop)."""
 
-    kind: str  # "fail_under" | "fail_over" | "max_drop"
+    kind: str  # "fail_under" | "fail_over" | "max_drop" | "max_gap"
     metric: str | None
     threshold: float = math.nan  # fail_under / fail_over
     drop: float = math.nan  # max_drop: absolute, or a fraction when relative
@@ -60,7 +61,7 @@ class Verdict:
     @property
     def op(self) -> str:
         lower = self.gate.kind == "max_drop" and lower_better(self.metric)
-        return "<=" if self.gate.kind == "fail_over" or lower else ">="
+        return "<=" if self.gate.kind in ("fail_over", "max_gap") or lower else ">="
 
     def condition(self) -> str:
         """``>= 0.35``, or ``>= 0.3411 (baseline 0.3446 - 1%)``, digits enough to agree."""
@@ -164,6 +165,13 @@ class GatePlan:
             return value
 
         for gate in self.gates:
+            if gate.kind == "max_gap":  # one verdict per segment column: ndcg@10[gap:country]
+                assert gate.metric is not None
+                for name in [m for m in metrics if m.startswith(f"{gate.metric}[gap:")]:
+                    value = defined(gate, name, metrics[name])
+                    verdicts.append(Verdict(gate, name, value, gate.threshold,
+                                            value <= gate.threshold))
+                continue
             if gate.kind != "max_drop":
                 assert gate.metric is not None  # only max_drop may cover every metric
                 value = defined(gate, gate.metric, metrics[gate.metric])
@@ -204,13 +212,26 @@ def plan_gates(
     max_drop: Iterable[str] = (),
     baseline: str | None = None,
     allow_settings_change: bool = False,
+    max_gap: Iterable[str] = (),
+    segmented: bool = False,
 ) -> GatePlan:
-    """Parse and check every gate against the metrics that will be computed."""
+    """Parse and check every gate against the metrics that will be computed. ``max_gap``:
+    gates on the largest gap between user segments, which need ``segmented`` (--segments
+    and --segment-by)."""
     computed = set(settings.metrics)
     plan = GatePlan()
     for kind, texts in (("fail_under", fail_under), ("fail_over", fail_over)):
         for text in texts:
             plan.gates.append(_threshold(kind, text, settings, computed))
+    for text in max_gap:
+        if not segmented:
+            raise OptionError("{opt:max_gap} needs {opt:segments} FILE and {opt:segment_by} "
+                              "COLUMN: the gap is between the segments of a user attribute")
+        gate = _threshold("fail_over", text, settings, computed, flag="{opt:max_gap}")
+        if "[" in str(gate.metric):
+            raise OptionError(f"{{opt:max_gap}} {text}: a gap is between every segment; name "
+                              "the metric alone")
+        plan.gates.append(dataclasses.replace(gate, kind="max_gap"))
     drops = [_drop(text, settings, computed) for text in max_drop]
     if baseline is not None:
         plan.baseline = load_baseline(baseline, settings, allow_settings_change)
@@ -261,8 +282,8 @@ def _number(text: str, flag: str, whole: str) -> float:
     return value
 
 
-def _threshold(kind: str, text: str, settings, computed: set[str]) -> Gate:
-    flag = f"{{opt:{kind}}}"
+def _threshold(kind: str, text: str, settings, computed: set[str], flag: str = "") -> Gate:
+    flag = flag or f"{{opt:{kind}}}"
     match = _THRESHOLD.match(text)
     if not match:
         raise OptionError(f"{flag} {text!r}: expected METRIC=VALUE, e.g. ndcg@10=0.35")

@@ -40,6 +40,9 @@ from rankeval.report import FORMATS
               "'ndcg@10>=0.35').")
 @click.option("--fail-over", multiple=True, metavar="METRIC=VALUE",
               help="Gate: exit 1 when METRIC's mean is above VALUE (repeatable).")
+@click.option("--max-gap", multiple=True, metavar="METRIC=VALUE",
+              help="Gate with --segments/--segment-by: exit 1 when METRIC's largest gap "
+              "between segments (best mean - worst) exceeds VALUE (repeatable).")
 @click.option("--baseline", metavar="REPORT.json",
               help="A JSON report of an earlier run (-f json -o FILE) to compare with.")
 @click.option("--max-drop", multiple=True, metavar="[METRIC=]DROP[%]",
@@ -118,7 +121,8 @@ def score(predictions, truth, **kw) -> int:
         warn(message)
     check_needs(settings, {n for n in EXTRA if extra[n] is not None})
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
-                      kw["baseline"], kw["allow_settings_change"])
+                      kw["baseline"], kw["allow_settings_change"], kw["max_gap"],
+                      segmented=bool(kw["segments"] and kw["segment_by"]))
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
     margins = _margins(kw, settings)
@@ -126,7 +130,8 @@ def score(predictions, truth, **kw) -> int:
               kw["truth_format"], extra, options, stats=kw["stats"], segments=kw["segments"],
               segment_by=segment_by,
               intervals=(kw["confidence"], kw["rounds"], kw["seed"]) if kw["intervals"] else
-              None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet)
+              None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet,
+              gaps=bool(kw["max_gap"]))
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)

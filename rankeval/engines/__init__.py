@@ -41,6 +41,7 @@ class Job:
     intervals: tuple[float, int, int] | None = None  # (level, rounds, seed)
     keep_values: bool = False  # every per-user value wanted on this machine (HTML, -q lines)
     quiet: bool = True  # no progress line
+    gaps: bool = False  # segment gaps wanted wherever the values are (a --max-gap gate)
 
     @property
     def paths(self) -> list[str]:
@@ -133,7 +134,10 @@ def run(engine: Engine, job: Job):
             result = result.with_stats(job.stats)
         if job.segments is not None:
             progress.stage(f"segments from {job.segments}")
-            result = result.by_segment(job.segments, job.segment_by, reading=job.reading)
+            level, rounds, seed = job.intervals or (0.95, 2000, 0)
+            result = result.by_segment(job.segments, job.segment_by, reading=job.reading,
+                                       gaps=True if job.gaps else None, level=level,
+                                       rounds=min(rounds, 2000), seed=seed)
         if job.intervals is not None or job.keep_values:
             result = engine.values_here(result, progress)
         if job.intervals is not None:

@@ -29,6 +29,11 @@ def render(ev) -> str:
                 writer.writerow([f"{spec}:sd", spec.name, spec.column,
                                  exact(ev.samples.spread[str(spec)]), "samples",
                                  *([""] * len(stats))])
+    for column, rows in ev.gaps.items():  # rows "ndcg@10[gap:country]"
+        for gap in rows:
+            spec = next(s for s in ev.specs if str(s) == gap.metric)
+            writer.writerow([f"{gap.metric}[gap:{column}]", spec.name, spec.column,
+                             exact(gap.gap), "gap", *([""] * len(stats))])
     for column, segments in ev.segments.items():  # rows "ndcg@10[country=DE]"
         for seg in segments:
             for metric, value in seg.metrics.items():

@@ -63,6 +63,8 @@ def document(ev) -> dict[str, Any]:
                       for column, rows in ev.segments.items()} or None),
         "exposure": ev.exposure.to_dict() if ev.exposure is not None else None,
         "samples": ev.samples.to_dict() if ev.samples is not None else None,
+        "gaps": ({column: [g.to_dict() for g in rows] for column, rows in ev.gaps.items()}
+                 or None),
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rankeval.analysis.gates import outcome, show_pair
+from rankeval.analysis.segments import MISSING
 from rankeval.errors import plural
 from rankeval.registry import REGISTRY
 from rankeval.report.numbers import UNDEFINED, count, defined, fixed
@@ -78,6 +79,8 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
                          [[s.value, f"{s.users:,}",
                            *(fixed(s.metrics[m], undefined=undefined) for m in metrics)]
                           for s in segs], data=frozenset({0})))
+    for column, rows in ev.gaps.items():
+        out.append(gap_section(column, rows, undefined))
     if ev.samples is not None:
         out.append(samples_section(ev, undefined))
     if ev.tied_users:
@@ -169,6 +172,19 @@ def distribution_rows(ev, undefined: str = UNDEFINED) -> tuple[list[str], list[l
                                if s == "zeros" else fixed(values[s], undefined=undefined)
                                for s in stats)])
     return ["metric", *stats], rows
+
+
+def gap_section(column: str, rows: list, undefined: str = UNDEFINED) -> Section:
+    """The largest gap of each metric between the segments of ``column``."""
+    level = f"{rows[0].level:.0%}" if rows else "95%"
+    return table(f"gaps:{column}", ["metric", "gap", f"{level} CI", "best", "worst"],
+                 [[g.metric, fixed(g.gap, undefined=undefined),
+                   f"[{fixed(g.low, undefined=undefined)}, {fixed(g.high, undefined=undefined)}]",
+                   g.best or undefined, g.worst or undefined] for g in rows],
+                 title=f"Largest gap between the segments of {column}",
+                 notes=(f"gap: the best segment's mean minus the worst's, users of "
+                        f"{MISSING} aside; CI: bootstrap over users within segments",),
+                 left=frozenset({0, 3, 4}))
 
 
 def samples_section(ev, undefined: str = UNDEFINED) -> Section:
