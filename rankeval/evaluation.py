@@ -94,6 +94,8 @@ class Evaluation:
     samples: Samples | None = None  # a stochastic run: its samples and spread
     # segment column -> the largest gap of each metric between its segments (``by_segment``)
     gaps: dict[str, list] = field(default_factory=dict)
+    # awrf metric -> exposure by item group against its target (``kernels.fairness``)
+    group_exposure: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_partial(cls, partial: Partial, settings, inputs: dict[str, InputSummary],
@@ -120,6 +122,7 @@ class Evaluation:
                                 overall(s, high, partial.scored.get(s, n)))
                        for s, (low, high) in partial.tie_bounds.items()},
             samples=_samples(partial),
+            group_exposure={str(s): t for s, t in partial.group_exposure.items()},
         )
 
     @property

@@ -141,3 +141,51 @@ def test_awrf_from_the_command_line_and_every_format(tmp_path, run_cli):
                 str(tmp_path / "empty.csv"))
     assert r.exit_code == 2 and "empty.csv" in r.stderr and "without any group" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["relevant", "catalog"])
+def test_exposure_by_group_is_the_mean_of_the_users_distributions(target):
+    """The report's exposure and target shares are the means over users of the attention
+    each list gives each group and of its target, as the reference computes them; they add
+    up over partitions of users."""
+    from rankeval.engines.finish import finish
+    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.io.frames import MemoryTable
+    from rankeval.io.load import load_predictions, load_truth
+    from rankeval.recommender.extras import item_stats, load_extras
+    from rankeval.settings import make_settings
+
+    run, truth, groups = _data(7)
+    metric = f"awrf(target='{target}')@5"
+    ev = rankeval.evaluate(run, truth, metrics=metric, item_groups=groups)
+    align, names = _alignment(groups, "provider")
+    for item in set(run.item_id) | set(truth.item_id):
+        align.setdefault(item, {"(none)": 1.0})
+    exposure = dict.fromkeys(names, 0.0)
+    users = ev.per_user.user_id.tolist()
+    for user in users:
+        ranking = run[run.user_id == user].sort_values("rank").item_id.tolist()[:5]
+        weights = [1.0 / math.log2(max(i, 2)) for i in range(1, len(ranking) + 1)]
+        for item, w in zip(ranking, weights, strict=True):
+            for g, share in align[item].items():
+                exposure[g] += w * share / sum(weights) / len(users)
+    metric = str(ev.specs[0])  # target='relevant' is the default: named awrf@5
+    rows = ev.group_exposure[metric].rows()
+    assert [r[0] for r in rows] == names
+    assert [r[1] for r in rows] == pytest.approx([exposure[g] for g in names], abs=1e-12)
+    assert sum(r[2] for r in rows) == pytest.approx(1.0, abs=1e-12)
+    settings = make_settings([metric], [5])
+    extras = load_extras(None, None, item_groups=groups)
+    whole_p = load_predictions(MemoryTable(run, "predictions"))
+    stats = item_stats(extras, whole_p, settings)
+    half = set(users[::2])
+    parts = [evaluate_partition(load_predictions(MemoryTable(run[run.user_id.isin(half) == h],
+                                                             "predictions")),
+                                load_truth(MemoryTable(truth[truth.user_id.isin(half) == h],
+                                                       "truth")), settings, extras, stats)
+             for h in (True, False)]
+    merged = finish(merge(parts), settings, whole_p, load_truth(MemoryTable(truth, "truth")),
+                    extras, stats)
+    assert merged.group_exposure[metric].users == ev.group_exposure[metric].users
+    for a, b in zip(merged.group_exposure[metric].rows(), rows, strict=True):
+        assert a[:3] == pytest.approx(b[:3], abs=1e-12)

@@ -677,3 +677,8 @@ def test_awrf_equals_the_local_engine(spark):
     assert distributed.users == local.users
     for name, value in local.metrics.items():
         assert distributed.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name
+    for name, totals in local.group_exposure.items():
+        theirs = distributed.group_exposure[name]
+        assert theirs.users == totals.users
+        for a, b in zip(theirs.rows(), totals.rows(), strict=True):
+            assert a[:3] == pytest.approx(b[:3], abs=1e-12)

@@ -11,7 +11,9 @@ the partials on the driver.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +30,7 @@ from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
+from rankeval.kernels.fairness import GroupTotals, distributions
 from rankeval.kernels.metrics import compute
 from rankeval.names import MetricSpec, from_name
 from rankeval.notices import Notice
@@ -66,6 +69,8 @@ class Partial:
     samples: np.ndarray | None = None
     spread: dict[MetricSpec, np.ndarray] = dataclasses.field(default_factory=dict)
     sample_totals: SampleTotals | None = None  # what the report says of them; they add up
+    # per awrf metric, the run's exposure by item group against its target (they add up)
+    group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -172,10 +177,12 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
         if not finite.all():
             raise _unrepresentable(spec, v, built, truth, settings)
     tied, bounds = tie_bounds(built.chunk, settings, chunks, groups)
+    exposure = group_exposure(built.chunk, chunks, settings, groups)
     if groups is not None:
         assert sampled is not None
-        return _sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings,
-                                stats)
+        partial = _sampled_partial(built, values, scored, tied, bounds, groups, sampled,
+                                   settings, stats)
+        return dataclasses.replace(partial, group_exposure=exposure)
     return Partial(
         users=built.users,
         values=values,
@@ -190,7 +197,27 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
                                 also=exposure_ks(settings, stats)),
         scored=scored,
         longest=int(built.chunk.pos.max(initial=0)),
+        group_exposure=exposure,
     )
+
+
+def group_exposure(chunk, chunks, settings, groups=None) -> dict[MetricSpec, GroupTotals]:
+    """Per awrf metric, the exposure each item group gets and its target, summed over the
+    users with a list (a stochastic run's users: their means over samples)."""
+    out = {}
+    for spec in settings.specs:
+        if "item_groups" not in REGISTRY[spec.name].needs:
+            continue
+        key = params.build_key(spec, settings)
+        where = chunks[key] if key else chunk
+        names, ranked, target = distributions(
+            where, params.kernel_params(spec.params, spec.name),
+            np.inf if spec.k is None else spec.k)
+        if groups is not None:
+            ranked = np.column_stack([groups.mean(col) for col in ranked.T])
+            target = np.column_stack([groups.mean(col) for col in np.asarray(target).T])
+        out[spec] = GroupTotals.of(names, ranked, target)
+    return out
 
 
 def tie_bounds(chunk, settings, chunks=None, groups=None):
@@ -306,6 +333,9 @@ def merge(partials: Sequence[Partial]) -> Partial:
         spread={s: np.concatenate([p.spread[s] for p in partials])[order]
                 for s in partials[0].spread},
         sample_totals=_added([p.sample_totals for p in partials]),
+        group_exposure={s: functools.reduce(operator.add, [p.group_exposure[s]
+                                                          for p in partials])
+                        for s in partials[0].group_exposure},
     )
 
 

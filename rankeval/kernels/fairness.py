@@ -53,9 +53,8 @@ def jensen_shannon(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return 0.5 * kl(p) + 0.5 * kl(q)
 
 
-def list_distribution(s: Sums, groups: ChunkGroups, k: float) -> np.ndarray:
+def list_distribution(c, groups: ChunkGroups, k: float) -> np.ndarray:
     """Each user's attention-weighted group distribution over its top K (NaN: empty list)."""
-    c = s.c
     rows = np.flatnonzero(c.pos <= k)
     attention = 1.0 / np.log2(np.maximum(c.pos[rows], 2).astype(np.float64))
     row, group, share = groups.expand(c.item[rows].astype(np.int64))
@@ -68,14 +67,49 @@ def list_distribution(s: Sums, groups: ChunkGroups, k: float) -> np.ndarray:
         return total / mass[:, None]
 
 
-def _awrf(s: Sums, k: float) -> np.ndarray:
-    c = s.c
+def distributions(c, params: dict, k: float) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(group names, each user's list distribution, its target) for awrf's parameters."""
     assert c.groups is not None  # built when a metric reads item groups
-    by = s.params.get("by")
+    by = params.get("by")
     groups = c.groups[str(by)] if by is not None else next(iter(c.groups.values()))
-    ranked = list_distribution(s, groups, k)
+    ranked = list_distribution(c, groups, k)
     target = (np.broadcast_to(groups.catalog, ranked.shape)
-              if s.params.get("target", "relevant") == "catalog" else groups.relevant)
+              if params.get("target", "relevant") == "catalog" else groups.relevant)
+    return groups.names, ranked, target
+
+
+@dataclass(frozen=True)
+class GroupTotals:
+    """A run's exposure by group for one awrf: the sums over users with a list of their
+    list's group distribution and of their target; they add up over partitions."""
+
+    names: list[str]
+    exposure: np.ndarray
+    target: np.ndarray
+    users: int
+
+    def __add__(self, other: GroupTotals) -> GroupTotals:
+        return GroupTotals(self.names, self.exposure + other.exposure,
+                           self.target + other.target, self.users + other.users)
+
+    @staticmethod
+    def of(names: list[str], ranked: np.ndarray, target: np.ndarray) -> GroupTotals:
+        listed = ~np.isnan(ranked).any(axis=1) & (target.sum(axis=1) > 0)
+        return GroupTotals(names, ranked[listed].sum(axis=0), target[listed].sum(axis=0),
+                           int(listed.sum()))
+
+    def rows(self) -> list[tuple[str, float, float, float]]:
+        """(group, exposure share, target share, exposure / target) by group; the shares
+        are the means over users."""
+        n = max(self.users, 1)
+        out = []
+        for g, e, t in zip(self.names, self.exposure / n, self.target / n, strict=True):
+            out.append((g, float(e), float(t), float(e / t) if t > 0 else float("nan")))
+        return out
+
+
+def _awrf(s: Sums, k: float) -> np.ndarray:
+    _, ranked, target = distributions(s.c, s.params, k)
     value = 1.0 - jensen_shannon(ranked, target)
     empty = np.isnan(ranked).any(axis=1) | (target.sum(axis=1) == 0)
     return np.where(empty, np.nan, value)

@@ -29,6 +29,12 @@ def render(ev) -> str:
                 writer.writerow([f"{spec}:sd", spec.name, spec.column,
                                  exact(ev.samples.spread[str(spec)]), "samples",
                                  *([""] * len(stats))])
+    for metric, totals in ev.group_exposure.items():  # rows "awrf@10[exposure:acme]"
+        spec = next(s for s in ev.specs if str(s) == metric)
+        for group, exposure, target, _ in totals.rows():
+            for what, value in (("exposure", exposure), ("target", target)):
+                writer.writerow([f"{metric}[{what}:{group}]", spec.name, spec.column,
+                                 exact(value), "group", *([""] * len(stats))])
     for column, rows in ev.gaps.items():  # rows "ndcg@10[gap:country]"
         for gap in rows:
             spec = next(s for s in ev.specs if str(s) == gap.metric)

@@ -65,6 +65,9 @@ def document(ev) -> dict[str, Any]:
         "samples": ev.samples.to_dict() if ev.samples is not None else None,
         "gaps": ({column: [g.to_dict() for g in rows] for column, rows in ev.gaps.items()}
                  or None),
+        "group_exposure": ({metric: {"users": t.users, "groups": [
+            {"group": g, "exposure": e, "target": tg, "ratio": None if r != r else r}
+            for g, e, tg, r in t.rows()]} for metric, t in ev.group_exposure.items()} or None),
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

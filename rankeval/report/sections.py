@@ -81,6 +81,8 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
                           for s in segs], data=frozenset({0})))
     for column, rows in ev.gaps.items():
         out.append(gap_section(column, rows, undefined))
+    for metric, totals in ev.group_exposure.items():
+        out.append(exposure_section(metric, totals, undefined))
     if ev.samples is not None:
         out.append(samples_section(ev, undefined))
     if ev.tied_users:
@@ -172,6 +174,24 @@ def distribution_rows(ev, undefined: str = UNDEFINED) -> tuple[list[str], list[l
                                if s == "zeros" else fixed(values[s], undefined=undefined)
                                for s in stats)])
     return ["metric", *stats], rows
+
+
+def exposure_section(metric: str, totals, undefined: str = UNDEFINED) -> Section:
+    """Exposure by item group against its target, for one awrf metric."""
+    rows = totals.rows()
+    ratios = [r for *_, r in rows if defined(r)]
+    spread = (f"best / worst exposure-to-target ratio: {fixed(max(ratios) / min(ratios))}"
+              if len(ratios) > 1 and min(ratios) > 0 else
+              "best / worst exposure-to-target ratio: undefined (a group with a target gets "
+              "no exposure)" if len(ratios) > 1 else "")
+    return table(f"exposure:{metric}", ["group", "exposure", "target", "exposure / target"],
+                 [[g, fixed(e, undefined=undefined), fixed(t, undefined=undefined),
+                   fixed(r, undefined=undefined)] for g, e, t, r in rows],
+                 title=f"Exposure by group ({metric})",
+                 notes=(f"exposure: each group's share of the attention of the lists, target: "
+                        f"its share of the target, both means over {totals.users:,} users",
+                        *([spread] if spread else ())),
+                 data=frozenset({0}))
 
 
 def gap_section(column: str, rows: list, undefined: str = UNDEFINED) -> Section:
