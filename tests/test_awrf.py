@@ -189,3 +189,20 @@ def test_exposure_by_group_is_the_mean_of_the_users_distributions(target):
     assert merged.group_exposure[metric].users == ev.group_exposure[metric].users
     for a, b in zip(merged.group_exposure[metric].rows(), rows, strict=True):
         assert a[:3] == pytest.approx(b[:3], abs=1e-12)
+
+
+def test_the_html_report_draws_group_exposure_and_gaps(tmp_path, run_cli):
+    """The HTML report's fairness section: a bar chart of each group's exposure against its
+    target, the exposure table, and the largest gaps between user segments."""
+    out = tmp_path / "r.html"
+    r = run_cli("score", "sample_data/preds.csv", "sample_data/truth.csv", "-m",
+                "awrf@10,ndcg@10", "--item-groups", "sample_data/item_groups.csv",
+                "--segments", "sample_data/users.csv", "--segment-by", "country", "--html",
+                str(out), "-q")
+    assert r.exit_code == 0, r.stderr
+    page = out.read_text()
+    fairness = page[page.index('id="fairness"'):]
+    assert '<figure id="chart-exposure-awrf-10">' in fairness and "<svg" in fairness
+    for text in ("Exposure by group (awrf@10)", "umbrella", "exposure / target",
+                 "Largest gap between the segments of country"):
+        assert text in fairness, text

@@ -263,6 +263,17 @@ def segment_bars(column: str, labels: list[str], users: list[int], metric: str,
     return cid, caption, svg
 
 
+def group_exposure(metric: str, rows: list[tuple[str, float, float, float]]
+                   ) -> tuple[str, str, str]:
+    """Each item group's share of the lists' attention beside its target share (awrf)."""
+    cid = f"chart-exposure-{slug(metric)}"
+    svg = charts.hbars(cid, f"Exposure by group ({metric})", [g for g, *_ in rows],
+                       [[e, t] for _, e, t, _ in rows], ["exposure", "target"],
+                       "share of attention")
+    return cid, f"each group's share of the attention of the lists against its target, "\
+        f"{html.escape(metric)}", svg
+
+
 def popularity(view: View) -> list[tuple[str, str, str]]:
     """The Lorenz curves of exposure and the shares per popularity group, when training
     popularity is known."""

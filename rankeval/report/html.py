@@ -146,7 +146,7 @@ def render(ev) -> str:
     sections = [
         _gates(parts.get("gates")), _headline(ev) if long else _summary(ev, parts),
         _curves(view), _distributions(view, parts.get("distribution")),
-        _segments_score(ev, parts), _popularity(view),
+        _segments_score(ev, parts), _fairness(ev, parts), _popularity(view),
         _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),
         _notices([n.message for n in ev.notices]),
         _conventions(ev.settings, [model.users_line(ev)], _inputs(ev)),
@@ -245,6 +245,24 @@ def _segments_score(ev, parts: dict[str, Section]) -> str:
     return section("segments", "Segments", body,
                    "Every per-user metric averaged within each segment; users absent from "
                    "the segment file form the (missing) segment.")
+
+
+def _fairness(ev, parts: dict[str, Section]) -> str:
+    """Exposure by item group against its target (awrf), and the largest gaps between user
+    segments."""
+    def block(s: Section, charts: str = "") -> str:
+        notes = "".join(f'<p class="note">{text(n)}</p>' for n in s.notes)
+        return f"<h3>{text(s.heading())}</h3>{charts}{section_table(s)}{notes}"
+
+    body = "".join(block(parts[f"exposure:{metric}"],
+                         charts_grid([figures.group_exposure(metric, totals.rows())]))
+                   for metric, totals in ev.group_exposure.items())
+    body += "".join(block(parts[f"gaps:{column}"]) for column in ev.gaps)
+    if not body:
+        return ""
+    return section("fairness", "Fair exposure", body,
+                   "Who gets seen: each item group's share of the lists' attention against "
+                   "its target, and the largest gap of each metric between user segments.")
 
 
 def _popularity(view) -> str:
