@@ -26,6 +26,7 @@ from rankeval.build.stages import UserCounts
 from rankeval.engines.partition import (
     Partial,
 )
+from rankeval.engines.sampled import Samples, sample_columns, samples_of
 from rankeval.engines.store import LocalValues, Store
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import numeric_order
@@ -45,23 +46,6 @@ class InputSummary:
     rows: int
     users: int
     tag: str | None = None  # a TREC run's tag (trec_eval's runid)
-
-
-@dataclass(frozen=True)
-class Samples:
-    """A stochastic run (several sampled rankings per user): each per-user value is the mean
-    over the user's samples; ``spread`` is, per metric, the mean over users of the standard
-    deviation of their values over their samples (0 for the expected-exposure metrics, whose
-    value is one per user)."""
-
-    rankings: int  # sampled rankings evaluated, over every user
-    fewest: int  # the fewest and the most sampled rankings one user has
-    most: int
-    spread: dict[str, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rankings": self.rankings, "per_user": {"min": self.fewest, "max": self.most},
-                "spread": {m: None if math.isnan(v) else v for m, v in self.spread.items()}}
 
 
 @dataclass(frozen=True)
@@ -116,12 +100,12 @@ class Evaluation:
             inputs=inputs,
             notices=list(partial.notices),
             prediction_rows_beyond_k=partial.rows_beyond_k,
-            store=LocalValues(partial.values, partial.users, _sample_columns(partial)),
+            store=LocalValues(partial.values, partial.users, sample_columns(partial)),
             tied_users=partial.tied_users,
             tie_range={str(s): (overall(s, low, partial.scored.get(s, n)),
                                 overall(s, high, partial.scored.get(s, n)))
                        for s, (low, high) in partial.tie_bounds.items()},
-            samples=_samples(partial),
+            samples=samples_of(partial),
             group_exposure={str(s): t for s, t in partial.group_exposure.items()},
         )
 
@@ -156,19 +140,10 @@ class Evaluation:
             gaps = self.store.here
         if not gaps:
             return dataclasses.replace(self, segments=segments)
-        return dataclasses.replace(self, segments=segments,
-                                   gaps=self._gaps(table, words, level, rounds, seed))
+        from rankeval.analysis.gaps import segment_gaps
 
-    def _gaps(self, table, words, level: float, rounds: int, seed: int) -> dict[str, list]:
-        """Per segment column, the largest gap of every per-user metric (``analysis.gaps``)."""
-        from rankeval.analysis.gaps import gaps
-        from rankeval.analysis.gates import lower_better
-        from rankeval.analysis.segments import user_labels
-
-        here = self.store.collect()
-        values = {str(s): here.values(s) for s in self._per_user_specs}
-        return {word: gaps(values, labels, word, lower_better, level, rounds, seed)
-                for word, (labels, _) in user_labels(here.users(), table, words).items()}
+        return dataclasses.replace(self, segments=segments, gaps=segment_gaps(
+            self.store.collect(), self._per_user_specs, table, words, level, rounds, seed))
 
     def with_stats(self, stats: str | Iterable[str] = STATS):
         """A copy with the distribution over users of every per-user metric: any of
@@ -498,19 +473,3 @@ def evaluate(
     chosen.check(job)
     return run(chosen, job)
 
-
-def _samples(partial: Partial) -> Samples | None:
-    t = partial.sample_totals
-    if t is None:
-        return None
-    return Samples(t.rankings, t.fewest if t.fewest < 2**62 else 0, t.most,
-                   {str(s): mean(parts, n) if n else math.nan
-                    for s, (parts, n) in t.spread.items()})
-
-
-def _sample_columns(partial: Partial) -> dict[str, np.ndarray]:
-    """A stochastic run's per-user columns: its number of samples, each metric's sd."""
-    if partial.samples is None:
-        return {}
-    return {"samples": partial.samples,
-            **{f"{s} sd": v for s, v in partial.spread.items()}}

@@ -96,3 +96,15 @@ def _bootstrap_means(groups: list[np.ndarray], rounds: int, seed: int
             b = min(rounds, a + step)
             out[a:b, s] = g[rng.integers(0, len(g), size=(b - a, len(g)))].mean(axis=1)
     return out, "bootstrap"
+
+
+def segment_gaps(store, specs, table, words, level: float, rounds: int, seed: int
+                 ) -> dict[str, list[Gap]]:
+    """Per segment column of ``words``, the largest gap of every per-user metric of
+    ``specs`` (their values in the local ``store``) between the segments of ``table``."""
+    from rankeval.analysis.gates import lower_better
+    from rankeval.analysis.segments import user_labels
+
+    values = {str(s): store.values(s) for s in specs}
+    return {word: gaps(values, labels, word, lower_better, level, rounds, seed)
+            for word, (labels, _) in user_labels(store.users(), table, words).items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -10,6 +11,11 @@ from rankeval.build.encode import duplicates, pair_keys
 from rankeval.build.ordering import sort_order
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
+from rankeval.registry import REGISTRY
+
+if TYPE_CHECKING:
+    from rankeval.build.stages import Codes, Selection
+    from rankeval.io.load import Truth
 
 
 def grade_bits(rel: np.ndarray, low: int = 1) -> int | None:
@@ -177,3 +183,23 @@ def lookup(keys, values, su, item, rows, n_items: int) -> np.ndarray:
     return out
 
 
+def needs_judgements(settings) -> bool:
+    """Whether the build must mark judged items (a metric reads them, or condensed lists)."""
+    return settings.judged_only or any(REGISTRY[s.name].judgements for s in settings.specs)
+
+
+def judged_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys of the truth pairs, each with the value 1 when judged (relevance >= 0),
+    else -1 (in the pool, unjudged)."""
+    keys = pair_keys(codes.t_user, codes.t_item, codes.n_items)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], np.where(truth.relevance[order] >= 0, 1.0, -1.0)
+
+
+def nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.ndarray:
+    """Judged non-relevant truth items (0 <= relevance, not relevant) per evaluated user."""
+    t = settings.relevance_threshold
+    rel = truth.relevance
+    nonrelevant = (rel >= 0) & ~(rel > 0 if t is None else rel >= t)
+    counts = np.bincount(codes.t_user[nonrelevant], minlength=codes.n_users)
+    return counts[sel.evaluated]

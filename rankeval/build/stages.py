@@ -29,7 +29,15 @@ from rankeval.build.checks import (
 )
 from rankeval.build.encode import duplicates, factorize_list, pair_keys
 from rankeval.build.grades import with_grades, with_groups
-from rankeval.build.join import ideal, lookup, repeats, truth_pairs
+from rankeval.build.join import (
+    ideal,
+    judged_pairs,
+    lookup,
+    needs_judgements,
+    nonrelevant,
+    repeats,
+    truth_pairs,
+)
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import (
     TIE_AWARE,
@@ -47,7 +55,7 @@ from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
-from rankeval.registry import REGISTRY, reads_grades, reads_groups, reads_subtopics
+from rankeval.registry import reads_grades, reads_groups, reads_subtopics
 
 if TYPE_CHECKING:
     from rankeval.recommender.seen import SeenItems
@@ -420,28 +428,6 @@ def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes)
     return pair_keys(users[kept], keys[kept] % n_items, n_items), values[kept]
 
 
-def needs_judgements(settings) -> bool:
-    """Whether the build must mark judged items (a metric reads them, or condensed lists)."""
-    return settings.judged_only or any(REGISTRY[s.name].judgements for s in settings.specs)
-
-
-def judged_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted keys of the truth pairs, each with the value 1 when judged (relevance >= 0),
-    else -1 (in the pool, unjudged)."""
-    keys = pair_keys(codes.t_user, codes.t_item, codes.n_items)
-    order = np.argsort(keys, kind="stable")
-    return keys[order], np.where(truth.relevance[order] >= 0, 1.0, -1.0)
-
-
-def _nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.ndarray:
-    """Judged non-relevant truth items (0 <= relevance, not relevant) per evaluated user."""
-    t = settings.relevance_threshold
-    rel = truth.relevance
-    nonrelevant = (rel >= 0) & ~(rel > 0 if t is None else rel >= t)
-    counts = np.bincount(codes.t_user[nonrelevant], minlength=codes.n_users)
-    return counts[sel.evaluated]
-
-
 def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Truth,
            sel: Selection, settings) -> Chunk:
     """The chunk: the cut lists (carried by their items), their relevance, the ideal lists
@@ -454,5 +440,5 @@ def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Trut
                  ideal_user=iu, ideal_pos=ipos, ideal_rel=irel,
                  n_relevant=sel.n_relevant[sel.evaluated], max_relevance=max_relevance,
                  judged=judged, pooled=lists.pooled, tie_start=lists.tie_start,
-                 n_nonrelevant=None if judged is None else _nonrelevant(codes, truth, sel,
+                 n_nonrelevant=None if judged is None else nonrelevant(codes, truth, sel,
                                                                         settings))

@@ -38,6 +38,7 @@ from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
 
 if TYPE_CHECKING:
+    from rankeval.engines.sampled import SampleTotals
     from rankeval.recommender.extras import Extras, ItemStats
 
 
@@ -71,32 +72,6 @@ class Partial:
     sample_totals: SampleTotals | None = None  # what the report says of them; they add up
     # per awrf metric, the run's exposure by item group against its target (they add up)
     group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SampleTotals:
-    """A stochastic run's sampled rankings and spreads as sums that add up over partitions:
-    the rankings, the fewest and most of one user, and per metric the exact parts of the sum
-    of the users' standard deviations with how many users have one."""
-
-    rankings: int
-    fewest: int
-    most: int
-    spread: dict[MetricSpec, tuple[tuple[float, ...], int]]
-
-    def __add__(self, other: SampleTotals) -> SampleTotals:
-        return SampleTotals(
-            self.rankings + other.rankings, min(self.fewest, other.fewest),
-            max(self.most, other.most),
-            {s: (parts + other.spread[s][0], n + other.spread[s][1])
-             for s, (parts, n) in self.spread.items()})
-
-    @staticmethod
-    def of(rankings: np.ndarray, spread: dict[MetricSpec, np.ndarray]) -> SampleTotals:
-        defined = {s: v[~np.isnan(v)] for s, v in spread.items()}
-        return SampleTotals(int(rankings.sum()), int(rankings.min(initial=2**62)),
-                            int(rankings.max(initial=0)),
-                            {s: (exact_parts(v), len(v)) for s, v in defined.items()})
 
 
 @dataclass(frozen=True)
@@ -147,8 +122,9 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     sampled = None
     if preds.sample is not None:
         from rankeval.build.samples import expand
+        from rankeval.engines.sampled import no_corpus_metrics
 
-        _no_corpus_metrics(settings, preds)
+        no_corpus_metrics(settings, preds)
         preds, truth, sampled = expand(preds, truth, settings)
         release = True  # the composite ids are this function's own
     keys = {k for s in settings.specs if (k := params.build_key(s, settings))}
@@ -180,7 +156,9 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     exposure = group_exposure(built.chunk, chunks, settings, groups)
     if groups is not None:
         assert sampled is not None
-        partial = _sampled_partial(built, values, scored, tied, bounds, groups, sampled,
+        from rankeval.engines.sampled import sampled_partial
+
+        partial = sampled_partial(built, values, scored, tied, bounds, groups, sampled,
                                    settings, stats)
         return dataclasses.replace(partial, group_exposure=exposure)
     return Partial(
@@ -243,49 +221,6 @@ def tie_bounds(chunk, settings, chunks=None, groups=None):
                       exact_parts(high[s][~np.isnan(high[s])])) for s in low}
 
 
-def _no_corpus_metrics(settings, preds: Predictions) -> None:
-    corpus = [str(s) for s in settings.specs if REGISTRY[s.name].scope == CORPUS]
-    if corpus:
-        raise InputError(preds.source.label, f"{', '.join(corpus)} describe one ranking per "
-                         "user, and this run has several sampled rankings per user (column "
-                         f"{preds.columns.get('sample', 'sample')!r}): score them without "
-                         "it, or one sample at a time")
-
-
-def _sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings, stats
-                     ) -> Partial:
-    """A stochastic run's partial: each user's values the mean over its samples, with their
-    spread; users counted once, however many samples they have."""
-    means = {spec: groups.mean(v) for spec, v in values.items()}
-    spread = {spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
-              if REGISTRY[spec.name].over_samples else groups.sd(v)
-              for spec, v in values.items()}
-    c = built.counts
-    counts = UserCounts(
-        evaluated=len(groups.users), in_truth=sampled.in_truth,
-        in_predictions=sampled.in_predictions, without_relevant=sampled.without_relevant,
-        without_predictions=c.without_predictions,
-        only_in_predictions=sampled.only_in_predictions)
-    return Partial(
-        users=sampled.user_ids.take(from_numpy(groups.users)),
-        values=means,
-        sums={spec: exact_parts(v[~np.isnan(v)] if spec in scored else v)
-              for spec, v in means.items()},
-        counts=counts,
-        notices=merge_notices([built.notices]),
-        rows_beyond_k=built.prediction_rows_beyond_k,
-        tied_users=tied,
-        tie_bounds=bounds,
-        item_counts=item_counts(built.chunk, built.item_ids, settings,
-                                also=exposure_ks(settings, stats)),
-        scored={spec: int(np.count_nonzero(~np.isnan(means[spec]))) for spec in scored},
-        longest=int(built.chunk.pos.max(initial=0)),
-        samples=groups.rankings,
-        spread=spread,
-        sample_totals=SampleTotals.of(groups.rankings, spread),
-    )
-
-
 def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
     """A metric whose value overflows float64 (huge grades, exponential gain): refused, never
     reported as inf or NaN."""
@@ -307,6 +242,8 @@ def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
 def merge(partials: Sequence[Partial]) -> Partial:
     """One partial for the union of disjoint partitions: per-user rows in id order, parts
     concatenated (so sums stay exact), counts and notice counts added."""
+    from rankeval.engines.sampled import added
+
     if len(partials) == 1:
         return partials[0]
     users = pa.concat_arrays([p.users.cast(pa.string()) for p in partials])
@@ -332,22 +269,11 @@ def merge(partials: Sequence[Partial]) -> Partial:
             [p.samples for p in partials if p.samples is not None])[order],
         spread={s: np.concatenate([p.spread[s] for p in partials])[order]
                 for s in partials[0].spread},
-        sample_totals=_added([p.sample_totals for p in partials]),
+        sample_totals=added([p.sample_totals for p in partials]),
         group_exposure={s: functools.reduce(operator.add, [p.group_exposure[s]
                                                           for p in partials])
                         for s in partials[0].group_exposure},
     )
-
-
-def _added(totals: list[SampleTotals | None]) -> SampleTotals | None:
-    """The sample totals of a union (a deterministic partition adds none)."""
-    present = [t for t in totals if t is not None]
-    if not present:
-        return None
-    out = present[0]
-    for t in present[1:]:
-        out = out + t
-    return out
 
 
 def _merged_bounds(partials: Sequence[Partial]):

@@ -1,0 +1,136 @@
+"""A stochastic run's partial (``build/samples.py``): each user's values the mean over its
+sampled rankings, their spread, and the totals the report gives of them, which add up over
+partitions as the rest of a ``Partial`` does."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rankeval.analysis.exposure import exposure_ks
+from rankeval.build.stages import UserCounts
+from rankeval.engines.partition import Partial, item_counts
+from rankeval.errors import InputError
+from rankeval.io.arrow import from_numpy
+from rankeval.io.load import Predictions
+from rankeval.kernels.aggregate import exact_parts, mean
+from rankeval.names import MetricSpec
+from rankeval.notices import merge as merge_notices
+from rankeval.registry import CORPUS, REGISTRY
+
+
+@dataclass(frozen=True)
+class SampleTotals:
+    """A stochastic run's sampled rankings and spreads as sums that add up over partitions:
+    the rankings, the fewest and most of one user, and per metric the exact parts of the sum
+    of the users' standard deviations with how many users have one."""
+
+    rankings: int
+    fewest: int
+    most: int
+    spread: dict[MetricSpec, tuple[tuple[float, ...], int]]
+
+    def __add__(self, other: SampleTotals) -> SampleTotals:
+        return SampleTotals(
+            self.rankings + other.rankings, min(self.fewest, other.fewest),
+            max(self.most, other.most),
+            {s: (parts + other.spread[s][0], n + other.spread[s][1])
+             for s, (parts, n) in self.spread.items()})
+
+    @staticmethod
+    def of(rankings: np.ndarray, spread: dict[MetricSpec, np.ndarray]) -> SampleTotals:
+        defined = {s: v[~np.isnan(v)] for s, v in spread.items()}
+        return SampleTotals(int(rankings.sum()), int(rankings.min(initial=2**62)),
+                            int(rankings.max(initial=0)),
+                            {s: (exact_parts(v), len(v)) for s, v in defined.items()})
+
+
+def no_corpus_metrics(settings, preds: Predictions) -> None:
+    corpus = [str(s) for s in settings.specs if REGISTRY[s.name].scope == CORPUS]
+    if corpus:
+        raise InputError(preds.source.label, f"{', '.join(corpus)} describe one ranking per "
+                         "user, and this run has several sampled rankings per user (column "
+                         f"{preds.columns.get('sample', 'sample')!r}): score them without "
+                         "it, or one sample at a time")
+
+
+def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings, stats
+                     ) -> Partial:
+    """A stochastic run's partial: each user's values the mean over its samples, with their
+    spread; users counted once, however many samples they have."""
+    means = {spec: groups.mean(v) for spec, v in values.items()}
+    spread = {spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
+              if REGISTRY[spec.name].over_samples else groups.sd(v)
+              for spec, v in values.items()}
+    c = built.counts
+    counts = UserCounts(
+        evaluated=len(groups.users), in_truth=sampled.in_truth,
+        in_predictions=sampled.in_predictions, without_relevant=sampled.without_relevant,
+        without_predictions=c.without_predictions,
+        only_in_predictions=sampled.only_in_predictions)
+    return Partial(
+        users=sampled.user_ids.take(from_numpy(groups.users)),
+        values=means,
+        sums={spec: exact_parts(v[~np.isnan(v)] if spec in scored else v)
+              for spec, v in means.items()},
+        counts=counts,
+        notices=merge_notices([built.notices]),
+        rows_beyond_k=built.prediction_rows_beyond_k,
+        tied_users=tied,
+        tie_bounds=bounds,
+        item_counts=item_counts(built.chunk, built.item_ids, settings,
+                                also=exposure_ks(settings, stats)),
+        scored={spec: int(np.count_nonzero(~np.isnan(means[spec]))) for spec in scored},
+        longest=int(built.chunk.pos.max(initial=0)),
+        samples=groups.rankings,
+        spread=spread,
+        sample_totals=SampleTotals.of(groups.rankings, spread),
+    )
+
+
+def added(totals: list[SampleTotals | None]) -> SampleTotals | None:
+    """The sample totals of a union (a deterministic partition adds none)."""
+    present = [t for t in totals if t is not None]
+    if not present:
+        return None
+    out = present[0]
+    for t in present[1:]:
+        out = out + t
+    return out
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A stochastic run (several sampled rankings per user): each per-user value is the mean
+    over the user's samples; ``spread`` is, per metric, the mean over users of the standard
+    deviation of their values over their samples (0 for the expected-exposure metrics, whose
+    value is one per user)."""
+
+    rankings: int  # sampled rankings evaluated, over every user
+    fewest: int  # the fewest and the most sampled rankings one user has
+    most: int
+    spread: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rankings": self.rankings, "per_user": {"min": self.fewest, "max": self.most},
+                "spread": {m: None if math.isnan(v) else v for m, v in self.spread.items()}}
+
+
+def samples_of(partial: Partial) -> Samples | None:
+    t = partial.sample_totals
+    if t is None:
+        return None
+    return Samples(t.rankings, t.fewest if t.fewest < 2**62 else 0, t.most,
+                   {str(s): mean(parts, n) if n else math.nan
+                    for s, (parts, n) in t.spread.items()})
+
+
+def sample_columns(partial: Partial) -> dict[str, np.ndarray]:
+    """A stochastic run's per-user columns: its number of samples, each metric's sd."""
+    if partial.samples is None:
+        return {}
+    return {"samples": partial.samples,
+            **{f"{s} sd": v for s, v in partial.spread.items()}}
