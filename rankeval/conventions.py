@@ -282,7 +282,7 @@ TABLE: tuple[Setting, ...] = (
         parse=_number("patience", 0, 1, True, True),
         metavar="P",
         footer=lambda v: f"exposure patience {v:g}",
-        applies_to=("ee_l", "ee_d", "ee_r"),
+        applies_to=("ee_l", "ee_d", "ee_r", "ee_l_norm", "ee_d_norm", "ee_r_norm"),
     ),
     Setting(
         "gains",

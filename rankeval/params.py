@@ -25,7 +25,7 @@ Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures k
 # (condensed lists), the gain of each grade.
 _ALPHA = ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp")
 _DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
-_EXPOSURE = ("ee_l", "ee_d", "ee_r")
+_EXPOSURE = ("ee_l", "ee_d", "ee_r", "ee_l_norm", "ee_d_norm", "ee_r_norm")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
               "set_precision", "set_recall", "set_f1", "set_map", "set_relative_precision",

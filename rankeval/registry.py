@@ -346,6 +346,22 @@ REGISTRY.update({
                "1 - JSD(sum_j a_j w_j / sum_j a_j, target), natural log",
                needs=frozenset({"item_groups"}), tie_expectation=False,
                undefined_when="no item in the top K, or a target with no group"),
+        Metric("ee_l_norm", (), "ee_l scaled by expeval's bounds (-C): 0 for the ideal, 1 for "
+               "the reverse static ranking of the judged items", "(ee_l - 0) / (U - 0), U = "
+               "sum_{i<n} (w_i - e*_(i))^2, e* ascending", bounded=False,
+               tie_expectation=False, grades=True, lower_better=True, over_samples=True,
+               undefined_when="its bounds coincide"),
+        Metric("ee_d_norm", (), "ee_d scaled by expeval's bounds (-C): 0 for a uniformly random "
+               "ranking of the judged items, 1 for a static one", "(ee_d - (sum_{i<n} w_i)^2 "
+               "/ n) / (sum_{i<n} w_i^2 - (sum_{i<n} w_i)^2 / n)", bounded=False, signed=True,
+               tie_expectation=False, grades=True, lower_better=True, over_samples=True,
+               undefined_when="its bounds coincide"),
+        Metric("ee_r_norm", (), "ee_r scaled by expeval's bounds (-C): 0 for the reverse static "
+               "ranking of the judged items, 1 for the target", "(ee_r - L) / (||e*||^2 - L), "
+               "L = sum_{i<n} w_i e*_(i), e* ascending", bounded=False, signed=True,
+               tie_expectation=False,
+               grades=True, over_samples=True,
+               undefined_when="its bounds coincide (the judged items share one grade)"),
         Metric("dcg_burges", (), "DCG with exponential gain whatever --gain says (ranx)",
                "sum_j (2^rel_j - 1) / log2(j + 1)", bounded=False),
         Metric("ndcg_burges", (), "NDCG with exponential gain whatever --gain says (ranx)",

@@ -275,3 +275,69 @@ def test_lower_is_better_gates_and_comparisons(tmp_path, run_cli):
                 "--fail-if-worse", "--non-inferior", "ee_l@all=0.01", "-q")
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "upper bound" in r.stdout + r.stderr
+
+
+def _expeval_bounds(qrels: dict[str, float], p: float, depth=math.inf, model: str = "rbp"):
+    """expeval's -C bounds (metrics.py: Disparity, Relevance, Difference with n = the judged
+    documents; pp = p for rbp): {name: (lower, upper)}, in rankeval's reader (w_i)."""
+    def w(i: int) -> float:
+        if i >= depth:
+            return 0.0
+        return p ** i if model == "rbp" else 1.0 / math.log2(i + 2)
+
+    n = len(qrels)
+    levels = sorted(set(qrels.values()), reverse=True)
+    t_level, b = {}, 0
+    for g in levels:
+        m = sum(1 for v in qrels.values() if v == g)
+        t_level[g] = sum(w(i) for i in range(b, b + m)) / m
+        b += m
+    ascending = sorted(t_level[g] for g in qrels.values())
+    ideal = sum(t * t for t in ascending)
+    worst = sum(w(i) * t for i, t in enumerate(ascending))
+    return {"ee_d": (sum(w(i) for i in range(n)) ** 2 / n, sum(w(i) ** 2 for i in range(n))),
+            "ee_r": (worst, ideal),
+            "ee_l": (0.0, sum((w(i) - t) ** 2 for i, t in enumerate(ascending)))}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("p, depth, model", [(0.5, None, "rbp"), (0.8, 4, "rbp"),
+                                             (0.5, None, "dcg")])
+def test_normalized_expected_exposure_uses_expevals_bounds(seed, p, depth, model):
+    """ee_*_norm = (value - lower) / (upper - lower) with expeval's -C bounds; undefined
+    where the bounds coincide (expeval prints a default there)."""
+    run, truth, runs, qrels = _generated(seed)
+    at = "all" if depth is None else str(depth)
+    names = [f"{m}_norm(p={p}, model='{model}')@{at}" for m in ("ee_d", "ee_r", "ee_l")]
+    ev = rankeval.evaluate(run, truth, metrics=",".join(names))
+    per_user = ev.per_user.set_index("user_id")
+    for user in per_user.index:
+        raw = dict(zip(("ee_d", "ee_r", "ee_l"),
+                       _expeval(runs[user], qrels[user], p, depth or math.inf, model),
+                       strict=True))
+        bounds = _expeval_bounds(qrels[user], p, depth or math.inf, model)
+        for spec in ev.specs:
+            name = spec.name.removesuffix("_norm")
+            low, high = bounds[name]
+            got = per_user.loc[user, str(spec)]
+            if abs(high - low) <= 1e-12 * max(1.0, abs(high)):
+                assert math.isnan(got), (user, spec)
+            else:
+                assert got == pytest.approx((raw[name] - low) / (high - low), abs=1e-9), (
+                    user, spec)
+    assert ev.metrics  # the means over the users with a value
+
+
+def test_normalized_spec_example_is_expevals_printed_values():
+    """SPEC worked example 11 under expeval -u rbp -p 0.5 -C (normalised): the two-sample
+    run prints 0.571429, 1.000000, 0.000000 and the one ranking 1.000000, 0.666667,
+    0.428571 (disparity, relevance, difference)."""
+    truth = pd.DataFrame({"user_id": ["q"] * 3, "item_id": ["A", "B", "C"],
+                          "relevance": [1, 1, 0]})
+    two = pd.DataFrame({"user_id": ["q"] * 6, "sample": [1, 1, 1, 2, 2, 2],
+                        "item_id": ["A", "B", "C", "B", "A", "C"], "rank": [1, 2, 3] * 2})
+    one = pd.DataFrame({"user_id": ["q"] * 3, "item_id": ["A", "C", "B"], "rank": [1, 2, 3]})
+    names = "ee_d_norm@all,ee_r_norm@all,ee_l_norm@all"
+    for run, printed in ((two, (0.571429, 1.0, 0.0)), (one, (1.0, 0.666667, 0.428571))):
+        got = list(rankeval.evaluate(run, truth, metrics=names).metrics.values())
+        assert got == pytest.approx(printed, abs=5e-7)

@@ -33,9 +33,9 @@ def _weights(s: Sums, ranks: np.ndarray, k: float) -> np.ndarray:
     return np.where(ranks <= k, w, 0.0)
 
 
-def _parts(s: Sums, k: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per user code: (EE-D, EE-R, ||e*||^2) of the user (the sampled user, on a stochastic
-    run), cached on ``s`` per (K, parameters)."""
+def _parts(s: Sums, k: float):
+    """Per user code: (EE-D, EE-R, ||e*||^2, {metric: (lower, upper bound)}) of the user
+    (the sampled user, on a stochastic run), cached on ``s`` per (K, parameters)."""
     key = ("expected_exposure", k, s.conv.patience, tuple(sorted(s.params.items())))
     cache = s.__dict__.setdefault("_cache_exposure", {})
     if key in cache:
@@ -63,12 +63,26 @@ def _parts(s: Sums, k: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ideal = own[first] if n else own
     row_target = np.where(c.row_level >= 0, target[np.maximum(c.row_level, 0)], 0.0)
     relevance = np.bincount(group[c.user], w * row_target, minlength=n_groups)
-    cache[key] = out = (disparity[group], relevance[group], ideal[group])
+    # expeval's bounds (-C): over static and uniformly random rankings of the n judged items
+    judged = np.bincount(c.level_user, c.level_size, minlength=n).astype(np.int64)
+    squares = np.concatenate([[0.0], np.cumsum(_weights(s, np.arange(1, depth + 1), k) ** 2)])
+    # the worst static ranking: grades ascending, a level's items at n - start - size on
+    reverse = target * (cumulative[judged[c.level_user] - c.level_start]
+                        - cumulative[judged[c.level_user] - c.level_start - c.level_size])
+    worst = np.bincount(c.level_user, reverse, minlength=n)
+    m = judged[first] if n else judged
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bounds = {"ee_d": (cumulative[m] ** 2 / m, squares[m]),
+                  "ee_r": (worst[first] if n else worst, ideal),
+                  "ee_l": (np.zeros(n_groups), squares[m] - 2 * (worst[first] if n else worst)
+                           + ideal)}
+    cache[key] = out = (disparity[group], relevance[group], ideal[group],
+                        {name: (lo[group], hi[group]) for name, (lo, hi) in bounds.items()})
     return out
 
 
 def _ee_l(s: Sums, k: float) -> np.ndarray:
-    d, r, t = _parts(s, k)
+    d, r, t, _ = _parts(s, k)
     return np.maximum(d - 2.0 * r + t, 0.0)  # a sum of squares: rounding may not make it < 0
 
 
@@ -80,4 +94,19 @@ def _ee_r(s: Sums, k: float) -> np.ndarray:
     return _parts(s, k)[1]
 
 
-KERNELS = {"ee_l": _ee_l, "ee_d": _ee_d, "ee_r": _ee_r}
+def _normalized(name: str, value):
+    """(value - lower) / (upper - lower) with expeval's bounds (-C); undefined (NaN) where
+    they coincide (a user whose judged items share one grade, for ee_r), where expeval
+    prints a default instead."""
+    def kernel(s: Sums, k: float) -> np.ndarray:
+        low, high = _parts(s, k)[3][name]
+        span = high - low
+        defined = np.abs(span) > 1e-12 * np.maximum(1.0, np.abs(high))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(defined, (value(s, k) - low) / span, np.nan)
+    return kernel
+
+
+KERNELS = {"ee_l": _ee_l, "ee_d": _ee_d, "ee_r": _ee_r,
+           "ee_l_norm": _normalized("ee_l", _ee_l), "ee_d_norm": _normalized("ee_d", _ee_d),
+           "ee_r_norm": _normalized("ee_r", _ee_r)}
