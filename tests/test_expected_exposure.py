@@ -341,3 +341,20 @@ def test_normalized_spec_example_is_expevals_printed_values():
     for run, printed in ((two, (0.571429, 1.0, 0.0)), (one, (1.0, 0.666667, 0.428571))):
         got = list(rankeval.evaluate(run, truth, metrics=names).metrics.values())
         assert got == pytest.approx(printed, abs=5e-7)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_tied_scores_order_as_the_tie_rule_says(seed):
+    """A stochastic run given by scores with ties: each sample ordered by score, ties broken
+    by item id (``ties='item-asc'``), then expeval's computation on those orders."""
+    run, truth, runs, qrels = _generated(seed)
+    run = run.assign(score=-(run["rank"] // 3)).drop(columns="rank")  # ties in threes
+    # score -(rank // 3): higher scores first are the lower rank // 3; ties by item id
+    ordered = {u: {s: [d for _, d in sorted(((i + 1) // 3, d) for i, d in enumerate(items))]
+                   for s, items in samples.items()} for u, samples in runs.items()}
+    ev = rankeval.evaluate(run, truth, metrics="ee_d@all,ee_r@all,ee_l@all", ties="item-asc")
+    assert ev.tied_users > 0
+    per_user = ev.per_user.set_index("user_id")
+    for user in per_user.index:
+        got = per_user.loc[user, ["ee_d@all", "ee_r@all", "ee_l@all"]].to_numpy(dtype=float)
+        assert got == pytest.approx(_expeval(ordered[user], qrels[user], 0.5), abs=1e-12), user
