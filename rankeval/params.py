@@ -104,6 +104,33 @@ def _name(name: str) -> Callable[[Any], Value]:
     return check
 
 
+def _target(value: Any) -> Value:
+    """awrf's target: 'relevant', 'catalog', or shares 'GROUP=SHARE,...' (kept as written,
+    canonically: groups sorted)."""
+    if value in ("relevant", "catalog"):
+        return str(value)
+    shares = target_shares(value) if isinstance(value, str) else None
+    if not shares:
+        raise OptionError("target= must be 'relevant', 'catalog' or shares 'GROUP=SHARE,...' "
+                          f"(each share >= 0, one > 0), got {value!r}")
+    return ",".join(f"{g}={v:g}" for g, v in sorted(shares.items()))
+
+
+def target_shares(text: str) -> dict[str, float] | None:
+    """``'acme=2,beta=1'`` -> {acme: 2.0, beta: 1.0}; None when not such a list."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        group, eq, share = part.rpartition("=")
+        try:
+            v = float(share)
+        except ValueError:
+            return None
+        if not eq or not group.strip() or not math.isfinite(v) or v < 0:
+            return None
+        out[group.strip()] = out.get(group.strip(), 0.0) + v
+    return out if sum(out.values()) > 0 else None
+
+
 def _choice(name: str, choices: tuple[str, ...]) -> Callable[[Any], Value]:
     def check(value: Any) -> Value:
         if value not in choices:
@@ -187,8 +214,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("by", "awrf: the group column of --item-groups (default: its first)", ("awrf",),
           _name("by"), default=None),
     Param("target", "awrf: the group distribution to match: 'relevant' (of the user's relevant "
-          "items, the default) or 'catalog' (of the items --item-groups names)", ("awrf",),
-          _choice("target", ("relevant", "catalog")), default="relevant"),
+          "items, the default), 'catalog' (of the items --item-groups names), or given as "
+          "'GROUP=SHARE,...' (shares scaled to sum to 1; a group not named: 0)", ("awrf",),
+          _target, default="relevant"),
     Param("model", "the expected-exposure reader: 'rbp' (exposure p^(rank-1), the default) "
           "or 'dcg' (1/log2(rank+1))", _EXPOSURE, _choice("model", ("rbp", "dcg")),
           default="rbp"),

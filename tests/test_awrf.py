@@ -206,3 +206,23 @@ def test_the_html_report_draws_group_exposure_and_gaps(tmp_path, run_cli):
     for text in ("Exposure by group (awrf@10)", "umbrella", "exposure / target",
                  "Largest gap between the segments of country"):
         assert text in fairness, text
+
+
+def test_a_given_target_distribution():
+    """target='GROUP=SHARE,...': the shares scaled to sum to 1 (groups not named: 0), as the
+    reference computes AWRF against them; an unknown group or a bad share is refused."""
+    run, truth, groups = _data(8)
+    ev = rankeval.evaluate(run, truth, metrics="awrf(target='acme=2, beta=1, (none)=1')@10",
+                           item_groups=groups)
+    align, names = _alignment(groups, "provider")
+    for item in set(run.item_id) | set(truth.item_id):
+        align.setdefault(item, {"(none)": 1.0})
+    target = dict.fromkeys(names, 0.0) | {"acme": 0.5, "beta": 0.25, "(none)": 0.25}
+    values = ev.per_user.set_index("user_id").iloc[:, 0]
+    for user, got in values.items():
+        ranking = run[run.user_id == user].sort_values("rank").item_id.tolist()
+        assert got == pytest.approx(_reference(ranking, align, target, names, 10), abs=1e-12)
+    with pytest.raises(Exception, match="no group 'zeta'"):
+        rankeval.evaluate(run, truth, metrics="awrf(target='zeta=1')@10", item_groups=groups)
+    with pytest.raises(OptionError, match="target="):
+        rankeval.evaluate(run, truth, metrics="awrf(target='acme=x')@10", item_groups=groups)

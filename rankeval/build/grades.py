@@ -11,6 +11,7 @@ import numpy as np
 
 from rankeval.build.encode import pair_keys
 from rankeval.build.join import lookup
+from rankeval.errors import InputError
 from rankeval.kernels.chunk import Chunk
 
 if TYPE_CHECKING:
@@ -49,11 +50,16 @@ def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settin
     """Every group column of ``--item-groups`` over the evaluation's item codes, with each
     evaluated user's target: the mean membership of its relevant items (awrf)."""
     from rankeval.kernels.fairness import ChunkGroups
+    from rankeval.params import target_shares
 
-    for spec in settings.specs:  # a by= naming no column of the file: said before scoring
-        by = dict(spec.params).get("by")
-        if by is not None:
-            groups.column(str(by))
+    for spec in settings.specs:  # a by= or a target group the file lacks: said before scoring
+        given = dict(spec.params)
+        column = groups.column(None if given.get("by") is None else str(given["by"]))
+        shares = target_shares(str(given.get("target", "relevant")))
+        unknown = sorted(set(shares or {}) - set(column.names))
+        if unknown:
+            raise InputError(groups.source.label, f"{spec}: no group {unknown[0]!r} in column "
+                             f"{column.column!r} (groups: {', '.join(column.names)})")
     user = sel.compact[codes.t_user]
     t = settings.relevance_threshold
     relevant = (user >= 0) & (truth.relevance > 0 if t is None else truth.relevance >= t)

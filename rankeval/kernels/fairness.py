@@ -73,9 +73,16 @@ def distributions(c, params: dict, k: float) -> tuple[list[str], np.ndarray, np.
     by = params.get("by")
     groups = c.groups[str(by)] if by is not None else next(iter(c.groups.values()))
     ranked = list_distribution(c, groups, k)
-    target = (np.broadcast_to(groups.catalog, ranked.shape)
-              if params.get("target", "relevant") == "catalog" else groups.relevant)
-    return groups.names, ranked, target
+    kind = str(params.get("target", "relevant"))
+    if kind == "relevant":
+        return groups.names, ranked, groups.relevant
+    if kind == "catalog":
+        return groups.names, ranked, np.broadcast_to(groups.catalog, ranked.shape)
+    from rankeval.params import target_shares
+
+    shares = target_shares(kind) or {}
+    given = np.array([shares.get(name, 0.0) for name in groups.names])
+    return groups.names, ranked, np.broadcast_to(given / given.sum(), ranked.shape)
 
 
 @dataclass(frozen=True)
