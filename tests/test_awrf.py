@@ -115,6 +115,8 @@ def test_awrf_needs_item_groups_and_a_known_column():
     run, truth, groups = _data(4)
     with pytest.raises(OptionError, match="item_groups"):
         rankeval.evaluate(run, truth, metrics="awrf@10")
+    with pytest.raises(Exception, match="no group column: give one or more"):
+        rankeval.evaluate(run, truth, metrics="awrf@10", item_groups=groups[["item_id"]])
     with pytest.raises(Exception, match="no group column 'country'"):
         rankeval.evaluate(run, truth, metrics="awrf(by='country')@10", item_groups=groups)
 

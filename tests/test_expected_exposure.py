@@ -22,6 +22,26 @@ import rankeval
 from rankeval.errors import InputError
 
 
+def _reader(p: float, depth=math.inf, model: str = "rbp"):
+    """The exposure w(i) of 0-based rank i: p^i (RBP) or 1/log2(i+2) (DCG), 0 past K."""
+    def w(i: int) -> float:
+        if i >= depth:
+            return 0.0
+        return p ** i if model == "rbp" else 1.0 / math.log2(i + 2)
+    return w
+
+
+def _targets(qrels: dict[str, float], w) -> dict[str, float]:
+    """expeval's target() (exposure.py): the levels of the distinct grades, descending, each
+    sharing the mean exposure of the ranks b..b+m-1 it holds in the ideal ranking."""
+    t_level, b = {}, 0
+    for g in sorted(set(qrels.values()), reverse=True):
+        m = sum(1 for v in qrels.values() if v == g)
+        t_level[g] = sum(w(i) for i in range(b, b + m)) / m
+        b += m
+    return {d: t_level[g] for d, g in qrels.items()}
+
+
 def _expeval(samples: dict[str, list[str]], qrels: dict[str, float], p: float, depth=math.inf,
              model: str = "rbp") -> tuple[float, float, float]:
     """(EE-D, EE-R, EE-L) of one query as expeval -u rbp -C -U computes them (exposure.py
@@ -30,22 +50,12 @@ def _expeval(samples: dict[str, list[str]], qrels: dict[str, float], p: float, d
     = l2(e)^2, relevance = dot(e, t) over shared keys, difference = distance(e, t)^2 over
     the union). ``depth`` and ``model='dcg'`` are rankeval's generalisations (exposure 0 past
     K on both sides; 1/log2(i+2)), computed the same way rank by rank."""
-    def w(i: int) -> float:  # i 0-based
-        if i >= depth:
-            return 0.0
-        return p ** i if model == "rbp" else 1.0 / math.log2(i + 2)
-
+    w = _reader(p, depth, model)
     e: dict[str, float] = {}
     for ranking in samples.values():
         for i, d in enumerate(ranking):
             e[d] = e.get(d, 0.0) + w(i) / len(samples)
-    levels = sorted(set(qrels.values()), reverse=True)
-    t_level, b = {}, 0
-    for g in levels:
-        m = sum(1 for v in qrels.values() if v == g)
-        t_level[g] = sum(w(i) for i in range(b, b + m)) / m
-        b += m
-    t = {d: t_level[g] for d, g in qrels.items()}
+    t = _targets(qrels, w)
     disparity = sum(v * v for v in e.values())
     relevance = sum(e[d] * t[d] for d in set(e) & set(t))
     difference = sum((e.get(d, 0.0) - t.get(d, 0.0)) ** 2 for d in set(e) | set(t))
@@ -280,19 +290,9 @@ def test_lower_is_better_gates_and_comparisons(tmp_path, run_cli):
 def _expeval_bounds(qrels: dict[str, float], p: float, depth=math.inf, model: str = "rbp"):
     """expeval's -C bounds (metrics.py: Disparity, Relevance, Difference with n = the judged
     documents; pp = p for rbp): {name: (lower, upper)}, in rankeval's reader (w_i)."""
-    def w(i: int) -> float:
-        if i >= depth:
-            return 0.0
-        return p ** i if model == "rbp" else 1.0 / math.log2(i + 2)
-
+    w = _reader(p, depth, model)
     n = len(qrels)
-    levels = sorted(set(qrels.values()), reverse=True)
-    t_level, b = {}, 0
-    for g in levels:
-        m = sum(1 for v in qrels.values() if v == g)
-        t_level[g] = sum(w(i) for i in range(b, b + m)) / m
-        b += m
-    ascending = sorted(t_level[g] for g in qrels.values())
+    ascending = sorted(_targets(qrels, w).values())
     ideal = sum(t * t for t in ascending)
     worst = sum(w(i) * t for i, t in enumerate(ascending))
     return {"ee_d": (sum(w(i) for i in range(n)) ** 2 / n, sum(w(i) ** 2 for i in range(n))),

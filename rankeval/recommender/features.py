@@ -36,12 +36,9 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
     numeric columns (``f0 .. fn`` in CSV), or one text column of tags (``drama|comedy``) or a
     list of strings, made one-hot."""
     label = table.label
-    item = resolve_role(table.columns, "item_features", {"item_col": item_col}, label)["item"]
-    assert item is not None  # required: resolve_role raises without it
-    others = [c for c in table.columns if c != item]
-    if not others:
-        raise InputError(label, "no feature columns: give numeric columns, a list column or "
-                         "a column of tags beside the item column")
+    item, others = item_and_others(table, "item_features", item_col, "no feature columns: "
+                                   "give numeric columns, a list column or a column of tags "
+                                   "beside the item column")
     nested = table.nested(others[0]) if len(others) == 1 else None
     source = lambda n: Source(table.path, table.format, n)  # noqa: E731
     if nested is not None:
@@ -62,6 +59,18 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
     vectors = np.column_stack([_finite(data, c, label) for c in others])
     return ItemFeatures(_ids(data, item, label), vectors, source(data.num_rows),
                         {"item": item}, "columns")
+
+
+def item_and_others(table: Table | MemoryTable, role: str, item_col: str | None,
+                    missing: str) -> tuple[str, list[str]]:
+    """A per-item table's item column (found as the main inputs' are) and every other
+    column; ``missing``: the error when there is no other column."""
+    item = resolve_role(table.columns, role, {"item_col": item_col}, table.label)["item"]
+    assert item is not None  # required: resolve_role raises without it
+    others = [c for c in table.columns if c != item]
+    if not others:
+        raise InputError(table.label, missing)
+    return item, others
 
 
 def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarray, str]:

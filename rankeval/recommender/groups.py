@@ -19,10 +19,10 @@ from rankeval.build.encode import factorize
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
-from rankeval.io.columns import resolve_role
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import _ids, _read
 from rankeval.io.readers import Source, Table
+from rankeval.recommender.features import item_and_others
 
 NONE = "(none)"  # the group of an item the file does not name
 
@@ -84,12 +84,9 @@ def load_item_groups(table: Table | MemoryTable, item_col: str | None = None) ->
     """The item column and every other column as a group column (empty cells: no group in
     that column for that row)."""
     label = table.label
-    item = resolve_role(table.columns, "item_groups", {"item_col": item_col}, label)["item"]
-    assert item is not None  # required: resolve_role raises without it
-    others = [c for c in table.columns if c != item]
-    if not others:
-        raise InputError(label, "no group column: give one or more columns (provider, "
-                         "language, ...) beside the item column")
+    item, others = item_and_others(table, "item_groups", item_col, "no group column: give "
+                                   "one or more columns (provider, language, ...) beside the "
+                                   "item column")
     types: dict[str, pa.DataType] = {item: ID}
     types.update(dict.fromkeys(others, ID))
     data = _read(table, types)
