@@ -25,6 +25,7 @@ Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures k
 # (condensed lists), the gain of each grade.
 _ALPHA = ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp")
 _DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
+_GROUPS = ("awrf", "exposure_ratio")
 _EXPOSURE = ("ee_l", "ee_d", "ee_r", "ee_l_norm", "ee_d_norm", "ee_r_norm")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
@@ -104,16 +105,20 @@ def _name(name: str) -> Callable[[Any], Value]:
     return check
 
 
-def _target(value: Any) -> Value:
-    """awrf's target: 'relevant', 'catalog', or shares 'GROUP=SHARE,...' (kept as written,
-    canonically: groups sorted)."""
-    if value in ("relevant", "catalog"):
-        return str(value)
-    shares = target_shares(value) if isinstance(value, str) else None
-    if not shares:
-        raise OptionError("target= must be 'relevant', 'catalog' or shares 'GROUP=SHARE,...' "
-                          f"(each share >= 0, one > 0), got {value!r}")
-    return ",".join(f"{g}={v:g}" for g, v in sorted(shares.items()))
+def _distribution(name: str, relevant: bool) -> Callable[[Any], Value]:
+    """A group distribution: 'catalog', shares 'GROUP=SHARE,...' (kept canonically: groups
+    sorted), and for a target 'relevant' (per user; a background is one for all users)."""
+    words = ("relevant", "catalog") if relevant else ("catalog",)
+
+    def check(value: Any) -> Value:
+        if value in words:
+            return str(value)
+        shares = target_shares(value) if isinstance(value, str) else None
+        if not shares:
+            raise OptionError(f"{name}= must be {' or '.join(map(repr, words))} or shares "
+                              f"'GROUP=SHARE,...' (each share >= 0, one > 0), got {value!r}")
+        return ",".join(f"{g}={v:g}" for g, v in sorted(shares.items()))
+    return check
 
 
 def target_shares(text: str) -> dict[str, float] | None:
@@ -211,12 +216,18 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           lambda v, m: {"rbp_p": v} if m in ("rbp", "rbp_residual") else
           {"patience": v} if m in _EXPOSURE else {}, default=None,
           defaults={"compat": 0.95, "nerr10": 0.9}),
-    Param("by", "awrf: the group column of --item-groups (default: its first)", ("awrf",),
-          _name("by"), default=None),
-    Param("target", "awrf: the group distribution to match: 'relevant' (of the user's relevant "
-          "items, the default), 'catalog' (of the items --item-groups names), or given as "
-          "'GROUP=SHARE,...' (shares scaled to sum to 1; a group not named: 0)", ("awrf",),
-          _target, default="relevant"),
+    Param("by", "awrf, exposure_ratio: the group column of --item-groups (default: its "
+          "first)", _GROUPS, _name("by"), default=None),
+    Param("target", "awrf, exposure_ratio: the group distribution to match: 'relevant' (of "
+          "the user's relevant items, the default), 'catalog' (of the items --item-groups "
+          "names), or given as 'GROUP=SHARE,...' (shares scaled to sum to 1; a group not "
+          "named: 0)", _GROUPS, _distribution("target", True), default="relevant"),
+    Param("background", "awrf, exposure_ratio: a distribution mixed into the target as TREC "
+          "2022 does, 'catalog' or 'GROUP=SHARE,...': the named groups' part of the target is "
+          "spread (1 - mix) as the target, mix as the background; (none) keeps its own",
+          _GROUPS, _distribution("background", False), default=None),
+    Param("mix", "awrf, exposure_ratio: the background's weight (default 0.5, TREC 2022's)",
+          _GROUPS, _unit("mix"), default=0.5),
     Param("model", "the expected-exposure reader: 'rbp' (exposure p^(rank-1), the default) "
           "or 'dcg' (1/log2(rank+1))", _EXPOSURE, _choice("model", ("rbp", "dcg")),
           default="rbp"),

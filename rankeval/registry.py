@@ -342,10 +342,19 @@ REGISTRY.update({
         Metric("awrf", ("attention_weighted_rank_fairness",), "attention-weighted rank "
                "fairness (Sapiezynski et al. 2019, TREC Fair Ranking 2021-22): how close the "
                "groups the top K exposes, attention 1/log2(max(j, 2)), are to a target "
-               "(by= a group column of --item-groups; target= 'relevant' or 'catalog')",
+               "(by= a group column of --item-groups; target= 'relevant', 'catalog' or given "
+               "shares; background=, mix= as TREC 2022)",
                "1 - JSD(sum_j a_j w_j / sum_j a_j, target), natural log",
                needs=frozenset({"item_groups"}), tie_expectation=False,
                undefined_when="no item in the top K, or a target with no group"),
+        Metric("exposure_ratio", ("min_max_exposure",), "the worst-exposed item group's "
+               "exposure-to-target ratio over the best-exposed one's, among the groups with a "
+               "target (awrf's attention, by=, target=, background=): 1 when each gets its "
+               "share, 0 when one gets none; the reciprocal of the best / worst ratio",
+               "min_g (a_g / t_g) / max_g (a_g / t_g) over groups with t_g > 0",
+               needs=frozenset({"item_groups"}), tie_expectation=False,
+               undefined_when="no item in the top K, fewer than two groups with a target, or "
+               "none of them exposed"),
         Metric("ee_l_norm", (), "ee_l scaled by expeval's bounds (-C): 0 for the ideal, 1 for "
                "the reverse static ranking of the judged items", "(ee_l - 0) / (U - 0), U = "
                "sum_{i<n} (w_i - e*_(i))^2, e* ascending", bounded=False,

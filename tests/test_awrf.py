@@ -228,3 +228,110 @@ def test_a_given_target_distribution():
         rankeval.evaluate(run, truth, metrics="awrf(target='zeta=1')@10", item_groups=groups)
     with pytest.raises(OptionError, match="target="):
         rankeval.evaluate(run, truth, metrics="awrf(target='acme=x')@10", item_groups=groups)
+
+
+def _trec_2022_target(relevant: list[str], align: dict, names: list[str],
+                      background: dict[str, float], mix: float) -> dict[str, float]:
+    """TREC 2022's per-dimension target with a background (trec2022-fair-public,
+    Task1Alignment.py at 6fd105f, lines 129-132): t = the mean of the relevant pages'
+    alignments; fk = the known levels' part of t; each known level becomes
+    (1 - mix) t + mix fk bg (TREC's mix: 0.5), the unknown level keeps t."""
+    t = dict.fromkeys(names, 0.0)
+    for item in relevant:
+        for g, share in align[item].items():
+            t[g] += share / len(relevant)
+    fk = sum(v for g, v in t.items() if g != "(none)")
+    total = sum(background.values())
+    return {g: v if g == "(none)" else (1 - mix) * v + mix * fk * background.get(g, 0) / total
+            for g, v in t.items()}
+
+
+@pytest.mark.parametrize("mix", [0.5, 0.2])
+@pytest.mark.parametrize("seed", [9, 10])
+def test_a_background_mixed_into_the_target_as_trec_2022(seed, mix):
+    """background= (catalog, or given shares) mixed into each user's relevant-item target as
+    TREC 2022 does, both for awrf and for exposure_ratio."""
+    run, truth, groups = _data(seed)
+    given = {"acme": 3, "beta": 1, "core": 1, "dyna": 5}
+    text = ",".join(f"{g}={v}" for g, v in given.items())
+    metrics = (f"awrf(background='catalog', mix={mix})@10,"
+               f"awrf(background='{text}', mix={mix})@10")
+    ev = rankeval.evaluate(run, truth, metrics=metrics, item_groups=groups)
+    align, names = _alignment(groups, "provider")
+    catalog = dict.fromkeys(names[:-1], 0.0)
+    for shares in align.values():
+        for g, share in shares.items():
+            catalog[g] += share
+    for item in set(run.item_id) | set(truth.item_id):
+        align.setdefault(item, {"(none)": 1.0})
+    per_user = ev.per_user.set_index("user_id")
+    for user in per_user.index:
+        ranking = run[run.user_id == user].sort_values("rank").item_id.tolist()
+        rel = truth[(truth.user_id == user) & (truth.relevance > 0)].item_id.tolist()
+        want = [_reference(ranking, align, _trec_2022_target(rel, align, names, bg, mix),
+                           names, 10) for bg in (catalog, given)]
+        assert per_user.loc[user].to_numpy(dtype=float) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(OptionError, match="background= must be 'catalog'"):
+        rankeval.evaluate(run, truth, metrics="awrf(background='relevant')@10",
+                          item_groups=groups)
+    with pytest.raises(Exception, match=r"no group '\(none\)' in column 'provider' for "
+                       "background="):
+        rankeval.evaluate(run, truth, metrics="awrf(background='(none)=1')@10",
+                          item_groups=groups)
+    with pytest.raises(OptionError, match="mix="):
+        rankeval.evaluate(run, truth, metrics="awrf(background='catalog', mix=2)@10",
+                          item_groups=groups)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_exposure_ratio_is_the_worst_over_the_best_group(seed):
+    """exposure_ratio per user by its definition, with loops: the list's attention share of
+    each group over its target share, among the groups with a target; the smallest of those
+    ratios over the largest; undefined with fewer than two such groups or none exposed."""
+    run, truth, groups = _data(seed)
+    metrics = "exposure_ratio@5,exposure_ratio(target='catalog', by='language')@10"
+    ev = rankeval.evaluate(run, truth, metrics=metrics, item_groups=groups)
+    per_user = ev.per_user.set_index("user_id")
+    checked = {"defined": 0, "zero": 0, "undefined": 0}
+    for column, k, kind, metric in (("provider", 5, "relevant", ev.specs[0]),
+                                    ("language", 10, "catalog", ev.specs[1])):
+        align, names = _alignment(groups, column)
+        catalog = dict.fromkeys(names, 0.0)
+        for shares in align.values():
+            for g, share in shares.items():
+                catalog[g] += share / len(set(groups.item_id))
+        for item in set(run.item_id) | set(truth.item_id):
+            align.setdefault(item, {"(none)": 1.0})
+        for user in per_user.index:
+            ranking = run[run.user_id == user].sort_values("rank").item_id.tolist()[:k]
+            rel = truth[(truth.user_id == user) & (truth.relevance > 0)].item_id.tolist()
+            target = dict.fromkeys(names, 0.0)
+            for item in rel:
+                for g, share in align[item].items():
+                    target[g] += share / len(rel)
+            if kind == "catalog":
+                target = catalog
+            seen = dict.fromkeys(names, 0.0)
+            weights = [1.0 / math.log2(max(i, 2)) for i in range(1, len(ranking) + 1)]
+            for item, w in zip(ranking, weights, strict=True):
+                for g, share in align[item].items():
+                    seen[g] += w * share / sum(weights)
+            ratios = [seen[g] / target[g] for g in names if target[g] > 0]
+            got = per_user.loc[user, str(metric)]
+            if len(ratios) < 2 or max(ratios) == 0:
+                assert math.isnan(got), user
+                checked["undefined"] += 1
+            else:
+                assert got == pytest.approx(min(ratios) / max(ratios), abs=1e-12), user
+                checked["zero" if min(ratios) == 0 else "defined"] += 1
+    assert checked["defined"] and checked["zero"] and checked["undefined"], checked
+
+
+def test_awrf_and_exposure_ratio_share_one_exposure_table(run_cli):
+    """awrf@10 and exposure_ratio@10 with the same groups and target read one exposure
+    table; a different target is a table of its own."""
+    ev = rankeval.evaluate("sample_data/preds.csv", "sample_data/truth.csv",
+                           metrics="awrf@10,exposure_ratio@10,exposure_ratio(target='catalog')"
+                           "@10", item_groups="sample_data/item_groups.csv")
+    assert list(ev.group_exposure) == ["awrf@10", "exposure_ratio(target='catalog')@10"]
+    assert 0 < ev.metrics["exposure_ratio@10"] < 1

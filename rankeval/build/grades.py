@@ -55,11 +55,14 @@ def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settin
     for spec in settings.specs:  # a by= or a target group the file lacks: said before scoring
         given = dict(spec.params)
         column = groups.column(None if given.get("by") is None else str(given["by"]))
-        shares = target_shares(str(given.get("target", "relevant")))
-        unknown = sorted(set(shares or {}) - set(column.names))
-        if unknown:
-            raise InputError(groups.source.label, f"{spec}: no group {unknown[0]!r} in column "
-                             f"{column.column!r} (groups: {', '.join(column.names)})")
+        for word in ("target", "background"):  # a background has no share for (none)
+            names = column.names[:-1] if word == "background" else column.names
+            shares = target_shares(str(given.get(word, "relevant")))
+            unknown = sorted(set(shares or {}) - set(names))
+            if unknown:
+                raise InputError(groups.source.label, f"{spec}: no group {unknown[0]!r} in "
+                                 f"column {column.column!r} for {word}= (groups: "
+                                 f"{', '.join(names)})")
     user = sel.compact[codes.t_user]
     t = settings.relevance_threshold
     relevant = (user >= 0) & (truth.relevance > 0 if t is None else truth.relevance >= t)

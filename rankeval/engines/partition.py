@@ -182,15 +182,19 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
 def group_exposure(chunk, chunks, settings, groups=None) -> dict[MetricSpec, GroupTotals]:
     """Per awrf metric, the exposure each item group gets and its target, summed over the
     users with a list (a stochastic run's users: their means over samples)."""
-    out = {}
+    out, seen = {}, set()
     for spec in settings.specs:
         if "item_groups" not in REGISTRY[spec.name].needs:
             continue
+        given = params.kernel_params(spec.params, spec.name)
+        same = (spec.k, params.build_key(spec, settings), tuple(sorted(given.items())))
+        if same in seen:  # awrf@10 and exposure_ratio@10 read one table
+            continue
+        seen.add(same)
         key = params.build_key(spec, settings)
         where = chunks[key] if key else chunk
-        names, ranked, target = distributions(
-            where, params.kernel_params(spec.params, spec.name),
-            np.inf if spec.k is None else spec.k)
+        names, ranked, target = distributions(where, given,
+                                              np.inf if spec.k is None else spec.k)
         if groups is not None:
             ranked = np.column_stack([groups.mean(col) for col in ranked.T])
             target = np.column_stack([groups.mean(col) for col in np.asarray(target).T])

@@ -8,6 +8,14 @@ in the group ``(none)``); its target is the mean membership of the user's releva
 (``target='relevant'``, TREC 2022 without its background) or the groups' share of the items
 the file names (``target='catalog'``). AWRF = 1 - JSD(list, target), the Jensen-Shannon
 divergence in natural logarithms (scipy's default, as TREC's), so it lies in [1 - ln 2, 1].
+``background=`` mixes a background distribution into the target as TREC 2022 does: the
+named groups' share of the target, f, is spread ``(1 - mix)`` as the target and ``mix``
+(default 0.5) as the background; ``(none)`` keeps its own.
+
+``exposure_ratio`` is, per user, the worst-exposed group's exposure-to-target ratio over the
+best-exposed one's, among the groups with a target: 1 when every group gets attention in
+proportion to its target, 0 when one of them gets none (the reciprocal of the best / worst
+ratio, so that it is bounded and averages).
 """
 
 from __future__ import annotations
@@ -73,16 +81,29 @@ def distributions(c, params: dict, k: float) -> tuple[list[str], np.ndarray, np.
     by = params.get("by")
     groups = c.groups[str(by)] if by is not None else next(iter(c.groups.values()))
     ranked = list_distribution(c, groups, k)
-    kind = str(params.get("target", "relevant"))
+    target = np.broadcast_to(_shares(groups, str(params.get("target", "relevant"))),
+                             ranked.shape)
+    background = params.get("background")
+    if background is not None:
+        bg = _shares(groups, str(background))[:-1]  # (none), last, has no background share
+        mix = float(params.get("mix", 0.5))
+        named = target[:, :-1]
+        target = np.column_stack([(1.0 - mix) * named + mix * named.sum(axis=1)[:, None]
+                                  * (bg / bg.sum()), target[:, -1]])
+    return groups.names, ranked, target
+
+
+def _shares(groups: ChunkGroups, kind: str) -> np.ndarray:
+    """The distribution ``kind`` names: 'relevant' (per user), 'catalog', or given shares."""
     if kind == "relevant":
-        return groups.names, ranked, groups.relevant
+        return groups.relevant
     if kind == "catalog":
-        return groups.names, ranked, np.broadcast_to(groups.catalog, ranked.shape)
+        return groups.catalog
     from rankeval.params import target_shares
 
     shares = target_shares(kind) or {}
     given = np.array([shares.get(name, 0.0) for name in groups.names])
-    return groups.names, ranked, np.broadcast_to(given / given.sum(), ranked.shape)
+    return given / given.sum()
 
 
 @dataclass(frozen=True)
@@ -122,4 +143,16 @@ def _awrf(s: Sums, k: float) -> np.ndarray:
     return np.where(empty, np.nan, value)
 
 
-KERNELS = {"awrf": _awrf}
+def _exposure_ratio(s: Sums, k: float) -> np.ndarray:
+    _, ranked, target = distributions(s.c, s.params, k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = ranked / target
+    has = target > 0
+    worst = np.where(has, ratio, np.inf).min(axis=1)
+    best = np.where(has, ratio, -np.inf).max(axis=1)
+    undefined = np.isnan(ranked).any(axis=1) | (has.sum(axis=1) < 2) | ~(best > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(undefined, np.nan, worst / best)
+
+
+KERNELS = {"awrf": _awrf, "exposure_ratio": _exposure_ratio}
