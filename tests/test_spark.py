@@ -642,7 +642,8 @@ def test_help_lists_every_setting_as_the_local_api():
 def test_stochastic_runs_equal_the_local_engine(spark):
     """A run of sampled rankings (a sample column): each user's mean over its samples, the
     users counted once and the spread summary, as the local engine gives them; the per-user
-    dataset holds the means (the per-user spreads stay with the local engine)."""
+    dataset holds the means, each user's number of samples and the sds, on the cluster and
+    once collected, and its segment means read the metrics alone."""
     from tests.test_expected_exposure import _generated
 
     run, truth, _, _ = _generated(11)
@@ -661,8 +662,37 @@ def test_stochastic_runs_equal_the_local_engine(spark):
         assert distributed.samples.spread[name] == pytest.approx(value, abs=1e-12), name
     theirs = distributed.per_user.toPandas().sort_values("user_id").reset_index(drop=True)
     ours = local.per_user.sort_values("user_id").reset_index(drop=True)
-    np.testing.assert_allclose(theirs[list(local.metrics)].to_numpy(dtype=float),
-                               ours[list(local.metrics)].to_numpy(dtype=float), atol=1e-12)
+    assert list(theirs.columns) == list(ours.columns)
+    assert "samples" in ours.columns and f"{local.specs[0]} sd" in ours.columns
+    assert theirs.user_id.tolist() == ours.user_id.tolist()
+    np.testing.assert_allclose(theirs.iloc[:, 1:].to_numpy(dtype=float),
+                               ours.iloc[:, 1:].to_numpy(dtype=float), atol=1e-12)
+    here = distributed.collect().per_user_table()
+    assert here.column_names == local.per_user_table().column_names
+    assert here.column("samples").to_pylist() == local.per_user_table().column(
+        "samples").to_pylist()
+    users = pd.DataFrame({"user_id": ours.user_id, "half": ["a", "b"] * (len(ours) // 2)
+                          + ["a"] * (len(ours) % 2)})
+    mine, yours = (e.by_segment(users, "half", gaps=False).segments["half"]
+                   for e in (local, distributed))
+    for a, b in zip(mine, yours, strict=True):
+        assert a.metrics.keys() == b.metrics.keys() == set(map(str, local.specs))
+        assert list(a.metrics.values()) == pytest.approx(list(b.metrics.values()), abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["one value", "one per user"])
+def test_a_sample_column_of_one_value_is_a_deterministic_run(spark, kind):
+    """A sample column holding one value in the whole run (a TREC run's Q0) is no stochastic
+    run, however the users fall into tasks; one value per user is (one sample each), as
+    locally."""
+    run, truth = generated(3, users=30, items=12)
+    run["sample"] = "Q0" if kind == "one value" else "s" + run.user_id.astype(str)
+    local = rankeval.evaluate(run, truth, metrics="ndcg,recall", k=5)
+    distributed = spark_evaluate(frame(spark, run), frame(spark, truth), metrics="ndcg,recall",
+                                 k=5, chunk_rows=7)
+    assert (local.samples is None) == (distributed.samples is None) == (kind == "one value")
+    assert distributed.per_user.columns == list(local.per_user.columns)
+    assert distributed.metrics == pytest.approx(local.metrics, abs=1e-12)
 
 
 def test_awrf_equals_the_local_engine(spark):
@@ -670,7 +700,8 @@ def test_awrf_equals_the_local_engine(spark):
     from tests.test_awrf import _data
 
     run, truth, groups = _data(6)
-    metrics = ["awrf@3", "awrf(by='language', target='catalog')@10", "ndcg@10"]
+    metrics = ["awrf@3", "awrf(by='language', target='catalog')@10", "ndcg@10",
+               "exposure_ratio(background='catalog')@5"]
     local = rankeval.evaluate(run, truth, metrics=metrics, item_groups=groups)
     distributed = spark_evaluate(frame(spark, run), frame(spark, truth), metrics=metrics,
                                  item_groups=groups, chunk_rows=31)

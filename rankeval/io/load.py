@@ -182,9 +182,11 @@ def load_predictions(
     rank_col: str | None = None,
     score_col: str | None = None,
     sample_col: str | None = None,
+    one_sample: bool = False,
 ) -> Predictions:
     """Resolve and check a run's columns. A sample column that holds one value (a TREC
-    run's constant ``Q0``) is not read as samples: the run is deterministic."""
+    run's constant ``Q0``) is not read as samples: the run is deterministic, unless
+    ``one_sample`` (a part of a run, which cannot tell: the Spark engine's chunks)."""
     label = table.label
     found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
                          item_col, "rank_col": rank_col, "score_col": score_col,
@@ -204,7 +206,7 @@ def load_predictions(
     data = _read(table, types)
     ranks = _ranks(data, rank, label) if rank is not None else None
     samples = _ids(data, sample, label) if sample is not None else None
-    if samples is not None and pc.count_distinct(samples).as_py() < 2:
+    if samples is not None and not one_sample and pc.count_distinct(samples).as_py() < 2:
         samples = None
     return Predictions(
         user=_ids(data, user, label),

@@ -34,7 +34,7 @@ from rankeval.recommender.extras import Extras
 from rankeval.spark.frames import combine, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
 from rankeval.spark.result import SparkValues, merged_errors
-from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, output_schema, run
+from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, extra_columns, output_schema, run
 
 __all__ = ["SparkValues", "evaluate", "session"]
 
@@ -197,7 +197,7 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
     both, layout = combine(inputs, columns, partitions,
                            ordered=_file_order(settings, columns, preds[0]))
     layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
-    schema = output_schema(settings)
+    schema = output_schema(settings, "sample" in layout.preds)
     out = both.mapInArrow(lambda batches: run(batches, layout, settings), _spark_schema(schema))
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
     try:
@@ -207,7 +207,15 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
         raise RankevalError(f"the Spark job failed: {_job_error(exc)}") from None
     results = [pickle.loads(bytes(r[0])) for r in rows]
     per_user = out.filter(F.col("kind") == 0).select(*[f"`{n}`" for n in schema.names[1:-1]])
-    return results, _Cached(per_user, out), layout
+    extra = extra_columns(schema, settings)
+    if extra and len({v for r in results for v in r.samples}) < 2:
+        # one sample value in the whole run (a TREC run's Q0): deterministic, as locally
+        results = [dataclasses.replace(r, partial=None if r.partial is None else
+                                       dataclasses.replace(r.partial, samples=None, spread={},
+                                                           sample_totals=None))
+                   for r in results]
+        per_user, extra = per_user.drop(*extra), ()
+    return results, _Cached(per_user, out, extra), layout
 
 
 def validate_frames(preds, truth, settings, columns: dict[str, str | None],
@@ -316,7 +324,8 @@ def _finish(results: list[ChunkResult], scored, settings, labels, formats,
     except RankevalError:
         scored.unpersist()
         raise
-    return dataclasses.replace(ev, store=SparkValues.of(scored.frame, scored.cache, partial))
+    return dataclasses.replace(ev, store=SparkValues.of(scored.frame, scored.cache, partial,
+                                                         scored.extra))
 
 
 class _Side:
@@ -325,8 +334,8 @@ class _Side:
 
 
 class _Cached:
-    def __init__(self, frame, cache):
-        self.frame, self.cache = frame, cache
+    def __init__(self, frame, cache, extra: tuple[str, ...] = ()):
+        self.frame, self.cache, self.extra = frame, cache, extra
 
     def unpersist(self) -> None:
         self.cache.unpersist()
@@ -335,8 +344,8 @@ class _Cached:
 def _spark_schema(schema):
     from pyspark.sql import types as T
 
-    kinds = {"int8": T.ByteType(), "string": T.StringType(), "double": T.DoubleType(),
-             "binary": T.BinaryType()}
+    kinds = {"int8": T.ByteType(), "int64": T.LongType(), "string": T.StringType(),
+             "double": T.DoubleType(), "binary": T.BinaryType()}
     return T.StructType([T.StructField(f.name, kinds[str(f.type)]) for f in schema])
 
 

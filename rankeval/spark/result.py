@@ -32,12 +32,18 @@ class SparkValues:
     # metric -> (exact parts of the sum of its per-user values, users it scored)
     sums: dict[str, tuple[tuple[float, ...], int]] = field(default_factory=dict)
     local: LocalValues | None = None  # the values on the driver too, once collected
+    # more per-user columns after the metrics (a stochastic run's samples and spreads)
+    extra: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, frame, cache, partial) -> SparkValues:
+    def of(cls, frame, cache, partial, extra: tuple[str, ...] = ()) -> SparkValues:
         sums = {str(s): (parts, partial.scored.get(s, partial.counts.evaluated))
                 for s, parts in partial.sums.items()}
-        return cls(frame, cache, sums)
+        return cls(frame, cache, sums, extra=extra)
+
+    def _metrics(self, columns: list[str]) -> list[str]:
+        return [c for c in columns if c != "user_id" and c not in self.extra
+                and not c.startswith("_seg")]
 
     @property
     def here(self) -> bool:
@@ -103,12 +109,16 @@ class SparkValues:
         table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
         users = table.column("user_id").combine_chunks()
         values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
-                  for name in table.column_names if name != "user_id"}
+                  for name in self._metrics(table.column_names)}
+        extra = {name: to_numpy(table.column(name)) for name in self.extra}
+        extra = {name: v if name == "samples" else v.astype(np.float64)
+                 for name, v in extra.items()}
         order = numeric_order(users)
         if order is not None:
             users = users.take(pa.array(order))
             values = {s: v[order] for s, v in values.items()}
-        return dataclasses.replace(self, local=LocalValues(values, users))
+            extra = {name: v[order] for name, v in extra.items()}
+        return dataclasses.replace(self, local=LocalValues(values, users, extra))
 
     def describe(self, wanted: Sequence[str]) -> dict[str, dict[str, float]]:
         """On the cluster in one pass: exact means (from the exact sums), exact percentiles
@@ -116,7 +126,7 @@ class SparkValues:
         the sample standard deviation to within rounding of numpy's."""
         from pyspark.sql import functions as F
 
-        metrics = [s for s in self.spark_frame.columns if s != "user_id"]
+        metrics = self._metrics(self.spark_frame.columns)
         quantiles = [q for q in (_quantile(n) for n in wanted) if q is not None]
         exprs = []
         for i, name in enumerate(metrics):
@@ -148,17 +158,17 @@ class SparkValues:
             columns[w][0].astype(str), pa.string()) for j, w in enumerate(words)}})
         spark = self.spark_frame.sparkSession
         joined = self.spark_frame.join(spark.createDataFrame(labels), "user_id", "left")
-        return {w: _segment_means(joined, f"_seg{j}", columns[w][1])
+        return {w: _segment_means(joined, f"_seg{j}", columns[w][1],
+                                  self._metrics(joined.columns))
                 for j, w in enumerate(words)}
 
 
-def _segment_means(joined, column: str, rank) -> list:
+def _segment_means(joined, column: str, rank, metrics: list[str]) -> list:
     """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
     from pyspark.sql import functions as F
 
     from rankeval.analysis.segments import MISSING, Segment, ordered_values
 
-    metrics = [c for c in joined.columns if c != "user_id" and not c.startswith("_seg")]
     label = F.coalesce(F.col(column), F.lit(MISSING)).alias("label")
     exprs = [F.count(F.lit(1)).alias("users")]
     for i, name in enumerate(metrics):

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.engines.partition import Partial, evaluate_partition
+from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
 from rankeval.io.arrow import nan_as_null
 from rankeval.io.frames import MemoryTable
@@ -66,12 +67,22 @@ class Layout:
                         names=[name for _, name in roles.values()])
 
 
-def output_schema(settings) -> pa.Schema:
-    """kind, user, one double per per-user metric, the pickled partial."""
-    metrics = [pa.field(str(s), pa.float64()) for s in per_user_specs(settings)]
+def output_schema(settings, stochastic: bool = False) -> pa.Schema:
+    """kind, user, one double per per-user metric (a stochastic run: then its number of
+    samples and each metric's sd over them, as locally), the pickled partial."""
+    specs = per_user_specs(settings)
+    metrics: list[pa.Field] = [pa.field(str(s), pa.float64()) for s in specs]
+    if stochastic:
+        metrics += [pa.field("samples", pa.int64()),
+                    *(pa.field(f"{s} sd", pa.float64()) for s in specs)]
     fields: list[pa.Field] = [pa.field("kind", pa.int8()), pa.field(USER, pa.string()),
                               *metrics, pa.field("partial", pa.binary())]
     return pa.schema(fields)
+
+
+def extra_columns(schema: pa.Schema, settings) -> tuple[str, ...]:
+    """The per-user columns after the metrics (a stochastic run's samples and sds)."""
+    return tuple(schema.names[2 + len(per_user_specs(settings)):-1])
 
 
 def per_user_specs(settings) -> list:
@@ -81,7 +92,7 @@ def per_user_specs(settings) -> list:
 def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings
         ) -> Iterator[pa.RecordBatch]:
     """The mapInArrow function: every chunk's per-user rows, then its partial."""
-    schema = output_schema(settings)
+    schema = output_schema(settings, "sample" in layout.preds)
     for chunk in complete_users(batches, layout.chunk_rows):
         part = score_chunk(chunk, layout, settings)
         if part.partial is not None and not part.errors and len(part.partial.users):
@@ -126,6 +137,9 @@ class ChunkResult:
     errors: list[dict]
     rows: tuple[int, ...]  # per input
     relevance: tuple[float, float] | None
+    # up to two of the chunk's sample values: a run whose sample column holds one value in
+    # all is deterministic (the driver strips the chunks' samples), as locally
+    samples: tuple[str, ...] = ()
 
 
 def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
@@ -134,10 +148,13 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
         data = data.take(pc.sort_indices(data.column(SEQ)))
     tables = [layout.table(data, side) for side in range(len(layout.sides))]
     partial = relevance = None
+    samples: tuple[str, ...] = ()
     with collecting() as found:
         try:
             preds, truth = _load(tables[PREDS], layout, PREDS), _load(tables[TRUTH], layout, TRUTH)
             assert isinstance(preds, Predictions) and isinstance(truth, Truth)  # by side
+            if preds.sample is not None:
+                samples = tuple(map(str, pc.unique(preds.sample)[:2].to_pylist()))
             extras = None
             if len(tables) > TRAIN:
                 train = _load(tables[TRAIN], layout, TRAIN)
@@ -149,7 +166,7 @@ def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
         except InputError as exc:  # the chunk cannot be read further
             found.append(exc)
     errors = [_error_fields(e, tables, layout) for e in found]
-    return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance)
+    return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance, samples)
 
 
 _LOADERS: tuple[Callable[..., Any], ...] = (load_predictions, load_truth, load_train)  # by side
@@ -164,7 +181,8 @@ def _load(table: pa.Table, layout: Layout, side: int) -> Predictions | Truth | T
     if not table.num_rows:
         return _empty(side, names, source)
     loaded = _LOADERS[side](MemoryTable(table, layout.labels[side]),
-                            **{f"{role}_col": name for role, name in names.items()})
+                            **{f"{role}_col": name for role, name in names.items()},
+                            **({"one_sample": True} if "sample" in names else {}))
     return dataclasses.replace(loaded, source=source)
 
 
@@ -172,7 +190,8 @@ def _empty(side: int, names: dict[str, str], source: Source) -> Predictions | Tr
     ids = pa.chunked_array([], pa.string())
     if side == PREDS:
         return Predictions(ids, ids, np.zeros(0, np.int64) if "rank" in names else None,
-                           np.zeros(0) if "score" in names else None, source, names)
+                           np.zeros(0) if "score" in names else None, source, names,
+                           ids if "sample" in names else None)
     if side == TRUTH:
         return Truth(ids, ids, np.zeros(0), source, names)
     return Train(ids, ids, np.zeros(0) if "count" in names else None, source, names)
@@ -205,7 +224,12 @@ def _per_user(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
     n = len(partial.users)
     columns: list[pa.Array] = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
     # NaN (a user the metric cannot score) as null: the per-user dataset's empty cell
-    columns += [nan_as_null(partial.values[s]) for s in per_user_specs(settings)]
+    specs = per_user_specs(settings)
+    columns += [nan_as_null(partial.values[s]) for s in specs]
+    if extra_columns(schema, settings):  # every chunk of a stochastic run is one (one_sample)
+        extra = sample_columns(partial)
+        columns += [pa.array(extra["samples"], pa.int64()),
+                    *(nan_as_null(extra[f"{s} sd"]) for s in specs)]
     columns.append(pa.nulls(n, pa.binary()))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
@@ -220,6 +244,6 @@ def _summary(part: ChunkResult, schema: pa.Schema) -> pa.RecordBatch:
     blob = pickle.dumps(dataclasses.replace(part, partial=partial),
                         protocol=pickle.HIGHEST_PROTOCOL)
     columns: list[pa.Array] = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
-    columns += [pa.nulls(1, pa.float64()) for _ in schema.names[2:-1]]
+    columns += [pa.nulls(1, f.type) for f in list(schema)[2:-1]]
     columns.append(pa.array([blob], pa.binary()))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
