@@ -103,9 +103,9 @@ class InputError(RankevalError):
         return text
 
 
-_NOUNS = {"pairs": "pair", "values": "value", "users": "user", "lines": "line", "ranks": "rank",
-          "ids": "id", "rows": "row", "entries": "entry", "numbers": "number", "scores": "score",
-          "integers": "integer"}
+_NOUNS = {"pairs": "pair", "triples": "triple", "values": "value", "users": "user",
+          "lines": "line", "ranks": "rank", "ids": "id", "rows": "row", "entries": "entry",
+          "numbers": "number", "scores": "score", "integers": "integer"}
 _VERBS = ((" are ", " is "), (" have ", " has "), (" were ", " was "))
 
 

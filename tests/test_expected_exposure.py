@@ -219,6 +219,45 @@ def test_repeated_item_within_a_sample_is_refused_across_samples_is_not():
     assert ev.metrics["ndcg@2"] == 1.0
 
 
+@pytest.mark.parametrize("fmt", ["csv", "trec", "parquet", "jsonl"])
+def test_every_command_reads_a_stochastic_run_per_sample(tmp_path, run_cli, fmt):
+    """validate, score and convert read a stochastic run alike in every format: the same
+    item or rank in two samples is no repeat, validate counts the users score counts, and a
+    repeat within one sample is one line naming (user, sample, item) and its row."""
+    run, truth, _, _ = _generated(7)
+    run = run.sort_values(["user_id", "sample", "rank"]).reset_index(drop=True)
+    run["score"] = 1.0 / run["rank"]
+    truth_path = tmp_path / "truth.csv"
+    truth.to_csv(truth_path, index=False)
+    good, bad = tmp_path / f"good.{fmt}", tmp_path / f"bad.{fmt}"
+    repeated = pd.concat([run, run.iloc[[3]].assign(rank=99, score=0.001)], ignore_index=True)
+    for frame, path in ((run, good), (repeated, bad)):
+        if fmt == "trec":  # the sample in the Q0 field, as expeval reads it
+            path.write_text("".join(f"{u} {q} {d} {r} {x!r} tag\n" for u, q, d, r, x in
+                                    frame[["user_id", "sample", "item_id", "rank", "score"]]
+                                    .itertuples(index=False)))
+        elif fmt == "parquet":
+            frame.to_parquet(path)
+        else:
+            getattr(frame, f"to_{fmt.replace('jsonl', 'json')}")(
+                path, index=False, **({"orient": "records", "lines": True}
+                                      if fmt == "jsonl" else {}))
+    score = run_cli("score", good, truth_path, "-m", "ndcg@5", "-f", "json", "-q")
+    assert score.exit_code == 0, score.stderr
+    check = run_cli("validate", good, truth_path, "-f", "json")
+    assert check.exit_code == 0, check.stdout + check.stderr
+    assert check.json()["users"] == score.json()["users"]
+    user, sample, item = run.iloc[3][["user_id", "sample", "item_id"]]
+    for command in (("score", bad, truth_path), ("validate", bad, truth_path),
+                    ("convert", bad, tmp_path / "out.csv")):
+        r = run_cli(*command)
+        assert r.exit_code == 2, r.stderr
+        line = next(x for x in (r.stdout + r.stderr).splitlines() if "more than once" in x)
+        assert "1 (user, sample, item) triple listed more than once" in line, line
+        assert f"'{user} / {sample} / {item}'" in line, line
+        assert "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize("n", [2, 5])
 def test_partitions_of_a_stochastic_run_merge_into_the_whole(n):
     """The engines' contract holds on stochastic runs: users split over partitions (each

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from rankeval.build.encode import padded
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
+from rankeval.build.samples import JOIN
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions, Truth
@@ -37,12 +38,20 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
         take_rows = from_numpy(rows[:5])
         users = data.user.take(take_rows).to_pylist()
         items = data.item.take(take_rows).to_pylist()
+        sample = getattr(data, "sample", None)
+        if sample is not None:  # a stochastic run's own ids: named as the composites are
+            users = [f"{u}{JOIN}{s}" for u, s in zip(users, sample.take(take_rows).to_pylist(),
+                                                      strict=True)]
     else:
         user_ids, user, item_ids, item = named
         users = user_ids.take(from_numpy(user[rows[:5]])).to_pylist()
         items = item_ids.take(from_numpy(item[rows[:5]])).to_pylist()
-    examples = [(int(r) + 1, f"{u} / {i}") for r, u, i in zip(rows[:5], users, items, strict=True)]
-    report(InputError(data.source.label, "(user, item) pairs listed more than once",
+    # a stochastic run's users are (user, sample) composites (``build/samples.py``)
+    sampled = "sample" in data.columns
+    examples = [(int(r) + 1, f"{str(u).replace(JOIN, ' / ')} / {i}")
+                for r, u, i in zip(rows[:5], users, items, strict=True)]
+    report(InputError(data.source.label, "(user, sample, item) triples listed more than once"
+                      if sampled else "(user, item) pairs listed more than once",
                       count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
 
 
@@ -54,7 +63,8 @@ def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
         same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
         if same.any():
             bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
-            report(InputError(preds.source.label, "ranks repeated within a user",
+            report(InputError(preds.source.label, "ranks repeated within a user's sample"
+                              if "sample" in preds.columns else "ranks repeated within a user",
                               column=preds.columns["rank"], count=len(bad),
                               examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
                               unit=preds.source.unit))

@@ -24,7 +24,7 @@ from rankeval.kernels.chunk import Chunk
 
 # Between a user's id and its sample's in a composite id: it sorts before every other byte,
 # so composites sort by user first, as the users' own ids do.
-_JOIN = "\x00"
+JOIN = "\x00"
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def expand(preds: Predictions, truth: Truth, settings) -> tuple[Predictions, Tru
     # pyarrow-stubs take all scalars or all arrays here; pyarrow joins arrays by a scalar
     composite_ids = pc.binary_join_element_wise(  # type: ignore[call-overload]
         user_ids.cast(pa.string()).take(from_numpy(comp_user)),
-        samples_text.take(from_numpy(comp_sample)), _JOIN)
+        samples_text.take(from_numpy(comp_sample)), JOIN)
     # the truth: each row once per composite of its user, composites in order
     per_user = np.bincount(comp_user, minlength=n_users)
     first = np.concatenate([[0], np.cumsum(per_user)[:-1]])

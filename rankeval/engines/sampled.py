@@ -57,6 +57,15 @@ def no_corpus_metrics(settings, preds: Predictions) -> None:
                          "it, or one sample at a time")
 
 
+def user_counts(built, groups, sampled) -> UserCounts:
+    """A stochastic run's users, each counted once however many samples it has."""
+    return UserCounts(
+        evaluated=len(groups.users), in_truth=sampled.in_truth,
+        in_predictions=sampled.in_predictions, without_relevant=sampled.without_relevant,
+        without_predictions=built.counts.without_predictions,
+        only_in_predictions=sampled.only_in_predictions)
+
+
 def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings, stats
                      ) -> Partial:
     """A stochastic run's partial: each user's values the mean over its samples, with their
@@ -65,12 +74,7 @@ def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settin
     spread = {spec: np.where(np.isnan(means[spec]), np.nan, 0.0)
               if REGISTRY[spec.name].over_samples else groups.sd(v)
               for spec, v in values.items()}
-    c = built.counts
-    counts = UserCounts(
-        evaluated=len(groups.users), in_truth=sampled.in_truth,
-        in_predictions=sampled.in_predictions, without_relevant=sampled.without_relevant,
-        without_predictions=c.without_predictions,
-        only_in_predictions=sampled.only_in_predictions)
+    counts = user_counts(built, groups, sampled)
     return Partial(
         users=sampled.user_ids.take(from_numpy(groups.users)),
         values=means,

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from rankeval.build.checks import report_duplicates
 from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.build.ordering import order_rows, scores_against_ranks
+from rankeval.build.samples import JOIN
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.columns import COLUMNS
@@ -183,7 +184,7 @@ def _predictions_table(
     if preds.sample is not None:  # one list per (user, sample): users first, as ids sort
         # pyarrow-stubs take all scalars or all arrays; pyarrow joins arrays by a scalar
         lists = pc.binary_join_element_wise(  # type: ignore[call-overload]
-            preds.user.cast(pa.string()), preds.sample.cast(pa.string()), "\x00")
+            preds.user.cast(pa.string()), preds.sample.cast(pa.string()), JOIN)
     (user, item), items = factorize(lists, preds.item)
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order

@@ -206,7 +206,7 @@ def load_predictions(
     data = _read(table, types)
     ranks = _ranks(data, rank, label) if rank is not None else None
     samples = _ids(data, sample, label) if sample is not None else None
-    if samples is not None and not one_sample and pc.count_distinct(samples).as_py() < 2:
+    if samples is not None and not one_sample and len(pc.unique(samples)) < 2:  # any type
         samples = None
     return Predictions(
         user=_ids(data, user, label),

@@ -122,11 +122,24 @@ def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, 
                 extras: Extras | None = None):
     try:
         extras = extras or Extras()
-        built = build(preds, truth, settings, extras, item_stats(extras, preds, settings))
+        stats = item_stats(extras, preds, settings)
+        sampled = None
+        if preds.sample is not None:  # a stochastic run: checked per (user, sample)
+            from rankeval.build.samples import expand
+            from rankeval.engines.sampled import no_corpus_metrics
+
+            no_corpus_metrics(settings, preds)
+            preds, truth, sampled = expand(preds, truth, settings)
+        built = build(preds, truth, settings, extras, stats)
     except InputError as exc:
         problems.append(exc)
         return
     c = built.counts
+    if sampled is not None:  # users counted once, however many samples they have
+        from rankeval.build.samples import groups
+        from rankeval.engines.sampled import user_counts
+
+        c = user_counts(built, groups(sampled, built.users), sampled)
     result.users = c
     result.notices = [*built.notices,
                       *user_notices(c, settings, preds.source.label, truth.source.label),
