@@ -335,3 +335,48 @@ def test_awrf_and_exposure_ratio_share_one_exposure_table(run_cli):
                            "@10", item_groups="sample_data/item_groups.csv")
     assert list(ev.group_exposure) == ["awrf@10", "exposure_ratio(target='catalog')@10"]
     assert 0 < ev.metrics["exposure_ratio@10"] < 1
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_awrf_on_a_stochastic_run_with_ties_is_the_mean_over_samples(seed):
+    """A stochastic run given by tied scores, unjudged items and items outside the groups
+    file: each user's awrf is the mean over its samples of TREC's qr_awrf on each sample
+    ordered by the tie rule (score, then item id), its sd their standard deviation; the
+    exposure table is the mean over users of their samples' mean distributions."""
+    from tests.test_expected_exposure import _generated
+
+    run, truth, runs, qrels = _generated(seed)
+    run = run.assign(score=-(run["rank"] // 3)).drop(columns="rank")  # ties in threes
+    ordered = {u: {s: [d for _, d in sorted(((i + 1) // 3, d) for i, d in enumerate(items))]
+                   for s, items in samples.items()} for u, samples in runs.items()}
+    rng = np.random.default_rng(seed)
+    rows = [(f"d{j}", g) for j in range(11)  # d11..d13: "(none)"
+            for g in rng.choice(["acme", "beta", "core"], size=int(rng.integers(1, 3)),
+                                replace=False)]
+    groups = pd.DataFrame(rows, columns=["item_id", "provider"])
+    ev = rankeval.evaluate(run, truth, metrics="awrf@5", item_groups=groups, ties="item-asc")
+    assert ev.tied_users > 0 and ev.samples is not None
+    align, names = _alignment(groups, "provider")
+    for j in range(14):
+        align.setdefault(f"d{j}", {"(none)": 1.0})
+    per_user = ev.per_user.set_index("user_id")
+    assert sorted(per_user.index) == sorted(u for u in qrels if max(qrels[u].values()) > 0)
+    exposure = dict.fromkeys(names, 0.0)
+    for user in per_user.index:
+        for order in ordered[user].values():
+            weights = [1.0 / math.log2(max(i, 2)) for i in range(1, min(len(order), 5) + 1)]
+            for item, w in zip(order[:5], weights, strict=True):
+                for g, share in align[item].items():
+                    exposure[g] += w * share / sum(weights) / len(ordered[user]) / len(per_user)
+    rows = ev.group_exposure["awrf@5"].rows()
+    assert [r[1] for r in rows] == pytest.approx([exposure[g] for g in names], abs=1e-12)
+    for user in per_user.index:
+        rel = [d for d, g in qrels[user].items() if g > 0]
+        target = dict.fromkeys(names, 0.0)
+        for item in rel:
+            for g, share in align[item].items():
+                target[g] += share / len(rel)
+        values = [_reference(order, align, target, names, 5)
+                  for order in ordered[user].values()]
+        assert per_user.loc[user, "awrf@5"] == pytest.approx(np.mean(values), abs=1e-12)
+        assert per_user.loc[user, "awrf@5 sd"] == pytest.approx(np.std(values), abs=1e-12)
