@@ -380,3 +380,19 @@ def test_awrf_on_a_stochastic_run_with_ties_is_the_mean_over_samples(seed):
                   for order in ordered[user].values()]
         assert per_user.loc[user, "awrf@5"] == pytest.approx(np.mean(values), abs=1e-12)
         assert per_user.loc[user, "awrf@5 sd"] == pytest.approx(np.std(values), abs=1e-12)
+
+
+def test_worked_example_by_hand():
+    """The fairness page's worked example, derived by hand: attention 1, 1, 1/log2(3) on
+    acme, acme, globex against a half-and-half target."""
+    groups = pd.DataFrame({"item_id": list("abcd"), "provider": ["acme", "globex"] * 2})
+    truth = pd.DataFrame({"user_id": "u", "item_id": list("abc"), "relevance": [1, 1, 0]})
+    run = pd.DataFrame({"user_id": "u", "item_id": list("acb"), "rank": [1, 2, 3]})
+    ev = rankeval.evaluate(run, truth, metrics="awrf@3,exposure_ratio@3", item_groups=groups)
+    third = 1 / math.log2(3)
+    p = np.array([2, third]) / (2 + third)
+    m = (p + 0.5) / 2
+    jsd = 0.5 * np.sum(p * np.log(p / m)) + 0.5 * np.sum(0.5 * np.log(0.5 / m))
+    assert ev.metrics["awrf@3"] == pytest.approx(1 - jsd, abs=1e-15)
+    assert ev.metrics["exposure_ratio@3"] == pytest.approx(third / 2, abs=1e-15)
+    assert round(ev.metrics["awrf@3"], 4) == 0.9631
