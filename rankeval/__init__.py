@@ -19,6 +19,8 @@ _EXPORTS = {
     "evaluate_scores": "recommender.scores",
     "power": "analysis.power",
     "compare": "comparison",
+    "ope": "offpolicy",
+    "OffPolicy": "offpolicy.result",
     "rbo": "analysis.overlap",
     "Overlap": "analysis.overlap",
     "CompareResult": "comparison",
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
     from rankeval.io.validate import validate_inputs as validate_inputs
     from rankeval.names import MetricSpec as MetricSpec
     from rankeval.notices import Notice as Notice
+    from rankeval.offpolicy import ope as ope
+    from rankeval.offpolicy.result import OffPolicy as OffPolicy
     from rankeval.recommender.scores import evaluate_scores as evaluate_scores
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 
 from rankeval.cli.app import flag, warn
 from rankeval.engines import ENGINES
-from rankeval.io.columns import COLUMNS, EXTRA, ROLES
+from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
@@ -230,7 +230,10 @@ def settings_options(f):
     return option("compat")(f)
 
 
-def column_options(f, roles: tuple[str, ...] = tuple(ROLES)):
+_SCORING_ROLES = tuple(role for role in ROLES if role not in OPE_ROLES)
+
+
+def column_options(f, roles: tuple[str, ...] = _SCORING_ROLES):
     """--user-col ... --count-col, from the column map (only the columns of ``roles``)."""
     wanted = {c for role in roles for part in ROLES[role] for c in part}
     for column, (default, _) in reversed(COLUMNS.items()):
@@ -292,7 +295,7 @@ def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
-    return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS}
+    return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS if f"{c}_col" in kw}
 
 
 def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:

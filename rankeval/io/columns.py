@@ -26,6 +26,24 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     # which of a user's sampled rankings a prediction row belongs to (a stochastic run);
     # a TREC run's second field
     "sample": ("sample", ("sample_id", "draw", "ranking_id")),
+    # An interaction log (``rankeval ope``): one row per shown slot. Its position is the
+    # rank column; the slate names one showing when a user was shown several.
+    "slate": ("slate_id", ("impression_id", "request_id", "impression", "round_id")),
+    "reward": ("reward", ("click", "clicked", "purchase", "conversion", "outcome")),
+    # the logging policy's probability of the item at that position (its marginal), of the
+    # slate's top k (the cascade's prefix), of the whole slate
+    "propensity": ("propensity", ("pscore", "p0", "pscore_item_position",
+                                  "logging_propensity", "behavior_propensity")),
+    "cascade_propensity": ("cascade_propensity", ("pscore_cascade", "prefix_propensity")),
+    "slate_propensity": ("slate_propensity", ("pscore_slate", "slate_pscore")),
+    # A new policy's probabilities of the logged slots (``rankeval ope``), in place of a run
+    "probability": ("probability", ("pi", "policy_probability")),
+    "cascade_probability": ("cascade_probability", ("pi_cascade", "prefix_probability")),
+    "slate_probability": ("slate_probability", ("pi_slate",)),
+    # pi(item at the position | the logged items above it), for every item it may put there
+    "conditional_probability": ("conditional_probability", ("pi_conditional",)),
+    # a reward model's prediction (``rankeval ope --reward-model``)
+    "predicted_reward": ("predicted_reward", ("q_hat", "reward_hat", "expected_reward")),
 }
 # role -> (required columns, optional columns). Later roles (training interactions, item
 # features, segments) are rows here.
@@ -37,10 +55,21 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "item_features": (("item",), ()),  # every other column is a feature (--item-features)
     "item_groups": (("item",), ()),  # every other column is a group column (--item-groups)
     "segments": (("user",), ()),  # user attributes (--segments)
+    "log": (("user", "item", "rank", "reward"), ("slate", "propensity", "cascade_propensity",
+                                                  "slate_propensity")),
+    "policy": (("user", "item", "rank"), ("slate", "probability", "cascade_probability",
+                                          "slate_probability", "conditional_probability")),
+    "reward_model": (("user", "item", "rank", "predicted_reward"), ("slate",)),
 }
+# The roles only ``rankeval ope`` reads (its own column options)
+OPE_ROLES = ("log", "policy", "reward_model")
 # The optional inputs beside the run and the truth (each an option of its own, --train ...)
 EXTRA = ("train", "catalog", "item_features", "item_groups")
-COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS)  # user_col, item_col, ...
+_SCORED = {column for role, parts in ROLES.items() if role not in OPE_ROLES
+           for part in parts for column in part}
+OPE_COLUMNS = tuple(column for column in COLUMNS if column not in _SCORED)
+# user_col, item_col, ...: the column options of the commands that score runs against a truth
+COLUMN_OPTIONS = tuple(f"{column}_col" for column in COLUMNS if column in _SCORED)
 
 
 def _flag(column: str) -> str:
