@@ -239,7 +239,7 @@ def column_options(f, roles: tuple[str, ...] = _SCORING_ROLES):
     for column, (default, _) in reversed(COLUMNS.items()):
         if column not in wanted:
             continue
-        f = click.option(f"--{column}-col", f"{column}_col", metavar="NAME",
+        f = click.option(f"--{column.replace('_', '-')}-col", f"{column}_col", metavar="NAME",
                          help="Column name, when the default and its aliases are not in the "
                          f"file. Default {default}.")(f)
     return f

@@ -91,7 +91,8 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
                "users": len(np.unique(lg.slate_user)), "longest": lg.longest,
                "propensities": sorted(lg.propensity), "top1": lg.longest == 1,
                "mean_reward": float(lg.reward.sum() / lg.n) if lg.n else None}
-    result = OffPolicy(summary, out, differences, level, clip)
+    result = OffPolicy(summary, out, differences, level, clip, contexts=lg.ids,
+                       context="slate_id" if lg.has_slates else "user_id")
     if gates:
         from dataclasses import replace
 

@@ -63,23 +63,35 @@ class Weights:
                    float(q[0]), float(q[1]), float(q[2]),
                    float((w == 0).mean()) if len(w) else math.nan,
                    float(largest.sum() / total) if total > 0 else math.nan,
-                   int((w > clip).sum()) if clip is not None else 0)
+                   int((w > clip).sum()) if clip is not None else 0,
+                   float(w.std()) if len(w) else math.nan)
+
+    sd: float = math.nan  # of the weights, for the mean's check
 
     def warnings(self, run: str) -> list[str]:
         """Why not to trust the estimates that read these weights, with the numbers."""
         out = []
+        if self.n and self.ess == 0:
+            return [f"{run}: the new policy gives no chance to any logged {self.unit}: the "
+                    f"{self.kind} estimates are 0 (or undefined, self-normalised)"]
         share = self.ess / self.n if self.n else 0.0
         if self.n and share < 0.01:
             out.append(f"{run}: {self.kind} weights: effective sample size {self.ess:,.1f} of "
                        f"{self.n:,} {self.unit}s ({share:.2%}): a few {self.unit}s decide the "
                        "estimates")
-        if self.top1 > 0.5:
+        if self.n >= 100 and self.top1 > 0.5:
             out.append(f"{run}: {self.kind} weights: the top 1% of {self.unit}s carry "
                        f"{self.top1:.0%} of the weight")
         if self.zero > 0.9:
             out.append(f"{run}: the new policy gives no chance to {self.zero:.1%} of the logged "
                        f"{self.unit}s: the {self.kind} estimates rest on the other "
                        f"{1 - self.zero:.1%}")
+        se = self.sd / math.sqrt(self.n) if self.n > 1 else math.nan
+        if not self.clipped and abs(self.mean - 1) > max(0.05, 4 * se):
+            out.append(f"{run}: the mean {self.kind} weight is {self.mean:.4f} ({4 * se:.4f} "
+                       "from 1 would be chance): where the logging policy gives a chance to "
+                       "everything the new one shows it is 1 in expectation; the propensities "
+                       "or that support are off")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -134,6 +146,21 @@ class OffPolicy:
     level: float
     clip: float | None
     verdicts: list = field(default_factory=list)
+    contexts: Any = field(default=None, repr=False)  # per slate its id (pa.Array)
+    context: str = "user_id"  # what the ids are: slate_id, or user_id without slates
+
+    def per_context(self) -> Any:
+        """An Arrow table: per slate its id and each estimate's share of it (their mean is
+        the estimate; self-normalised ones scaled by the mean weight); columns
+        ``estimator``, or ``run:estimator`` with several runs."""
+        import pyarrow as pa
+
+        columns: dict[str, Any] = {self.context: self.contexts}
+        for run in self.runs:
+            for name, part in run.parts.items():
+                key = name if len(self.runs) == 1 else f"{run.name}:{name}"
+                columns[key] = pa.array(part.per_slate(), pa.float64())
+        return pa.table(columns)
 
     @property
     def passed(self) -> bool:
@@ -180,10 +207,9 @@ def intervals(parts: list[dict[str, Parts]], level: float, rounds: int, seed: in
             for (i, k), out in draws.items():
                 out[r] = parts[i][k].value(counts)
         qs = [100 * alpha, 100 * (1 - alpha)]
-        own = [{k: (*np.percentile(draws[i, k], qs), "bootstrap") for k in p}
-               for i, p in enumerate(parts)]
-        diff = [{k: (*np.percentile(draws[i, k] - draws[0, k], qs), "bootstrap")
-                 for k in p if k in parts[0]} for i, p in enumerate(parts) if i > 0]
+        own = [{k: _percentiles(draws[i, k], qs) for k in p} for i, p in enumerate(parts)]
+        diff = [{k: _percentiles(draws[i, k] - draws[0, k], qs) for k in p if k in parts[0]}
+                for i, p in enumerate(parts) if i > 0]
         return own, diff
     from scipy.stats import norm
 
@@ -198,3 +224,14 @@ def intervals(parts: list[dict[str, Parts]], level: float, rounds: int, seed: in
     diff = [{k: band(p[k].value() - parts[0][k].value(), infl[i][k] - infl[0][k])
              for k in p if k in parts[0]} for i, p in enumerate(parts) if i > 0]
     return own, diff
+
+
+def _percentiles(values: np.ndarray, qs: list[float]) -> tuple[float, float, str]:
+    """The bootstrap interval over the resamples where the estimate is defined (a
+    self-normalised estimate is not on a resample without any weight); undefined when
+    fewer than half are."""
+    defined = values[~np.isnan(values)]
+    if len(defined) * 2 < len(values):
+        return math.nan, math.nan, "bootstrap"
+    low, high = np.percentile(defined, qs)
+    return float(low), float(high), "bootstrap"

@@ -36,18 +36,20 @@ class Format:
 
 # command -> the function each format's module renders its result with
 RENDERERS = {"score": "render", "compare": "render_compare", "power": "render_power",
-             "validate": "render_validation", "metrics": "render_metrics"}
+             "validate": "render_validation", "metrics": "render_metrics",
+             "ope": "render_ope"}
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("table", "table", ("score", "compare", "validate", "power", "metrics"),
+        Format("table", "table", ("score", "compare", "validate", "power", "metrics", "ope"),
                "a table for people", console=True),
-        Format("json", "json", ("score", "compare", "validate", "power", "metrics"),
+        Format("json", "json", ("score", "compare", "validate", "power", "metrics", "ope"),
                "every number, for programs"),
-        Format("csv", "csv", ("score", "compare", "power"), "one row per metric, full precision"),
-        Format("markdown", "markdown", ("score", "compare", "power", "metrics"),
+        Format("csv", "csv", ("score", "compare", "power", "ope"),
+               "one row per metric, full precision"),
+        Format("markdown", "markdown", ("score", "compare", "power", "metrics", "ope"),
                "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
                per_query=True),

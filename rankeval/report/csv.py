@@ -82,6 +82,12 @@ def render_compare(result) -> str:
     return out.getvalue()
 
 
+def render_ope(result) -> str:
+    from rankeval.report.offpolicy import csv_text
+
+    return csv_text(result)
+
+
 def render_power(result) -> str:
     """One row per metric: every number of the analysis at full precision (empty:
     undefined or not asked)."""

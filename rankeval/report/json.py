@@ -177,6 +177,11 @@ def _finite_number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
+def render_ope(result) -> str:
+    """``rankeval ope -f json``: every estimate, interval, diagnostic and verdict."""
+    return dumps({"rankeval": __version__, **result.to_dict()})
+
+
 def render_power(result) -> str:
     return dumps(result.to_dict())
 

@@ -93,6 +93,12 @@ def render_compare(result) -> str:
     return blocks(sections.compare(result))
 
 
+def render_ope(result) -> str:
+    from rankeval.report.offpolicy import sections as ope_sections
+
+    return blocks(ope_sections(result))
+
+
 def render_power(result) -> str:
     return blocks(sections.power(result))
 

@@ -96,7 +96,11 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
 
 def gates(ev) -> list[Section]:
     """The verdict of score's gates: one row per gate, its verdict last."""
-    verdicts = ev.gates.verdicts
+    return verdict_section(ev.gates.verdicts)
+
+
+def verdict_section(verdicts) -> list[Section]:
+    """Gates' verdicts (any command's): one row per gate, its verdict last."""
     if not verdicts:
         return []
     return [table("gates", ["gate", "value", "condition", "verdict"],

@@ -90,6 +90,12 @@ def render_power(result, console) -> None:
     draw(console, sections.power(result))
 
 
+def render_ope(result, console) -> None:
+    from rankeval.report.offpolicy import sections as ope_sections
+
+    draw(console, verdict_last(ope_sections(result)))
+
+
 def render_compare(result, console) -> None:
     draw(console, verdict_last(sections.compare(result)))
 
