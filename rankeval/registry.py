@@ -430,19 +430,11 @@ REGISTRY.update({
     )
 })
 
-def reads_grades(specs) -> bool:
-    """Whether a metric among ``specs`` reads every judged grade (expected exposure)."""
-    return any(REGISTRY[s.name].grades for s in specs)
-
-
-def reads_groups(specs) -> bool:
-    """Whether a metric among ``specs`` reads the items' groups (awrf)."""
-    return any("item_groups" in REGISTRY[s.name].needs for s in specs)
-
-
-def reads_subtopics(specs) -> bool:
-    """Whether an intent-aware metric is among ``specs`` (the truth's subtopics are read)."""
-    return any("subtopics" in REGISTRY[s.name].needs for s in specs)
+def reads(specs, what: str) -> bool:
+    """Whether a metric among ``specs`` reads ``what``: ``grades`` (every judged grade:
+    expected exposure), or a need: ``item_groups`` (awrf), ``subtopics`` (intent-aware)."""
+    return any(REGISTRY[s.name].grades if what == "grades" else what in REGISTRY[s.name].needs
+               for s in specs)
 
 
 DEFAULT_METRICS: tuple[str, ...] = ("precision", "recall", "hit_rate", "mrr", "map", "ndcg")

@@ -55,7 +55,7 @@ from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
-from rankeval.registry import reads_grades, reads_groups, reads_subtopics
+from rankeval.registry import reads
 
 if TYPE_CHECKING:
     from rankeval.recommender.seen import SeenItems
@@ -276,11 +276,11 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if stats is not None:
         chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
-    if truth.aspects is not None and reads_subtopics(settings.specs):
+    if truth.aspects is not None and reads(settings.specs, "subtopics"):
         chunk = with_aspects(chunk, codes, truth, sel, settings)
-    if reads_grades(settings.specs):
+    if reads(settings.specs, "grades"):
         chunk = with_grades(chunk, codes, truth, sel)
-    if stats is not None and stats.groups is not None and reads_groups(settings.specs):
+    if stats is not None and stats.groups is not None and reads(settings.specs, "item_groups"):
         chunk = with_groups(chunk, codes, truth, sel, settings, stats.groups)
     if settings.ties in ("optimistic", "pessimistic"):
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")

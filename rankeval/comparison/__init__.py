@@ -104,7 +104,7 @@ def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
     """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
     from rankeval.io.load import load_truth, open_input
     from rankeval.recommender.extras import load_extras
-    from rankeval.registry import reads_subtopics
+    from rankeval.registry import reads
 
     table = open_input(truth, "truth", truth_format, reading)
     extras = load_extras(extra["train"], extra["catalog"], columns, reading,
@@ -112,7 +112,7 @@ def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
                          extra["item_features"], extra["item_features_format"],
                          extra["item_groups"], extra["item_groups_format"])
     named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
-    return table, load_truth(table, **named, subtopics=reads_subtopics(settings.specs)), extras
+    return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics")), extras
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None

@@ -14,13 +14,13 @@ class LocalEngine(Engine):
         from rankeval.engines.finish import evaluate_inputs
         from rankeval.io.load import load_inputs
         from rankeval.recommender.extras import load_extras
-        from rankeval.registry import reads_subtopics
+        from rankeval.registry import reads
 
         x = job.extras
         progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")
         run, judged = load_inputs(job.predictions, job.truth, job.columns, job.preds_format,
                                   job.truth_format, job.reading,
-                                  subtopics=reads_subtopics(job.settings.specs))
+                                  subtopics=reads(job.settings.specs, "subtopics"))
         extras = load_extras(x.get("train"), x.get("catalog"), job.columns, job.reading,
                              x.get("train_format"), x.get("catalog_format"),
                              x.get("item_features"), x.get("item_features_format"),

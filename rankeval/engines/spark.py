@@ -45,10 +45,10 @@ class SparkEngine(Engine):
 
     def score(self, job: Job, progress):
         from rankeval.recommender.extras import check_needs
-        from rankeval.registry import reads_subtopics
+        from rankeval.registry import reads
         from rankeval.spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
 
-        if reads_subtopics(job.settings.specs):
+        if reads(job.settings.specs, "subtopics"):
             raise OptionError("the intent-aware metrics (alpha_ndcg, err_ia, ...) run on the "
                               "local engine: subtopic judgements do not go to Spark's workers")
         progress.stage("starting Spark")

@@ -18,7 +18,7 @@ from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, o
 from rankeval.io.roles import swapped
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
-from rankeval.registry import reads_subtopics
+from rankeval.registry import reads
 
 
 @dataclass
@@ -87,7 +87,7 @@ def validate_inputs(
             cols.get("score_col"), cols.get("sample_col")))
         judged: Truth | None = truth_table and _load(problems, lambda: load_truth(
             truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
-            cols.get("subtopic_col"), reads_subtopics(settings.specs)))
+            cols.get("subtopic_col"), reads(settings.specs, "subtopics")))
         for role, data in (("predictions", run), ("truth", judged)):
             if data is not None:
                 s = data.source
