@@ -6,7 +6,7 @@ import click
 
 from rankeval.analysis.choices import CORRECTIONS, TESTS
 from rankeval.cli.app import cli, show_notices
-from rankeval.cli.emit import check_html, emit, write_html
+from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
     option,
@@ -118,6 +118,7 @@ def compare_command(files, **kw) -> int:
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, "compare", result)
     write_html(kw["html"], "compare", result)
+    step_summary(result, "compare")
     for gate in result.gates:
         if not gate.passed or not kw["quiet"]:
             click.echo(f"rankeval: {gate.message()}", err=True)

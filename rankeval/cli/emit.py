@@ -55,3 +55,18 @@ def write_html(path: str | None, command: str, subject: Any) -> None:
     from rankeval.report import renderer
 
     write_text(path, renderer("html", command)(subject))
+
+
+def step_summary(result: Any, command: str) -> None:
+    """On GitHub Actions (GITHUB_STEP_SUMMARY names a file): the Markdown summary of the
+    result appended to it; a summary that cannot be written is a warning."""
+    import os
+
+    if not os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
+        return
+    from rankeval.cli.app import warn
+    from rankeval.report.markdown import append_step_summary
+
+    problem = append_step_summary(result, command=command)
+    if problem:
+        warn(problem)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, warn
-from rankeval.cli.emit import emit
+from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
     column_options,
@@ -99,4 +99,8 @@ def ope_command(log, runs, **kw) -> int:
         write_per_user(result.per_context(), kw["per_context"])
     emit(kw["output"], kw["fmt"].lower(), "ope", result,
          to_stderr=kw["per_context"] == "-" and kw["output"] == "-")
+    step_summary(result, "ope")
+    for verdict in result.verdicts:
+        if not verdict.passed or not kw["quiet"]:
+            click.echo(f"rankeval: {verdict.message()}", err=True)
     return 0 if result.passed else EXIT_GATE_FAILED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, show_notices, warn
-from rankeval.cli.emit import check_html, emit, write_html
+from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
     engine_options,
@@ -170,19 +170,13 @@ def _margins(kw, settings) -> list:
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
-    import os
 
     if junit is not None:
         from rankeval.io.output import write_text
         from rankeval.report import junit as junit_report
 
         write_text(junit, junit_report.render(result))
-    if os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
-        from rankeval.report.markdown import append_step_summary
-
-        problem = append_step_summary(result)
-        if problem:
-            warn(problem)
+    step_summary(result, "score")
     for verdict in result.gates.verdicts:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)

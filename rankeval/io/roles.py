@@ -39,13 +39,14 @@ def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
         )
 
 
-def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None = None
-               ) -> str | None:
+def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None = None,
+               flag: str = "{opt:preds_format}") -> str | None:
     """What a file holds, when its name or header says: ``.qrels`` or a relevance column
-    without rank or score is truth; ``.run`` or rank/score without relevance is predictions."""
+    without rank or score is truth; ``.run`` or rank/score without relevance is predictions.
+    ``flag``: what a message about an unknown format tells the reader to use."""
     if path == "-":
         return None
-    kind = detect_format(path, fmt, "")
+    kind = detect_format(path, fmt, flag)
     if kind == "trec":
         suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
         return {".qrels": "truth", ".run": "predictions"}.get(suffixes[-1] if suffixes else "")

@@ -57,8 +57,9 @@ def _table(s: Section) -> list[str]:
     return [head, rule, *rows]
 
 
-def append_step_summary(ev, environ=os.environ) -> str | None:
-    """Append the Markdown summary to the file named by GITHUB_STEP_SUMMARY, if it is set.
+def append_step_summary(subject, environ=os.environ, command: str = "score") -> str | None:
+    """Append the Markdown summary of ``command``'s result to the file named by
+    GITHUB_STEP_SUMMARY, if it is set.
 
     A summary that cannot be written is a warning for the caller (the returned text), never a
     change of verdict: the gates' exit code is what CI reads."""
@@ -67,8 +68,9 @@ def append_step_summary(ev, environ=os.environ) -> str | None:
         return None
     from rankeval.io.output import append_bytes
 
+    text = {"score": render, "compare": render_compare, "ope": render_ope}[command](subject)
     try:
-        append_bytes(path, (render(ev) + "\n").encode("utf-8"))
+        append_bytes(path, (text + "\n").encode("utf-8"))
     except OSError as exc:
         return f"cannot append to {STEP_SUMMARY} {path}: {exc.strerror or exc}"
     return None

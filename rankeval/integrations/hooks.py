@@ -1,0 +1,65 @@
+"""The pre-commit hooks (``.pre-commit-hooks.yaml``): ``rankeval-hook validate FILE...``
+checks each committed run or truth file on its own, as ``score`` would read it: its format,
+its columns, empty ids, numbers, and repeated (user, item) pairs. What a file is comes from
+its name (``.run``, ``.qrels``) or its header (a rank or score column: a run; a relevance
+column: truth). The gate hook is ``rankeval score`` itself, with the hook's arguments.
+
+Exit 0 when every file is sound, 2 when one is not (one line per problem on stderr, naming
+the file, the column and example rows), as every rankeval command does for bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+USAGE = "usage: rankeval-hook validate FILE..."
+
+
+def check_file(path: str) -> list[str]:
+    """The problems of one run or truth file, each a line naming the file."""
+    from rankeval.build.checks import report_duplicates
+    from rankeval.build.encode import duplicates, factorize, pair_keys
+    from rankeval.cli.app import flag
+    from rankeval.errors import InputError, RankevalError, collecting
+    from rankeval.io.load import load_predictions, load_truth, open_input
+    from rankeval.io.roles import guess_role
+
+    with collecting() as problems:
+        try:
+            role = guess_role(path, flag="the hook's files: pattern to leave it out")
+            if role is None:
+                raise InputError(path, "cannot tell a run from a truth file: name it .run or "
+                                 ".qrels, or give it a rank or score column (a run) or a "
+                                 "relevance column (truth)")
+            table = open_input(path, role)
+            data = load_predictions(table) if role == "predictions" else load_truth(table)
+            keys = [data.user] if getattr(data, "sample", None) is None else [data.user,
+                                                                              data.sample]
+            (user, *rest), _ = factorize(*keys)
+            if rest:  # a stochastic run: a repeat is one within a (user, sample)
+                user = user.astype("int64") * (int(rest[0].max(initial=0)) + 1) + rest[0]
+            (item,), items = factorize(data.item)
+            dup = duplicates(pair_keys(user, item, max(len(items), 1)))
+            if len(dup):
+                report_duplicates(data, dup, None)
+        except RankevalError as exc:
+            problems.append(exc)
+    return [e.render(flag) if isinstance(e, RankevalError) else str(e) for e in problems]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "validate":
+        print(USAGE, file=sys.stderr)
+        return 2
+    bad = 0
+    for path in args[1:]:
+        for line in check_file(path):
+            print(f"rankeval: error: {line}", file=sys.stderr)
+            bad += 1
+    return 2 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
