@@ -25,6 +25,7 @@ def check_file(path: str) -> list[str]:
     from rankeval.io.load import load_predictions, load_truth, open_input
     from rankeval.io.roles import guess_role
 
+    stopped: list[RankevalError] = []
     with collecting() as problems:
         try:
             role = guess_role(path, flag="the hook's files: pattern to leave it out")
@@ -34,18 +35,17 @@ def check_file(path: str) -> list[str]:
                                  "relevance column (truth)")
             table = open_input(path, role)
             data = load_predictions(table) if role == "predictions" else load_truth(table)
-            keys = [data.user] if getattr(data, "sample", None) is None else [data.user,
-                                                                              data.sample]
-            (user, *rest), _ = factorize(*keys)
+            sample = getattr(data, "sample", None)
+            (user, *rest), _ = factorize(data.user, *([sample] if sample is not None else []))
             if rest:  # a stochastic run: a repeat is one within a (user, sample)
                 user = user.astype("int64") * (int(rest[0].max(initial=0)) + 1) + rest[0]
             (item,), items = factorize(data.item)
             dup = duplicates(pair_keys(user, item, max(len(items), 1)))
             if len(dup):
                 report_duplicates(data, dup, None)
-        except RankevalError as exc:
-            problems.append(exc)
-    return [e.render(flag) if isinstance(e, RankevalError) else str(e) for e in problems]
+        except RankevalError as exc:  # the file cannot be read further
+            stopped.append(exc)
+    return [e.render(flag) for e in (*problems, *stopped)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
