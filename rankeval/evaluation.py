@@ -274,6 +274,13 @@ class Evaluation:
         Spark DataFrame)."""
         return self.store.frame()
 
+    def log_mlflow(self, run_id: str | None = None) -> str:
+        """Log the metrics, settings and reports to MLflow (``rankeval[mlflow]``): the run
+        ``run_id``, the active run or a new one; returns the run's id."""
+        from rankeval.integrations.mlflow import log_evaluation
+
+        return log_evaluation(self, run_id)
+
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes); a value a metric
         leaves undefined (NaN) is null."""

@@ -21,16 +21,21 @@ def load():
         "obp is not installed: make install puts it in .venv (pip install --no-deps "
         "--ignore-requires-python obp==0.5.7)")
     root = Path(next(iter(spec.submodule_search_locations)))
-    if "torch" not in sys.modules:
+    stand_in = "torch" not in sys.modules
+    if stand_in:
         torch = types.ModuleType("torch")
         torch.tensor = object  # type: ignore[attr-defined]  # an annotation in obp/utils.py
         torch.Tensor = type("Tensor", (), {})  # type: ignore[attr-defined]
         sys.modules["torch"] = torch
-    for name in ("obp", "obp.ope", "obp.dataset"):
-        if name not in sys.modules or not hasattr(sys.modules[name], "__path__"):
-            package = types.ModuleType(name)
-            package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
-            sys.modules[name] = package
-    return tuple(importlib.import_module(f"obp.{m}") for m in (
-        "ope.estimators", "ope.estimators_slate", "dataset.synthetic",
-        "dataset.synthetic_slate"))
+    try:
+        for name in ("obp", "obp.ope", "obp.dataset"):
+            if name not in sys.modules or not hasattr(sys.modules[name], "__path__"):
+                package = types.ModuleType(name)
+                package.__path__ = [str(root.joinpath(*name.split(".")[1:]))]
+                sys.modules[name] = package
+        return tuple(importlib.import_module(f"obp.{m}") for m in (
+            "ope.estimators", "ope.estimators_slate", "dataset.synthetic",
+            "dataset.synthetic_slate"))
+    finally:  # obp/utils.py keeps its own reference; others (pyspark) must not see a torch
+        if stand_in:
+            del sys.modules["torch"]

@@ -61,6 +61,10 @@ from rankeval.report import FORMATS
               "--non-inferior and --equivalent: the users are paired by id.")
 @option("alpha", help="Significance level of --non-inferior and --equivalent.")
 @click.option("--junit", metavar="FILE", help="Also write the gates as JUnit XML test cases.")
+@click.option("--mlflow", is_flag=True,
+              help="Also log the metrics, settings and reports to MLflow: the active run, or "
+              "a new one in MLFLOW_EXPERIMENT_NAME at MLFLOW_TRACKING_URI (default a local "
+              "SQLite file); needs rankeval[mlflow].")
 @option("html")
 @option("segments")
 @option("segment_by")
@@ -135,6 +139,10 @@ def score(predictions, truth, **kw) -> int:
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)
+    if kw["mlflow"]:  # before reading anything: the logger is there
+        from rankeval.integrations.mlflow import _mlflow
+
+        _mlflow()
 
     result = run(engine, job).judged(plan)
     if margins:
@@ -147,6 +155,10 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
          **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
     write_html(kw["html"], "score", result)
+    if kw["mlflow"]:
+        run_id = result.log_mlflow()
+        if not quiet:
+            click.echo(f"rankeval: logged to MLflow run {run_id}", err=True)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 

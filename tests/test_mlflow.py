@@ -1,0 +1,112 @@
+"""MLflow (#32): score --mlflow, Evaluation.log_mlflow and the ``rankeval`` evaluator of
+mlflow.evaluate, against a real tracking store (SQLite in a temporary folder, no server),
+read back through MlflowClient."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import rankeval
+
+from .conftest import ROOT
+
+SAMPLE = ROOT / "sample_data"
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch):
+    """A tracking store of its own: SQLite and artifacts under tmp_path."""
+    import mlflow
+
+    monkeypatch.chdir(tmp_path)  # artifacts go to ./mlruns beside the database
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "rankeval-tests")
+    mlflow.set_tracking_uri(None)
+    yield mlflow.MlflowClient()
+    while mlflow.active_run() is not None:
+        mlflow.end_run()
+
+
+def _only_run(client):
+    experiment = client.get_experiment_by_name("rankeval-tests")
+    runs = client.search_runs([experiment.experiment_id])
+    assert len(runs) == 1
+    return runs[0]
+
+
+def test_score_logs_metrics_params_and_reports(store, run_cli, tmp_path):
+    args = [SAMPLE / "preds.csv", SAMPLE / "truth.csv", "-m", "ndcg,recall,ee_l(p=0.8)",
+            "-k", "10"]
+    r = run_cli("score", *args, "--mlflow")
+    assert r.exit_code == 0, r.stderr
+    ev = rankeval.evaluate(str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv"),
+                           metrics="ndcg,recall,ee_l(p=0.8)", k=10)
+    run = _only_run(store)
+    assert run.info.run_id in r.stderr
+    names = json.loads(run.data.tags["rankeval.metrics"])
+    assert sorted(names.values()) == sorted(ev.metrics)
+    assert names["ndcg_at_10"] == "ndcg@10" and "ee_l_p_0.8_at_10" in names
+    for key, name in names.items():
+        assert run.data.metrics[key] == pytest.approx(ev.metrics[name], abs=1e-12)
+    assert run.data.params["gain"] == "linear" and run.data.params["ties"] == "trec"
+    paths = {a.path for a in store.list_artifacts(run.info.run_id, "rankeval")}
+    assert paths == {"rankeval/report.json", "rankeval/per_user.parquet",
+                     "rankeval/report.html"}
+    local = store.download_artifacts(run.info.run_id, "rankeval", str(tmp_path / "got"))
+    report = json.loads((tmp_path / "got" / "rankeval" / "report.json").read_text())
+    assert report["metrics"] == pytest.approx(ev.metrics, abs=1e-15)
+    table = pq.read_table(f"{local}/per_user.parquet").to_pandas()
+    assert len(table) == ev.users.evaluated
+
+
+def test_log_mlflow_into_the_active_run_and_undefined_values(store):
+    """Evaluation.log_mlflow() logs to the run the user started; a mean over no user is not
+    logged as a number but named in the tag rankeval.undefined."""
+    import mlflow
+
+    features = pd.DataFrame({"item_id": ["i0001"], "genre": [1.0]})  # ild: never 2 items
+    ev = rankeval.evaluate(str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv"),
+                           metrics="ild,ndcg", k=10, item_features=features)
+    assert math.isnan(ev.metrics["ild@10"])
+    with mlflow.start_run() as active:
+        assert ev.log_mlflow() == active.info.run_id
+    run = store.get_run(active.info.run_id)
+    assert "ild_at_10" not in run.data.metrics and "ndcg_at_10" in run.data.metrics
+    assert json.loads(run.data.tags["rankeval.undefined"]) == ["ild@10"]
+
+
+def test_the_mlflow_evaluate_plugin(store):
+    """mlflow.models.evaluate (mlflow.evaluate before MLflow 3) with evaluators=["rankeval"]
+    on one table of (user, item, score, relevance) rows gives rankeval's numbers, logged to
+    its run."""
+    import mlflow
+
+    preds = pd.read_csv(SAMPLE / "preds.csv")
+    truth = pd.read_csv(SAMPLE / "truth.csv")
+    data = preds.merge(truth, on=["user_id", "item_id"], how="left").fillna({"relevance": 0})
+    data = data[["user_id", "item_id", "score", "relevance"]]
+    with mlflow.start_run() as active:
+        result = mlflow.models.evaluate(data=data, predictions="score", targets="relevance",
+                                 model_type="ranking", evaluators=["rankeval"],
+                                 evaluator_config={"rankeval": {"metrics": "ndcg,map",
+                                                                "k": [5, 10]}})
+    want = rankeval.evaluate(data[["user_id", "item_id", "score"]],
+                             data[["user_id", "item_id", "relevance"]],
+                             metrics="ndcg,map", k=[5, 10])
+    assert result.metrics == pytest.approx(
+        {name.replace("@", "_at_"): v for name, v in want.metrics.items()}, abs=1e-12)
+    run = store.get_run(active.info.run_id)
+    assert run.data.metrics["ndcg_at_10"] == pytest.approx(want.metrics["ndcg@10"], abs=1e-12)
+
+
+def test_without_mlflow_one_line(monkeypatch, run_cli):
+    monkeypatch.setitem(sys.modules, "mlflow", None)  # import mlflow fails
+    r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "--mlflow")
+    assert r.exit_code == 2 and "rankeval[mlflow]" in r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
