@@ -30,7 +30,8 @@ class RankevalEvaluator(ModelEvaluator):
     def can_evaluate(cls, *, model_type, evaluator_config, **kwargs) -> bool:
         return model_type == MODEL_TYPE
 
-    def evaluate(self, *, model, model_type, dataset, run_id, evaluator_config,
+    def evaluate(self, *, model_type, dataset, run_id, evaluator_config, model=None,
+                 extra_metrics=None, custom_artifacts=None, predictions=None,
                  **kwargs) -> EvaluationResult:
         import pandas as pd
 
