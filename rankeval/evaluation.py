@@ -281,6 +281,13 @@ class Evaluation:
 
         return log_evaluation(self, run_id)
 
+    def log_wandb(self, run: Any = None) -> str:
+        """Log the metrics, settings and per-user values to Weights & Biases
+        (``rankeval[wandb]``): ``run``, the active run or a new one; returns the run's id."""
+        from rankeval.integrations.wandb import log_evaluation
+
+        return log_evaluation(self, run)
+
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes); a value a metric
         leaves undefined (NaN) is null."""

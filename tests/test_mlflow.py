@@ -55,6 +55,7 @@ def test_score_logs_metrics_params_and_reports(store, run_cli, tmp_path):
     for key, name in names.items():
         assert run.data.metrics[key] == pytest.approx(ev.metrics[name], abs=1e-12)
     assert run.data.params["gain"] == "linear" and run.data.params["ties"] == "trec"
+    assert json.loads(run.data.params["metrics"]) == list(ev.metrics)
     paths = {a.path for a in store.list_artifacts(run.info.run_id, "rankeval")}
     assert paths == {"rankeval/report.json", "rankeval/per_user.parquet",
                      "rankeval/report.html"}

@@ -65,6 +65,10 @@ from rankeval.report import FORMATS
               help="Also log the metrics, settings and reports to MLflow: the active run, or "
               "a new one in MLFLOW_EXPERIMENT_NAME at MLFLOW_TRACKING_URI (default a local "
               "SQLite file); needs rankeval[mlflow].")
+@click.option("--wandb", is_flag=True,
+              help="Also log the metrics, settings and per-user values to Weights & Biases: "
+              "the active run, or a new one in WANDB_PROJECT (offline unless WANDB_MODE or "
+              "WANDB_API_KEY says otherwise); needs rankeval[wandb].")
 @option("html")
 @option("segments")
 @option("segment_by")
@@ -139,10 +143,14 @@ def score(predictions, truth, **kw) -> int:
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)
-    if kw["mlflow"]:  # before reading anything: the logger is there
+    if kw["mlflow"]:  # before reading anything: the loggers are there
         from rankeval.integrations.mlflow import _mlflow
 
         _mlflow()
+    if kw["wandb"]:
+        from rankeval.integrations.wandb import _wandb
+
+        _wandb()
 
     result = run(engine, job).judged(plan)
     if margins:
@@ -155,10 +163,12 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
          **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
     write_html(kw["html"], "score", result)
-    if kw["mlflow"]:
-        run_id = result.log_mlflow()
-        if not quiet:
-            click.echo(f"rankeval: logged to MLflow run {run_id}", err=True)
+    for name, log in (("mlflow", result.log_mlflow), ("wandb", result.log_wandb)):
+        if kw[name]:
+            run_id = log()
+            if not quiet:
+                click.echo(f"rankeval: logged to {'MLflow' if name == 'mlflow' else 'W&B'} "
+                           f"run {run_id}", err=True)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
 

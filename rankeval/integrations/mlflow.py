@@ -54,11 +54,8 @@ def metric_keys(names: list[str]) -> dict[str, str]:
 
 def params(ev) -> dict[str, str]:
     """The settings as MLflow params (text, each at most 500 characters as MLflow stores)."""
-    settings = ev.to_dict()["settings"]
-    out = {"metrics": ",".join(str(s) for s in ev.specs)}
-    for name, value in settings.items():
-        out[name] = (json.dumps(value) if not isinstance(value, str) else value)[:500]
-    return out
+    return {name: (value if isinstance(value, str) else json.dumps(value))[:500]
+            for name, value in ev.to_dict()["settings"].items()}
 
 
 def log_evaluation(ev, run_id: str | None = None, artifacts: bool = True,
