@@ -26,7 +26,7 @@ README = (ROOT / "README.md").read_text()
 DOCS = ROOT / "docs"
 # The README first: its first example is `make run`'s command.
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
-COMMANDS = ["score", "compare", "power", "validate", "convert", "metrics", "ope"]
+COMMANDS = ["score", "compare", "power", "validate", "convert", "metrics", "ope", "sampled"]
 
 
 def _name(page) -> str:

@@ -37,19 +37,22 @@ class Format:
 # command -> the function each format's module renders its result with
 RENDERERS = {"score": "render", "compare": "render_compare", "power": "render_power",
              "validate": "render_validation", "metrics": "render_metrics",
-             "ope": "render_ope"}
+             "ope": "render_ope", "sampled": "render_sampled"}
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("table", "table", ("score", "compare", "validate", "power", "metrics", "ope"),
+        Format("table", "table", ("score", "compare", "validate", "power", "metrics", "ope",
+                           "sampled"),
                "a table for people", console=True),
-        Format("json", "json", ("score", "compare", "validate", "power", "metrics", "ope"),
+        Format("json", "json", ("score", "compare", "validate", "power", "metrics", "ope",
+                           "sampled"),
                "every number, for programs"),
-        Format("csv", "csv", ("score", "compare", "power", "ope"),
+        Format("csv", "csv", ("score", "compare", "power", "ope", "sampled"),
                "one row per metric, full precision"),
-        Format("markdown", "markdown", ("score", "compare", "power", "metrics", "ope"),
+        Format("markdown", "markdown", ("score", "compare", "power", "metrics", "ope",
+                                 "sampled"),
                "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
                per_query=True),

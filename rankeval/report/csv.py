@@ -88,6 +88,12 @@ def render_ope(result) -> str:
     return csv_text(result)
 
 
+def render_sampled(result) -> str:
+    from rankeval.report.sampled import csv_text
+
+    return csv_text(result)
+
+
 def render_power(result) -> str:
     """One row per metric: every number of the analysis at full precision (empty:
     undefined or not asked)."""

@@ -182,6 +182,11 @@ def render_ope(result) -> str:
     return dumps({"rankeval": __version__, **result.to_dict()})
 
 
+def render_sampled(result) -> str:
+    """``rankeval sampled -f json``: every estimate of every run, and the reversed orders."""
+    return dumps({"rankeval": __version__, **result.to_dict()})
+
+
 def render_power(result) -> str:
     return dumps(result.to_dict())
 

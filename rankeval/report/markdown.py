@@ -101,6 +101,12 @@ def render_ope(result) -> str:
     return blocks(ope_sections(result))
 
 
+def render_sampled(result) -> str:
+    from rankeval.report.sampled import sections as sampled_sections
+
+    return blocks(sampled_sections(result))
+
+
 def render_power(result) -> str:
     return blocks(sections.power(result))
 

@@ -86,6 +86,12 @@ def plain_text(ev, how=None) -> str:
     return buffer.getvalue()
 
 
+def render_sampled(result, console) -> None:
+    from rankeval.report.sampled import sections as sampled_sections
+
+    draw(console, sampled_sections(result))
+
+
 def render_power(result, console) -> None:
     draw(console, sections.power(result))
 
