@@ -31,11 +31,11 @@ from rankeval.engines.store import LocalValues, Store
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import numeric_order
 from rankeval.io.columns import COLUMN_OPTIONS
-from rankeval.kernels.aggregate import mean
+from rankeval.kernels.aggregate import overall
 from rankeval.names import ALL, MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.recommender.extras import check_needs
-from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY, SUM
+from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY
 from rankeval.settings import SettingOptions, Settings, make_settings
 
 
@@ -193,39 +193,9 @@ class Evaluation:
 
     def judged(self, plan):
         """A copy with ``plan``'s gate verdicts (a ``gates.GatePlan``) and baseline deltas."""
-        baseline = None
-        if plan.baseline is not None:
-            rows = plan.comparison(self.metrics)
-            baseline = {
-                "path": plan.baseline.path,
-                "metrics": {m: b for m, b, _, _ in rows},
-                "delta": {m: d for m, _, _, d in rows},
-            }
-        values = dict(self.metrics)
-        why = dict(self.undefined)
-        for column, rows in self.gaps.items():  # ndcg@10[gap:country], for --max-gap
-            for gap in rows:
-                values[f"{gap.metric}[gap:{column}]"] = gap.gap
-                why[f"{gap.metric}[gap:{column}]"] = (f"{gap.metric} has a value in fewer "
-                                                      f"than two segments of {column}")
-        for column, segments in self.segments.items():  # ndcg@10[country=DE]
-            values.update({f"{m}[{column}={seg.value}]": v
-                           for seg in segments for m, v in seg.metrics.items()})
-            why.update({f"{m}[{column}={seg.value}]": f"{m}[{column}={seg.value}] is "
-                        "undefined: no user of the segment has a value"
-                        for seg in segments for m, v in seg.metrics.items() if math.isnan(v)})
-        for gate in plan.gates:
-            if gate.metric and gate.metric not in values:
-                from rankeval.errors import OptionError
+        from rankeval.analysis.gates import judge
 
-                column = gate.metric.partition("[")[2].partition("=")[0]
-                known = [seg.value for seg in self.segments.get(column, [])]
-                raise OptionError(
-                    f"gate {gate.text!r}: no segment {gate.metric.partition('[')[2][:-1]!r} "
-                    + (f"(values of {column}: {', '.join(known)})" if known else
-                       f"({column!r} is not a --segment-by column of this run)"))
-        return dataclasses.replace(self, gates=Gates(tuple(plan.check(values, why)),
-                                                     baseline))
+        return dataclasses.replace(self, gates=judge(self, plan))
 
     def with_verdicts(self, verdicts) -> Evaluation:
         """A copy with more gate verdicts (non-inferiority and equivalence gates)."""
@@ -336,16 +306,6 @@ class Evaluation:
         from rankeval.report import notebook, sections
 
         return notebook.render(sections.score(self))
-
-
-def overall(spec: MetricSpec, parts: Iterable[float], n: int) -> float:
-    """A metric's overall value from the exact parts of the sum of its per-user values."""
-    how = REGISTRY[spec.name].overall
-    if how == SUM:
-        return math.fsum(parts)
-    if how == GEOMETRIC:
-        return math.exp(mean(parts, n))  # exp(NaN): undefined stays undefined
-    return mean(parts, n)
 
 
 def _columns(specs: list[MetricSpec]) -> list[int | str]:

@@ -337,3 +337,37 @@ def load_baseline(path: str, settings, allow_settings_change: bool) -> Report:
             "{opt:allow_settings_change}"
         )
     return report
+
+def judge(ev, plan) -> Gates:
+    """``plan``'s verdicts on an evaluation's values (its metrics, the segment gaps for
+    --max-gap, each segment's means for METRIC[COLUMN=VALUE]) and its baseline deltas."""
+    baseline = None
+    if plan.baseline is not None:
+        rows = plan.comparison(ev.metrics)
+        baseline = {
+            "path": plan.baseline.path,
+            "metrics": {m: b for m, b, _, _ in rows},
+            "delta": {m: d for m, _, _, d in rows},
+        }
+    values = dict(ev.metrics)
+    why = dict(ev.undefined)
+    for column, rows in ev.gaps.items():  # ndcg@10[gap:country], for --max-gap
+        for gap in rows:
+            values[f"{gap.metric}[gap:{column}]"] = gap.gap
+            why[f"{gap.metric}[gap:{column}]"] = (f"{gap.metric} has a value in fewer "
+                                                  f"than two segments of {column}")
+    for column, segments in ev.segments.items():  # ndcg@10[country=DE]
+        values.update({f"{m}[{column}={seg.value}]": v
+                       for seg in segments for m, v in seg.metrics.items()})
+        why.update({f"{m}[{column}={seg.value}]": f"{m}[{column}={seg.value}] is "
+                    "undefined: no user of the segment has a value"
+                    for seg in segments for m, v in seg.metrics.items() if math.isnan(v)})
+    for gate in plan.gates:
+        if gate.metric and gate.metric not in values:
+            column = gate.metric.partition("[")[2].partition("=")[0]
+            known = [seg.value for seg in ev.segments.get(column, [])]
+            raise OptionError(
+                f"gate {gate.text!r}: no segment {gate.metric.partition('[')[2][:-1]!r} "
+                + (f"(values of {column}: {', '.join(known)})" if known else
+                   f"({column!r} is not a --segment-by column of this run)"))
+    return Gates(tuple(plan.check(values, why)), baseline)

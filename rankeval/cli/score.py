@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from rankeval.cli.app import cli, show_notices, warn
@@ -143,14 +146,7 @@ def score(predictions, truth, **kw) -> int:
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)
-    if kw["mlflow"]:  # before reading anything: the loggers are there
-        from rankeval.integrations.mlflow import _mlflow
-
-        _mlflow()
-    if kw["wandb"]:
-        from rankeval.integrations.wandb import _wandb
-
-        _wandb()
+    trackers = _trackers(kw)
 
     result = run(engine, job).judged(plan)
     if margins:
@@ -163,14 +159,33 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
          **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
     write_html(kw["html"], "score", result)
-    for name, log in (("mlflow", result.log_mlflow), ("wandb", result.log_wandb)):
-        if kw[name]:
-            run_id = log()
-            if not quiet:
-                click.echo(f"rankeval: logged to {'MLflow' if name == 'mlflow' else 'W&B'} "
-                           f"run {run_id}", err=True)
+    _log_to(trackers, result, quiet)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     return _finish_gates(result, kw["junit"], quiet)
+
+
+def _trackers(kw) -> dict[str, Callable[[Any], str]]:
+    """--mlflow, --wandb: each tracker's logger, imported before any input is read (a
+    missing one is a one-line error, not a lost evaluation)."""
+    out: dict[str, Callable[[Any], str]] = {}
+    if kw["mlflow"]:
+        from rankeval.integrations import mlflow
+
+        mlflow._mlflow()
+        out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
+    if kw["wandb"]:
+        from rankeval.integrations import wandb
+
+        wandb._wandb()
+        out["W&B"] = lambda ev: wandb.log_evaluation(ev)
+    return out
+
+
+def _log_to(trackers: dict[str, Callable[[Any], str]], result, quiet: bool) -> None:
+    for name, log in trackers.items():
+        run_id = log(result)
+        if not quiet:
+            click.echo(f"rankeval: logged to {name} run {run_id}", err=True)
 
 
 def _margins(kw, settings) -> list:

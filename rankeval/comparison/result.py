@@ -13,8 +13,8 @@ import pyarrow as pa
 from rankeval.analysis.overlap import KINDS
 from rankeval.analysis.significance import Comparison
 from rankeval.errors import plural
-from rankeval.evaluation import Evaluation, overall
-from rankeval.kernels.aggregate import exact_parts
+from rankeval.evaluation import Evaluation
+from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import CORPUS, REGISTRY

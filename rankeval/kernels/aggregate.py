@@ -59,3 +59,15 @@ def mean(parts: Iterable[float], n: int) -> float:
         return math.fsum(parts) / n
     except OverflowError:  # the sum passes 2^1024 though every value and the mean do not
         return float(sum(map(Fraction, parts), Fraction(0)) / n)
+
+
+def overall(spec, parts: Iterable[float], n: int) -> float:
+    """A metric's overall value from the exact parts of the sum of its per-user values."""
+    from rankeval.registry import GEOMETRIC, REGISTRY, SUM
+
+    how = REGISTRY[spec.name].overall
+    if how == SUM:
+        return math.fsum(parts)
+    if how == GEOMETRIC:
+        return math.exp(mean(parts, n))  # exp(NaN): undefined stays undefined
+    return mean(parts, n)
