@@ -26,6 +26,11 @@ Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures k
 _ALPHA = ("alpha_ndcg", "alpha_dcg", "err_ia", "nerr_ia", "nrbp", "nnrbp")
 _DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
 _GROUPS = ("awrf", "exposure_ratio")
+_IPS = ("ips_recall", "ips_precision", "ips_dcg", "ips_ndcg")
+POP_RECALL_BETA = 0.5
+# Parameters a metric cannot go without (an assumption of the user's to state), each with an
+# example value for messages and for the tests that name every metric
+REQUIRED: dict[str, tuple[tuple[str, Value], ...]] = {m: (("gamma", 2),) for m in _IPS}
 _EXPOSURE = ("ee_l", "ee_d", "ee_r", "ee_l_norm", "ee_d_norm", "ee_r_norm")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
@@ -53,6 +58,24 @@ class Param:
     default: Any = None  # a kernel parameter's value when not given
     defaults: dict[str, Any] = dataclasses.field(default_factory=dict)  # per metric, if other
     value: Callable[[Any], Any] = lambda v: v  # what two values are compared by
+
+
+def _from_minus_one(value: Any) -> Value:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and value >= -1):
+        raise OptionError(f"gamma= must be a number of at least -1, got {value!r}")
+    return value
+
+
+def exponent(name: str, given: dict[str, Any]) -> float | None:
+    """The exponent of a propensity-weighted metric's weights, popularity^-exponent:
+    (gamma + 1) / 2 (Yang et al.) or beta (pop_recall, Steck); None for other metrics.
+    ``given``: the kernel parameters as written (defaults left out)."""
+    if name in _IPS or "gamma" in given:
+        return (float(given["gamma"]) + 1.0) / 2.0
+    if name == "pop_recall":
+        return float(given.get("beta", POP_RECALL_BETA))
+    return None
 
 
 def _positive(name: str) -> Callable[[Any], Value]:
@@ -246,8 +269,16 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           _GAIN, _gains, lambda v, m: {"gains": v}),
     Param("beta", "set_f1: the weight of recall, (1 + beta) P R / (beta P + R), beta "
           "unsquared, as trec_eval's set_F and ir_measures' SetF (default 1); nrbp: the "
-          "chance of reading on (default 0.5)", ("set_f1", "nrbp", "nnrbp"), _positive("beta"),
-          default=1.0, defaults={"nrbp": 0.5, "nnrbp": 0.5}),
+          "chance of reading on (default 0.5); pop_recall: each relevant item weighs "
+          "popularity^-beta (Steck 2011; default 0.5)", ("set_f1", "nrbp", "nnrbp", "pop_recall"),
+          _positive("beta"), default=1.0,
+          defaults={"nrbp": 0.5, "nnrbp": 0.5, "pop_recall": POP_RECALL_BETA}),
+    Param("gamma", "the propensity-weighted metrics: P(observed) proportional to training "
+          "popularity^((gamma + 1) / 2) (Yang et al. 2018); -1: equal weights; required",
+          _IPS, _from_minus_one, default=None),
+    Param("sn", "the propensity-weighted metrics: weights rescaled to a mean of 1 over the "
+          "user's relevant items (self-normalised, the default); False: as they are (IPS)",
+          _IPS, _flag_named("sn"), default=True),
     Param("alpha", "the intent-aware metrics' redundancy penalty: a subtopic's gain falls by "
           "(1 - alpha) each time it is covered again (default 0.5, ndeval's)", _ALPHA,
           _unit("alpha"), default=0.5),
@@ -290,6 +321,11 @@ def check(metric: str, pairs: list[tuple[str, Any]], shown: str) -> Params:
             out[name] = param.check(value)
         except OptionError as e:
             raise OptionError(f"{shown}: {e}") from None
+    for name, example in REQUIRED.get(metric, ()):  # the popularity model is an assumption
+        if name not in out:
+            raise OptionError(f"{shown}: {metric} needs {name}=, the popularity model's "
+                              f"exponent (e.g. {metric}({name}={example})@10; -1 weighs every "
+                              "item alike)")
     low, high = float(out.get("min_rel", 0)), float(out.get("max_rel", 1))  # checked ints
     if metric in CWL and not low < high:
         raise OptionError(f"{shown}: min_rel= ({low:g}) must be below max_rel= ({high:g})")

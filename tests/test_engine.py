@@ -23,6 +23,7 @@ from rankeval.errors import InputError
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_predictions, load_truth
 from rankeval.kernels.aggregate import exact_parts, mean
+from rankeval.params import REQUIRED, text
 from rankeval.recommender.extras import item_stats, load_extras
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE, make_settings
@@ -30,7 +31,8 @@ from rankeval.settings import TABLE, make_settings
 from .datagen import generate
 
 # (the intent-aware metrics read subtopics, which these inputs lack: test_diversity.py)
-METRICS = [*(n for n, m in REGISTRY.items() if "subtopics" not in m.needs), "ndcg@all", "map@all",
+METRICS = [*(n + (f"({text(REQUIRED[n])})" if n in REQUIRED else "")
+             for n, m in REGISTRY.items() if "subtopics" not in m.needs), "ndcg@all", "map@all",
            "precision@all"]
 KS = [1, 3, 10]
 
@@ -124,7 +126,7 @@ def test_partitions_merge_into_the_whole(options, n):
     preds, truth = _data(seed=n, dedupe=bool(options.get("dedupe")))
     metrics = METRICS
     if options.get("ties") == "expected":  # without the measures that have no closed form
-        metrics = [m for m in METRICS if REGISTRY[m.split("@")[0]].tie_expectation]
+        metrics = [m for m in METRICS if REGISTRY[m.split("@")[0].split("(")[0]].tie_expectation]
     train, catalog, features, groups = _extras(preds, seed=n)
     whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog,
                      item_features=features, item_groups=groups, **options)
@@ -143,7 +145,7 @@ def test_a_split_that_breaks_a_user_is_not_what_partitions_are():
     """The contract needs complete users: splitting one user's rows changes the result, so the
     test above would catch an engine that partitions by row."""
     preds, truth = _data(seed=3)
-    plain = [m for m in METRICS if not REGISTRY[m.split("@")[0]].needs]
+    plain = [m for m in METRICS if not REGISTRY[m.split("@")[0].split("(")[0]].needs]
     settings = make_settings(plain, KS)
     by_row = merge([evaluate_partition(load_predictions(MemoryTable(p, "predictions")),
                                        load_truth(MemoryTable(truth, "truth")), settings)

@@ -466,7 +466,8 @@ def test_ranking_evaluator_agrees_where_conventions_match(spark):
 
 
 BEYOND = ["ndcg", "coverage", "item_coverage", "entropy", "norm_entropy", "gini",
-          "personalization", "arp", "long_tail", "novelty", "ild", "serendipity"]
+          "personalization", "arp", "long_tail", "novelty", "ild", "serendipity",
+          "ips_recall(gamma=2)", "ips_ndcg(gamma=1, sn=False)", "pop_recall"]
 
 
 def _extras(seed: int, preds: pd.DataFrame):

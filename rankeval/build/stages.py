@@ -48,6 +48,7 @@ from rankeval.build.ordering import (
     tie_groups,
     tie_notices,
 )
+from rankeval.build.propensity import with_propensities
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions, Truth, release_ids
@@ -280,6 +281,8 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
         chunk = with_aspects(chunk, codes, truth, sel, settings)
     if reads(settings.specs, "grades"):
         chunk = with_grades(chunk, codes, truth, sel)
+    if stats is not None and reads(settings.specs, "propensity"):
+        chunk = with_propensities(chunk, codes, truth, sel, settings)
     if stats is not None and stats.groups is not None and reads(settings.specs, "item_groups"):
         chunk = with_groups(chunk, codes, truth, sel, settings, stats.groups)
     if settings.ties in ("optimistic", "pessimistic"):

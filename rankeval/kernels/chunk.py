@@ -77,6 +77,10 @@ class Chunk:
     # With --item-groups (awrf): per group column, the items' memberships and each user's
     # target (``kernels/fairness.ChunkGroups``)
     groups: dict[str, Any] | None = None
+    # With the propensity-weighted metrics (``kernels/propensity.py``): per exponent e, each
+    # item code's weight (training popularity / the largest, to the power -e; 0 unseen in
+    # training) and per user the sum of its relevant items' weights and how many have one
+    propensity: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -123,6 +127,9 @@ class Chunk:
         if self.groups is not None:
             out["groups"] = {name: replace(g, relevant=g.relevant[start:stop])
                              for name, g in self.groups.items()}
+        if self.propensity is not None:
+            out["propensity"] = {e: (w, total[start:stop], count[start:stop])
+                                 for e, (w, total, count) in self.propensity.items()}
         if self.sampled_user is not None and stop > start:
             assert self.samples is not None
             out.update(sampled_user=self.sampled_user[start:stop] - self.sampled_user[start],

@@ -42,6 +42,7 @@ from rankeval.kernels.ir_metrics import (
     _rbp_residual,
 )
 from rankeval.kernels.item_metrics import _arp, _ild, _long_tail, _novelty, _serendipity
+from rankeval.kernels.propensity import KERNELS as PROPENSITY
 from rankeval.kernels.sums import Sums, _safe_div, gain
 from rankeval.kernels.threads import each
 from rankeval.names import MetricSpec
@@ -171,6 +172,7 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     **CWL,
     **EXPOSURE,
     **FAIRNESS,
+    **PROPENSITY,
 }
 assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from rankeval.build.stages import Codes
 
 # Options that provide each input a metric may need (registry ``needs``).
-PROVIDERS = {"interactions": ("train",), "catalog": ("catalog", "train"),
+PROVIDERS = {"interactions": ("train",), "propensity": ("train",), "catalog": ("catalog", "train"),
              "item_features": ("item_features",), "item_groups": ("item_groups",)}
 
 
