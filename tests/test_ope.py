@@ -378,7 +378,8 @@ def test_the_command_line_gives_the_librarys_numbers_in_every_format(run_cli, tm
     assert rows[0][:5] == ["kind", "run", "baseline", "estimator", "value"]
     iips = next(x for x in rows if x[3] == "iips")
     assert float(iips[4]) == pytest.approx(lib.runs[0].estimates["iips"].value, abs=1e-15)
-    for fmt, text in (("markdown", "Off-policy estimates of"), ("table", "Weights of")):
+    for fmt, text in (("markdown", "Off-policy estimates of"), ("table", "Weights of"),
+                      ("html", "<h2>Off-policy estimates of")):
         r = run_cli("ope", log, run, "-f", fmt, "-q")
         assert r.exit_code == 0 and text in r.stdout, r.stderr
     per = tmp_path / "per.csv"

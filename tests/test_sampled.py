@@ -121,7 +121,7 @@ def test_the_command_line(run_cli, tmp_path):
     assert doc["runs"][0]["values"]["ndcg@10"]["sampled"] == pytest.approx(0.710310, abs=1e-6)
     assert doc["flips"] == []  # these two keep their order
     for fmt, text in (("csv", "run,metric,sampled"), ("markdown", "Sampled metrics of"),
-                      ("table", "rank estimate")):
+                      ("table", "rank estimate"), ("html", "<h2>Sampled metrics of")):
         r = run_cli("sampled", *args, "-f", fmt, "-q")
         assert r.exit_code == 0 and text in r.stdout, r.stderr
     pd.DataFrame({"user_id": ["u1"], "item_id": ["i"], "rank": [7]}).to_csv(

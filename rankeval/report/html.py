@@ -327,3 +327,30 @@ def render_power(result) -> str:
     return page("rankeval: power", lead, [
         section("power", "Power and sample size", section_table(power),
                 text(" ".join(power.notes))), notes])
+
+
+def render_ope(result) -> str:
+    """``rankeval ope`` as one HTML page: the gates, each run's estimates and weights, the
+    differences (tables; no chart)."""
+    from rankeval.report.offpolicy import sections as ope_sections
+
+    lead = (f"{result.log['slates']:,} slates of {text(result.log['path'])} · rankeval "
+            f"{__version__}")
+    return _tables_page("rankeval: ope", lead, ope_sections(result))
+
+
+def render_sampled(result) -> str:
+    """``rankeval sampled`` as one HTML page (tables; no chart)."""
+    from rankeval.report.sampled import sections as sampled_sections
+
+    lead = (f"{result.negatives:,} sampled negatives among {result.candidates:,} candidates "
+            f"· rankeval {__version__}")
+    return _tables_page("rankeval: sampled", lead, sampled_sections(result))
+
+
+def _tables_page(title: str, lead: str, parts: list[Section]) -> str:
+    """Report sections as a page: one section of the page per table, its notes above it."""
+    return page(title, lead, [
+        section(f"s{i}-" + re.sub(r"[^a-z0-9]+", "-", s.key.lower()).strip("-"),
+                s.heading(), section_table(s) if s.head else "", text(" ".join(s.notes)))
+        for i, s in enumerate(parts)])
