@@ -129,6 +129,10 @@ def test_the_command_line(run_cli, tmp_path):
     r = run_cli("sampled", tmp_path / "bad.csv", "--candidates", "11", "--negatives", "2")
     assert r.exit_code == 2 and "must lie in 1..3" in r.stderr
     assert r.stderr.count("\n") == 1
+    named = tmp_path / "named.csv"
+    pd.read_csv(a).rename(columns={"rank": "rank_among_sampled"}).to_csv(named, index=False)
+    r = run_cli("sampled", named, *args[2:], "-f", "json")
+    assert r.json()["runs"][0]["values"] == doc["runs"][0]["values"]
     r = run_cli("sampled", a, "--negatives", "2")
     assert r.exit_code == 2 and "--candidates" in r.stderr
 

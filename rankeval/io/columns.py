@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "user": ("user_id", ("user", "userId", "qid", "query_id", "query", "q_id", "user_id:token")),
     "item": ("item_id", ("item", "itemId", "doc_id", "docno", "docid", "doc", "item_id:token")),
-    "rank": ("rank", ("position", "pos")),
+    "rank": ("rank", ("position", "pos", "rank_among_sampled")),
     "score": ("score", ("prediction", "pred", "pred_score", "prob", "probability")),
     "relevance": ("relevance", ("rel", "rating", "label", "grade", "rating:float",
                                 "label:float")),
