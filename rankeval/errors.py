@@ -105,7 +105,9 @@ class InputError(RankevalError):
 
 _NOUNS = {"pairs": "pair", "triples": "triple", "values": "value", "users": "user",
           "lines": "line", "ranks": "rank", "ids": "id", "rows": "row", "entries": "entry",
-          "numbers": "number", "scores": "score", "integers": "integer"}
+          "numbers": "number", "scores": "score", "integers": "integer",
+          "probabilities": "probability", "propensities": "propensity",
+          "positions": "position", "slates": "slate"}
 _VERBS = ((" are ", " is "), (" have ", " has "), (" were ", " was "))
 
 

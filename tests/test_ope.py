@@ -246,11 +246,16 @@ def test_bad_logs_are_one_line_naming_the_rows():
     with pytest.raises(InputError, match="propensities outside"):
         rankeval.ope(log, run)
     log["propensity"] = 0.5
-    with pytest.raises(InputError, match="positions repeated within a slate"):
+    with pytest.raises(InputError, match="repeated within a slate"):
         rankeval.ope(log, run)
     log["position"] = [1, 2, 2]
     with pytest.raises(InputError, match="do not run 1, 2, 3"):
         rankeval.ope(log, run)
+    with pytest.raises(InputError, match="1 probability outside"):
+        rankeval.ope(log.assign(position=[1, 2, 1]),
+                     run.assign(position=1, probability=1.5).drop(columns="rank"))
+    with pytest.raises(InputError, match="no propensity column"):
+        rankeval.ope(log.assign(position=[1, 2, 1]).drop(columns="propensity"), run)
     with pytest.raises(OptionError, match="unknown estimator"):
         rankeval.ope(log.assign(position=[1, 2, 1]), run, estimators="magic")
     with pytest.raises(OptionError, match="needs a reward model"):

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.build.encode import factorize_list
-from rankeval.errors import OptionError
+from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import COLUMNS, resolve_column
 from rankeval.io.load import load_predictions, open_input
 from rankeval.offpolicy.estimators import ESTIMATORS, SLATE, TOP1, Estimator, parts
@@ -179,6 +179,11 @@ def _subset(table, keep):
 def _estimators(asked, lg: Log, coded, has_model: bool) -> list[Estimator]:
     """The estimators asked for, or every one the inputs allow (top-1 names on a log of
     single slots)."""
+    if not lg.propensity and not has_model:
+        raise InputError(lg.source.label, "no propensity column (propensity, "
+                         "cascade_propensity or slate_propensity): every estimator but the "
+                         "direct method weighs the rewards by the logging policy's chances; "
+                         "give one, or a reward model (--reward-model) for the direct method")
     family = TOP1 if lg.longest == 1 else SLATE
     if asked is None:
         return [e for e in family if not e.model or has_model]
