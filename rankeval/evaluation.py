@@ -323,10 +323,12 @@ class EvaluateOptions(SettingOptions, total=False):
     score_col: str | None
     relevance_col: str | None
     count_col: str | None
+    propensity_col: str | None
     train_format: str | None
     catalog_format: str | None
     item_features_format: str | None
     item_groups_format: str | None
+    propensity_format: str | None
 
 
 def evaluate(
@@ -342,6 +344,7 @@ def evaluate(
     catalog: Any = None,
     item_features: Any = None,
     item_groups: Any = None,
+    propensity: Any = None,
     engine: str = "local",
     engine_options: Mapping[str, Any] | None = None,
     **options: Unpack[EvaluateOptions],
@@ -357,9 +360,9 @@ def evaluate(
     ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
     and the popularity metrics; ``catalog``: the item universe (coverage, gini);
     ``item_features``: per-item vectors or tags (ild, serendipity); ``item_groups``: the
-    group(s) of each item, per group column (awrf). Any form the two main inputs take
-    (``train_format``, ``catalog_format``, ``item_features_format``, ``item_groups_format``
-    for paths).
+    group(s) of each item, per group column (awrf); ``propensity``: each item's (or each
+    user-item pair's) probability of being observed (ips_recall, ... without gamma=). Any
+    form the two main inputs take (``train_format``, ..., ``propensity_format`` for paths).
     ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
     with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
     session, "partitions": 64}``).
@@ -424,8 +427,9 @@ def evaluate(
       predictions instead of failing.
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
-    ``relevance_col``, ``count_col`` (train); formats: ``train_format``, ``catalog_format``,
-    ``item_features_format``, ``item_groups_format``.
+    ``relevance_col``, ``count_col`` (train), ``propensity_col``; formats: ``train_format``,
+    ``catalog_format``, ``item_features_format``, ``item_groups_format``,
+    ``propensity_format``.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
@@ -438,7 +442,7 @@ def evaluate(
     rest: dict[str, Any] = dict(options)
     columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extras = {"train": train, "catalog": catalog, "item_features": item_features,
-              "item_groups": item_groups,
+              "item_groups": item_groups, "propensity": propensity,
               **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
     settings = make_settings(metrics, k, compat=compat, **rest)
     check_needs(settings, {n for n in EXTRA if extras[n] is not None})

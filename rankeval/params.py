@@ -28,9 +28,8 @@ _DIVERSITY = (*_ALPHA, "p_ia", "map_ia", "subtopic_recall")
 _GROUPS = ("awrf", "exposure_ratio")
 _IPS = ("ips_recall", "ips_precision", "ips_dcg", "ips_ndcg")
 POP_RECALL_BETA = 0.5
-# Parameters a metric cannot go without (an assumption of the user's to state), each with an
-# example value for messages and for the tests that name every metric
-REQUIRED: dict[str, tuple[tuple[str, Value], ...]] = {m: (("gamma", 2),) for m in _IPS}
+# The propensity key of an ips_ metric written without gamma=: --propensity FILE's
+FROM_FILE = "file"
 _EXPOSURE = ("ee_l", "ee_d", "ee_r", "ee_l_norm", "ee_d_norm", "ee_r_norm")
 _THRESHOLD = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "r_precision",
               "r_precision_mult", "iprec", "iprec_11pt", "bpref", "gm_bpref", "gm_map",
@@ -67,12 +66,15 @@ def _from_minus_one(value: Any) -> Value:
     return value
 
 
-def exponent(name: str, given: dict[str, Any]) -> float | None:
-    """The exponent of a propensity-weighted metric's weights, popularity^-exponent:
-    (gamma + 1) / 2 (Yang et al.) or beta (pop_recall, Steck); None for other metrics.
-    ``given``: the kernel parameters as written (defaults left out)."""
-    if name in _IPS or "gamma" in given:
+def exponent(name: str, given: dict[str, Any]) -> float | str | None:
+    """Where a propensity-weighted metric's weights come from: the exponent of
+    popularity^-exponent, (gamma + 1) / 2 (Yang et al.) or beta (pop_recall, Steck);
+    ``FROM_FILE`` for an ips_ metric without gamma= (--propensity FILE); None for other
+    metrics. ``given``: the kernel parameters as written (defaults left out)."""
+    if "gamma" in given:
         return (float(given["gamma"]) + 1.0) / 2.0
+    if name in _IPS:
+        return FROM_FILE
     if name == "pop_recall":
         return float(given.get("beta", POP_RECALL_BETA))
     return None
@@ -274,7 +276,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           _positive("beta"), default=1.0,
           defaults={"nrbp": 0.5, "nnrbp": 0.5, "pop_recall": POP_RECALL_BETA}),
     Param("gamma", "the propensity-weighted metrics: P(observed) proportional to training "
-          "popularity^((gamma + 1) / 2) (Yang et al. 2018); -1: equal weights; required",
+          "popularity^((gamma + 1) / 2) (Yang et al. 2018), which needs --train; -1: equal "
+          "weights; without gamma=, the probabilities of --propensity FILE",
           _IPS, _from_minus_one, default=None),
     Param("sn", "the propensity-weighted metrics: weights rescaled to a mean of 1 over the "
           "user's relevant items (self-normalised, the default); False: as they are (IPS)",
@@ -321,11 +324,6 @@ def check(metric: str, pairs: list[tuple[str, Any]], shown: str) -> Params:
             out[name] = param.check(value)
         except OptionError as e:
             raise OptionError(f"{shown}: {e}") from None
-    for name, example in REQUIRED.get(metric, ()):  # the popularity model is an assumption
-        if name not in out:
-            raise OptionError(f"{shown}: {metric} needs {name}=, the popularity model's "
-                              f"exponent (e.g. {metric}({name}={example})@10; -1 weighs every "
-                              "item alike)")
     low, high = float(out.get("min_rel", 0)), float(out.get("max_rel", 1))  # checked ints
     if metric in CWL and not low < high:
         raise OptionError(f"{shown}: min_rel= ({low:g}) must be below max_rel= ({high:g})")

@@ -177,7 +177,7 @@ def test_exposure_by_group_is_the_mean_of_the_users_distributions(target):
     assert [r[1] for r in rows] == pytest.approx([exposure[g] for g in names], abs=1e-12)
     assert sum(r[2] for r in rows) == pytest.approx(1.0, abs=1e-12)
     settings = make_settings([metric], [5])
-    extras = load_extras(None, None, item_groups=groups)
+    extras = load_extras({"item_groups": groups})
     whole_p = load_predictions(MemoryTable(run, "predictions"))
     stats = item_stats(extras, whole_p, settings)
     half = set(users[::2])

@@ -23,17 +23,16 @@ from rankeval.errors import InputError
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_predictions, load_truth
 from rankeval.kernels.aggregate import exact_parts, mean
-from rankeval.params import REQUIRED, text
 from rankeval.recommender.extras import item_stats, load_extras
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE, make_settings
 
 from .datagen import generate
 
-# (the intent-aware metrics read subtopics, which these inputs lack: test_diversity.py)
-METRICS = [*(n + (f"({text(REQUIRED[n])})" if n in REQUIRED else "")
-             for n, m in REGISTRY.items() if "subtopics" not in m.needs), "ndcg@all", "map@all",
-           "precision@all"]
+# (the intent-aware metrics read subtopics, which these inputs lack: test_diversity.py). The
+# ips_ metrics read --propensity, one of them the popularity model (gamma=) too.
+METRICS = [*(n for n, m in REGISTRY.items() if "subtopics" not in m.needs), "ndcg@all",
+           "map@all", "precision@all", "ips_ndcg(gamma=2)"]
 KS = [1, 3, 10]
 
 
@@ -58,10 +57,10 @@ def _conventions() -> list[dict]:
     return cases
 
 
-def _extras(preds: pd.DataFrame, seed: int):
+def _extras(preds: pd.DataFrame, seed: int, truth: pd.DataFrame):
     """Training interactions (some of them predicted again, some repeated), a catalog with
-    items nobody predicted, feature vectors for most items, and item groups (some items in
-    two groups, some in none)."""
+    items nobody predicted, feature vectors for most items, item groups (some items in
+    two groups, some in none), and a propensity for every judged (user, item) pair."""
     rng = np.random.default_rng(seed)
     seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
     other = pd.DataFrame({"user_id": rng.choice(preds.user_id.unique(), 300),
@@ -76,7 +75,9 @@ def _extras(preds: pd.DataFrame, seed: int):
     groups = pd.DataFrame({"item_id": grouped, "provider": rng.choice(list("abcd"),
                                                                       len(grouped))})
     groups = pd.concat([groups, groups.head(9).assign(provider="e")], ignore_index=True)
-    return train, catalog, features, groups
+    pairs = truth[["user_id", "item_id"]].drop_duplicates()
+    propensity = pairs.assign(propensity=rng.uniform(0.05, 1.0, len(pairs)))
+    return train, catalog, features, groups, propensity
 
 
 def _data(seed: int, dedupe: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -105,12 +106,14 @@ def _split(preds, truth, n: int, seed: int):
             return pieces
 
 
-def _merged(pieces, settings, train=None, catalog=None, features=None, groups=None):
+def _merged(pieces, settings, train=None, catalog=None, features=None, groups=None,
+            propensity=None):
     """Each partition built on its own; item statistics (popularity, catalog) computed once
     over the whole inputs, as a distributed engine would broadcast them."""
     whole_p = load_predictions(MemoryTable(pd.concat([p for p, _ in pieces]), "predictions"))
     whole_t = load_truth(MemoryTable(pd.concat([t for _, t in pieces]), "truth"))
-    extras = load_extras(train, catalog, item_features=features, item_groups=groups)
+    extras = load_extras({"train": train, "catalog": catalog, "item_features": features,
+                          "item_groups": groups, "propensity": propensity})
     stats = item_stats(extras, whole_p, settings)
     partials = []
     for p, t in pieces:
@@ -127,12 +130,13 @@ def test_partitions_merge_into_the_whole(options, n):
     metrics = METRICS
     if options.get("ties") == "expected":  # without the measures that have no closed form
         metrics = [m for m in METRICS if REGISTRY[m.split("@")[0].split("(")[0]].tie_expectation]
-    train, catalog, features, groups = _extras(preds, seed=n)
+    train, catalog, features, groups, propensity = _extras(preds, n, truth)
     whole = evaluate(preds, truth, metrics, KS, train=train, catalog=catalog,
-                     item_features=features, item_groups=groups, **options)
+                     item_features=features, item_groups=groups, propensity=propensity,
+                     **options)
     settings = make_settings(metrics, KS, **options)
     merged = _merged(_split(preds, truth, n, seed=len(options) + n), settings, train, catalog,
-                     features, groups)
+                     features, groups, propensity)
     pd.testing.assert_frame_equal(merged.per_user, whole.per_user)
     assert merged.metrics == whole.metrics  # exact: one rounding, of the same exact sum
     assert merged.users == whole.users
@@ -191,7 +195,7 @@ def test_released_ids_change_nothing(style):
     for release in (False, True):
         p = load_predictions(MemoryTable(preds, "run"))
         t = load_truth(MemoryTable(truth, "qrels"))
-        stats = item_stats(load_extras(None, None, {}), p, settings)
+        stats = item_stats(load_extras({}), p, settings)
         results.append(finish(evaluate_partition(p, t, settings, None, stats, release),
                               settings, p, t, stats=stats))
         assert (p.user is None) is release and (t.item is None) is release

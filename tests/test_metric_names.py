@@ -6,7 +6,6 @@ import pytest
 
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse, parse_ks
-from rankeval.params import REQUIRED
 from rankeval.registry import LOOKUP, REGISTRY
 
 
@@ -30,8 +29,7 @@ def test_parse(text, expected):
 @pytest.mark.parametrize("k", [7, None])
 def test_canonical_names_round_trip(name, k):
     level = REGISTRY[name].levels[3] if REGISTRY[name].levels else None
-    spec = MetricSpec(name, k if REGISTRY[name].cutoff else None, level,
-                      REQUIRED.get(name, ()))
+    spec = MetricSpec(name, k if REGISTRY[name].cutoff else None, level)
     assert from_name(str(spec)) == spec
 
 

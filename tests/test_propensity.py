@@ -154,9 +154,10 @@ def test_unbiased_under_the_popularity_model():
         np.mean(found["plain_r"]) - truth_values["recall@10"])
 
 
-def test_gamma_is_required_and_train_too():
+def test_gamma_or_a_file_is_required_and_train_with_gamma():
+    """The popularity model is an assumption: --train alone does not choose it."""
     run, truth, train, _ = _generated(4)
-    with pytest.raises(OptionError, match="needs gamma="):
+    with pytest.raises(OptionError, match=r"needs propensity FILE .* or gamma= and train"):
         rankeval.evaluate(run, truth, metrics="ips_recall@10", train=train)
     with pytest.raises(OptionError, match="train"):
         rankeval.evaluate(run, truth, metrics="ips_recall(gamma=1)@10")

@@ -467,7 +467,8 @@ def test_ranking_evaluator_agrees_where_conventions_match(spark):
 
 BEYOND = ["ndcg", "coverage", "item_coverage", "entropy", "norm_entropy", "gini",
           "personalization", "arp", "long_tail", "novelty", "ild", "serendipity",
-          "ips_recall(gamma=2)", "ips_ndcg(gamma=1, sn=False)", "pop_recall"]
+          "ips_recall(gamma=2)", "ips_ndcg(gamma=1, sn=False)", "pop_recall",
+          "ips_recall", "ips_dcg(sn=False)"]  # the last two: --propensity, per pair
 
 
 def _extras(seed: int, preds: pd.DataFrame):
@@ -492,11 +493,14 @@ def _extras(seed: int, preds: pd.DataFrame):
 def test_beyond_accuracy_equals_the_local_engine(spark, options):
     preds, truth = generated(11)
     train, catalog, features = _extras(11, preds)
+    pairs = truth[["user_id", "item_id"]].drop_duplicates()
+    propensity = pairs.assign(propensity=np.random.default_rng(11).uniform(0.05, 1, len(pairs)))
     local = rankeval.evaluate(preds, truth, metrics=BEYOND, k=K, train=train, catalog=catalog,
-                              item_features=features, **options)
+                              item_features=features, propensity=propensity, **options)
     distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=BEYOND,
                                  k=K, train=frame(spark, train), catalog=frame(spark, catalog),
-                                 item_features=features, chunk_rows=80, **options)
+                                 item_features=features, propensity=propensity, chunk_rows=80,
+                                 **options)
     same(local, distributed)
     # ild and serendipity leave out users they cannot score, from tie bounds too: NaN only
     # where no user has a value (the metric is undefined)

@@ -282,7 +282,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     if reads(settings.specs, "grades"):
         chunk = with_grades(chunk, codes, truth, sel)
     if stats is not None and reads(settings.specs, "propensity"):
-        chunk = with_propensities(chunk, codes, truth, sel, settings)
+        chunk = with_propensities(chunk, codes, truth, sel, settings, stats)
     if stats is not None and stats.groups is not None and reads(settings.specs, "item_groups"):
         chunk = with_groups(chunk, codes, truth, sel, settings, stats.groups)
     if settings.ties in ("optimistic", "pessimistic"):

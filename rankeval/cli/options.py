@@ -106,6 +106,13 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="FILE", help="Which group each item belongs to (an item column and one or more "
         "group columns: provider, language, ...; an item on several rows is in each group): "
         "for awrf.")),
+    "propensity": (("--propensity",), dict(
+        metavar="FILE", help="Each item's probability of being observed (an item column and a "
+        "propensity column), or each (user, item) pair's with a user column: for ips_recall, "
+        "ips_precision, ips_dcg and ips_ndcg written without gamma=.")),
+    "propensity_format": (("--propensity-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --propensity (default: from the extension; required for -).")),
     "item_groups_format": (("--item-groups-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of --item-groups (default: from the extension; required for -).")),
@@ -263,8 +270,9 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     return _stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
                   option("catalog"), option("item_features"), option("item_groups"),
-                  option("train_format"), option("catalog_format"),
+                  option("propensity"), option("train_format"), option("catalog_format"),
                   option("item_features_format"), option("item_groups_format"),
+                  option("propensity_format"),
                   option("delimiter"), option("encoding"))
 
 
@@ -299,7 +307,8 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
 
 
 def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
-    """--train, --catalog and their formats, as ``beyond.load_extras`` takes them."""
+    """--train, --catalog, ... and their formats, as ``recommender.extras.load_extras``
+    takes them."""
     return {name: kw.pop(name) for n in EXTRA for name in (n, f"{n}_format")}
 
 

@@ -107,10 +107,7 @@ def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
     from rankeval.registry import reads
 
     table = open_input(truth, "truth", truth_format, reading)
-    extras = load_extras(extra["train"], extra["catalog"], columns, reading,
-                         extra["train_format"], extra["catalog_format"],
-                         extra["item_features"], extra["item_features_format"],
-                         extra["item_groups"], extra["item_groups_format"])
+    extras = load_extras(extra, columns, reading)
     named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
     return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics")), extras
 

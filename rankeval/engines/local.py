@@ -21,10 +21,7 @@ class LocalEngine(Engine):
         run, judged = load_inputs(job.predictions, job.truth, job.columns, job.preds_format,
                                   job.truth_format, job.reading,
                                   subtopics=reads(job.settings.specs, "subtopics"))
-        extras = load_extras(x.get("train"), x.get("catalog"), job.columns, job.reading,
-                             x.get("train_format"), x.get("catalog_format"),
-                             x.get("item_features"), x.get("item_features_format"),
-                             x.get("item_groups"), x.get("item_groups_format"))
+        extras = load_extras(x, job.columns, job.reading)
         progress.stage(f"scoring {run.source.rows:,} predictions")
         return evaluate_inputs(run, judged, job.settings, extras, release=True)
 

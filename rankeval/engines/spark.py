@@ -57,8 +57,7 @@ class SparkEngine(Engine):
         preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
                                     job.truth_format, spark, job.reading)
         x = job.extras
-        extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
-                              job.columns, x, spark, job.reading, x.get("item_groups"))
+        extras = extra_frames(x, job.columns, spark, job.reading)
         check_needs(job.settings, extras.given())
         return evaluate_frames(preds, truth, job.settings, job.columns,
                                job.options.get("partitions"),
@@ -80,8 +79,7 @@ class SparkEngine(Engine):
         try:
             preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
                                         job.truth_format, spark, job.reading)
-            extras = extra_frames(x.get("train"), x.get("catalog"), x.get("item_features"),
-                                  job.columns, x, spark, job.reading, x.get("item_groups"))
+            extras = extra_frames(x, job.columns, spark, job.reading)
         except InputError as exc:  # unreadable: the report says so, as locally
             return Validation(errors=[exc], acknowledged=acknowledged)
         return validate_frames(preds, truth, job.settings, job.columns, acknowledged,

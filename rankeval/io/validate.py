@@ -72,11 +72,7 @@ def validate_inputs(
     extra = extra or {}
     check_needs(settings, {n for n in EXTRA if extra.get(n) is not None})
     with collecting() as problems:
-        extras = _load(problems, lambda: load_extras(
-            extra.get("train"), extra.get("catalog"), cols, reading, extra.get("train_format"),
-            extra.get("catalog_format"), extra.get("item_features"),
-            extra.get("item_features_format"), extra.get("item_groups"),
-            extra.get("item_groups_format")))
+        extras = _load(problems, lambda: load_extras(extra, cols, reading))
         run_table = _load(problems, lambda: open_input(predictions, "predictions", preds_format,
                                                        reading))
         truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format, reading))

@@ -77,10 +77,11 @@ class Chunk:
     # With --item-groups (awrf): per group column, the items' memberships and each user's
     # target (``kernels/fairness.ChunkGroups``)
     groups: dict[str, Any] | None = None
-    # With the propensity-weighted metrics (``kernels/propensity.py``): per exponent e, each
-    # item code's weight (training popularity / the largest, to the power -e; 0 unseen in
-    # training) and per user the sum of its relevant items' weights and how many have one
-    propensity: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    # With the propensity-weighted metrics (``kernels/propensity.py``): per source of weights
+    # (an exponent e of the popularity model, or ``params.FROM_FILE``), the relevant items'
+    # weights (``build/propensity.py``: ItemWeights, PairWeights) and per user the sum of
+    # its relevant items' weights and how many have one
+    propensity: dict[float | str, tuple[Any, np.ndarray, np.ndarray]] | None = None
 
     def users(self, start: int, stop: int) -> Chunk:
         """The sub-chunk of users ``start <= code < stop``, renumbered from 0 (a partition)."""
@@ -128,7 +129,7 @@ class Chunk:
             out["groups"] = {name: replace(g, relevant=g.relevant[start:stop])
                              for name, g in self.groups.items()}
         if self.propensity is not None:
-            out["propensity"] = {e: (w, total[start:stop], count[start:stop])
+            out["propensity"] = {e: (w.users(start, stop), total[start:stop], count[start:stop])
                                  for e, (w, total, count) in self.propensity.items()}
         if self.sampled_user is not None and stop > start:
             assert self.samples is not None

@@ -21,25 +21,21 @@ from rankeval.kernels.sums import Sums
 from rankeval.params import exponent
 
 
-def _parts(s: Sums, k: float, dcg: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _parts(s: Sums, k: float, dcg: bool, name: str = "ips_recall"
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per user: the weighted hits (or weighted DCG) in the top K, the sum of the weights
-    of its relevant items and their number."""
+    of its relevant items and their number. ``name``: an ips_ metric, or pop_recall."""
     c = s.c
-    assert c.propensity is not None  # built for every metric with an exponent
-    weight, total, count = c.propensity[exponent_of(s)]
+    assert c.propensity is not None  # built for every propensity-weighted metric
+    key = exponent(name, s.params)
+    assert key is not None
+    weight, total, count = c.propensity[key]
     t = s.conv.relevance_threshold
     rows = np.flatnonzero((c.rel > 0 if t is None else c.rel >= t) & (c.pos <= k))
-    w = weight[c.item[rows]]
+    w = weight.at(c.user[rows], c.item[rows])
     if dcg:
         w = w / np.log2(c.pos[rows] + 1.0)
     return np.bincount(c.user[rows], w, minlength=c.n_users), total, count
-
-
-def exponent_of(s: Sums) -> float:
-    """The group's exponent: its gamma (the ips_ metrics, which require it) or beta."""
-    e = exponent("pop_recall", s.params)
-    assert e is not None
-    return e
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -47,8 +43,8 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _recall(s: Sums, k: float) -> np.ndarray:
-    hits, total, count = _parts(s, k, False)
+def _recall(s: Sums, k: float, name: str = "ips_recall") -> np.ndarray:
+    hits, total, count = _parts(s, k, False, name)
     out = _ratio(hits, total) if s.params.get("sn", True) else _ratio(hits, count)
     return np.where(total > 0, out, np.nan)
 
@@ -75,4 +71,4 @@ def _ndcg(s: Sums, k: float) -> np.ndarray:
 
 
 KERNELS = {"ips_recall": _recall, "ips_precision": _precision, "ips_dcg": _dcg,
-           "ips_ndcg": _ndcg, "pop_recall": _recall}
+           "ips_ndcg": _ndcg, "pop_recall": lambda s, k: _recall(s, k, "pop_recall")}

@@ -9,6 +9,7 @@ that every partition scores against the same popularity and the same catalog (SP
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,10 @@ from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.columns import EXTRA
 from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
 from rankeval.kernels.distinct import distinct, first_index
+from rankeval.params import FROM_FILE, exponent, kernel_params
 from rankeval.recommender.features import ItemFeatures, load_item_features
 from rankeval.recommender.groups import ItemGroups, load_item_groups
+from rankeval.recommender.propensities import Propensities, load_propensities
 from rankeval.recommender.seen import SeenItems
 from rankeval.registry import REGISTRY
 
@@ -31,7 +34,8 @@ if TYPE_CHECKING:
     from rankeval.build.stages import Codes
 
 # Options that provide each input a metric may need (registry ``needs``).
-PROVIDERS = {"interactions": ("train",), "propensity": ("train",), "catalog": ("catalog", "train"),
+PROVIDERS = {"interactions": ("train",), "propensity": ("train", "propensity"),
+             "catalog": ("catalog", "train"),
              "item_features": ("item_features",), "item_groups": ("item_groups",)}
 
 
@@ -43,6 +47,7 @@ class Extras:
     catalog: Catalog | None = None
     item_features: ItemFeatures | None = None
     item_groups: ItemGroups | None = None
+    propensity: Propensities | None = None
 
     def given(self) -> set[str]:
         return {name for name in EXTRA if getattr(self, name) is not None}
@@ -89,31 +94,25 @@ class ItemVectors:
         return to_numpy(fill_null(idx, -1)).astype(np.int64)
 
 
-def load_extras(train: Any, catalog: Any, columns: dict[str, str | None] | None = None,
-                reading: dict[str, Any] | None = None, train_format: str | None = None,
-                catalog_format: str | None = None, item_features: Any = None,
-                item_features_format: str | None = None, item_groups: Any = None,
-                item_groups_format: str | None = None) -> Extras:
-    """Open and load ``--train``, ``--catalog``, ``--item-features`` and ``--item-groups``
-    (paths or in-memory tables), with the same column options as the main inputs."""
+def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | None = None,
+                reading: dict[str, Any] | None = None) -> Extras:
+    """Open and load the optional inputs in ``given`` (``EXTRA``: ``train``, ``catalog``,
+    ``item_features``, ``item_groups``, ``propensity``; paths or in-memory tables, each
+    with its ``NAME_format``), with the same column options as the main inputs."""
     cols = columns or {}
-    loaded_train = loaded_catalog = loaded_features = loaded_groups = None
-    if item_groups is not None:
-        loaded_groups = load_item_groups(
-            open_input(item_groups, "item_groups", item_groups_format, reading),
-            cols.get("item_col"))
-    if item_features is not None:
-        loaded_features = load_item_features(
-            open_input(item_features, "item_features", item_features_format, reading),
-            cols.get("item_col"))
-    if train is not None:
-        loaded_train = load_train(open_input(train, "train", train_format, reading),
-                                  cols.get("user_col"), cols.get("item_col"),
-                                  cols.get("count_col"))
-    if catalog is not None:
-        loaded_catalog = load_catalog(open_input(catalog, "catalog", catalog_format, reading),
-                                      cols.get("item_col"))
-    return Extras(loaded_train, loaded_catalog, loaded_features, loaded_groups)
+    loaders: dict[str, Callable[[Any], Any]] = {
+        "train": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
+                                      cols.get("count_col")),
+        "catalog": lambda t: load_catalog(t, cols.get("item_col")),
+        "item_features": lambda t: load_item_features(t, cols.get("item_col")),
+        "item_groups": lambda t: load_item_groups(t, cols.get("item_col")),
+        "propensity": lambda t: load_propensities(t, cols.get("user_col"), cols.get("item_col"),
+                                                  cols.get("propensity_col")),
+    }
+    loaded = {name: loaders[name](open_input(given[name], name, given.get(f"{name}_format"),
+                                             reading))
+              for name in EXTRA if given.get(name) is not None}
+    return Extras(**loaded)
 
 
 def check_needs(settings, given: set[str]) -> None:
@@ -121,8 +120,17 @@ def check_needs(settings, given: set[str]) -> None:
     before any data is read."""
     for spec in settings.specs:
         for need in sorted(REGISTRY[spec.name].needs - {"subtopics"}):  # the truth's
-            if not given & set(PROVIDERS[need]):
-                options = " or ".join(f"{{opt:{o}}}" for o in PROVIDERS[need])
+            providers = PROVIDERS[need]
+            if need == "propensity":  # where the weights come from: its parameters say
+                key = exponent(spec.name, kernel_params(spec.params, spec.name))
+                providers = ("propensity",) if key == FROM_FILE else ("train",)
+                if key == FROM_FILE and "propensity" not in given:
+                    raise OptionError(
+                        f"{spec} needs {{opt:propensity}} FILE (each item's probability of "
+                        f"being observed), or gamma= and {{opt:train}} for the popularity "
+                        f"model: {spec.name}(gamma=2)@10 (SPEC section 7)")
+            if not given & set(providers):
+                options = " or ".join(f"{{opt:{o}}}" for o in providers)
                 raise OptionError(f"{spec.name} needs {options} (SPEC section 7)")
     for flag in ("exclude_seen", "exclude_seen_truth"):
         if getattr(settings, flag) and "train" not in given:
@@ -145,6 +153,7 @@ class ItemStats:
     vectors: ItemVectors | None = None
     member: np.ndarray | None = None  # bool per id: in the catalog
     groups: ItemGroups | None = None  # --item-groups (awrf)
+    propensity: Propensities | None = None  # --propensity (the ips_ metrics)
 
     def at(self, item_ids: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(popularity, long tail) of each of ``item_ids``."""
@@ -165,7 +174,7 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
     stats = stats_from(item_tally(preds, extras.train, extras.catalog, settings.popularity),
                        settings.tail_share, vectors)
-    return dataclasses.replace(stats, groups=extras.item_groups)
+    return dataclasses.replace(stats, groups=extras.item_groups, propensity=extras.propensity)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from rankeval.registry import CORPUS, Metric
 
 _NEEDS_TRAIN = frozenset({"interactions"})
-_NEEDS_PROPENSITY = frozenset({"interactions", "propensity"})
+# the ips_ metrics: --train (gamma=, the popularity model) or --propensity (check_needs)
+_NEEDS_PROPENSITY = frozenset({"propensity"})
+_UNDEFINED = "no relevant item with a propensity (with gamma=: none seen in training)"
 
 ROWS: tuple[Metric, ...] = (
     Metric("coverage", ("catalog_coverage",), "share of the catalog found in any top-K list "
@@ -52,23 +54,25 @@ ROWS: tuple[Metric, ...] = (
            needs=frozenset({"item_features", "interactions"}),
            undefined_when="no training items with features"),
     Metric("ips_recall", (), "recall with each relevant item weighted by 1 / P(observed), "
-           "P from training popularity^((gamma+1)/2) (Yang et al. 2018's SNIPS; sn=False: "
-           "over |R|)", "sum_{hits} w_i / sum_{i in R} w_i", needs=_NEEDS_PROPENSITY,
-           tie_expectation=False, undefined_when="no relevant item seen in training"),
+           "P from --propensity FILE, or from training popularity^((gamma+1)/2) with gamma= "
+           "(Yang et al. 2018's SNIPS; sn=False: over |R|)", "sum_{hits} w_i / sum_{i in R} w_i",
+           needs=_NEEDS_PROPENSITY,
+           tie_expectation=False, undefined_when=_UNDEFINED),
     Metric("ips_precision", (), "precision with propensity weights (see ips_recall), "
            "self-normalised over the user's relevant items", "sum_{hits} w_i |R| / "
            "(K sum_{i in R} w_i)", needs=_NEEDS_PROPENSITY, tie_expectation=False,
-           undefined_when="no relevant item seen in training"),
+           undefined_when=_UNDEFINED),
     Metric("ips_dcg", (), "DCG (binary gain) with propensity weights (see ips_recall), "
            "self-normalised over the user's relevant items", "sum_{hits} w_i / log2(j+1) "
            "|R| / sum_{i in R} w_i", bounded=False, needs=_NEEDS_PROPENSITY,
-           tie_expectation=False, undefined_when="no relevant item seen in training"),
+           tie_expectation=False, undefined_when=_UNDEFINED),
     Metric("ips_ndcg", (), "ips_dcg over the ideal DCG of the user's relevant items",
            "ips_dcg / IDCG@K(|R|)", needs=_NEEDS_PROPENSITY, tie_expectation=False,
-           undefined_when="no relevant item seen in training"),
+           undefined_when=_UNDEFINED),
     Metric("pop_recall", ("popularity_stratified_recall",), "popularity-stratified "
            "recall (Steck 2011): each relevant item weighs popularity^-beta, per user",
-           "sum_{hits} n_i^-b / sum_{i in R} n_i^-b", needs=_NEEDS_PROPENSITY,
+           "sum_{hits} n_i^-b / sum_{i in R} n_i^-b",
+           needs=frozenset({"interactions", "propensity"}),
            tie_expectation=False, undefined_when="no relevant item seen in training"),
     Metric("novelty", ("self_information",), "mean self-information of the top K: "
            "-log2(pop(i) / training users); an unseen item counts log2(users + 1)",

@@ -19,7 +19,7 @@ import pickle
 import re
 import sys
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -95,6 +95,7 @@ def evaluate(
     catalog: Any = None,
     item_features: Any = None,
     item_groups: Any = None,
+    propensity: Any = None,
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
@@ -103,18 +104,18 @@ def evaluate(
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
     ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
     ``user_col``...) or paths Spark reads (Parquet, CSV, TSV, JSON Lines, TREC; files,
-    directories, globs, any filesystem of the cluster); ``item_features`` and ``item_groups``
-    are read on this machine (any form ``rankeval.evaluate`` takes). The same settings as
-    ``rankeval.evaluate``. ``spark``: the session (default: ``session()``); ``partitions``:
-    how many partitions of users (default: from the input splits); ``chunk_rows``: rows
-    scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
+    directories, globs, any filesystem of the cluster); ``item_features``, ``item_groups``
+    and ``propensity`` are read on this machine (any form ``rankeval.evaluate`` takes). The
+    same settings as ``rankeval.evaluate``. ``spark``: the session (default: ``session()``);
+    ``partitions``: how many partitions of users (default: from the input splits);
+    ``chunk_rows``: rows scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
     """
     from rankeval.evaluation import evaluate as evaluate_on
 
     result = evaluate_on(predictions, truth, metrics, k, compat=compat,
                          preds_format=preds_format, truth_format=truth_format, train=train,
                          catalog=catalog, item_features=item_features,
-                         item_groups=item_groups, engine="spark",
+                         item_groups=item_groups, propensity=propensity, engine="spark",
                          engine_options={"spark": spark, "partitions": partitions,
                                          "chunk_rows": chunk_rows}, **options)
     assert isinstance(result.store, SparkValues)  # what the Spark engine gives
@@ -122,34 +123,25 @@ def evaluate(
 
 
 
-def extra_frames(train: Any, catalog: Any, item_features: Any, columns, formats=None,
-                 spark: Any = None, reading: dict[str, Any] | None = None,
-                 item_groups: Any = None) -> SparkExtras:
-    """``train`` and ``catalog`` read by Spark (or given as DataFrames); ``item_features``
-    and ``item_groups`` loaded here (sent to every task with the item statistics)."""
-    formats = formats or {}
+def extra_frames(given: Mapping[str, Any], columns, spark: Any = None,
+                 reading: dict[str, Any] | None = None) -> SparkExtras:
+    """``given``'s ``train`` and ``catalog`` read by Spark (or given as DataFrames); its
+    ``item_features``, ``item_groups`` and ``propensity`` loaded here (sent to every task
+    with the item statistics). Each with its ``NAME_format``."""
     found = {}
-    for data, role in ((train, "train"), (catalog, "catalog")):
-        if data is not None:
-            found[role] = _frame(data, role, formats.get(f"{role}_format"), f"{role}_format",
-                                 spark, reading)
-    features = None
-    if item_features is not None:
-        from rankeval.io.load import open_input
-        from rankeval.recommender.features import load_item_features
+    for role in ("train", "catalog"):
+        if given.get(role) is not None:
+            found[role] = _frame(given[role], role, given.get(f"{role}_format"),
+                                 f"{role}_format", spark, reading)
+    here = {n: given[n] for n in ("item_features", "item_groups", "propensity")
+            if given.get(n) is not None}
+    if here:
+        from rankeval.recommender.extras import load_extras
 
-        features = load_item_features(open_input(item_features, "item_features",
-                                                 formats.get("item_features_format"), reading),
-                                      columns.get("item_col"))
-    groups = None
-    if item_groups is not None:
-        from rankeval.io.load import open_input
-        from rankeval.recommender.groups import load_item_groups
-
-        groups = load_item_groups(open_input(item_groups, "item_groups",
-                                             formats.get("item_groups_format"), reading),
-                                  columns.get("item_col"))
-    return SparkExtras(found.get("train"), found.get("catalog"), features, groups)
+        loaded = load_extras({**here, **{f"{n}_format": given.get(f"{n}_format")
+                                         for n in here}}, columns, reading)
+        found.update({n: getattr(loaded, n) for n in here})
+    return SparkExtras(**found)
 
 
 def input_frames(predictions: Any, truth: Any, preds_format: str | None = None,

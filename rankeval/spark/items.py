@@ -30,6 +30,7 @@ class SparkExtras:
     catalog: tuple | None = None
     item_features: Any = None
     item_groups: Any = None  # --item-groups, loaded on this machine
+    propensity: Any = None  # --propensity, loaded on this machine
 
     def given(self) -> set[str]:
         return {n for n in EXTRA if getattr(self, n) is not None}
@@ -71,7 +72,8 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
     stats = stats_from(_tally(table, n_users, extras.catalog is not None), settings.tail_share,
                        vectors)
-    return dataclasses.replace(stats, groups=extras.item_groups), summaries
+    return dataclasses.replace(stats, groups=extras.item_groups,
+                               propensity=extras.propensity), summaries
 
 
 def _items(df, column: str, label: str):
