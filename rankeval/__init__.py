@@ -20,6 +20,8 @@ _EXPORTS = {
     "power": "analysis.power",
     "compare": "comparison",
     "ope": "offpolicy",
+    "sampled": "analysis.sampled_runs",
+    "SampledResult": "analysis.sampled",
     "OffPolicy": "offpolicy.result",
     "rbo": "analysis.overlap",
     "Overlap": "analysis.overlap",
@@ -43,6 +45,8 @@ if TYPE_CHECKING:
     from rankeval.analysis.overlap import Overlap as Overlap
     from rankeval.analysis.overlap import rbo as rbo
     from rankeval.analysis.power import power as power
+    from rankeval.analysis.sampled import SampledResult as SampledResult
+    from rankeval.analysis.sampled_runs import sampled as sampled
     from rankeval.comparison import CompareResult as CompareResult
     from rankeval.comparison import compare as compare
     from rankeval.errors import InputError as InputError

@@ -118,21 +118,38 @@ class SampledResult:
     gamma: float
     replacement: bool
     flips: list[tuple[str, str, str, str]] = field(default_factory=list)  # metric, a, b, est
+    ties: str | None = None  # how tied scores were ranked (runs of scores), else None
+    warnings: list[str] = field(default_factory=list)  # what the inputs left out, with counts
 
     def to_dict(self) -> dict[str, Any]:
         return {"candidates": self.candidates, "negatives": self.negatives,
                 "gamma": self.gamma, "sampling": "with replacement" if self.replacement
-                else "without replacement", "runs": [r.to_dict() for r in self.runs],
+                else "without replacement", "ties": self.ties,
+                "runs": [r.to_dict() for r in self.runs],
                 "flips": [{"metric": m, "runs": [a, b], "estimator": e}
-                          for m, a, b, e in self.flips]}
+                          for m, a, b, e in self.flips], "warnings": list(self.warnings)}
+
+    def __repr__(self) -> str:
+        lines = [f"SampledResult({len(self.runs)} run(s), {self.negatives:,} negatives of "
+                 f"{self.candidates:,} candidates)"]
+        for r in self.runs:
+            shown = ", ".join(f"{m}: sampled {v['sampled']:.4g}, bv {v['bv']:.4g}"
+                              for m, v in r.values.items())
+            lines.append(f"  {r.name} ({r.instances:,} items): {shown}")
+        return "\n".join(lines)
 
 
 ESTIMATORS = ("sampled", "rank_estimate", "bv")
 
 
-def estimate(ranks: dict[str, np.ndarray], metrics: list[tuple[str, int | None]], n: int,
+Ranks = np.ndarray | tuple[np.ndarray, np.ndarray]
+
+
+def estimate(ranks: dict[str, Ranks], metrics: list[tuple[str, int | None]], n: int,
              m: int, gamma: float = 0.1, replacement: bool = False) -> SampledResult:
-    """Each run's sampled metrics and corrections, from its instances' sampled ranks."""
+    """Each run's sampled metrics and corrections, from its instances' sampled ranks: one
+    rank each, or a range (lowest, highest) for an item tied with negatives, whose value is
+    the mean over the range (the expectation over the tie's orders)."""
     if m < 1 or n < m + 1:
         raise OptionError(f"the candidates ({n:,}) must outnumber the sampled negatives "
                           f"({m:,}), and there must be at least one negative")
@@ -141,14 +158,15 @@ def estimate(ranks: dict[str, np.ndarray], metrics: list[tuple[str, int | None]]
     tables = {(name, k, how): table(name, k, n, m, how, gamma, replacement)
               for name, k in metrics for how in ESTIMATORS}
     runs = []
-    for run, r in ranks.items():
-        if len(r) and (r.min() < 1 or r.max() > m + 1):
-            raise OptionError(f"{run}: sampled ranks must lie in 1..{m + 1} (the item and "
-                              f"{m:,} negatives), got {int(r.min())}..{int(r.max())}")
-        at = r.astype(np.int64) - 1
-        runs.append(Estimates(run, len(r), {
-            _label(name, k): {how: float(tables[name, k, how][at].mean()) if len(r)
-                              else math.nan for how in ESTIMATORS} for name, k in metrics}))
+    for run, given in ranks.items():
+        low, high = given if isinstance(given, tuple) else (given, given)
+        for r in (low, high):
+            if len(r) and (r.min() < 1 or r.max() > m + 1):
+                raise OptionError(f"{run}: sampled ranks must lie in 1..{m + 1} (the item and "
+                                  f"{m:,} negatives), got {int(r.min())}..{int(r.max())}")
+        runs.append(Estimates(run, len(low), {
+            _label(name, k): {how: _mean(tables[name, k, how], low, high)
+                              for how in ESTIMATORS} for name, k in metrics}))
     flips = []
     for i, a in enumerate(runs):
         for b in runs[i + 1:]:
@@ -158,6 +176,16 @@ def estimate(ranks: dict[str, np.ndarray], metrics: list[tuple[str, int | None]]
                     if np.sign(a.values[label][how] - b.values[label][how]) * naive < 0:
                         flips.append((label, a.name, b.name, how))
     return SampledResult(runs, n, m, gamma, replacement, flips)
+
+
+def _mean(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
+    """The mean over instances of each one's mean of ``values`` (index rank - 1) over its
+    ranks low..high."""
+    if not len(low):
+        return math.nan
+    cum = np.concatenate([[0.0], np.cumsum(values)])
+    lo, hi = low.astype(np.int64), high.astype(np.int64)
+    return float(((cum[hi] - cum[lo - 1]) / (hi - lo + 1)).mean())
 
 
 def _label(name: str, k: int | None) -> str:

@@ -21,8 +21,17 @@ from rankeval.cli.options import (
 @click.option("--candidates", type=click.IntRange(min=2), required=True, metavar="N",
               help="How many items each held-out item would be ranked among in full (the "
               "catalogue the negatives were drawn from, the item included).")
-@click.option("--negatives", type=click.IntRange(min=1), required=True, metavar="M",
-              help="How many negatives were sampled for each held-out item.")
+@click.option("--negatives", type=click.IntRange(min=1), metavar="M",
+              help="How many negatives were sampled for each held-out item (with --truth: "
+              "read from the runs).")
+@click.option("--truth", metavar="FILE", help="The held-out items (relevance > 0): each RUN "
+              "then holds the scores of every user's held-out items and sampled negatives, "
+              "and each item's sampled rank is computed from them.")
+@option("truth_format")
+@click.option("--ties", type=click.Choice(["expected", "optimistic", "pessimistic"]),
+              default="expected", show_default=True, help="With --truth: a negative scored "
+              "the same as the held-out item ranks above it (pessimistic), below it "
+              "(optimistic), or either way with equal chance (expected).")
 @click.option("-m", "--metrics", default="hit_rate,ndcg,mrr,auc", show_default=True,
               metavar="LIST", help="Metrics of one held-out item: hit_rate (recall), "
               "precision, ndcg, mrr (ap), auc; comma-separated.")
@@ -43,6 +52,12 @@ from rankeval.cli.options import (
               "and its aliases are not in the file. Default item_id.")
 @click.option("--rank-col", "rank_col", metavar="NAME", help="The column of the sampled "
               "rank, when the default and its aliases are not in the file. Default rank.")
+@click.option("--score-col", "score_col", metavar="NAME", help="With --truth: the column of "
+              "the scores, when the default and its aliases are not in the file. Default "
+              "score.")
+@click.option("--relevance-col", "relevance_col", metavar="NAME", help="The truth's "
+              "relevance column, when the default and its aliases are not in the file. "
+              "Default relevance.")
 @option("delimiter")
 @option("encoding")
 @report_options("sampled")
@@ -51,65 +66,38 @@ def sampled_command(runs, **kw) -> int:
     sampled and corrected toward the full ranking among --candidates items.
 
     Each RUN has one row per held-out item: user, item and rank (its rank among itself and
-    its sampled negatives, 1 = top). The report gives every metric as sampled, at the
-    expected full rank (rank estimate), and with Krichene and Rendle's bias-variance
-    correction; it warns when a correction orders two runs the other way.
+    its sampled negatives, 1 = top). Or, with --truth naming the held-out items, each RUN
+    holds the scores of every user's held-out items and sampled negatives. The report gives
+    every metric as sampled, at the expected full rank (rank estimate), and with Krichene
+    and Rendle's bias-variance correction; it warns when a correction orders two runs the
+    other way.
 
     \b
     Examples:
       rankeval sampled ranks.csv --candidates 3706 --negatives 100
       rankeval sampled a.csv b.csv --candidates 3706 --negatives 100 -m ndcg -k 10,20
+      rankeval sampled scores.csv --truth heldout.csv --candidates 3706
       rankeval sampled ranks.parquet --candidates 50000 --negatives 999 --gamma 0 -f json
     """
-    from rankeval.analysis.sampled import estimate
-    from rankeval.errors import OptionError
-    from rankeval.io.load import load_predictions, open_input
+    from rankeval.analysis.sampled_runs import sampled
     from rankeval.io.output import check_distinct, check_writable
 
     check_writable(kw["output"], "--output")
-    check_distinct({"--output": kw["output"]}, list(runs))
-    names = list(kw["names"]) or list(runs)
-    if len(names) != len(runs):
-        raise OptionError(f"{len(names)} names for {len(runs)} runs")
-    metrics = _metrics(kw["metrics"], kw["ks"])
+    check_distinct({"--output": kw["output"]}, [*runs, *([kw["truth"]] if kw["truth"] else [])])
     columns, reading = pop_columns(kw), pop_reading(kw)
-    ranks = {}
-    for name, path in zip(names, runs, strict=True):
-        table = open_input(path, "predictions", kw["preds_format"], reading)
-        preds = load_predictions(table, columns.get("user_col"), columns.get("item_col"),
-                                 columns.get("rank_col"), None, None)
-        if preds.rank is None:
-            raise OptionError(f"{path}: no rank column: each row is a held-out item with its "
-                              "rank among the sampled negatives")
-        ranks[name] = preds.rank
-    result = estimate(ranks, metrics, kw["candidates"], kw["negatives"], kw["gamma"],
-                      kw["sampling"] == "with")
+    result = sampled(list(runs), kw["candidates"], kw["negatives"], truth=kw["truth"],
+                     metrics=kw["metrics"], k=kw["ks"], gamma=kw["gamma"],
+                     sampling=kw["sampling"], ties=kw["ties"], names=kw["names"] or None,
+                     preds_format=kw["preds_format"], truth_format=kw["truth_format"],
+                     columns=columns, reading=reading)
     if not kw["quiet"]:
         from rankeval.report.sampled import grouped
 
+        for line in result.warnings:
+            warn(line)
         for (label, a, b), how in grouped(result.flips).items():
             warn(f"{label}: {a} and {b} swap places under the {' and the '.join(how)} "
                  f"correction{'s' if len(how) > 1 else ''}: the sampled metric may order them "
                  "the wrong way")
     emit(kw["output"], kw["fmt"].lower(), "sampled", result)
     return 0
-
-
-def _metrics(text: str, ks: str) -> list[tuple[str, int | None]]:
-    from rankeval.analysis.sampled import METRICS
-    from rankeval.errors import OptionError
-
-    aliases = {"recall": "hit_rate", "hr": "hit_rate", "ap": "mrr", "map": "mrr"}
-    try:
-        cutoffs = [int(k) for k in ks.split(",")]
-    except ValueError:
-        cutoffs = []
-    if not cutoffs or min(cutoffs) < 1:
-        raise OptionError(f"-k takes whole numbers from 1, comma-separated, got {ks!r}")
-    out: list[tuple[str, int | None]] = []
-    for word in text.split(","):
-        name = aliases.get(word.strip().lower(), word.strip().lower())
-        if name not in METRICS:
-            raise OptionError(f"-m: unknown metric {word!r} (known: {', '.join(METRICS)})")
-        out += [(name, None)] if name == "auc" else [(name, k) for k in cutoffs]
-    return out

@@ -21,8 +21,10 @@ def sections(result) -> list[Section]:
             title="Sampled metrics of {}", subject=run.name,
             notes=(f"{run.instances:,} held-out items, each ranked among "
                    f"{result.negatives:,} negatives sampled {sampling} replacement from "
-                   f"{result.candidates:,} candidates; rank estimate: the metric at the "
-                   "expected full rank; bv: Krichene and Rendle's bias-variance correction",)))
+                   f"{result.candidates:,} candidates"
+                   + (f" (ranked by score, ties {result.ties})" if result.ties else "")
+                   + "; rank estimate: the metric at the expected full rank; bv: Krichene "
+                   "and Rendle's bias-variance correction",)))
     if result.flips:
         out.append(table("flips", ["metric", "sampled order", "reversed by"],
                          [[m, _order(result, m, a, b), ", ".join(how)]
