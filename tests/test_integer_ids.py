@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -390,3 +391,31 @@ def test_integer_columns_factorize_as_their_text(typ, raw, cuts, other, more):
     fast = encode.factorize(read, second)
     assert fast[1].to_pylist() == sorted({str(v) for v in values + more}, key=str.encode)
     _same_as_text_path([read.cast(pa.string()), second.cast(pa.string())], fast)
+
+
+# Strings whose first 8 bytes often agree (shared prefixes, NUL bytes, short strings, UTF-8)
+_TEXT = st.text(alphabet=st.sampled_from(["a", "b", "\x00", "\x01", "é", "😀", "-", "0"]),
+                max_size=14)
+
+
+@given(st.lists(_TEXT, unique=True, max_size=120), st.booleans(), st.integers(0, 3))
+def test_prefix_sort_is_byte_order(values, large, offset):
+    """``byte_order``'s prefix sort equals Arrow's sort of the bytes, for strings that tie on
+    their first 8 bytes or end inside them, sliced arrays and large strings alike."""
+    arr = pa.array(["pad"] * offset + values, pa.large_string() if large else pa.string())
+    arr = arr.slice(offset)
+    want = pc.sort_indices(arr).to_numpy()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(encode, "_PREFIX_SORT", 0)
+        got = encode.byte_order(arr)
+    assert got.tolist() == want.tolist()
+
+
+def test_prefix_sort_at_scale_is_byte_order():
+    """UUID-like ids past the size the prefix sort starts at, with ties on 8 bytes."""
+    rng = np.random.default_rng(5)
+    ids = pa.array([f"{a:08x}-{b:012x}" for a, b in zip(rng.integers(0, 2**20, 40_000),
+                                                         rng.integers(0, 2**47, 40_000),
+                                                         strict=True)]).unique()
+    assert len(ids) > encode._PREFIX_SORT
+    assert encode.byte_order(ids).tolist() == pc.sort_indices(ids).to_numpy().tolist()
