@@ -76,12 +76,13 @@ def byte_order(text: pa.Array) -> np.ndarray:
     big-endian number (short strings padded with 0), then Arrow's sort within the few groups
     that share those 8 bytes (UUIDs, 5M: 3.1 -> 1.2 s)."""
     string = pa.types.is_string(text.type) or pa.types.is_large_string(text.type)
-    if not string or text.null_count or len(text) < _PREFIX_SORT or text.buffers()[2] is None:
+    chars = text.buffers()[2] if string else None
+    if chars is None or text.null_count or len(text) < _PREFIX_SORT:
         return to_numpy(pc.sort_indices(text)).astype(np.int64)
     width = np.int32 if pa.types.is_string(text.type) else np.int64
     offsets = frombuffer(buffer(text, 1), dtype=width)[text.offset : text.offset + len(text) + 1]
     start, length = offsets[:-1], np.diff(offsets)
-    data = np.concatenate([frombuffer(text.buffers()[2], dtype=np.uint8),
+    data = np.concatenate([frombuffer(chars, dtype=np.uint8),
                            np.zeros(8, dtype=np.uint8)])  # reads past the last string: 0s
     head = np.empty((len(text), 8), dtype=np.uint8)
     for j in range(8):  # byte j of every string (0 past its end), one gather each
