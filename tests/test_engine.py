@@ -32,7 +32,7 @@ from .datagen import generate
 # (the intent-aware metrics read subtopics, which these inputs lack: test_diversity.py). The
 # ips_ metrics read --propensity, one of them the popularity model (gamma=) too.
 METRICS = [*(n for n, m in REGISTRY.items() if "subtopics" not in m.needs), "ndcg@all",
-           "map@all", "precision@all", "ips_ndcg(gamma=2)"]
+           "map@all", "precision@all", "ips_ndcg(gamma=2)", "ips_dcg(gamma=1, sn=False)"]
 KS = [1, 3, 10]
 
 
@@ -65,7 +65,11 @@ def _extras(preds: pd.DataFrame, seed: int, truth: pd.DataFrame):
     seen = preds.sample(frac=0.2, random_state=seed)[["user_id", "item_id"]]
     other = pd.DataFrame({"user_id": rng.choice(preds.user_id.unique(), 300),
                           "item_id": rng.choice(preds.item_id.unique(), 300)})
-    train = pd.concat([seen, other, other.head(20)], ignore_index=True)
+    # the most popular item in training is one few users were shown: partitions without it
+    # must still weigh items against it (the IPS forms of the propensity metrics)
+    rare = preds.item_id.value_counts().index[-1]
+    hot = pd.DataFrame({"user_id": [f"fan{j}" for j in range(120)], "item_id": rare})
+    train = pd.concat([seen, other, other.head(20), hot], ignore_index=True)
     train["count"] = rng.integers(1, 4, len(train))
     catalog = pd.DataFrame({"item_id": [*preds.item_id.unique(), "never-1", "never-2"]})
     featured = catalog.item_id[rng.random(len(catalog)) < 0.8]

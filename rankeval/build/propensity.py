@@ -74,7 +74,7 @@ def with_propensities(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, 
             weights: ItemWeights | PairWeights
             weights, w = _from_file(codes, rows, user, item, stats)
         else:
-            weights = ItemWeights(_popularity_weights(chunk, float(e)))
+            weights = ItemWeights(_popularity_weights(chunk, stats, float(e)))
             w = weights.weight[item]
         total = np.bincount(user, w, minlength=chunk.n_users)
         count = np.bincount(user, (w > 0).astype(np.float64), minlength=chunk.n_users)
@@ -82,12 +82,14 @@ def with_propensities(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, 
     return dataclasses.replace(chunk, propensity=out)
 
 
-def _popularity_weights(chunk: Chunk, e: float) -> np.ndarray:
-    """Each item code's weight: popularity / the largest popularity, to the power -e; 0 for
-    an item unseen in training, which the weighted metrics leave out."""
+def _popularity_weights(chunk: Chunk, stats: ItemStats, e: float) -> np.ndarray:
+    """Each item code's weight: popularity / the largest popularity of all items, to the
+    power -e; 0 for an item unseen in training, which the weighted metrics leave out. The
+    largest of all (``stats``), not of this chunk's items: the IPS forms (sn=False) scale
+    with it, and a partition of users must not change a user's value."""
     assert chunk.popularity is not None  # gamma= needs --train, which gives popularity
     pop = chunk.popularity.astype(np.float64)
-    top = float(pop.max(initial=0.0))
+    top = float(np.max(stats.pop, initial=0.0))
     with np.errstate(divide="ignore"):
         return np.where(pop > 0, (pop / (top or 1.0)) ** -e, 0.0)
 
