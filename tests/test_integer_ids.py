@@ -419,3 +419,13 @@ def test_prefix_sort_at_scale_is_byte_order():
                                                          strict=True)]).unique()
     assert len(ids) > encode._PREFIX_SORT
     assert encode.byte_order(ids).tolist() == pc.sort_indices(ids).to_numpy().tolist()
+
+
+def test_no_ids_at_all_are_no_codes():
+    """A chunk of users without training rows encodes an input of no chunks (a Spark or Ray
+    partition's empty side): no codes, an empty dictionary, the other columns as usual."""
+    empty = pa.chunked_array([], pa.string())
+    (codes,), ids = encode.factorize(empty)
+    assert codes.tolist() == [] and len(ids) == 0
+    (a, b), ids = encode.factorize(empty, pa.chunked_array([pa.array(["x", "w", "x"])]))
+    assert a.tolist() == [] and b.tolist() == [1, 0, 1] and ids.to_pylist() == ["w", "x"]

@@ -38,6 +38,9 @@ def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
         # (jemalloc's decay is lazy), and little follows: give them back now
         pa.default_memory_pool().release_unused()
         return _factorize_numbers(*numbered)
+    if not sum(len(col) for col in columns):  # nothing to encode (a chunk of users without
+        # training rows): Arrow's encoding of no chunks has no dictionary to take
+        return [np.zeros(0, dtype=np.int32) for _ in columns], pa.array([], pa.string())
     pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
