@@ -397,3 +397,30 @@ def test_tied_scores_order_as_the_tie_rule_says(seed):
     for user in per_user.index:
         got = per_user.loc[user, ["ee_d@all", "ee_r@all", "ee_l@all"]].to_numpy(dtype=float)
         assert got == pytest.approx(_expeval(ordered[user], qrels[user], 0.5), abs=1e-12), user
+
+
+def test_a_partition_without_truth_rows():
+    """A partition whose users are only in the predictions (a Spark or Ray task can get one)
+    has an empty truth: its users count as users without relevant items, as in the whole."""
+    import pyarrow as pa
+
+    from rankeval.engines.finish import finish
+    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.io.frames import MemoryTable
+    from rankeval.io.load import Truth, load_predictions, load_truth
+    from rankeval.io.readers import Source
+
+    run, truth, _, _ = _generated(4)
+    extra = run[run.user_id == run.user_id.iloc[0]].assign(user_id="stranger")
+    run = pd.concat([run, extra], ignore_index=True)
+    whole = rankeval.evaluate(run, truth, ["ndcg", "ee_l"], [5])
+    settings = rankeval.make_settings(["ndcg", "ee_l"], [5])
+    ids = pa.chunked_array([], pa.string())
+    empty = Truth(ids, ids, np.zeros(0), Source("truth", "dataframe", 0), {})
+    partials = [
+        evaluate_partition(load_predictions(MemoryTable(run[run.user_id != "stranger"], "p")),
+                           load_truth(MemoryTable(truth, "t")), settings),
+        evaluate_partition(load_predictions(MemoryTable(extra, "p")), empty, settings)]
+    merged = finish(merge(partials), settings, load_predictions(MemoryTable(run, "p")),
+                    load_truth(MemoryTable(truth, "t")))
+    assert merged.metrics == whole.metrics and merged.users == whole.users

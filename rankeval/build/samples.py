@@ -68,16 +68,16 @@ def expand(preds: Predictions, truth: Truth, settings) -> tuple[Predictions, Tru
         samples_text.take(from_numpy(comp_sample)), JOIN)
     # the truth: each row once per composite of its user, composites in order
     per_user = np.bincount(comp_user, minlength=n_users)
-    first = np.concatenate([[0], np.cumsum(per_user)[:-1]])
+    first = np.cumsum(per_user) - per_user  # (also for no users: a chunk without truth)
     copies = per_user[t_user]
     rows = np.repeat(np.arange(len(t_user)), copies)
-    start = np.concatenate([[0], np.cumsum(copies)[:-1]])
+    start = np.cumsum(copies) - copies
     nth = np.arange(len(rows)) - np.repeat(start, copies)
     truth_composite = first[t_user[rows]] + nth
     aspects = truth.aspects
     if aspects is not None:  # subtopic rows follow their truth rows' copies
         a_rows = np.repeat(aspects.row, copies[aspects.row])
-        a_start = np.concatenate([[0], np.cumsum(copies[aspects.row])[:-1]])
+        a_start = np.cumsum(copies[aspects.row]) - copies[aspects.row]
         a_nth = np.arange(len(a_rows)) - np.repeat(a_start, copies[aspects.row])
         keep = np.repeat(np.arange(len(aspects.row)), copies[aspects.row])
         aspects = dataclasses.replace(aspects, row=start[a_rows] + a_nth,
