@@ -78,7 +78,7 @@ def medium(shape: str, folder: Path) -> tuple[Path, Path]:
     preds, truth = folder / "preds.parquet", folder / "truth.parquet"
     if not preds.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        users, list_len, judged, items, _ = SHAPES[shape]
+        users, list_len, judged, items = SHAPES[shape][:4]
         p, t = generate(users, list_len, judged, items)
         numeric = [pc.cast(pc.utf8_slice_codeunits(x.column("item_id"), 1), pa.int64())
                    for x in (p, t)]  # RankingEvaluator takes item ids as numbers

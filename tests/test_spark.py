@@ -24,7 +24,7 @@ from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
 from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import KEY, ROWS, complete_users
+from rankeval.spark.worker import KEY, partition_chunks
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -80,10 +80,14 @@ def frame(spark, df: pd.DataFrame):
     return spark.createDataFrame(pa.Table.from_pandas(df, preserve_index=False))
 
 
-def same(local, distributed) -> None:
-    """Per-user values to 1e-12, means to 1e-12, identical counts and notices."""
+def same(local, distributed, labels: bool = True) -> None:
+    """Per-user values to 1e-12, means to 1e-12, identical counts and notices (their counts
+    alone when the inputs have other labels: paths against DataFrames)."""
     assert distributed.users == local.users
-    assert [n.to_dict() for n in distributed.notices] == [n.to_dict() for n in local.notices]
+    if labels:
+        assert [n.to_dict() for n in distributed.notices] == [n.to_dict() for n in local.notices]
+    assert [(n.code, n.count) for n in distributed.notices] == [(n.code, n.count)
+                                                                for n in local.notices]
     assert distributed.prediction_rows_beyond_k == local.prediction_rows_beyond_k
     assert distributed.tied_users == local.tied_users
     assert list(distributed.metrics) == list(local.metrics)
@@ -200,30 +204,33 @@ def test_merged_errors_keep_the_smallest_users_examples():
 
 
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=40), st.integers(1, 30),
-       st.lists(st.integers(1, 15), min_size=1, max_size=10))
-def test_chunks_hold_whole_users(sizes, rows, batch_sizes):
-    """Batches of users with their rows as lists (as Spark's groupBy gives them) come out as
-    flat chunks of about ``rows`` rows, every user whole, every row once."""
-    start = np.cumsum([0, *sizes])
-    lists = pa.array([[{"x": int(i)} for i in range(start[u], start[u + 1])]
-                      for u in range(len(sizes))])
-    table = pa.table({KEY: [f"u{u:02d}" for u in range(len(sizes))], ROWS: lists})
+       st.lists(st.integers(1, 15), min_size=1, max_size=10), st.randoms())
+def test_chunks_hold_whole_users(sizes, rows, batch_sizes, rng):
+    """A partition's rows (its users' rows in any order, in batches of any size, as a
+    shuffle by user gives them) come out as chunks of complete users of about ``rows`` rows,
+    every row once, in their order within each user."""
+    users = [f"u{u:02d}" for u, n in enumerate(sizes) for _ in range(n)]
+    rng.shuffle(users)
+    table = pa.table({KEY: users, "x": list(range(len(users)))})
     batches, at, i = [], 0, 0
-    while at < len(sizes):
+    while at < len(users):
         n = batch_sizes[i % len(batch_sizes)]
-        batches.append(table.slice(at, n).to_batches()[0])
+        batches += table.slice(at, n).to_batches()
         at, i = at + n, i + 1
-    chunks = list(complete_users(batches, rows))
-    assert pa.concat_tables(chunks).column("x").to_pylist() == list(range(sum(sizes)))
+    chunks = list(partition_chunks(batches, rows))
+    assert sorted(pa.concat_tables(chunks).column("x").to_pylist()) == list(range(len(users)))
     seen: set[str] = set()
     for c in chunks:
-        users = c.column(KEY).to_pylist()
-        assert not set(users) & seen  # no user in two chunks
-        seen |= set(users)
-        for u in set(users):
-            assert users.count(u) == sizes[int(u[1:])]
-    # Bounded: a chunk is cut once ``rows`` are read, at the end of a batch.
-    assert all(0 < c.num_rows < rows + max(batch_sizes) * max(sizes) for c in chunks)
+        ids = c.column(KEY).to_pylist()
+        assert not set(ids) & seen  # no user in two chunks
+        seen |= set(ids)
+        for u in set(ids):
+            assert ids.count(u) == sizes[int(u[1:])]
+            xs = [x for k, x in zip(ids, c.column("x").to_pylist(), strict=True) if k == u]
+            assert xs == sorted(xs)
+    # Bounded: a chunk closes at the user that reaches ``rows``
+    assert all(0 < c.num_rows < rows + max(sizes) for c in chunks)
+    assert len(chunks) == 1 or len(users) > rows
 
 
 def test_user_ids_of_other_types_are_refused(spark):
@@ -718,3 +725,72 @@ def test_awrf_equals_the_local_engine(spark):
         assert theirs.users == totals.users
         for a, b in zip(theirs.rows(), totals.rows(), strict=True):
             assert a[:3] == pytest.approx(b[:3], abs=1e-12)
+
+
+def _by_bucket(df: pd.DataFrame, root, buckets: int = 4, user: str = "user_id") -> str:
+    """``df`` written as a Hive-partitioned Parquet dataset, bucket = a hash of the user,
+    each bucket's rows in their order."""
+    bucket = pd.util.hash_array(df[user].astype(str).to_numpy()) % buckets
+    for b in range(buckets):
+        part = df[bucket == b]
+        if len(part):
+            (root / f"bucket={b}").mkdir(parents=True)
+            pq.write_table(pa.Table.from_pandas(part, preserve_index=False),
+                           root / f"bucket={b}" / "part-0.parquet")
+    return str(root)
+
+
+@pytest.mark.parametrize("options", [{}, {"ties": "input"}, {"ties": "expected"},
+                                     {"compat": "trec_eval"}],
+                         ids=["defaults", "input", "expected", "trec_eval"])
+def test_inputs_partitioned_by_user_skip_the_shuffle(spark, tmp_path, options):
+    """Hive-style bucket directories, one task per bucket, no shuffle: the local values, a
+    bucket without truth rows included."""
+    preds, truth = generated(5)
+    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
+                                                                 OPEN_FORM]
+    p = _by_bucket(preds, tmp_path / "preds", 5)
+    t = _by_bucket(truth[truth.user_id.astype(str) != preds.user_id.astype(str).iloc[0]],
+                   tmp_path / "truth", 5)
+    kept = truth[truth.user_id.astype(str) != preds.user_id.astype(str).iloc[0]]
+    local = rankeval.evaluate(preds, kept, metrics=metrics, k=K, **options)
+    distributed = spark_evaluate(p, t, metrics=metrics, k=K, chunk_rows=50, spark=spark,
+                                 partitioned_by="bucket", **options)
+    same(local, distributed, labels=False)
+
+
+def test_partitioned_train_for_seen_items(spark, tmp_path):
+    preds, truth = generated(6)
+    train, _, _ = _extras(6, preds)
+    options = {"exclude_seen": True, "exclude_seen_truth": True}
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "novelty"], k=K, train=train,
+                              **options)
+    distributed = spark_evaluate(_by_bucket(preds, tmp_path / "p"),
+                                 _by_bucket(truth, tmp_path / "t"), metrics=["ndcg", "novelty"],
+                                 k=K, train=_by_bucket(train, tmp_path / "tr"), spark=spark,
+                                 partitioned_by="bucket", **options)
+    same(local, distributed, labels=False)
+
+
+def test_partitioned_inputs_from_the_command_line(spark, run_cli, tmp_path):
+    """The claim is checked: a user under two bucket values is one line, exit 2; a
+    DataFrame or a CSV file cannot be read by partition."""
+    preds, truth = generated(7)
+    p, t = _by_bucket(preds, tmp_path / "p"), _by_bucket(truth, tmp_path / "t")
+    args = ["-m", "ndcg@10,map@10", "-f", "json"]
+    ours = run_cli("score", "--engine", "spark", "--spark-partitioned-by", "bucket", p, t,
+                   *args)
+    assert ours.exit_code == 0, ours.stderr
+    theirs = rankeval.evaluate(preds, truth, metrics="ndcg@10,map@10")
+    assert ours.json()["metrics"] == pytest.approx(theirs.metrics, abs=1e-12)
+    wrong = _by_bucket(truth, tmp_path / "wrong", 3)  # another number of buckets
+    out = run_cli("score", "--engine", "spark", "--spark-partitioned-by", "bucket", p, wrong,
+                  *args)
+    assert out.exit_code == 2, out.stdout
+    assert "users under more than one partition value" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    with pytest.raises(OptionError, match="reads Parquet datasets by path"):
+        spark_evaluate(frame(spark, preds), t, metrics="ndcg@10", spark=spark,
+                       partitioned_by="bucket")
+    out = run_cli("score", "--engine", "spark", "--spark-partitioned-by", "day", p, t, *args)
+    assert out.exit_code == 2 and "is not under a day=VALUE directory" in out.stderr

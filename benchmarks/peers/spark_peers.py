@@ -17,7 +17,7 @@ def with_rankeval(preds: str, truth: str, spark) -> dict[str, float]:
     from rankeval.spark import evaluate
 
     result = evaluate(preds, truth, metrics=list(METRICS), spark=spark)
-    result.unpersist()
+    result.store.unpersist()  # the per-user values stay cached on the cluster otherwise
     return result.metrics
 
 

@@ -21,6 +21,10 @@ class SparkEngine(Engine):
         "spark_conf": (("--spark-conf",), dict(
             multiple=True, metavar="KEY=VALUE", help="With --engine spark: a Spark setting "
             "(repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400.")),
+        "spark_partitioned_by": (("--spark-partitioned-by",), dict(
+            metavar="COLUMN", help="With --engine spark: the inputs are Parquet datasets "
+            "partitioned by user in COLUMN's directories (bucket=0/, bucket=1/, ...): each "
+            "value is scored in one task, with no shuffle.")),
     }
     # the library's: a session to use, partitions of users, rows scored at once in a task
     keywords: ClassVar[tuple[str, ...]] = ("spark", "partitions", "chunk_rows")
@@ -61,7 +65,8 @@ class SparkEngine(Engine):
         check_needs(job.settings, extras.given())
         return evaluate_frames(preds, truth, job.settings, job.columns,
                                job.options.get("partitions"),
-                               job.options.get("chunk_rows") or CHUNK_ROWS, extras)
+                               job.options.get("chunk_rows") or CHUNK_ROWS, extras,
+                               job.options.get("spark_partitioned_by"))
 
     def values_here(self, result, progress):
         progress.stage("per-user values to the driver")
@@ -83,7 +88,8 @@ class SparkEngine(Engine):
         except InputError as exc:  # unreadable: the report says so, as locally
             return Validation(errors=[exc], acknowledged=acknowledged)
         return validate_frames(preds, truth, job.settings, job.columns, acknowledged,
-                               extras=extras)
+                               extras=extras,
+                               partitioned_by=job.options.get("spark_partitioned_by"))
 
 def conf(pairs) -> list[tuple[str, str]]:
     """--spark-conf KEY=VALUE pairs."""

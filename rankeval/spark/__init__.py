@@ -25,13 +25,13 @@ from typing import Any, Unpack
 
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
-from rankeval.errors import InputError, RankevalError
+from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
 from rankeval.io.validate import Validation
 from rankeval.recommender.extras import Extras
-from rankeval.spark.frames import combine, is_frame, read, spark_format
+from rankeval.spark.frames import combine, describe, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
 from rankeval.spark.result import SparkValues, merged_errors
 from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, extra_columns, output_schema, run
@@ -99,6 +99,7 @@ def evaluate(
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    partitioned_by: str | None = None,
     **options: Unpack[EvaluateOptions],
 ) -> Evaluation:
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
@@ -108,7 +109,10 @@ def evaluate(
     and ``propensity`` are read on this machine (any form ``rankeval.evaluate`` takes). The
     same settings as ``rankeval.evaluate``. ``spark``: the session (default: ``session()``);
     ``partitions``: how many partitions of users (default: from the input splits);
-    ``chunk_rows``: rows scored at once in a task. Every other keyword is ``rankeval.evaluate``'s.
+    ``chunk_rows``: rows scored at once in a task; ``partitioned_by``: the inputs are Parquet
+    datasets already partitioned by user in that column's Hive-style directories
+    (``bucket=0/``...): each value is scored in one task, read by pyarrow, with no
+    shuffle. Every other keyword is ``rankeval.evaluate``'s.
     """
     from rankeval.evaluation import evaluate as evaluate_on
 
@@ -117,7 +121,8 @@ def evaluate(
                          catalog=catalog, item_features=item_features,
                          item_groups=item_groups, propensity=propensity, engine="spark",
                          engine_options={"spark": spark, "partitions": partitions,
-                                         "chunk_rows": chunk_rows}, **options)
+                                         "chunk_rows": chunk_rows,
+                                         "spark_partitioned_by": partitioned_by}, **options)
     assert isinstance(result.store, SparkValues)  # what the Spark engine gives
     return result
 
@@ -165,12 +170,15 @@ def _frame(data: Any, role: str, fmt: str | None, flag: str, spark: Any, reading
 
 def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
                     partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
-                    extras: SparkExtras | None = None) -> Evaluation:
-    """Score two (DataFrame, label, format) inputs; raises the first input error found."""
+                    extras: SparkExtras | None = None,
+                    partitioned_by: str | None = None) -> Evaluation:
+    """Score two (DataFrame, label, format) inputs; raises the first input error found.
+    ``partitioned_by``: the inputs are Parquet datasets partitioned by user in that
+    column's directories (``buckets``): no shuffle."""
     extras = extras or SparkExtras()
     stats, summaries = item_stats(preds, extras, settings, columns)
     results, scored, _ = _scored(preds, truth, settings, columns, partitions, chunk_rows,
-                                 extras.train, stats)
+                                 extras.train, stats, partitioned_by)
     errors = merged_errors(results)
     if errors:
         scored.unpersist()
@@ -179,21 +187,34 @@ def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
                    extras, stats, summaries)
 
 
-def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None, stats=None):
+def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None, stats=None,
+            partitioned_by: str | None = None):
     """(every chunk's result, the cached per-user frame, the layout)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    partitions = partitions or _partitions(preds[0], truth[0])
     inputs = [preds, truth, *([train] if train is not None else [])]
-    both, layout = combine(inputs, columns, partitions,
-                           ordered=_file_order(settings, columns, preds[0]))
-    layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
+    ordered = _file_order(settings, columns, preds[0])
+    if partitioned_by:
+        out, layout = _by_partition_value(inputs, columns, partitioned_by, ordered, settings,
+                                          chunk_rows, stats)
+    else:
+        both, layout = combine(inputs, columns, partitions or _partitions(preds[0], truth[0]),
+                               ordered=ordered)
+        layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
+        out = both.mapInArrow(lambda batches: run(batches, layout, settings), _spark_schema(
+            output_schema(settings, "sample" in layout.preds)))
     schema = output_schema(settings, "sample" in layout.preds)
-    out = both.mapInArrow(lambda batches: run(batches, layout, settings), _spark_schema(schema))
     out = out.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         rows = out.filter(F.col("kind") == 1).select("partial").collect()
+        if partitioned_by:
+            from rankeval.spark.buckets import check_users
+
+            check_users(out)
+    except InputError:
+        out.unpersist()
+        raise
     except Exception as exc:  # a task failed: Spark's error, on one line
         out.unpersist()
         raise RankevalError(f"the Spark job failed: {_job_error(exc)}") from None
@@ -210,10 +231,32 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
     return results, _Cached(per_user, out, extra), layout
 
 
+def _by_partition_value(inputs, columns, column: str, ordered: bool, settings,
+                        chunk_rows: int, stats):
+    """(the scored frame, the layout) of inputs partitioned by user in ``column``'s
+    directories: one task per value, reading its files, no shuffle (``buckets``)."""
+    from rankeval.spark.buckets import find, run_buckets
+
+    for _, label, fmt in inputs:
+        if fmt != "parquet":
+            raise OptionError(f"{{opt:spark_partitioned_by}} reads Parquet datasets by path; "
+                              f"{label} is {'a DataFrame' if fmt == 'spark' else fmt}")
+    layout, key_text = describe(inputs, columns)
+    layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
+    buckets = find([label for _, label, _ in inputs], column)
+    spark = inputs[0][0].sparkSession
+    n = len(buckets.values)
+    schema = output_schema(settings, "sample" in layout.preds)
+    out = spark.range(0, n, 1, n).mapInArrow(
+        lambda batches: run_buckets(batches, buckets, layout, settings, key_text, ordered),
+        _spark_schema(schema))
+    return out, layout
+
+
 def validate_frames(preds, truth, settings, columns: dict[str, str | None],
                     acknowledged: frozenset[str] = frozenset(), partitions: int | None = None,
-                    chunk_rows: int = CHUNK_ROWS, extras: SparkExtras | None = None
-                    ) -> Validation:
+                    chunk_rows: int = CHUNK_ROWS, extras: SparkExtras | None = None,
+                    partitioned_by: str | None = None) -> Validation:
     """``rankeval.validate_inputs`` on Spark: every problem and count of the inputs."""
     extras = extras or SparkExtras()
     out = Validation(acknowledged=acknowledged)
@@ -222,8 +265,12 @@ def validate_frames(preds, truth, settings, columns: dict[str, str | None],
     except InputError as exc:  # the catalog: its problems, then the rest
         out.errors.append(exc)
         stats = None
-    results, scored, layout = _scored(preds, truth, settings, columns, partitions, chunk_rows,
-                                      extras.train, stats)
+    try:
+        results, scored, layout = _scored(preds, truth, settings, columns, partitions,
+                                          chunk_rows, extras.train, stats, partitioned_by)
+    except InputError as exc:  # users under two partition values
+        out.errors.append(exc)
+        return out
     scored.unpersist()
     labels = preds[1], truth[1]
     out.errors += merged_errors(results) + _empty(results, labels)
