@@ -95,7 +95,7 @@ def test_a_registered_engine_equals_the_local_one_in_the_library(partitions, see
 
 def test_engine_choices_and_options_come_from_the_registry(partitions):
     assert get("PARTITIONS") is partitions and get(None).name == "local"
-    with pytest.raises(OptionError, match="engine must be one of local, spark, partitions"):
+    with pytest.raises(OptionError, match="engine must be one of local, spark, ray, partitions"):
         rankeval.evaluate(PREDS, TRUTH, engine="dask")
     with pytest.raises(OptionError, match=r"^parts needs engine partitions$"):
         rankeval.evaluate(PREDS, TRUTH, engine_options={"parts": 2})

@@ -31,7 +31,7 @@ from rankeval.report import FORMATS
 @scoring_options()
 @click.option("--per-user", metavar="FILE",
               help="Also write one row per evaluated user: .csv, .parquet, or - for stdout "
-              "(with --engine spark: a directory, written as a Parquet dataset).")
+              "(with --engine spark or ray: a directory, written as a Parquet dataset).")
 @click.option("--per-query", is_flag=True,
               help="With --format trec: a line per user and measure before the 'all' lines "
               "(trec_eval's -q).")

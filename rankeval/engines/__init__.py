@@ -110,14 +110,12 @@ def get(name: str | None) -> Engine:
 def engine_options(engine: Engine, given: dict[str, Any]) -> dict[str, Any]:
     """Take every engine's options and keywords out of ``given`` (a command's or
     ``evaluate``'s keyword arguments) and return the chosen engine's; another engine's,
-    when set, is an error naming the engine it needs."""
-    out = {}
+    when set, is an error naming the engine it needs. Engines may share a keyword
+    (``partitions``): the chosen engine's are taken first."""
+    out = {name: given.pop(name, None) for name in [*engine.options, *engine.keywords]}
     for other in ENGINES.values():
         for name in [*other.options, *other.keywords]:
-            value = given.pop(name, None)
-            if other is engine:
-                out[name] = value
-            elif value:
+            if given.pop(name, None):
                 raise OptionError(f"{{opt:{name}}} needs {{opt:engine}} {other.name}")
     return out
 
@@ -148,10 +146,12 @@ def run(engine: Engine, job: Job):
 
 def _builtin() -> None:
     from rankeval.engines.local import LocalEngine
+    from rankeval.engines.ray import RayEngine  # imports ray only when it runs
     from rankeval.engines.spark import SparkEngine
 
     register(LocalEngine())
     register(SparkEngine())
+    register(RayEngine())
 
 
 _builtin()
