@@ -36,7 +36,7 @@ from rankeval.names import ALL, MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.recommender.extras import check_needs
 from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY
-from rankeval.settings import SettingOptions, Settings, make_settings
+from rankeval.settings import EvaluateOptions, Settings, make_settings
 
 
 @dataclass(frozen=True)
@@ -312,23 +312,6 @@ def _columns(specs: list[MetricSpec]) -> list[int | str]:
     """Summary columns: the Ks ascending, then ``all``, then ``R``."""
     cols = {s.column for s in specs}
     return sorted(c for c in cols if isinstance(c, int)) + [c for c in (ALL, "R") if c in cols]
-
-
-class EvaluateOptions(SettingOptions, total=False):
-    """``evaluate``'s keywords: the settings, the column names, the extra inputs' formats."""
-
-    user_col: str | None
-    item_col: str | None
-    rank_col: str | None
-    score_col: str | None
-    relevance_col: str | None
-    count_col: str | None
-    propensity_col: str | None
-    train_format: str | None
-    catalog_format: str | None
-    item_features_format: str | None
-    item_groups_format: str | None
-    propensity_format: str | None
 
 
 def evaluate(

@@ -220,3 +220,20 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     from rankeval.compat import measures
 
     return measures(metrics, given, compat)
+
+
+class EvaluateOptions(SettingOptions, total=False):
+    """``evaluate``'s keywords: the settings, the column names, the extra inputs' formats."""
+
+    user_col: str | None
+    item_col: str | None
+    rank_col: str | None
+    score_col: str | None
+    relevance_col: str | None
+    count_col: str | None
+    propensity_col: str | None
+    train_format: str | None
+    catalog_format: str | None
+    item_features_format: str | None
+    item_groups_format: str | None
+    propensity_format: str | None

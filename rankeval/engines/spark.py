@@ -37,15 +37,9 @@ class SparkEngine(Engine):
 
     def check_per_user(self, path: str, inputs: list[str]) -> None:
         """--per-user names a Parquet dataset (a directory), never an input."""
-        from rankeval.io.output import check_distinct
-        from rankeval.spark.result import check_dataset_path
+        from rankeval.io.datasets import check_per_user
 
-        if path == "-":
-            raise OptionError("--per-user - : with --engine spark the per-user values stay on "
-                              "the cluster; give a directory for a Parquet dataset")
-        if "://" not in path:
-            check_dataset_path(path)
-        check_distinct({"--per-user": path}, inputs)
+        check_per_user(self.name, path, inputs)
 
     def score(self, job: Job, progress):
         from rankeval.recommender.extras import check_needs

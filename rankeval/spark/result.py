@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +14,7 @@ import pyarrow as pa
 
 from rankeval.engines.store import LocalValues
 from rankeval.errors import InputError, OptionError
+from rankeval.io.datasets import write_dataset
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,27 +68,10 @@ class SparkValues:
         return self._here("per_user_table()").table()
 
     def write(self, path: str) -> None:
-        """A Parquet dataset (a directory) at ``path``, on any filesystem Spark knows. A
-        local directory is written beside and moved in place when complete, replacing an
-        earlier dataset (never another kind of directory)."""
-        if "://" in path:
-            self.spark_frame.write.mode("overwrite").parquet(path)
-            return
-        check_dataset_path(path)
-        target = Path(path).absolute()
-        tmp = target.with_name(f".{target.name}.rankeval-{os.getpid()}")
-        try:
-            self.spark_frame.write.mode("errorifexists").parquet(str(tmp))
-            _umask_modes(tmp)
-            if target.exists():
-                old = target.with_name(f".{target.name}.rankeval-old-{os.getpid()}")
-                target.rename(old)
-                tmp.rename(target)
-                shutil.rmtree(old)
-            else:
-                tmp.rename(target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        """A Parquet dataset (a directory) at ``path``, on any filesystem Spark knows
+        (``io.datasets.write_dataset``: a local one moved in place when complete)."""
+        write_dataset(path, "spark", lambda where: self.spark_frame.write.mode(
+            "overwrite" if "://" in where else "errorifexists").parquet(where))
 
     def unpersist(self) -> None:
         """Free the cluster's cached per-user rows (the frame is recomputed if used)."""
@@ -199,39 +180,6 @@ def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
     if name in ("min", "max"):
         return float(row[f"{name}{i}"])
     return float(quantiles[_quantile(name)])
-
-
-def _umask_modes(folder: Path) -> None:
-    """Hadoop's local filesystem writes with its own umask (022), not the process's: give
-    the dataset the modes any other output of the command gets."""
-    mask = os.umask(0)
-    os.umask(mask)
-    folder.chmod(0o777 & ~mask)
-    for f in folder.iterdir():
-        f.chmod((0o777 if f.is_dir() else 0o666) & ~mask)
-
-
-def check_dataset_path(path: str) -> None:
-    """A local per-user dataset path: absent, or an earlier Parquet dataset (part files and
-    Spark's markers only), so that replacing it destroys nothing else."""
-    target = Path(path)
-    if not target.exists():
-        if not target.absolute().parent.is_dir():
-            raise OptionError(f"--per-user {path}: the directory {target.absolute().parent} "
-                              "does not exist")
-        return
-    if not target.is_dir():
-        raise OptionError(f"--per-user {path}: is a file; with the Spark engine the per-user "
-                          "values are a Parquet dataset: give a directory")
-    others = [f.name for f in target.iterdir() if not _dataset_file(f.name)]
-    if others:
-        raise OptionError(f"--per-user {path}: holds other files ({', '.join(others[:3])}); "
-                          "give a new directory or an earlier per-user dataset")
-
-
-def _dataset_file(name: str) -> bool:
-    name = name.removeprefix(".").removesuffix(".crc")
-    return name == "_SUCCESS" or (name.startswith("part-") and name.endswith(".parquet"))
 
 
 def merged_errors(results) -> list[InputError]:
