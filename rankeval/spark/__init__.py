@@ -238,9 +238,10 @@ def _by_partition_value(inputs, columns, column: str, ordered: bool, settings,
     from rankeval.spark.buckets import find, run_buckets
 
     for _, label, fmt in inputs:
-        if fmt != "parquet":
+        if fmt != "parquet":  # a path in another format, or a DataFrame (labelled by role)
+            given = "a DataFrame" if label in ("predictions", "truth", "train") else fmt
             raise OptionError(f"{{opt:spark_partitioned_by}} reads Parquet datasets by path; "
-                              f"{label} is {'a DataFrame' if fmt == 'spark' else fmt}")
+                              f"{label} is {given}")
     layout, key_text = describe(inputs, columns)
     layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
     buckets = find([label for _, label, _ in inputs], column)
