@@ -24,7 +24,7 @@ from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
 from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import KEY, partition_chunks
+from rankeval.spark.worker import KEY, ROWS, complete_users, partition_chunks
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -231,6 +231,33 @@ def test_chunks_hold_whole_users(sizes, rows, batch_sizes, rng):
     # Bounded: a chunk closes at the user that reaches ``rows``
     assert all(0 < c.num_rows < rows + max(sizes) for c in chunks)
     assert len(chunks) == 1 or len(users) > rows
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=40), st.integers(1, 30),
+       st.lists(st.integers(1, 15), min_size=1, max_size=10))
+def test_lists_of_users_come_out_as_chunks_of_whole_users(sizes, rows, batch_sizes):
+    """Batches of users with their rows as lists (as Spark's groupBy gives them) come out as
+    flat chunks of about ``rows`` rows, every user whole, every row once."""
+    start = np.cumsum([0, *sizes])
+    lists = pa.array([[{"x": int(i)} for i in range(start[u], start[u + 1])]
+                      for u in range(len(sizes))])
+    table = pa.table({KEY: [f"u{u:02d}" for u in range(len(sizes))], ROWS: lists})
+    batches, at, i = [], 0, 0
+    while at < len(sizes):
+        n = batch_sizes[i % len(batch_sizes)]
+        batches.append(table.slice(at, n).to_batches()[0])
+        at, i = at + n, i + 1
+    chunks = list(complete_users(batches, rows))
+    assert pa.concat_tables(chunks).column("x").to_pylist() == list(range(sum(sizes)))
+    seen: set[str] = set()
+    for c in chunks:
+        users = c.column(KEY).to_pylist()
+        assert not set(users) & seen  # no user in two chunks
+        seen |= set(users)
+        for u in set(users):
+            assert users.count(u) == sizes[int(u[1:])]
+    # Bounded: a chunk is cut once ``rows`` are read, at the end of a batch.
+    assert all(0 < c.num_rows < rows + max(batch_sizes) * max(sizes) for c in chunks)
 
 
 def test_user_ids_of_other_types_are_refused(spark):

@@ -100,7 +100,7 @@ def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Lay
                 for inner, _ in roles.values():
                     if inner not in rows.column_names:
                         rows = rows.append_column(inner, pa.nulls(rows.num_rows))
-            yield from run(rows.to_batches(), layout, settings)
+            yield from run(rows.to_batches(), layout, settings, flat=True)
             yield _users(rows.column(KEY), buckets.values[index], schema)
 
 

@@ -1,8 +1,9 @@
 """What runs on Spark's executors: the local engine over chunks of complete users.
 
-Spark hands ``run`` one partition as Arrow record batches of the rows of every input,
-repartitioned by user so that the partition holds its users whole; ``partition_chunks`` cuts
-it into chunks of about ``CHUNK_ROWS`` rows of complete users. Each chunk is loaded and
+Spark hands ``run`` one partition as Arrow record batches of one row per user, the user's rows
+of every input gathered in a list (by ``groupBy`` after repartitioning by user);
+``complete_users`` flattens them into chunks of about ``CHUNK_ROWS`` rows of complete users
+(inputs already partitioned by user come flat: ``partition_chunks``). Each chunk is loaded and
 checked by the same functions as a local file and scored by
 ``engine.evaluate_partition``. Out come per-user rows (kind 0) and one row per chunk (kind 1)
 holding its pickled partial result: sums, counts, notices, errors. Nothing here imports
@@ -12,11 +13,10 @@ pyspark.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from rankeval.engines.partition import Partial, evaluate_partition
 from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
-from rankeval.io.arrow import from_numpy, nan_as_null
+from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import Predictions, Train, Truth, load_predictions, load_train, load_truth
 from rankeval.io.readers import Source
@@ -33,6 +33,7 @@ from rankeval.recommender.extras import Extras, ItemStats
 from rankeval.registry import CORPUS, REGISTRY
 
 KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id, input (PREDS, TRUTH, TRAIN), input order
+ROWS = "_rows"  # a user's rows, as a list
 PREDS, TRUTH, TRAIN = 0, 1, 2
 USER = "user_id"  # the per-user output's id column, as in the local per-user table
 CHUNK_ROWS = 2_000_000  # rows scored at once: bounded memory per task, few Python calls
@@ -88,11 +89,14 @@ def per_user_specs(settings) -> list:
     return [s for s in settings.specs if REGISTRY[s.name].scope != CORPUS]
 
 
-def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings
+def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings, flat: bool = False
         ) -> Iterator[pa.RecordBatch]:
-    """The mapInArrow function: every chunk's per-user rows, then its partial."""
+    """The mapInArrow function: every chunk's per-user rows, then its partial. ``batches``:
+    one row per user with the list of its rows (``frames.combine``), or, ``flat``, one row
+    per input row of complete users (``buckets``)."""
     schema = output_schema(settings, "sample" in layout.preds)
-    for chunk in partition_chunks(batches, layout.chunk_rows):
+    chunks = partition_chunks if flat else complete_users
+    for chunk in chunks(batches, layout.chunk_rows):
         part = score_chunk(chunk, layout, settings)
         if part.partial is not None and not part.errors and len(part.partial.users):
             yield _per_user(part.partial, schema, settings)
@@ -101,7 +105,7 @@ def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings
 
 def partition_chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
     """A partition's rows (every one of its users complete: repartitioned by user) as
-    tables of complete users of about ``rows`` rows each."""
+    tables of complete users of about ``rows`` rows each, each user's rows in their order."""
     tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
     if not tables:
         return
@@ -110,16 +114,42 @@ def partition_chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[p
     if data.num_rows <= rows:
         yield data
         return
-    codes = data.column(KEY).combine_chunks().dictionary_encode()
-    user = np.asarray(codes.indices)
+    encoded = cast(pa.DictionaryArray, pc.dictionary_encode(data.column(KEY)).combine_chunks())
+    user = to_numpy(encoded.indices)
     per_user = np.bincount(user)
     chunk = ((np.cumsum(per_user) - per_user) // rows)[user]  # by the user's first row
-    order = np.argsort(chunk, kind="stable")
-    bounds = np.searchsorted(chunk[order], np.arange(int(chunk.max()) + 2))
-    data = data.take(from_numpy(order))
-    for a, b in itertools.pairwise(bounds):
-        if b > a:
-            yield data.slice(int(a), int(b - a))
+    # one filter per chunk: no sort, and each row copied once
+    for c in range(int(chunk.max()) + 1):
+        part = data.filter(from_numpy(chunk == c))
+        if part.num_rows:
+            yield part
+
+
+def complete_users(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
+    """Tables of at least ``rows`` rows (the last may be smaller), one row per input row,
+    from batches of one row per user (``KEY`` and the list of its rows, ``ROWS``): every
+    table holds all the rows of its users."""
+    pending: list[pa.Table] = []
+    n = 0
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        pending.append(_flat(batch))
+        n += pending[-1].num_rows
+        if n >= rows:
+            yield pa.concat_tables(pending)
+            pending, n = [], 0
+    if pending:
+        yield pa.concat_tables(pending)
+
+
+def _flat(batch: pa.RecordBatch) -> pa.Table:
+    """Users with their rows as lists -> one row per input row, the user repeated."""
+    lists = batch.column(ROWS)
+    values = pc.list_flatten(lists)
+    users = batch.column(KEY).take(pc.list_parent_indices(lists))
+    return pa.Table.from_arrays([users, *values.flatten()],
+                                names=[KEY, *[f.name for f in values.type]])
 
 
 @dataclass(frozen=True)
