@@ -24,7 +24,7 @@ from typing import Any, Unpack
 import numpy as np
 
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import merge, unevaluable, user_notices
+from rankeval.engines.partition import merge
 from rankeval.errors import InputError, RankevalError
 from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
@@ -33,7 +33,7 @@ from rankeval.io.validate import Validation
 from rankeval.ray.items import RayExtras, item_stats
 from rankeval.ray.read import Input, job_error, read_input
 from rankeval.ray.result import RayValues
-from rankeval.spark import _empty, _judgements, _rows  # engine-neutral: chunk results in
+from rankeval.spark import _empty, _judgements, _rows, counted  # engine-neutral: chunk results in
 from rankeval.spark.result import merged_errors
 from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, Layout, extra_columns, output_schema
 
@@ -277,18 +277,5 @@ def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
             "path": data.label, "format": data.format,
             "rows": sum(r.rows[side] for r in results),
             "columns": {r: name for r, (_, name) in layout.sides[side].items()}}
-    rows = _rows(results)
-    if any(r.partial is None for r in results) or not all(rows):
-        return out
-    partial = merge([r.partial for r in results if r.partial is not None])
-    c = out.users = partial.counts
-    out.notices = [*partial.notices, *user_notices(c, settings, *labels),
-                   *_judgements(results, labels[1], rows[1], settings)]
-    out.rows_beyond_k = partial.rows_beyond_k
-    out.inputs["predictions"]["users"] = c.in_predictions
-    out.inputs["truth"]["users"] = c.in_truth
-    error = unevaluable(c, settings, labels[1], labels[0])
-    if error is not None:
-        out.errors.append(error)
-    return out
+    return counted(out, results, labels, _rows(results), settings)
 

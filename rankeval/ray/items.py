@@ -20,7 +20,7 @@ from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_catalog, load_train
 from rankeval.io.readers import Source
 from rankeval.ray.read import Input, read_input
-from rankeval.recommender.extras import Extras, ItemStats, load_extras
+from rankeval.recommender.extras import Extras, ItemStats, load_on_driver
 from rankeval.recommender.extras import item_stats as local_item_stats
 
 
@@ -48,13 +48,7 @@ def extra_inputs(given: Mapping[str, Any], columns, reading: dict[str, Any] | No
         if given.get(role) is not None:
             found[role] = read_input(given[role], role, given.get(f"{role}_format"),
                                      f"{role}_format", reading)
-    here = {n: given[n] for n in ("item_features", "item_groups", "propensity")
-            if given.get(n) is not None}
-    if here:
-        loaded = load_extras({**here, **{f"{n}_format": given.get(f"{n}_format")
-                                         for n in here}}, columns, reading)
-        found.update({n: getattr(loaded, n) for n in here})
-    return RayExtras(**found)
+    return RayExtras(**found, **load_on_driver(given, columns, reading))
 
 
 def item_stats(preds: Input, extras: RayExtras, settings, columns

@@ -115,6 +115,22 @@ def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | No
     return Extras(**loaded)
 
 
+# The optional inputs a cluster engine reads on its driver and sends to every task with the
+# item statistics (the others, --train and --catalog, its workers read)
+ON_DRIVER = ("item_features", "item_groups", "propensity")
+
+
+def load_on_driver(given: Mapping[str, Any], columns: Mapping[str, str | None] | None,
+                   reading: dict[str, Any] | None) -> dict[str, Any]:
+    """``given``'s ``ON_DRIVER`` inputs loaded here, by name (each with its format)."""
+    here = {n: given[n] for n in ON_DRIVER if given.get(n) is not None}
+    if not here:
+        return {}
+    loaded = load_extras({**here, **{f"{n}_format": given.get(f"{n}_format") for n in here}},
+                         columns, reading)
+    return {n: getattr(loaded, n) for n in here}
+
+
 def check_needs(settings, given: set[str]) -> None:
     """A metric or option without the input it needs: an error naming the option, raised
     before any data is read."""

@@ -138,15 +138,9 @@ def extra_frames(given: Mapping[str, Any], columns, spark: Any = None,
         if given.get(role) is not None:
             found[role] = _frame(given[role], role, given.get(f"{role}_format"),
                                  f"{role}_format", spark, reading)
-    here = {n: given[n] for n in ("item_features", "item_groups", "propensity")
-            if given.get(n) is not None}
-    if here:
-        from rankeval.recommender.extras import load_extras
+    from rankeval.recommender.extras import load_on_driver
 
-        loaded = load_extras({**here, **{f"{n}_format": given.get(f"{n}_format")
-                                         for n in here}}, columns, reading)
-        found.update({n: getattr(loaded, n) for n in here})
-    return SparkExtras(**found)
+    return SparkExtras(**found, **load_on_driver(given, columns, reading))
 
 
 def input_frames(predictions: Any, truth: Any, preds_format: str | None = None,
@@ -280,9 +274,16 @@ def validate_frames(preds, truth, settings, columns: dict[str, str | None],
     for (role, data), roles, n in zip(inputs, layout.sides, rows, strict=False):
         out.inputs[role] = {"path": data[1], "format": data[2], "rows": n,
                             "columns": {r: name for r, (_, name) in roles.items()}}
+    return counted(out, results, labels, rows, settings)
+
+
+def counted(out: Validation, results: list[ChunkResult], labels, rows: list[int],
+            settings) -> Validation:
+    """``out`` with the users, notices and judgements that the tasks' partials count, when
+    every chunk could be read (``validate`` on a cluster: Spark's tasks or Ray's)."""
     if any(r.partial is None for r in results) or not all(rows[:2]):
         return out
-    partial = merge([r.partial for r in results])
+    partial = merge([r.partial for r in results if r.partial is not None])
     c = out.users = partial.counts
     out.notices = [*partial.notices, *user_notices(c, settings, *labels),
                    *_judgements(results, labels[1], rows[1], settings)]
