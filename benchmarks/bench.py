@@ -20,6 +20,7 @@ with rankeval's to 1e-9, or the run fails.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform
@@ -143,6 +144,12 @@ def main() -> None:
     a.data, a.json = a.data.resolve(), a.json.resolve()
     a.against = a.against.resolve() if a.against else None
     os.chdir(a.data.parent if a.data.parent.exists() else Path("/"))
+    # Bytecode compiled first, as pip compiles an installed package (and the peers): otherwise
+    # an edited checkout, or PYTHONDONTWRITEBYTECODE, recompiles every module in every timed
+    # run (0.1 s, a third of a 1M-row run).
+    for checkout in (HERE.parent, a.against):
+        if checkout is not None:
+            compileall.compile_dir(checkout / "rankeval", quiet=1)
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
     results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
     for shape in a.shapes.split(","):
