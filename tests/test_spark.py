@@ -821,3 +821,134 @@ def test_partitioned_inputs_from_the_command_line(spark, run_cli, tmp_path):
                        partitioned_by="bucket")
     out = run_cli("score", "--engine", "spark", "--spark-partitioned-by", "day", p, t, *args)
     assert out.exit_code == 2 and "is not under a day=VALUE directory" in out.stderr
+
+
+# Parquet inputs by path: read by pyarrow in Python tasks, shuffled as Arrow blobs (exchange)
+
+
+def _in_files(df: pd.DataFrame, root, files: int = 3, row_group: int = 17, **types) -> str:
+    """``df`` as a directory of ``files`` Parquet files (in input order by name) of small row
+    groups, its columns cast to ``types``."""
+    root.mkdir(parents=True)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    for name, kind in types.items():
+        table = table.set_column(table.schema.get_field_index(name), name,
+                                 table.column(name).cast(kind))
+    for f, part in enumerate(np.array_split(np.arange(len(df)), files)):
+        pq.write_table(table.take(pa.array(part)), root / f"part-{f:03d}.parquet",
+                       row_group_size=row_group)
+    return str(root)
+
+
+def _numeric(df: pd.DataFrame) -> pd.DataFrame:
+    """generated()'s ids as integers (u12 -> 12; i7 -> 7, 007 -> 1007)."""
+    out = df.copy()
+    out["user_id"] = out["user_id"].str.lstrip("u").astype(np.int64)
+    out["item_id"] = [int(i[1:]) if i.startswith("i") else 1000 + int(i) for i in out["item_id"]]
+    return out
+
+
+@pytest.fixture
+def units_seen(monkeypatch):
+    """Units of a few row groups (many tasks, users across units and files), and the units
+    each evaluation cut its inputs into: the test fails if Spark read them instead."""
+    from rankeval.spark import exchange
+
+    monkeypatch.setattr(exchange, "UNIT_ROWS", 40)
+    seen: list = []
+    found = exchange.find_units
+
+    def spy(*args):
+        seen.append(found(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(exchange, "find_units", spy)
+    return seen
+
+
+@pytest.mark.parametrize("options, ids", [
+    ({}, "text"), ({"ties": "input"}, "text"), ({"ties": "expected"}, "int64"),
+    ({"compat": "trec_eval"}, "int32 and int64"), ({}, "int64 and text"),
+    ({"skip_missing_users": True}, "int64"),
+], ids=lambda x: x if isinstance(x, str) else ",".join(map(str, x.values())) or "defaults")
+def test_parquet_paths_are_read_by_pyarrow_as_the_local_engine(spark, tmp_path, units_seen,
+                                                               options, ids):
+    """Every metric, setting and kind of user id (a user's rows meet whatever the type of
+    each input's id column), users split over files and row groups, a run whose order is
+    the file's (no score: the rows' input order across units decides)."""
+    preds, truth = generated(12)
+    if ids != "text":
+        preds, truth = _numeric(preds), _numeric(truth)
+    if ids == "int64 and text":
+        truth["user_id"] = truth["user_id"].astype(str)
+    if options.get("ties") == "input":
+        preds = preds.drop(columns="score")
+    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
+                                                                 OPEN_FORM]
+    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
+    narrow = {"user_id": pa.int32()} if ids == "int32 and int64" else {}
+    distributed = spark_evaluate(_in_files(preds, tmp_path / "p", **narrow),
+                                 _in_files(truth, tmp_path / "t", files=2), metrics=metrics,
+                                 k=K, chunk_rows=60, spark=spark, **options)
+    same(local, distributed, labels=False)
+    assert units_seen and len(units_seen[-1].units) > 5  # read by pyarrow, in many units
+
+
+def test_parquet_paths_with_train_and_a_fallback_to_spark(spark, tmp_path, units_seen):
+    """Training interactions by path go the same way; a dataset whose user column is a Hive
+    partition directory (not in its files) is read by Spark, with the same numbers."""
+    preds, truth = generated(13)
+    train, _, _ = _extras(13, preds)
+    options = {"exclude_seen": True, "exclude_seen_truth": True}
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "novelty"], k=K, train=train,
+                              **options)
+    distributed = spark_evaluate(_in_files(preds, tmp_path / "p"),
+                                 _in_files(truth, tmp_path / "t"), metrics=["ndcg", "novelty"],
+                                 k=K, train=_in_files(train, tmp_path / "tr"), spark=spark,
+                                 **options)
+    same(local, distributed, labels=False)
+    assert units_seen[-1] is not None
+    assert {u[0] for u in units_seen[-1].units} == {0, 1, 2}  # every input read by pyarrow
+    by_user = tmp_path / "by_user"
+    pq.write_to_dataset(pa.Table.from_pandas(truth, preserve_index=False), by_user,
+                        partition_cols=["user_id"])
+    distributed = spark_evaluate(_in_files(preds, tmp_path / "p2"), str(by_user),
+                                 metrics=["ndcg"], k=K, spark=spark)
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg"], k=K)
+    assert units_seen[-1] is None  # Spark read it
+    assert distributed.metrics == pytest.approx(local.metrics, abs=1e-12)
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "ffff", ""]), min_size=1,
+                max_size=60), st.integers(1, 9), st.sampled_from(["text", "int64", "int32"]))
+def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):
+    """Each row once, in the blob of its user's partition, the rows of a partition in their
+    order; a user's partition is the same for every integer type of its id."""
+    from rankeval.spark.exchange import _blobs, partition_of, unpacked
+    from rankeval.spark.worker import Layout
+
+    key: pa.Array = pa.array(users)
+    if kind != "text":
+        key = pa.array([len(u) * 7919 - 3 for u in users], pa.int64() if kind == "int64"
+                       else pa.int32())
+    table = pa.table({KEY: key, "x": np.arange(len(users))})
+    part = partition_of(table.column(KEY), parts)
+    assert ((part >= 0) & (part < parts)).all()
+    if kind != "text":
+        wide = partition_of(pa.chunked_array([key.cast(pa.int64())]), parts)
+        assert (wide == part).all()
+    targets = np.arange(100, 100 + parts)
+    batch = _blobs(table, part, targets)
+    layout = Layout(("p",), ("parquet",), ({"user": (KEY, "u"), "x": ("x", "x")},))
+    got = []
+    for target, blob in zip(batch.column(0).to_pylist(), batch.column(1), strict=True):
+        one = pa.RecordBatch.from_arrays([pa.array([target]), pa.array([blob.as_py()])],
+                                         names=["t", "b"])
+        xs = pa.Table.from_batches(unpacked([one], layout)).column("x").to_pylist()
+        assert xs == sorted(xs) and len(set(part[xs])) == 1  # one partition, in order
+        assert target == targets[part[xs[0]]]
+        got += xs
+    assert sorted(got) == list(range(len(users)))
+    by_user: dict = {}
+    for u, p in zip(key.to_pylist(), part, strict=True):
+        assert by_user.setdefault(u, p) == p

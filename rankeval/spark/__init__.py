@@ -5,7 +5,9 @@
 >>> result.metrics["ndcg@10"]         # the same means, counts and notices as locally
 >>> result.per_user.write.parquet(p)  # per-user values stay a (cached) Spark DataFrame
 
-Both inputs are repartitioned by user and sorted within partitions; ``worker.run`` scores
+Parquet inputs given by path are read by pyarrow in Python tasks and cut by user there
+(``exchange``); other inputs are repartitioned by user and gathered in lists per user by
+Spark (``frames.combine``). ``worker.run`` scores
 complete users chunk by chunk with the local engine (``mapInArrow``: one Python call per
 chunk, not per user) and sends back each chunk's partial result, which the driver merges
 exactly (integer counts, exactly rounded sums), so the means do not depend on partitioning.
@@ -192,6 +194,9 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
     if partitioned_by:
         out, layout = _by_partition_value(inputs, columns, partitioned_by, ordered, settings,
                                           chunk_rows, stats)
+    elif (found := _by_files(inputs, columns, partitions, ordered, settings, chunk_rows,
+                             stats)) is not None:
+        out, layout = found
     else:
         both, layout = combine(inputs, columns, partitions or _partitions(preds[0], truth[0]),
                                ordered=ordered)
@@ -245,6 +250,35 @@ def _by_partition_value(inputs, columns, column: str, ordered: bool, settings,
     out = spark.range(0, n, 1, n).mapInArrow(
         lambda batches: run_buckets(batches, buckets, layout, settings, key_text, ordered),
         _spark_schema(schema))
+    return out, layout
+
+
+def _by_files(inputs, columns, partitions: int | None, ordered: bool, settings,
+              chunk_rows: int, stats):
+    """(the scored frame, the layout) of inputs that are all Parquet files given by path:
+    read by pyarrow in Python tasks and shuffled as Arrow blobs (``exchange``), 2x faster
+    than Spark's reading, shuffling and gathering of the rows; None for any other inputs."""
+    from rankeval.spark.exchange import SCHEMA, find_units, read_pack, shuffle_keys, unpacked
+
+    if any(fmt != "parquet" for _, _, fmt in inputs):  # DataFrames are "spark"
+        return None
+    layout, key_text = describe(inputs, columns)
+    layout = dataclasses.replace(layout, chunk_rows=chunk_rows, stats=stats)
+    wanted = [{name for _, name in roles.values()} for roles in layout.sides]
+    units = find_units([label for _, label, _ in inputs], wanted)
+    if units is None or not units.units:
+        return None
+    spark = inputs[0][0].sparkSession
+    n = partitions or _partitions(inputs[0][0], inputs[1][0]) or int(
+        spark.conf.get("spark.sql.shuffle.partitions"))
+    targets = shuffle_keys(spark, n)
+    tasks = len(units.units)
+    blobs = spark.range(0, tasks, 1, tasks).mapInArrow(
+        lambda batches: read_pack(batches, units, layout, key_text, ordered, targets),
+        _spark_schema(SCHEMA)).repartition(n, SCHEMA.names[0])
+    out = blobs.mapInArrow(lambda batches: run(unpacked(batches, layout), layout, settings,
+                                               flat=True),
+                           _spark_schema(output_schema(settings, "sample" in layout.preds)))
     return out, layout
 
 

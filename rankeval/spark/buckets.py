@@ -40,7 +40,7 @@ def find(paths: list[str], column: str) -> Buckets:
 
     found: list[dict[str, list[str]]] = []
     for path in paths:
-        fs, root = _filesystem(path)
+        fs, root = filesystem(path)
         try:
             data = ds.dataset(root, format="parquet", partitioning="hive", filesystem=fs)
         except (OSError, pa.ArrowInvalid) as exc:
@@ -60,7 +60,7 @@ def find(paths: list[str], column: str) -> Buckets:
     return Buckets(tuple(paths), tuple(values), files)
 
 
-def _filesystem(path: str):
+def filesystem(path: str):
     """(filesystem, path within it) of a local path or a URI pyarrow knows."""
     from pyarrow import fs
 
@@ -81,7 +81,7 @@ def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Lay
     from pyarrow import parquet as pq
 
     schema = output_schema(settings, "sample" in layout.preds)
-    systems = [_filesystem(uri)[0] for uri in buckets.uri]
+    systems = [filesystem(uri)[0] for uri in buckets.uri]
     for batch in batches:
         for index in map(int, batch.column(0).to_numpy()):
             tables, seq = [], 0
@@ -90,7 +90,7 @@ def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Lay
                 for path in files:
                     table = pq.read_table(path, filesystem=systems[side], columns=wanted,
                                           partitioning=None)
-                    tables.append(_combined(table, side, layout, key_text,
+                    tables.append(combined(table, side, layout, key_text,
                                             seq if ordered else None))
                     seq += table.num_rows
             if not tables:
@@ -113,7 +113,7 @@ def _users(key: pa.ChunkedArray, value: str, schema: pa.Schema) -> pa.RecordBatc
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _combined(table: pa.Table, side: int, layout: Layout, key_text: bool,
+def combined(table: pa.Table, side: int, layout: Layout, key_text: bool,
               seq: int | None) -> pa.Table:
     """One input's rows with the combined frame's columns (``frames.combine``); ``seq``:
     the bucket's rows read before these, when the input order decides."""

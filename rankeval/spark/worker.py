@@ -3,7 +3,8 @@
 Spark hands ``run`` one partition as Arrow record batches of one row per user, the user's rows
 of every input gathered in a list (by ``groupBy`` after repartitioning by user);
 ``complete_users`` flattens them into chunks of about ``CHUNK_ROWS`` rows of complete users
-(inputs already partitioned by user come flat: ``partition_chunks``). Each chunk is loaded and
+(Parquet inputs read by pyarrow, ``exchange``, and inputs already partitioned by user,
+``buckets``, come flat: ``partition_chunks``). Each chunk is loaded and
 checked by the same functions as a local file and scored by
 ``engine.evaluate_partition``. Out come per-user rows (kind 0) and one row per chunk (kind 1)
 holding its pickled partial result: sums, counts, notices, errors. Nothing here imports
