@@ -919,6 +919,20 @@ def test_parquet_paths_with_train_and_a_fallback_to_spark(spark, tmp_path, units
     assert distributed.metrics == pytest.approx(local.metrics, abs=1e-12)
 
 
+def test_a_file_pyarrow_cannot_read_is_one_line(spark, run_cli, tmp_path):
+    preds, truth = generated(14)
+    p = _in_files(preds, tmp_path / "p")
+    good = (tmp_path / "p" / "part-000.parquet").read_bytes()
+    (tmp_path / "p" / "part-001.parquet").write_bytes(good[:300])  # cut short
+    t = _in_files(truth, tmp_path / "t")
+    out = run_cli("score", "--engine", "spark", p, t, "-m", "ndcg@10")
+    assert out.exit_code == 2, out.stdout
+    assert out.stderr.strip() == (f"rankeval: error: {tmp_path}/p/part-001.parquet: not a "
+                                  "readable Parquet file (Parquet magic bytes not found in "
+                                  "footer. Either the file is corrupted or this is not a parquet "
+                                  "file.)")
+
+
 @given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "ffff", ""]), min_size=1,
                 max_size=60), st.integers(1, 9), st.sampled_from(["text", "int64", "int32"]))
 def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):

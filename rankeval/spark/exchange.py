@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from rankeval.errors import OptionError
+from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.spark.worker import KEY, Layout
 
@@ -63,7 +63,10 @@ def find_units(paths: list[str], wanted: list[set[str]]) -> Units | None:
             return None
         seen = 0
         for file in sorted(data.files):  # the input order: files by name, as Spark lists
-            meta = pq.ParquetFile(file, filesystem=fs).metadata
+            try:
+                meta = pq.ParquetFile(file, filesystem=fs).metadata
+            except (OSError, pa.ArrowInvalid) as exc:  # as the local engine says it
+                raise InputError(file, f"not a readable Parquet file ({exc})") from None
             groups: list[int] = []
             rows = 0
             for g in range(meta.num_row_groups):
