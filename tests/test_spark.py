@@ -966,3 +966,40 @@ def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):
     by_user: dict = {}
     for u, p in zip(key.to_pylist(), part, strict=True):
         assert by_user.setdefault(u, p) == p
+
+
+@pytest.mark.parametrize("pack_bytes", [1 << 30, 2000])
+def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_bytes):
+    """read_pack in this process: every row of every file once, in small pieces (units of a
+    few row groups; blobs cut to PACK_BYTES), each partition's rows in input order, the input
+    order (SEQ) counted across files and units."""
+    from rankeval.spark import exchange
+    from rankeval.spark.worker import SEQ, Layout
+
+    monkeypatch.setattr(exchange, "UNIT_ROWS", 30)
+    monkeypatch.setattr(exchange, "PACK_BYTES", pack_bytes)
+    preds, _ = generated(15)
+    path = _in_files(preds, tmp_path / "p", files=4, row_group=11)
+    columns = ["user_id", "item_id", "score"]
+    layout = Layout((path,), ("parquet",), ({"user": (KEY, "user_id"),
+                                             "item": ("p_item", "item_id"),
+                                             "score": ("p_score", "score")},))
+    key_text = False
+    units = exchange.find_units([path], [set(columns)])
+    assert units is not None and len(units.units) > 4
+    targets = np.arange(5)
+    index = pa.RecordBatch.from_arrays([pa.array(range(len(units.units)))], names=["id"])
+    out = list(exchange.read_pack([index], units, layout, key_text, True, targets))
+    assert len(out) > len(units.units) or pack_bytes > 1 << 20
+    rows = pa.Table.from_batches(exchange.unpacked(out, layout))
+    assert sorted(rows.column(SEQ).to_pylist()) == list(range(len(preds)))
+    back = preds.iloc[rows.column(SEQ).to_numpy()]
+    assert rows.column(KEY).to_pylist() == back["user_id"].tolist()
+    assert rows.column(layout.preds["item"][0]).to_pylist() == back["item_id"].tolist()
+    for blob in out:
+        for target, one in zip(blob.column(0).to_pylist(), blob.column(1), strict=True):
+            seq = [b.column(SEQ).to_pylist() for b in pa.ipc.open_stream(one.as_buffer())]
+            flat = [x for s in seq for x in s]
+            assert flat == sorted(flat)
+            assert {int(p) for p in exchange.partition_of(
+                pa.chunked_array([preds["user_id"].iloc[flat].tolist()]), 5)} == {target}

@@ -31,6 +31,7 @@ SCHEMA = pa.schema(_FIELDS)
 # Rows read and cut at once: a unit's blobs are tens of thousands of rows each on tens of
 # partitions, and one unit's batch of blobs stays far below Arrow's 2 GiB per binary array.
 UNIT_ROWS = 2_000_000
+PACK_BYTES = 512 << 20
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,17 @@ def read_pack(batches: Iterable[pa.RecordBatch], units: Units, layout: Layout, k
         for index in map(int, batch.column(0).to_numpy()):
             side, file, groups, seen = units.units[index]
             wanted = sorted({name for _, name in layout.sides[side].values()})
-            table = pq.ParquetFile(file, filesystem=systems[side]).read_row_groups(
-                list(groups), columns=wanted)
-            rows = combined(table, side, layout, key_text, seen if ordered else None)
-            if rows.num_rows:
-                yield _blobs(rows, partition_of(rows.column(KEY), len(targets)), targets)
+            # in pieces of UNIT_ROWS rows: a file of one huge row group is one unit
+            reader = pq.ParquetFile(file, filesystem=systems[side])
+            for piece in reader.iter_batches(UNIT_ROWS, list(groups), wanted):
+                rows = combined(pa.Table.from_batches([piece]), side, layout, key_text,
+                                seen if ordered else None)
+                seen += rows.num_rows
+                # and of at most PACK_BYTES: a batch of blobs has 32-bit offsets
+                step = max(1, rows.num_rows * PACK_BYTES // max(rows.nbytes, 1))
+                for at in range(0, rows.num_rows, step):
+                    part = rows.slice(at, step)
+                    yield _blobs(part, partition_of(part.column(KEY), len(targets)), targets)
 
 
 def partition_of(key: pa.ChunkedArray, parts: int) -> np.ndarray:
