@@ -203,7 +203,8 @@ def main() -> None:
                 continue
             t = statistics.median(times[name])
             rows.append({"tool": name, "seconds": t, "peak_mib": rss[name],
-                         "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0")})
+                         "vs_rankeval_csv": t / base, "max_diff": verdicts.get(name, "0"),
+                         "rounds": times[name]})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
                                     "catalog": catalog, "popularity": popularity, "ids": ids,
                                     "prediction_rows": _rows(folder), "tools": rows}
@@ -232,14 +233,16 @@ def _markdown(shape: str, r: dict, rounds: int) -> str:
            f"{r['catalog']:,} items; ")
         + f"median of {rounds}",
         "",
-        "| tool | seconds | peak MiB | time / rankeval (CSV) | max diff of means |",
-        "|---|---:|---:|---:|---:|",
+        "| tool | seconds | rounds (min-max) | peak MiB | time / rankeval (CSV) | max diff of "
+        "means |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for row in r["tools"]:
         if "error" in row:
-            lines.append(f"| {row['tool']} | {row['error']} | | | |")
+            lines.append(f"| {row['tool']} | {row['error']} | | | | |")
         else:
-            lines.append(f"| {row['tool']} | {row['seconds']:.2f} | {row['peak_mib']:.0f} | "
+            lines.append(f"| {row['tool']} | {row['seconds']:.2f} | {min(row['rounds']):.2f}-"
+                         f"{max(row['rounds']):.2f} | {row['peak_mib']:.0f} | "
                          f"{row['vs_rankeval_csv']:.2f}x | {row['max_diff']} |")
     return "\n".join(lines)
 

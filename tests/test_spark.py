@@ -981,11 +981,15 @@ def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_by
     preds, _ = generated(15)
     path = _in_files(preds, tmp_path / "p", files=4, row_group=11)
     columns = ["user_id", "item_id", "score"]
+
+    class Listed:  # what find_units asks of a DataFrame: Spark's listing of its files
+        def inputFiles(self):
+            return [f"file://{f}" for f in (tmp_path / "p").glob("*.parquet")]
     layout = Layout((path,), ("parquet",), ({"user": (KEY, "user_id"),
                                              "item": ("p_item", "item_id"),
                                              "score": ("p_score", "score")},))
     key_text = False
-    units = exchange.find_units([path], [set(columns)])
+    units = exchange.find_units([Listed()], [set(columns)], ["user_id"])
     assert units is not None and len(units.units) > 4
     targets = np.arange(5)
     index = pa.RecordBatch.from_arrays([pa.array(range(len(units.units)))], names=["id"])
@@ -1003,3 +1007,53 @@ def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_by
             assert flat == sorted(flat)
             assert {int(p) for p in exchange.partition_of(
                 pa.chunked_array([preds["user_id"].iloc[flat].tolist()]), 5)} == {target}
+
+
+def test_parquet_paths_as_spark_and_pandas_write_them(spark, run_cli, tmp_path, units_seen):
+    """A category (dictionary) user column beside a plain one, a directory whose name Spark
+    lists escaped (a space: %20), a single file, a _SUCCESS marker, an empty file, one
+    partition: the local numbers; validate reads the same way."""
+    preds, truth = generated(16)
+    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "map"], k=K)
+    (tmp_path / "p dir").mkdir()
+    as_category = preds.assign(user_id=preds["user_id"].astype("category"),
+                               item_id=preds["item_id"].astype("category"))
+    pq.write_table(pa.Table.from_pandas(as_category, preserve_index=False),
+                   tmp_path / "p dir" / "part-0.parquet", row_group_size=50)
+    (tmp_path / "p dir" / "_SUCCESS").write_bytes(b"")
+    (tmp_path / "p dir" / "part-1.parquet").write_bytes(b"")  # Spark skips an empty file
+    truth.to_parquet(tmp_path / str(tmp_path / "truth.parquet"), index=False)
+    for partitions in (None, 1):
+        distributed = spark_evaluate(str(tmp_path / "p dir"), str(tmp_path / "truth.parquet"),
+                                     metrics=["ndcg", "map"], k=K, spark=spark,
+                                     partitions=partitions)
+        assert units_seen[-1] is not None and len(units_seen[-1].units) > 3
+        same(local, distributed, labels=False)
+    folder, file, t = tmp_path / "p dir", tmp_path / "p dir" / "part-0.parquet", tmp_path / "t"
+    (tmp_path / "truth.parquet").rename(t)
+    out = run_cli("validate", "--engine", "spark", str(folder), str(t))
+    assert out.exit_code == 0, out.stderr
+    assert units_seen[-1] is not None
+    mine = run_cli("validate", str(file), str(t), "--preds-format", "parquet",
+                   "--truth-format", "parquet")
+    assert out.stdout.replace(str(folder), "P") == mine.stdout.replace(str(file), "P")
+
+
+def test_parquet_paths_with_bad_rows_are_refused_as_locally(spark, run_cli, tmp_path,
+                                                            units_seen):
+    """Empty user ids and a run without rows: one line, exit 2, the local engine's problem."""
+    preds, truth = generated(17)
+    holes = preds.assign(user_id=preds["user_id"].where(preds.index % 7 != 3, None))
+    _in_files(holes, tmp_path / "p")
+    truth.to_parquet(tmp_path / "t.parquet", index=False)
+    out = run_cli("score", "--engine", "spark", str(tmp_path / "p"), str(tmp_path / "t.parquet"))
+    assert units_seen[-1] is not None
+    assert out.exit_code == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    holes.to_parquet(tmp_path / "p.parquet", index=False)
+    mine = run_cli("score", str(tmp_path / "p.parquet"), str(tmp_path / "t.parquet"))
+    problem = mine.stderr.split(": ", 3)[3].split(", e.g.")[0]  # column 'user_id': N empty ids
+    assert mine.exit_code == 2 and problem in out.stderr, (mine.stderr, out.stderr)
+    preds.iloc[:0].to_parquet(tmp_path / "none.parquet", index=False)
+    out = run_cli("score", "--engine", "spark", str(tmp_path / "none.parquet"),
+                  str(tmp_path / "t.parquet"))
+    assert out.exit_code == 2 and "no data rows" in out.stderr, out.stderr

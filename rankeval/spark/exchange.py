@@ -9,8 +9,9 @@ turning the lists into Arrow. On 200M rows with two cores the JVM spent 250 s of
 against the Python scoring's 130 s (Spark's event log). Here Python tasks read the files'
 row groups with pyarrow (``read_pack``), cut them by a hash of the user into one Arrow IPC
 stream per partition of users, and the shuffle moves those streams, one row each, to a Python
-task per partition (``unpack``) that scores its complete users. Nothing here imports pyspark
-but ``shuffle_keys``, which asks Spark.
+task per partition (``unpacked``) that scores its complete users. The files are the ones
+Spark lists for the input (``DataFrame.inputFiles``), read through pyarrow's filesystems.
+Nothing here imports pyspark but ``shuffle_keys``, which asks Spark.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.spark.worker import KEY, Layout
 
@@ -39,45 +40,93 @@ class Units:
     """The inputs' files cut into units of whole row groups of about ``UNIT_ROWS`` rows,
     each read and cut by user in one task."""
 
-    uri: tuple[str, ...]  # each input's location, for its filesystem
-    # (input, file, row groups, rows of the input before it: its input order)
+    # (input, file URI, row groups, rows of the input before it: its input order)
     units: tuple[tuple[int, str, tuple[int, ...], int], ...]
+    bytes: int  # the rows' uncompressed size (Parquet's count), for the partitions
 
 
-def find_units(paths: list[str], wanted: list[set[str]]) -> Units | None:
-    """The units of every input, None when one is not a plain Parquet dataset holding the
-    ``wanted`` columns in its files (Hive partition columns are Spark's alone): Spark then
-    reads it."""
-    import pyarrow.dataset as ds
+def find_units(frames: list, wanted: list[set[str]], user: list[str]) -> Units | None:
+    """The units of the files behind each of ``frames`` (Spark's own listing, so the files
+    Spark would read: its default filesystem, no hidden, empty or half-copied files), in
+    name order; None, for Spark to read them, when a file is on a filesystem pyarrow does not
+    reach (``s3a://``) or lacks a ``wanted`` column (a Hive partition directory), or an
+    input's ``user`` column is a number in one file and text in another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    files: list[tuple[int, str]] = []
+    for side, df in enumerate(frames):
+        try:
+            files += [(side, uri) for uri in sorted(df.inputFiles())]
+        except Exception:  # a plan Spark cannot list the files of
+            return None
+    try:  # footers on a pool of threads: on object stores, each is a request
+        with ThreadPoolExecutor(16) as pool:
+            footers = list(pool.map(_footer, [uri for _, uri in files]))
+    except _Unreachable:
+        return None
+    units, seen, size = [], [0] * len(frames), 0
+    kinds: list[set[str]] = [set() for _ in frames]
+    for (side, uri), meta in zip(files, footers, strict=True):
+        if meta is None:  # an empty file, which Spark skips too
+            continue
+        schema = meta.schema.to_arrow_schema()
+        if not wanted[side] <= set(schema.names):
+            return None
+        kinds[side].add(_kind(schema.field(user[side]).type))
+        if len(kinds[side]) > 1:
+            return None
+        groups: list[int] = []
+        rows = 0
+        for g in range(meta.num_row_groups):
+            groups.append(g)
+            rows += meta.row_group(g).num_rows
+            size += meta.row_group(g).total_byte_size
+            if rows >= UNIT_ROWS or g == meta.num_row_groups - 1:
+                units.append((side, uri, tuple(groups), seen[side]))
+                seen[side] += rows
+                groups, rows = [], 0
+    return Units(tuple(units), size)
+
+
+class _Unreachable(Exception):
+    """A file on a filesystem pyarrow does not reach here."""
+
+
+def _footer(uri: str):
+    """A file's Parquet metadata (None for an empty file)."""
     import pyarrow.parquet as pq
 
-    from rankeval.spark.buckets import filesystem
+    try:
+        fs, path = open_uri(uri)
+        if fs.get_file_info(path).size == 0:
+            return None
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise _Unreachable(uri) from exc
+    try:
+        return pq.ParquetFile(path, filesystem=fs).metadata
+    except (OSError, pa.ArrowException) as exc:  # as the local engine says it
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
 
-    units = []
-    for side, path in enumerate(paths):
-        try:
-            fs, root = filesystem(path)
-            data = ds.dataset(root, format="parquet", filesystem=fs, partitioning=None)
-        except (OSError, pa.ArrowInvalid, OptionError):  # s3a://, no libhdfs: Spark reads it
-            return None
-        if not wanted[side] <= set(data.schema.names):
-            return None
-        seen = 0
-        for file in sorted(data.files):  # the input order: files by name, as Spark lists
-            try:
-                meta = pq.ParquetFile(file, filesystem=fs).metadata
-            except (OSError, pa.ArrowInvalid) as exc:  # as the local engine says it
-                raise InputError(file, f"not a readable Parquet file ({exc})") from None
-            groups: list[int] = []
-            rows = 0
-            for g in range(meta.num_row_groups):
-                groups.append(g)
-                rows += meta.row_group(g).num_rows
-                if rows >= UNIT_ROWS or g == meta.num_row_groups - 1:
-                    units.append((side, file, tuple(groups), seen))
-                    seen += rows
-                    groups, rows = [], 0
-    return Units(tuple(paths), tuple(units))
+
+def _kind(kind: pa.DataType) -> str:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return "number" if pa.types.is_integer(kind) else "text"
+
+
+def open_uri(uri: str):
+    """(pyarrow filesystem, path) of a file URI as Spark lists it (``file:/tmp/a%20b``,
+    ``hdfs://host/p``, ``s3://...``); Hadoop's ``s3a://`` and ``s3n://`` are not pyarrow's."""
+    from urllib.parse import unquote, urlparse
+
+    from pyarrow import fs
+
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return fs.LocalFileSystem(), unquote(parsed.path)
+    if parsed.scheme in ("s3a", "s3n"):
+        raise ValueError(f"{parsed.scheme}:// is Hadoop's")
+    return fs.FileSystem.from_uri(uri)
 
 
 def read_pack(batches: Iterable[pa.RecordBatch], units: Units, layout: Layout, key_text: bool,
@@ -87,24 +136,35 @@ def read_pack(batches: Iterable[pa.RecordBatch], units: Units, layout: Layout, k
     as one blob per partition of users they fall in (``_blobs``)."""
     import pyarrow.parquet as pq
 
-    from rankeval.spark.buckets import combined, filesystem
+    from rankeval.spark.buckets import combined
 
-    systems = [filesystem(uri)[0] for uri in units.uri]
     for batch in batches:
         for index in map(int, batch.column(0).to_numpy()):
-            side, file, groups, seen = units.units[index]
+            side, uri, groups, seen = units.units[index]
+            fs, path = open_uri(uri)
             wanted = sorted({name for _, name in layout.sides[side].values()})
             # in pieces of UNIT_ROWS rows: a file of one huge row group is one unit
-            reader = pq.ParquetFile(file, filesystem=systems[side])
+            reader = pq.ParquetFile(path, filesystem=fs)
             for piece in reader.iter_batches(UNIT_ROWS, list(groups), wanted):
-                rows = combined(pa.Table.from_batches([piece]), side, layout, key_text,
-                                seen if ordered else None)
+                rows = combined(_decoded(pa.Table.from_batches([piece])), side, layout,
+                                key_text, seen if ordered else None)
                 seen += rows.num_rows
                 # and of at most PACK_BYTES: a batch of blobs has 32-bit offsets
                 step = max(1, rows.num_rows * PACK_BYTES // max(rows.nbytes, 1))
                 for at in range(0, rows.num_rows, step):
                     part = rows.slice(at, step)
                     yield _blobs(part, partition_of(part.column(KEY), len(targets)), targets)
+
+
+def _decoded(table: pa.Table) -> pa.Table:
+    """Dictionary columns as their values (a pandas category written to Parquet): every
+    blob would carry the whole dictionary, and a user column of dictionary type would not
+    meet another input's text."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(i, field.name,
+                                     table.column(i).cast(field.type.value_type))
+    return table
 
 
 def partition_of(key: pa.ChunkedArray, parts: int) -> np.ndarray:
