@@ -786,17 +786,24 @@ def test_inputs_partitioned_by_user_skip_the_shuffle(spark, tmp_path, options):
     same(local, distributed, labels=False)
 
 
-def test_partitioned_train_for_seen_items(spark, tmp_path):
-    preds, truth = generated(6)
-    train, _, _ = _extras(6, preds)
+def _seen_items_equal_local(spark, seed: int, write, **spark_options):
+    """Seen-item exclusion with training interactions written by ``write`` (each input to
+    its own folder): the local engine's values."""
+    preds, truth = generated(seed)
+    train, _, _ = _extras(seed, preds)
     options = {"exclude_seen": True, "exclude_seen_truth": True}
     local = rankeval.evaluate(preds, truth, metrics=["ndcg", "novelty"], k=K, train=train,
                               **options)
-    distributed = spark_evaluate(_by_bucket(preds, tmp_path / "p"),
-                                 _by_bucket(truth, tmp_path / "t"), metrics=["ndcg", "novelty"],
-                                 k=K, train=_by_bucket(train, tmp_path / "tr"), spark=spark,
-                                 partitioned_by="bucket", **options)
+    distributed = spark_evaluate(write(preds, "p"), write(truth, "t"),
+                                 metrics=["ndcg", "novelty"], k=K, train=write(train, "tr"),
+                                 spark=spark, **spark_options, **options)
     same(local, distributed, labels=False)
+    return preds, truth
+
+
+def test_partitioned_train_for_seen_items(spark, tmp_path):
+    _seen_items_equal_local(spark, 6, lambda df, name: _by_bucket(df, tmp_path / name),
+                            partitioned_by="bucket")
 
 
 def test_partitioned_inputs_from_the_command_line(spark, run_cli, tmp_path):
@@ -897,16 +904,8 @@ def test_parquet_paths_are_read_by_pyarrow_as_the_local_engine(spark, tmp_path, 
 def test_parquet_paths_with_train_and_a_fallback_to_spark(spark, tmp_path, units_seen):
     """Training interactions by path go the same way; a dataset whose user column is a Hive
     partition directory (not in its files) is read by Spark, with the same numbers."""
-    preds, truth = generated(13)
-    train, _, _ = _extras(13, preds)
-    options = {"exclude_seen": True, "exclude_seen_truth": True}
-    local = rankeval.evaluate(preds, truth, metrics=["ndcg", "novelty"], k=K, train=train,
-                              **options)
-    distributed = spark_evaluate(_in_files(preds, tmp_path / "p"),
-                                 _in_files(truth, tmp_path / "t"), metrics=["ndcg", "novelty"],
-                                 k=K, train=_in_files(train, tmp_path / "tr"), spark=spark,
-                                 **options)
-    same(local, distributed, labels=False)
+    preds, truth = _seen_items_equal_local(spark, 13,
+                                           lambda df, name: _in_files(df, tmp_path / name))
     assert units_seen[-1] is not None
     assert {u[0] for u in units_seen[-1].units} == {0, 1, 2}  # every input read by pyarrow
     by_user = tmp_path / "by_user"

@@ -105,11 +105,7 @@ def score(shared: tuple[Layout, Any], *shards: pa.Table) -> tuple[pa.Table, Chun
     present = [s for s in shards if s.num_rows]
     if not present:
         return empty, None
-    data = pa.concat_tables(present, promote_options="permissive")
-    for roles in layout.sides:  # an input without rows here: its columns, empty
-        for inner, _ in roles.values():
-            if inner not in data.column_names:
-                data = data.append_column(inner, pa.nulls(data.num_rows, pa.string()))
+    data = layout.gathered(present)
     part = score_chunk(data, layout, settings)
     if part.partial is not None and not part.errors and len(part.partial.users):
         per_user = pa.Table.from_batches([_per_user(part.partial, schema, settings)])

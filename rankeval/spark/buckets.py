@@ -95,11 +95,7 @@ def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Lay
                     seq += table.num_rows
             if not tables:
                 continue
-            rows = pa.concat_tables(tables, promote_options="default")
-            for roles in layout.sides:  # an input without rows here: its columns, empty
-                for inner, _ in roles.values():
-                    if inner not in rows.column_names:
-                        rows = rows.append_column(inner, pa.nulls(rows.num_rows))
+            rows = layout.gathered(tables)
             yield from run(rows.to_batches(), layout, settings, flat=True)
             yield _users(rows.column(KEY), buckets.values[index], schema)
 

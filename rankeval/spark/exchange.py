@@ -207,14 +207,7 @@ def unpacked(batches: Iterable[pa.RecordBatch], layout: Layout) -> list[pa.Recor
     input's columns (null where a row is another input's)."""
     tables = [pa.Table.from_batches([b]) for batch in batches for blob in batch.column(1)
               for b in pa.ipc.open_stream(blob.as_buffer())]
-    if not tables:
-        return []
-    rows = pa.concat_tables(tables, promote_options="permissive")
-    for roles in layout.sides:  # an input without rows here: its columns, empty
-        for inner, _ in roles.values():
-            if inner not in rows.column_names:
-                rows = rows.append_column(inner, pa.nulls(rows.num_rows))
-    return rows.to_batches()
+    return layout.gathered(tables).to_batches() if tables else []
 
 
 def shuffle_keys(spark, parts: int) -> np.ndarray:

@@ -59,6 +59,16 @@ class Layout:
     def truth(self) -> dict[str, tuple[str, str]]:
         return self.sides[TRUTH]
 
+    def gathered(self, tables: list[pa.Table]) -> pa.Table:
+        """Tables of combined rows (from different inputs, read or shipped apart) as one, with
+        every input's columns: null where an input has no rows among them."""
+        rows = pa.concat_tables(tables, promote_options="permissive")
+        for roles in self.sides:
+            for inner, _ in roles.values():
+                if inner not in rows.column_names:
+                    rows = rows.append_column(inner, pa.nulls(rows.num_rows))
+        return rows
+
     def table(self, data: pa.Table, side: int) -> pa.Table:
         """One side's rows of a chunk, with the input's own column names."""
         roles = self.sides[side]
