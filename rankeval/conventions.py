@@ -82,6 +82,35 @@ def gain_pairs(text: str) -> tuple[list[float], list[float]]:
 
 
 @dataclass(frozen=True)
+class Preset:
+    """One ``--compat`` preset: the tool whose numbers it reproduces, as data. Every rule a
+    preset sets is a field here or a column of ``TABLE`` (``column``), read through
+    ``PRESETS``; no code compares a preset's name."""
+
+    name: str
+    tool: str  # the tool and version it reproduces, for --help and the docs
+    column: str  # the ``Setting`` field holding this preset's value of each convention
+    like: str | None  # the preset whose values it takes where ``column`` says _AS_TEN
+    trec_measures: bool  # -m words are trec_eval measures (P.5,10, ndcg_cut.10, all_trec)
+    ir_measures_names: bool  # -m words are ir_measures' strings (nDCG@10, P(rel=2)@5)
+    trec_output: bool  # -f trec prints trec_eval's names, order and -nan lines
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("trec_eval", "trec_eval 10.0", "trec_eval", None, True, False, True),
+    Preset("trec_eval-9", "trec_eval 9.0.8 (and pytrec_eval)", "trec_eval_9", "trec_eval",
+           True, False, True),
+    Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
+           False, True, False),
+)}
+
+
+def preset_of(compat: str | None) -> Preset | None:
+    """The row of ``compat`` (None: no preset)."""
+    return None if compat is None else PRESETS[compat]
+
+
+@dataclass(frozen=True)
 class Setting:
     """One convention: a row of the settings table."""
 
@@ -103,12 +132,15 @@ class Setting:
         return self.choices is None and self.parse is None
 
     def preset(self, compat: str) -> Any:
-        """The value under ``compat`` (a name of ``COMPAT``); _UNSET: the preset leaves it."""
-        if compat == "ir_measures":
-            return self.ir_measures
-        if compat == "trec_eval-9" and self.trec_eval_9 is not _AS_TEN:
-            return self.trec_eval_9
-        return self.trec_eval
+        """The value under ``compat`` (a name of ``PRESETS``); _UNSET: the preset leaves it.
+        The preset's row says which column holds its values, and whose values it takes where
+        that column says _AS_TEN."""
+        row: Preset | None = PRESETS[compat]
+        value: Any = _AS_TEN
+        while value is _AS_TEN and row is not None:
+            value = getattr(self, row.column)
+            row = PRESETS[row.like] if row.like else None
+        return _UNSET if value is _AS_TEN else value
 
     def check(self, value: Any) -> Any:
         """The value as stored, or an OptionError naming the setting."""
@@ -188,6 +220,17 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="trec",
         footer=lambda v: f"ties {v}",
         ir_measures="trec",
+    ),
+    Setting(
+        "order_by",
+        "What orders each list when the run has both a rank and a score column: its ranks, "
+        "or its scores (trec_eval, pytrec_eval and ir_measures read scores and never ranks); "
+        "a run with one of them is ordered by that one.",
+        "rank",
+        ("rank", "score"),
+        trec_eval="score",
+        footer=lambda v: None if v == "rank" else "lists ordered by score",
+        ir_measures="score",
     ),
     Setting(
         "zero_relevant_users",
@@ -286,9 +329,9 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "gains",
-        "The gain of each grade in the DCG family, as GRADE=GAIN pairs (1=1,2=3); a grade not "
-        "named keeps its own value, and the gain function then applies (trec_eval's "
-        "ndcg.1=1,2=3).",
+        "The gain of each grade in the DCG family, as GRADE=GAIN pairs (e.g. {opt:gains} "
+        "1=1,2=3); a grade not named keeps its own value, and the gain function then applies "
+        "(trec_eval's ndcg.1=1,2=3).",
         None,
         trec_eval=None,
         parse=parse_gains,
@@ -371,7 +414,5 @@ TABLE: tuple[Setting, ...] = (
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
-# trec_eval 10.0, the current release; 9.0.8 (pytrec_eval); ir_measures 0.4 (its default
-# providers: pytrec_eval's trec_eval 9 for most measures)
-COMPAT = ("trec_eval", "trec_eval-9", "ir_measures")
+COMPAT = tuple(PRESETS)  # the names --compat takes
 

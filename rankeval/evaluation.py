@@ -364,6 +364,10 @@ def evaluate(
       (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item id
       ascending, or file order; or scored fairly: the expected value over all their
       orders, or the best or worst order (relevant items first or last).
+    - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the
+      run has both a rank and a score column: its ranks, or its scores (trec_eval,
+      pytrec_eval and ir_measures read scores and never ranks); a run with one of
+      them is ordered by that one.
     - zero_relevant_users: 'skip' | 'zero' (default 'skip'). Users with no relevant item:
       leave out, or score 0 and average in (trec_eval).
     - skip_missing_users: True | False (default False). Leave out users with relevant

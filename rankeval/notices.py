@@ -66,12 +66,12 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         if p.get("written")
         else f"{_users(n)} {_are(n, 'has', 'have')} scores that rise as their ranks fall: the "
         f"rank column orders the lists ({p['column']!r} is not used); tools that order by "
-        "score (trec_eval, ranx) will disagree"
+        f"score (trec_eval, ranx) will disagree ({o('order_by', 'score')} orders by score)"
     ),
     "score_orders": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} ranks that disagree with their scores: the "
-        f"{p['column']!r} column orders the lists, as trec_eval does under "
-        f"{o('compat', 'trec_eval')} ({p['rank']!r} is not used)"
+        f"{p['column']!r} column orders the lists ({o('order_by', 'score')}, as trec_eval, "
+        f"pytrec_eval and ir_measures order them; {p['rank']!r} is not used)"
     ),
     "ties_at_cutoff": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "

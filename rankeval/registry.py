@@ -47,6 +47,11 @@ class Metric:
     # corpus metric, when the run's one value is undefined ("fewer than 2 users have a
     # list"). Empty: always defined.
     undefined_when: str = ""
+    # trec_eval computes its undefined case (``undefined_when``) as 0/0 and prints -nan for
+    # it, and -nan for the mean over queries: ``-f trec`` under a preset does the same
+    trec_nan: bool = False
+    # trec_eval prints a per-query line (-q) for it; num_q's is the constant 1
+    trec_per_query: bool = True
     # Reads every judged grade, relevant or not (the expected-exposure target)
     grades: bool = False
     # Lower values are better (a distance): compare's "worse" is an increase
@@ -75,6 +80,11 @@ class Metric:
 
 
 _SUBTOPICS = frozenset({"subtopics"})
+# iprec's undefined case: a recall level that needs no relevant item (level R rounds to 0)
+# on a list the exclusions emptied is the precision of no item, 0/0 (trec_eval: -nan)
+_EMPTIED = ("a level that needs no relevant item, on a list emptied by judged-only "
+            "condensing or seen-item exclusion: the precision of no item, which trec_eval "
+            "prints as -nan")
 
 REGISTRY: dict[str, Metric] = {
     m.name: m
@@ -197,10 +207,11 @@ REGISTRY.update({
                "precision at a recall level: the best precision at that recall or beyond "
                "(iprec@0.5; iprec alone gives trec_eval's 11 levels)",
                "max_{j : recall@j >= level} precision@j", cutoff=False,
-               levels=(*(float(f"0.{i}") for i in range(10)), 1.0), tie_expectation=False),
+               levels=(*(float(f"0.{i}") for i in range(10)), 1.0), tie_expectation=False,
+               undefined_when=_EMPTIED, trec_nan=True),
         Metric("iprec_11pt", ("eleven_point_average",), "the mean of iprec at the 11 recall "
                "levels 0, 0.1, ..., 1 (trec_eval's 11pt_avg)", "1/11 sum_level iprec@level",
-               cutoff=False, tie_expectation=False),
+               cutoff=False, tie_expectation=False, undefined_when=_EMPTIED, trec_nan=True),
         Metric("relative_precision", ("relative_p",), "precision against the most the top K "
                "could hold (trec_eval's relative_P)", "hits@K / min(K, R)"),
         Metric("gm_bpref", (), "geometric mean of bpref over users (trec_eval; per user the log "
@@ -259,7 +270,7 @@ REGISTRY.update({
                "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
                judgements=True),
         Metric("num_q", ("numq",), "the users averaged over: 1 per user, summed (trec_eval's "
-               "num_q)", "1", bounded=False, cutoff=False, overall=SUM),
+               "num_q)", "1", bounded=False, cutoff=False, overall=SUM, trec_per_query=False),
         Metric("bin_g", ("bing", "binary_g"), "each retrieved relevant item earns 1 / log2(2 + "
                "the non-relevant items above it), summed over R (trec_eval's binG)",
                "1/R sum_{rel j} 1 / log2(2 + j - hits@j)", cutoff=False, tie_expectation=False),

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, TypedDict, Unpack
 
-from rankeval.conventions import _UNSET, COMPAT, ROWS, TABLE, Setting
+from rankeval.conventions import _UNSET, COMPAT, PRESETS, ROWS, TABLE, Setting, preset_of
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import drop_defaults
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
 
 # The table's names, for the modules that read them here
-__all__ = ["COMPAT", "ROWS", "TABLE", "_UNSET", "Setting", "SettingOptions", "Settings",
+__all__ = ["COMPAT", "PRESETS", "ROWS", "TABLE", "_UNSET", "Setting", "SettingOptions", "Settings",
            "comparable_names", "footer", "make_settings", "metric_named"]
 
 
@@ -38,6 +38,7 @@ class Settings:
     rr_target: str = "first-relevant"
     relevance_threshold: float | None = None
     ties: str = "trec"
+    order_by: str = "rank"
     zero_relevant_users: str = "skip"
     skip_missing_users: bool = False
     missing_user_counts: str = "counted"
@@ -83,6 +84,7 @@ class SettingOptions(TypedDict, total=False):
     rr_target: str | None
     relevance_threshold: float | None
     ties: str | None
+    order_by: str | None
     zero_relevant_users: str | None
     skip_missing_users: bool | None
     missing_user_counts: str | None
@@ -183,13 +185,14 @@ def metric_named(word: str, settings: Settings) -> MetricSpec:
     ``metrics`` words: trec_eval's or ir_measures' names under compat, parameters that change
     nothing dropped. An OptionError when the word names several metrics."""
     words = [word]
-    if settings.compat in ("trec_eval", "trec_eval-9"):
+    preset = preset_of(settings.compat)
+    if preset is not None and preset.trec_measures:
         from rankeval.compat import translate
 
         words = translate([word])
     if len(words) != 1:
         raise OptionError(f"{word}: name one metric with its K, e.g. ndcg@10")
-    spec = from_name(words[0], ir_measures=settings.compat == "ir_measures")
+    spec = from_name(words[0], ir_measures=preset is not None and preset.ir_measures_names)
     return drop_defaults(spec, settings)
 
 
@@ -214,12 +217,14 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     given = parse_ks(str(x) for x in k) if k else None
     if isinstance(metrics, str):
         metrics = [metrics]
-    if compat in (None, "ir_measures"):
+    preset = preset_of(compat)
+    if preset is None or not preset.trec_measures:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
-        return expand(words, given or list(DEFAULT_K), compat == "ir_measures"), False
+        return expand(words, given or list(DEFAULT_K),
+                      preset is not None and preset.ir_measures_names), False
     from rankeval.compat import measures
 
-    return measures(metrics, given, compat)
+    return measures(metrics, given, preset.name)
 
 
 class EvaluateOptions(SettingOptions, total=False):

@@ -49,8 +49,8 @@ def _compare(ours: pd.DataFrame, theirs: dict, names: dict[str, str]) -> int:
         for trec_name, value in values.items():
             mine = next(ours_name for t, ours_name in names.items() if trec_name.startswith(t))
             column = mine if trec_name in names else _level_column(trec_name, mine)
-            if math.isnan(value):  # trec_eval's 0/0 on an empty condensed list: 0 here
-                assert ours.loc[user, column] == 0, (user, trec_name)
+            if math.isnan(value):  # trec_eval's 0/0 on an empty condensed list: undefined
+                assert math.isnan(ours.loc[user, column]), (user, trec_name)
                 continue
             assert ours.loc[user, column] == pytest.approx(value, abs=1e-12), (user, trec_name)
             n += 1
@@ -296,8 +296,9 @@ def test_compat_orders_by_score_when_a_file_has_ranks_too(run_cli, write):
     r = run_cli("score", p, t, "--compat", "trec_eval", "-m", "map,ndcg_cut.10", "-f", "json",
                 "--per-user", str(p) + ".users.csv")
     assert r.exit_code == 0, r.stderr
-    assert "ranks that disagree with their scores: the 'score' column orders the lists, as " \
-           "trec_eval does under --compat trec_eval ('rank' is not used)" in r.stderr
+    assert "ranks that disagree with their scores: the 'score' column orders the lists " \
+           "(--order-by score, as trec_eval, pytrec_eval and ir_measures order them; 'rank' " \
+           "is not used)" in r.stderr
     table = pd.read_csv(str(p) + ".users.csv", dtype={"user_id": str}).set_index("user_id")
     for user, values in theirs.items():
         assert table.loc[user, "map@all"] == pytest.approx(values["map"], abs=1e-12)

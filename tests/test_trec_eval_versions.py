@@ -16,8 +16,11 @@ import pytest
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 # complete: every query of the qrels is in the run (trec_eval 10.0 stops with an error
-# otherwise unless -c); missing: queries only in the qrels and only in the run
-DATASETS = {"complete": 101, "missing": 202}
+# otherwise unless -c); missing: queries only in the qrels and only in the run; unjudged:
+# every query in the run, some retrieving only unjudged documents (-J empties their lists:
+# trec_eval's 0/0, printed -nan)
+DATASETS = {"complete": 101, "missing": 202, "unjudged": 303}
+EMPTIED = (4, 9, 16, 25)  # the unjudged dataset's queries that retrieve no judged document
 
 MEASURES = [
     [],
@@ -102,6 +105,8 @@ def write_dataset(name: str, folder: Path) -> None:
         if name == "missing" and q in (3, 11, 19, 27):
             continue  # only in the qrels
         ranked = rng.sample(docs, rng.randint(5, 60))
+        if name == "unjudged" and q in EMPTIED:
+            ranked = docs[50:50 + len(ranked) % 30 + 1]  # the 30 documents nobody judged
         for rank, d in enumerate(ranked, 1):
             run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
     if name == "missing":

@@ -127,7 +127,7 @@ def ranks_differ_from_scores(rank, score, rows, su) -> bool:
 
 
 def score_orders(columns: dict[str, str], ranks: np.ndarray, rows, su) -> list[Notice]:
-    """Under --compat trec_eval, the users whose rank column tells another order than their
+    """Ordered by score (order_by), the users whose rank column tells another order than their
     scores (which order the lists, as in trec_eval)."""
     r = take(ranks, rows)
     against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])

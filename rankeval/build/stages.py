@@ -261,6 +261,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     laters.append(ideal_lists)
     lists, ranks, found = _lists(preds, codes, sel, settings)
     notices += found
+    listed = lists.su  # the users with a list, before seen items and -J take rows out
     if seen is not None and seen.lists:  # after the checks of the file's own ranks
         lists, found = seen.drop(codes, lists, preds.source.label)
         notices += found
@@ -268,6 +269,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     lists = _max_depth(lists, settings)
     lists = _judged(lists, codes, truth, sel, settings)
     lists = _judged_only(lists, settings)
+    emptied = _emptied(listed, lists.su, sel.counts.evaluated)
     lists = _ties(lists, preds)
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
@@ -275,6 +277,8 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     lists = _cut(lists, kmax)
     rel = _join(lists, keys, values, codes, truth, settings)
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
+    if emptied is not None:
+        chunk = dataclasses.replace(chunk, emptied=emptied)
     if stats is not None:
         chunk = _with_item_data(chunk, stats, extras, codes, sel, settings)
     if truth.aspects is not None and reads(settings.specs, "subtopics"):
@@ -329,10 +333,10 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings
     notices: list[Notice] = []
     ranks = None
     rows, su, others = order(preds, codes, sel, settings.ties)
-    if settings.compat == "trec_eval" and ranks_differ_from_scores(preds.rank, preds.score,
-                                                                   rows, su):
-        # trec_eval orders by score and never reads ranks; when the ranks already give the
-        # strictly falling score order (the usual file), the cheaper rank sort stands.
+    if settings.order_by == "score" and ranks_differ_from_scores(preds.rank, preds.score,
+                                                                 rows, su):
+        # Ordered by score, ranks never read (trec_eval's way); when the ranks already give
+        # the strictly falling score order (the usual file), the cheaper rank sort stands.
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
         rows, su, others = order(preds, codes, sel, settings.ties)
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
@@ -370,6 +374,17 @@ def _judged_only(lists: Lists, settings) -> Lists:
     assert lists.judged is not None  # marked: judged_only needs judgements
     lists = lists.keep(lists.judged)
     return dataclasses.replace(lists, pos=segment_positions(lists.su))
+
+
+def _emptied(before: np.ndarray, after: np.ndarray, n_users: int) -> np.ndarray | None:
+    """Per user, whether it had a list that the exclusions (seen items, -J) left empty: it
+    retrieved nothing, where a user without predictions was never asked (SPEC section 2).
+    None when no user lost every row."""
+    if len(after) == len(before):
+        return None
+    emptied = np.bincount(before, minlength=n_users) > 0
+    emptied[after] = False
+    return emptied if emptied.any() else None
 
 
 def _ties(lists: Lists, preds: Predictions) -> Lists:

@@ -42,6 +42,10 @@ class Chunk:
     # When tied scores exist: the pos of the first row of each row's tie group (rows of equal
     # score in a user's list), else None. A group straddling the deepest K is kept whole.
     tie_start: np.ndarray | None = None
+    # Per user, whether its list was emptied by the exclusions (seen items, -J): it has
+    # predictions but retrieved nothing (None: no user's was). Users without predictions
+    # have no list to empty.
+    emptied: np.ndarray | None = None
     # With --train: per item code, its training popularity and whether it is in the long
     # tail; and the number of training users (novelty). Shared by every partition.
     popularity: np.ndarray | None = None
@@ -102,6 +106,7 @@ class Chunk:
             n_nonrelevant=None if self.n_nonrelevant is None else self.n_nonrelevant[start:stop],
             pooled=None if self.pooled is None else self.pooled[a:b],
             tie_start=None if self.tie_start is None else self.tie_start[a:b],
+            emptied=None if self.emptied is None else self.emptied[start:stop],
             popularity=self.popularity,
             long_tail=self.long_tail,
             n_train_users=self.n_train_users,

@@ -55,7 +55,8 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
     """trec_eval's iprec_at_recall: the interpolated precision at the hit that reaches
     recall ``level``, the n-th hit (the first for n = 0); 0 when the list never reaches it.
     n is (long)(level R + 0.9) in trec_eval 9.0.8 and pytrec_eval (a ceiling that forgives
-    float error in level R), lround(level R) in trec_eval 10.0 (``recall_rounding``)."""
+    float error in level R), lround(level R) in trec_eval 10.0 (``recall_rounding``).
+    Undefined where n = 0 and the exclusions emptied the list: the precision of no item."""
     c = s.c
     more = 0.5 if s.conv.recall_rounding == "round" else 0.9  # lround: floor(x + 0.5), x >= 0
     need = np.floor(level * c.n_relevant + more).astype(np.int64)
@@ -65,6 +66,8 @@ def _iprec(s: Sums, level: float) -> np.ndarray:
     at = first + np.maximum(need, 1) - 1
     out = np.zeros(c.n_users)
     out[reach] = s._hit_suffix_best[at[reach]]
+    if c.emptied is not None:  # precision over no item retrieved, 0/0 (registry: undefined)
+        out[c.emptied & (need == 0)] = np.nan
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rankeval.conventions import preset_of
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
 
@@ -17,35 +18,49 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     """
     from rankeval.compat import measure_name, output_key
 
-    # under compat, trec_eval's names in its order (a stable sort keeps ours after)
-    trec = ev.settings.compat in ("trec_eval", "trec_eval-9")
+    # under a trec_eval preset, trec_eval's names in its order (a stable sort keeps ours after)
+    preset = preset_of(ev.settings.compat)
+    trec = preset is not None and preset.trec_output
     specs = sorted(ev.specs, key=output_key) if trec else list(ev.specs)
     names = [measure_name(s) if trec else str(s) for s in specs]
     # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.
     shown = [(lambda v: f"{v:.0f}") if REGISTRY[s.name].total else (lambda v: f"{v:.4f}")
              for s in specs]
     # An undefined value (a user ild cannot score, a mean over no user) has no line, as
-    # trec_eval prints none for a query it does not evaluate; the notices say why.
+    # trec_eval prints none for a query it does not evaluate; the notices say why. Under a
+    # trec_eval preset, a measure trec_eval computes as 0/0 there (``trec_nan``) prints its
+    # -nan instead, and so does its mean over queries.
+    nan = [trec and REGISTRY[s.name].trec_nan for s in specs]
     lines = []
     if per_user:  # a corpus metric has one value for the run: its 'all' line only
         # gm_map per user is the log of AP, and num_q 1: trec_eval prints neither per query
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
               and not (trec and (REGISTRY[s.name].overall == GEOMETRIC
-                                               or s.name == "num_q"))]
+                                 or not REGISTRY[s.name].trec_per_query))]
         columns = [ev.values(specs[i]).tolist() for i in at]
         padded = [f"{names[i]:<22}\t" for i in at]
         formats = [shown[i] for i in at]
+        keep = [nan[i] for i in at]
         for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
-            lines += [f"{p}{user}\t{f(v)}\n" for p, f, v in zip(padded, formats, values,
-                                                                   strict=True) if defined(v)]
+            lines += [f"{p}{user}\t{f(v) if defined(v) else _NAN}\n"
+                      for p, f, v, k in zip(padded, formats, values, keep, strict=True)
+                      if k or defined(v)]
     if not summary:
         return "".join(lines)
     if ev.settings.runid:  # trec_eval's first line
         lines.append(f"{'runid':<22}\tall\t{_runid(ev)}\n")
-    for spec, name, f in zip(specs, names, shown, strict=True):
-        if defined(ev.metrics[str(spec)]):
-            lines.append(f"{name:<22}\tall\t{f(ev.metrics[str(spec)])}\n")
+    unscored = {n.params.get("metric") for n in ev.notices if n.code in _UNSCORED}
+    for spec, name, f, k in zip(specs, names, shown, nan, strict=True):
+        value = ev.metrics[str(spec)]
+        if k and str(spec) in unscored:  # trec_eval's sum over queries holds a -nan
+            lines.append(f"{name:<22}\tall\t{_NAN}\n")
+        elif defined(value):
+            lines.append(f"{name:<22}\tall\t{f(value)}\n")
     return "".join(lines)
+
+
+_NAN = "  -nan"  # C's printf("%6.4f") of 0.0/0.0, as trec_eval prints it
+_UNSCORED = ("not_scored", "undefined")  # the notices of metrics that left users without one
 
 
 def _runid(ev) -> str:
