@@ -1,13 +1,16 @@
 """Options from a config file: ``[tool.rankeval]`` in pyproject.toml, or a rankeval.toml.
 
-The file gives defaults for the ``score`` options (so a repository keeps its quality bar in
-version control); flags on the command line override it. Unknown keys are errors.
+The file gives defaults for every command's options (so a repository keeps its quality bar in
+version control); flags on the command line override it. Each command reads the keys of its
+own options and leaves the others' (``fail_under`` is score's: validate ignores it, and says
+so under ``--verbose``); a key no command has is an error.
 """
 
 from __future__ import annotations
 
 import difflib
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +58,25 @@ def _section(path: Path, required: bool) -> dict | None:
 
 
 def default_map(path: Path, table: dict[str, Any], params: dict[str, Any],
-                ctx=None) -> dict[str, Any]:
+                ctx=None, elsewhere: Collection[str] = (),
+                ignored: list[str] | None = None) -> dict[str, Any]:
     """Config keys -> click defaults; ``params`` maps each key (a long flag without its dashes,
     ``fail_under``) to its click Option.
 
-    ``fail_under = {"ndcg@10" = 0.35}`` becomes ``["ndcg@10=0.35"]``; lists stay lists; paths
-    are taken relative to the config file.
+    A key belongs to the commands whose options it names: a key of another command only
+    (``elsewhere``: every command's keys) is left to that command and appended to
+    ``ignored``; a key of no command is an error. ``fail_under = {"ndcg@10" = 0.35}`` becomes
+    ``["ndcg@10=0.35"]``; lists stay lists; paths are taken relative to the config file.
     """
     out: dict[str, Any] = {}
     for key, value in table.items():
         name = key.replace("-", "_")
+        if name not in params and name in elsewhere:
+            if ignored is not None:
+                ignored.append(key)
+            continue
         if name not in params:
-            close = difflib.get_close_matches(name, list(params), n=1)
+            close = difflib.get_close_matches(name, sorted({*params, *elsewhere}), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise OptionError(f"{path}: unknown key {key!r} in the rankeval settings{hint}")
         param = params[name]

@@ -83,9 +83,11 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         type=click.Choice(COMPAT, case_sensitive=False),
         help="Every convention as trec_eval 10.0's (AP over R, relevance >= 1, users without "
         "relevant items scored 0, users missing from the run left out unless "
-        "--no-skip-missing-users as with -c, trec ties, RBP p 0.9 graded, recall levels "
-        "rounded), and trec_eval measure names in -m (P.5,10  map  ndcg_cut.10  recip_rank  "
-        "Rprec  success.10); trec_eval-9: as trec_eval 9.0.8 and pytrec_eval.")),
+        "--no-skip-missing-users as with -c, lists ordered by score and never by a rank "
+        "column, trec ties, RBP p 0.9 graded, recall levels rounded), and trec_eval measure "
+        "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10); trec_eval-9: "
+        "as trec_eval 9.0.8 and pytrec_eval; ir_measures: as ir_measures' default providers, "
+        "with its measure strings (nDCG@10  P(rel=2)@5  AP).")),
     "preds_format": (("--preds-format",), dict(
         type=click.Choice(PREDS_CHOICES, case_sensitive=False),
         help="Format of the predictions (default: from the extension; required for -).")),
@@ -222,7 +224,20 @@ def _setting_option(s) -> Callable:
         return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
                             help=f"{text} Default {s.default}.")
     default = "" if s.default is None else f" Default {s.default:g}."
-    return click.option(*names, type=float, metavar=s.metavar, help=text + default)
+    return click.option(*names, type=_RowValue(s), metavar=s.metavar, help=text + default)
+
+
+class _RowValue(click.ParamType):
+    """A free value of a settings row (a number, the gains' GRADE=GAIN pairs), converted and
+    checked by the row's own parser: the table says what a value may be, for the command line
+    and config files alike."""
+
+    def __init__(self, row) -> None:
+        self.row = row
+        self.name = row.metavar or "value"
+
+    def convert(self, value: Any, param, ctx) -> Any:
+        return self.row.check(value)  # an OptionError naming the option: one line, exit 2
 
 
 def setting_option(name: str) -> Callable:
@@ -292,9 +307,9 @@ def pop_engine(kw: dict[str, Any]):
 
 
 def report_options(command: str) -> Callable:
-    """How a command reports: -f (its formats), -o, --config, -q, --debug."""
+    """How a command reports: -f (its formats), -o, --config, -q, -v, --debug."""
     return _stack(report_format(command), option("output"), config_option, option("quiet"),
-                  option("debug"))
+                  verbose_option, option("debug"))
 
 
 def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
@@ -327,6 +342,23 @@ def config_option(f):
     )(f)
 
 
+def _config_keys(command: click.Command) -> dict[str, click.Option]:
+    """The config keys of ``command``: its long flags without dashes (k, metrics, fail_under,
+    format, ...), each to its option."""
+    return {
+        opt.lstrip("-").replace("-", "_"): p
+        for p in command.params
+        # Hidden old spellings are keys too: they fill in their new option, with a warning.
+        if isinstance(p, click.Option) and p.name not in _NOT_KEYS
+        for opt in p.opts
+        if opt.startswith("--")
+    }
+
+
+_NOT_KEYS = ("config", "debug", "help", "verbose")
+_IGNORED_KEY = "rankeval_config_ignored"
+
+
 def _load_config(ctx: click.Context, param, value: str | None) -> None:
     from rankeval.cli.config import default_map, find_config
 
@@ -334,14 +366,38 @@ def _load_config(ctx: click.Context, param, value: str | None) -> None:
     if found is None:
         return
     path, table = found
-    # Keys are the long flags without dashes (k, metrics, fail_under, format, ...).
-    params = {
-        opt.lstrip("-").replace("-", "_"): p
-        for p in ctx.command.params
-        # Hidden old spellings are keys too: they fill in their new option, with a warning.
-        if isinstance(p, click.Option) and p.name not in ("config", "debug", "help")
-        for opt in p.opts
-        if opt.startswith("--")
-    }
-    ctx.default_map = {**(ctx.default_map or {}), **default_map(path, table, params, ctx)}
+    root = ctx.find_root().command
+    siblings = getattr(root, "commands", {ctx.info_name: ctx.command})
+    elsewhere = {key for command in siblings.values() for key in _config_keys(command)}
+    # an old spelling here that is another command's own option (compare's hidden
+    # --baseline, score's --baseline report) is that command's key
+    theirs = {key for command in siblings.values() if command is not ctx.command
+              for key, p in _config_keys(command).items() if not p.hidden}
+    own = {key: p for key, p in _config_keys(ctx.command).items()
+           if not (p.hidden and key in theirs)}
+    ignored: list[str] = []
+    ctx.default_map = {**(ctx.default_map or {}),
+                       **default_map(path, table, own, ctx, elsewhere, ignored)}
+    ctx.meta[_IGNORED_KEY] = (path, ignored)
+
+
+def verbose_option(f):
+    """-v/--verbose: what the command read besides its inputs, on stderr."""
+    return click.option("-v", "--verbose", is_flag=True, expose_value=False,
+                        callback=_say_config,
+                        help="Say which configuration file was read, and which of its keys "
+                        "belong to other commands and were left to them.")(f)
+
+
+def _say_config(ctx: click.Context, param, value: bool) -> None:
+    if not value:
+        return
+    path, ignored = ctx.meta.get(_IGNORED_KEY, (None, []))
+    if path is None:
+        click.echo("rankeval: no configuration file read", err=True)
+        return
+    click.echo(f"rankeval: configuration read from {path}", err=True)
+    if ignored:
+        click.echo(f"rankeval: {path}: keys of other commands, ignored by "
+                   f"{ctx.info_name}: {', '.join(ignored)}", err=True)
 

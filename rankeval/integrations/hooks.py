@@ -17,35 +17,23 @@ USAGE = "usage: rankeval-hook validate FILE..."
 
 
 def check_file(path: str) -> list[str]:
-    """The problems of one run or truth file, each a line naming the file."""
-    from rankeval.build.checks import report_duplicates
-    from rankeval.build.encode import duplicates, factorize, pair_keys
+    """The problems of one run or truth file, each a line naming the file: the checks
+    ``rankeval validate`` and ``score`` make of it (``io.validate.validate_file``)."""
     from rankeval.cli.app import flag
-    from rankeval.errors import InputError, RankevalError, collecting
-    from rankeval.io.load import load_predictions, load_truth, open_input
+    from rankeval.errors import InputError
     from rankeval.io.roles import guess_role
+    from rankeval.io.validate import validate_file
+    from rankeval.settings import make_settings
 
-    stopped: list[RankevalError] = []
-    with collecting() as problems:
-        try:
-            role = guess_role(path, flag="the hook's files: pattern to leave it out")
-            if role is None:
-                raise InputError(path, "cannot tell a run from a truth file: name it .run or "
-                                 ".qrels, or give it a rank or score column (a run) or a "
-                                 "relevance column (truth)")
-            table = open_input(path, role)
-            data = load_predictions(table) if role == "predictions" else load_truth(table)
-            sample = getattr(data, "sample", None)
-            (user, *rest), _ = factorize(data.user, *([sample] if sample is not None else []))
-            if rest:  # a stochastic run: a repeat is one within a (user, sample)
-                user = user.astype("int64") * (int(rest[0].max(initial=0)) + 1) + rest[0]
-            (item,), items = factorize(data.item)
-            dup = duplicates(pair_keys(user, item, max(len(items), 1)))
-            if len(dup):
-                report_duplicates(data, dup, None)
-        except RankevalError as exc:  # the file cannot be read further
-            stopped.append(exc)
-    return [e.render(flag) for e in (*problems, *stopped)]
+    try:
+        role = guess_role(path, flag="the hook's files: pattern to leave it out")
+    except InputError as exc:
+        return [exc.render(flag)]
+    if role is None:
+        return [InputError(path, "cannot tell a run from a truth file: name it .run or .qrels, "
+                           "or give it a rank or score column (a run) or a relevance column "
+                           "(truth)").render(flag)]
+    return [e.render(flag) for e in validate_file(path, role, make_settings()).errors]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,13 +10,17 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from rankeval.build.stages import UserCounts, build
 from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
 from rankeval.errors import InputError, collecting
 from rankeval.io.columns import EXTRA
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
+from rankeval.io.readers import Source
 from rankeval.io.roles import swapped
-from rankeval.notices import Notice
+from rankeval.notices import Notice, spelled
 from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
 from rankeval.registry import reads
 
@@ -44,7 +48,8 @@ class Validation:
         return {
             "valid": self.ok(strict),
             "strict": strict,
-            "errors": [str(e) for e in self.errors],
+            # named as the notices are: the command line's flags in its reports
+            "errors": [e.render(spelled()) for e in self.errors],
             "warnings": [n.message for n in self.notices],
             "notices": [n.to_dict() for n in self.notices],
             "inputs": self.inputs,
@@ -99,6 +104,63 @@ def validate_inputs(
             _check_join(result, problems, run, judged, settings, extras)
     result.errors = problems
     return result
+
+
+def validate_file(data: Any, role: str, settings, *, fmt: str | None = None,
+                  columns: dict[str, str | None] | None = None,
+                  reading: dict[str, Any] | None = None) -> Validation:
+    """One run (``role`` "predictions") or truth file alone, with every check ``validate`` and
+    ``score`` make of it (the pre-commit hook's check): the other side is made of the file's
+    own distinct (user, item) pairs, so that every user is evaluated and every list ordered
+    and checked, and only this file can have problems."""
+    cols = columns or {}
+    result = Validation()
+    with collecting() as problems:
+        table = _load(problems, lambda: open_input(data, role, fmt, reading))
+        loaded: Predictions | Truth | None = None
+        if table is not None and role == "predictions":
+            loaded = _load(problems, lambda: load_predictions(
+                table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
+                cols.get("score_col"), cols.get("sample_col")))
+        elif table is not None:
+            loaded = _load(problems, lambda: load_truth(
+                table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
+                cols.get("subtopic_col"), reads(settings.specs, "subtopics")))
+        if loaded is not None:
+            s = loaded.source
+            result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,
+                                   "columns": loaded.columns}
+            other = "truth" if role == "predictions" else "predictions"
+            result.inputs[other] = {}
+            if isinstance(loaded, Predictions):
+                _check_join(result, problems, loaded, _own_truth(loaded), settings)
+            else:
+                _check_join(result, problems, _own_run(loaded), loaded, settings)
+    result.errors = problems
+    return result
+
+
+def _pairs(data: Predictions | Truth) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
+    """The distinct (user, item) pairs of an input, as two columns of its own types."""
+    table = pa.table({"user": data.user, "item": data.item}).group_by(
+        ["user", "item"], use_threads=False).aggregate([])
+    return table.column("user"), table.column("item")
+
+
+def _own_truth(run: Predictions) -> Truth:
+    """A truth judging each of the run's pairs relevant: every user of the run evaluated."""
+    user, item = _pairs(run)
+    return Truth(user, item, np.ones(len(user)), Source("<the run's own pairs>", "memory",
+                                                         len(user)),
+                 {"user": "user", "item": "item"})
+
+
+def _own_run(truth: Truth) -> Predictions:
+    """A run listing each of the truth's pairs once, in no particular order."""
+    user, item = _pairs(truth)
+    return Predictions(user, item, None, None, Source("<the truth's own pairs>", "memory",
+                                                      len(user)),
+                       {"user": "user", "item": "item"})
 
 
 # The notice each explicit choice answers.
