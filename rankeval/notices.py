@@ -86,6 +86,14 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{_users(n)} had at least {p['k']} predictions but fewer than {p['k']} after "
         f"{o('exclude_seen')} (their input lists were too short to fill the top {p['k']})"
     ),
+    "train_holds_truth": lambda n, p, o: (
+        f"{plural(n, 'relevant truth pair')} of {p['path']} ({n / max(p['of'], 1):.1%} of "
+        f"{p['of']:,}) {_are(n, 'is', 'are')} in the training interactions {p['train']}: "
+        "the test leaks into training"
+        + (f", and {o('exclude_seen')} drops {_are(n, 'that item', 'those items')} from the "
+           "lists, so scores fall toward 0" if p.get("seen") else "")
+        + "; is it the whole interactions file, not the training split?"
+    ),
     "seen_truth_dropped": lambda n, p, o: (
         f"{plural(n, 'truth row')} of {p['path']} {_are(n, 'was', 'were')} seen in training "
         f"and dropped ({o('exclude_seen_truth')})"
@@ -215,14 +223,21 @@ def spelled() -> Spell:
     return _spell.get()
 
 
+# Parameters that are counts over a partition's rows, as ``count`` is (the truth pairs a
+# share is of): added up by ``merge``, not part of what makes two notices the same
+ADDED = ("of",)
+
+
 def merge(groups: Iterable[Iterable[Notice]]) -> list[Notice]:
     """Notices of several partitions as one list: same code and params, counts added, in the
     order of ``TEMPLATES`` (the order in which the stages find them)."""
     out: dict[tuple[str, str], Notice] = {}
     for notices in groups:
         for n in notices:
-            key = (n.code, repr(sorted(n.params.items())))
+            key = (n.code, repr(sorted((k, v) for k, v in n.params.items() if k not in ADDED)))
             seen = out.get(key)
-            out[key] = n if seen is None else Notice(n.code, seen.count + n.count, n.params)
+            out[key] = n if seen is None else Notice(
+                n.code, seen.count + n.count,
+                {k: seen.params[k] + v if k in ADDED else v for k, v in n.params.items()})
     rank = {code: i for i, code in enumerate(TEMPLATES)}
     return sorted(out.values(), key=lambda n: rank[n.code])

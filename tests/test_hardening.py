@@ -483,3 +483,43 @@ def test_a_file_name_that_is_not_utf8_and_dev_stdin(run_cli, tmp_path):
                            input=RUN_CSV.encode(), capture_output=True)
     assert piped.returncode == 0, piped.stderr
     assert json.loads(piped.stdout)["metrics"] == r.json()["metrics"]
+
+
+# --- leakage said out loud (#46.8) ----------------------------------------------------------
+
+@pytest.mark.parametrize("exclude", [(), ("--exclude-seen",)], ids=["popularity", "seen"])
+def test_a_train_holding_truth_pairs_is_one_warning_with_count_and_share(run_cli, write,
+                                                                         exclude):
+    """Half the relevant truth pairs in training: counted and shared, once, whatever the
+    option that made rankeval compare them."""
+    preds = write("p.csv", "user_id,item_id,rank\nu1,A,1\nu1,B,2\nu2,C,1\nu2,D,2\n")
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,A,1\nu1,B,1\nu2,C,1\nu2,E,1\nu2,F,0\n")
+    train = write("train.csv", "user_id,item_id\nu1,A\nu2,C\nu2,F\nu3,A\n")
+    r = run_cli("score", preds, truth, "--train", train, "-m", "ndcg@2", *exclude,
+                "--exclude-seen-truth", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if "in the training interactions" in line]
+    assert len(lines) == 1
+    assert "2 relevant truth pairs of" in lines[0] and "(50.0% of 4)" in lines[0]
+    assert ("--exclude-seen drops those items" in lines[0]) == bool(exclude)
+    (notice,) = [n for n in r.json()["notices"] if n["code"] == "train_holds_truth"]
+    assert notice["count"] == 2
+
+
+def test_a_train_without_truth_pairs_says_nothing(run_cli, write):
+    preds = write("p.csv", "user_id,item_id,rank\nu1,A,1\nu1,B,2\n")
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,A,1\n")
+    train = write("train.csv", "user_id,item_id\nu1,B\n")
+    r = run_cli("score", preds, truth, "--train", train, "--exclude-seen", "-m", "ndcg@2")
+    assert r.exit_code == 0 and "training interactions" not in r.stderr
+
+
+def test_exclude_seen_truth_on_the_whole_interactions_names_the_cause(run_cli, write):
+    preds = write("p.csv", "user_id,item_id,rank\nu1,A,1\nu1,B,2\n")
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,A,1\nu1,B,0\n")
+    r = run_cli("score", preds, truth, "--train", truth, "--exclude-seen",
+                "--exclude-seen-truth", "-m", "ndcg@2")
+    assert r.exit_code == 2
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert "every one of its 2 rows is a (user, item) pair of the training" in r.stderr
+    assert "shares no user id" not in r.stderr

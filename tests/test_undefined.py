@@ -278,6 +278,7 @@ PARAMS = {
     "ties_at_cutoff": {"ties": "trec"},
     "seen_dropped": {"path": "p.csv"},
     "short_after_exclusion": {"k": 10},
+    "train_holds_truth": {"path": "t.csv", "train": "train.csv", "of": 40, "seen": True},
     "seen_truth_dropped": {"path": "t.csv"},
     "unseen_items": {},
     "catalog_fallback": {},

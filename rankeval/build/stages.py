@@ -251,7 +251,9 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     pairs = Later(_positive_pairs, codes, truth, inline=inline)  # the truth's side
     laters.append(pairs)
     seen = None if extras is None else extras.seen_items(codes, settings)  # a recommender stage
+    leaked = [] if seen is None else seen.leaked(codes, truth)
     codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
+    notices = leaked + notices
     sel = select(codes, truth, settings, select_by)
     keys, values = checked or _unique_pairs(pairs, codes, truth)
     keys, values = _compact(keys, values, sel, codes)

@@ -239,6 +239,9 @@ class _RowValue(click.ParamType):
     def convert(self, value: Any, param, ctx) -> Any:
         return self.row.check(value)  # an OptionError naming the option: one line, exit 2
 
+    def __repr__(self) -> str:
+        return f"setting {self.row.name}"
+
 
 def setting_option(name: str) -> Callable:
     """The option of one row of the settings table (for commands that take only some)."""

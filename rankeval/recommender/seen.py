@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from rankeval.build.encode import pair_keys
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import take
+from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
@@ -51,19 +52,43 @@ class SeenItems:
     lists: bool  # --exclude-seen: drop them from the ranked lists
     truth: bool  # --exclude-seen-truth: drop them from the truth
     cut: int | None  # the deepest K, for the count of lists left shorter than it
+    train: str = "--train"  # the training file, for messages
 
     @classmethod
     def of(cls, train: Train, codes: Codes, settings) -> SeenItems:
         return cls(seen_keys(train, codes.user_ids, codes.item_ids, codes.n_items),
-                   settings.exclude_seen, settings.exclude_seen_truth, settings.cut)
+                   settings.exclude_seen, settings.exclude_seen_truth, settings.cut,
+                   train.source.label)
+
+    def leaked(self, codes: Codes, truth: Truth) -> list[Notice]:
+        """Relevant truth pairs that training holds too: the test's interactions are in the
+        training file (it is the whole interactions file, or the split leaked), so the items
+        a user should find are the ones excluded as seen. One warning with their count and
+        share; none when training holds none."""
+        relevant = truth.relevance > 0
+        hit = is_seen(pair_keys(codes.t_user[relevant], codes.t_item[relevant], codes.n_items),
+                      self.keys)
+        n = int(np.count_nonzero(hit))
+        if not n:
+            return []
+        return [Notice("train_holds_truth", n, {"path": truth.source.label, "train": self.train,
+                                                "of": int(np.count_nonzero(relevant)),
+                                                "seen": self.lists})]
 
     def drop_truth(self, codes: Codes, truth: Truth) -> tuple[Codes, Truth, list[Notice]]:
         """Truth rows whose pair is in training, dropped (``--exclude-seen-truth``); the
-        notice counts them (none: nothing was dropped, ``codes`` and ``truth`` are as given)."""
+        notice counts them (none: nothing was dropped, ``codes`` and ``truth`` are as given).
+        Every row in training is an error that says so: nothing would be left to score."""
         hit = is_seen(pair_keys(codes.t_user, codes.t_item, codes.n_items), self.keys)
         n = int(np.count_nonzero(hit))
         if not n:
             return codes, truth, []
+        if n == len(hit):
+            raise InputError(truth.source.label, f"every one of its {n:,} rows is a (user, "
+                             f"item) pair of the training interactions ({self.train}), so "
+                             "{opt:exclude_seen_truth} would drop them all: the training file "
+                             "holds the test's interactions (is it the whole interactions file, "
+                             "not the training split?)")
         keep = ~hit
         mask = from_numpy(keep)
         if truth.user is None:  # released (release_ids)
