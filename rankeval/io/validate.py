@@ -142,7 +142,7 @@ def validate_file(data: Any, role: str, settings, *, fmt: str | None = None,
 
 def _pairs(data: Predictions | Truth) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
     """The distinct (user, item) pairs of an input, as two columns of its own types."""
-    table = pa.table({"user": data.user, "item": data.item}).group_by(
+    table = pa.Table.from_arrays([data.user, data.item], names=["user", "item"]).group_by(
         ["user", "item"], use_threads=False).aggregate([])
     return table.column("user"), table.column("item")
 
