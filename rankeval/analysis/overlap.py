@@ -203,8 +203,7 @@ def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | Non
     >>> r = rbo("pr.csv", "main.csv", p=0.9)
     >>> r.mean("ext"), r.per_user.head()
     """
-    from rankeval.comparison.runs import run_names
-    from rankeval.io.load import load_predictions, open_input
+    from rankeval.io.load import load_predictions, open_input, run_names
     from rankeval.settings import make_settings
 
     shaping = {"ties", "max_depth", "dedupe"}

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
-from rankeval.comparison.runs import compare_runs, run_names
+from rankeval.comparison.runs import compare_runs
 from rankeval.errors import OptionError
+from rankeval.io.load import run_names
 
 __all__ = ["Cell", "CompareResult", "RunResult", "compare", "compare_runs", "run_names"]
 

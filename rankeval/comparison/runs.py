@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +14,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compare, correct
 from rankeval.comparison.result import Cell, CompareResult, RunResult, WorseVerdict, is_corpus
 from rankeval.engines.finish import evaluate_inputs
-from rankeval.errors import OptionError, plural
+from rankeval.errors import OptionError
 from rankeval.evaluation import Evaluation
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.load import Truth, load_predictions, open_input
@@ -24,29 +22,6 @@ from rankeval.io.roles import swapped
 from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import GEOMETRIC, REGISTRY
-
-
-def run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
-    """``names`` (``--name`` values), else file stems (``run1``... for in-memory tables),
-    made unique."""
-    if names and len(names) != len(runs):
-        raise OptionError(f"{plural(len(names), 'run name')} for {plural(len(runs), 'run')}: "
-                          "give one name per run, in order")
-    chosen = list(names or []) or [_stem(run, i) for i, run in enumerate(runs, 1)]
-    seen: dict[str, int] = {}
-    unique = []
-    for name in chosen:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name}-{seen[name]}")
-    if len(set(unique)) != len(unique):
-        raise OptionError("run names must differ: give each run its own name")
-    return unique
-
-
-def _stem(run: Any, i: int) -> str:
-    if isinstance(run, str | os.PathLike):
-        return "stdin" if str(run) == "-" else Path(run).name.split(".")[0]
-    return f"run{i}"
 
 
 def compare_runs(

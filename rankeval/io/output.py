@@ -7,6 +7,7 @@ exit 0 with a cut-short file)."""
 
 from __future__ import annotations
 
+import csv
 import errno
 import io
 import os
@@ -211,8 +212,10 @@ def csv_bytes(table, delimiter: str = ",") -> bytes:
         include_header=False, delimiter=delimiter, quoting_style="needed" if quote else "none"
     )
     pa_csv.write_csv(table, sink, options)
-    header = delimiter.join(table.column_names) + "\n"  # our own names: never need quotes
-    return header.encode() + sink.getvalue().to_pybytes()
+    # names hold users' words (a metric's parameters, a run's --name): quoted where needed
+    line = io.StringIO()
+    csv.writer(line, delimiter=delimiter, lineterminator="\n").writerow(table.column_names)
+    return line.getvalue().encode() + sink.getvalue().to_pybytes()
 
 
 def write_bytes(path: str, data: bytes) -> None:

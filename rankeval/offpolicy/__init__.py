@@ -19,7 +19,7 @@ import pyarrow as pa
 from rankeval.build.encode import factorize_list
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import COLUMNS, resolve_column
-from rankeval.io.load import load_predictions, open_input
+from rankeval.io.load import load_predictions, open_input, run_names
 from rankeval.offpolicy.estimators import ESTIMATORS, SLATE, TOP1, Estimator, parts
 from rankeval.offpolicy.inputs import PROBABILITIES, Log, code_log, code_rankings, read
 from rankeval.offpolicy.policy import (
@@ -58,9 +58,7 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     ``columns``: ``user_col=`` ... for columns the aliases do not find.
     """
     runs = list(runs) if isinstance(runs, list | tuple) else [runs]
-    names = list(names) if names else [_name(r, i) for i, r in enumerate(runs)]
-    if len(names) != len(runs):
-        raise OptionError(f"{len(names)} names for {len(runs)} runs")
+    names = run_names(runs, names)  # as compare names them: one each, never twice
     if clip is not None and not clip > 0:
         raise OptionError(f"--clip must be above 0, got {clip}")
     if not 0 < level < 1:
@@ -98,10 +96,6 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
 
         result = replace(result, verdicts=_verdicts(gates, result))
     return result
-
-
-def _name(run: Any, i: int) -> str:
-    return str(run) if isinstance(run, str) else f"run{i + 1}"
 
 
 def _open_policy(run: Any, fmt: str | None, cols: dict[str, str | None],

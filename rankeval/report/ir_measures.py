@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rankeval.io.formats.trec import check_field
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.report.numbers import defined
 
@@ -23,8 +24,11 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     lines = []
     if per_user:
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS]
+        users = ev.user_id_array.to_pylist()
+        # its lines are split on whitespace and its summary is the query 'all', as trec_eval's
+        check_field(f"{ev.inputs['predictions'].path}: the user ids", users, ("all",))
         columns = [ev.values(specs[i]).tolist() for i in at]
-        for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
+        for user, *values in zip(users, *columns, strict=True):
             lines += [f"{user}\t{names[i]}\t{v:.4f}\n"
                       for i, v in zip(at, values, strict=True) if defined(v)]
     if not summary:

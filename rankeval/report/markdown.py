@@ -51,7 +51,9 @@ def _table(s: Section) -> list[str]:
         "---|" if j in s.left else "---:|" for j in keep)
     rows = []
     for i, row in enumerate(s.rows):
-        shown = [cell(row[j]) if j in s.data else row[j].rstrip() for j in keep]
+        # data is shown as written; any other cell keeps its markup, but never a bare '|',
+        # which would end the cell (a segment value in the gap table's best and worst)
+        shown = [cell(row[j]) if j in s.data else _pipes(row[j].rstrip()) for j in keep]
         mark = [_mark(s, i, verdict).strip()] if verdict is not None else []
         rows.append("| " + " | ".join([*mark, *shown]) + " |")
     return [head, rule, *rows]
@@ -74,6 +76,11 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
     except OSError as exc:
         return f"cannot append to {STEP_SUMMARY} {path}: {exc.strerror or exc}"
     return None
+
+
+def _pipes(text: str) -> str:
+    """``|`` escaped where it is not already."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
 
 
 def cell(text: object) -> str:

@@ -208,7 +208,7 @@ def gap_section(column: str, rows: list, undefined: str = UNDEFINED) -> Section:
                  title=f"Largest gap between the segments of {column}",
                  notes=(f"gap: the best segment's mean minus the worst's, users of "
                         f"{MISSING} aside; CI: bootstrap over users within segments",),
-                 left=frozenset({0, 3, 4}))
+                 left=frozenset({0, 3, 4}), data=frozenset({3, 4}))  # segment values
 
 
 def samples_section(ev, undefined: str = UNDEFINED) -> Section:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankeval.conventions import preset_of
+from rankeval.io.formats.trec import check_field
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
 
@@ -37,11 +38,15 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
               and not (trec and (REGISTRY[s.name].overall == GEOMETRIC
                                  or not REGISTRY[s.name].trec_per_query))]
+        users = ev.user_id_array.to_pylist()
+        # a user id trec_eval's lines cannot hold: whitespace splits a line, 'all' reads as
+        # the summary
+        check_field(f"{ev.inputs['predictions'].path}: the user ids", users, ("all",))
         columns = [ev.values(specs[i]).tolist() for i in at]
         padded = [f"{names[i]:<22}\t" for i in at]
         formats = [shown[i] for i in at]
         keep = [nan[i] for i in at]
-        for user, *values in zip(ev.user_id_array.to_pylist(), *columns, strict=True):
+        for user, *values in zip(users, *columns, strict=True):
             lines += [f"{p}{user}\t{f(v) if defined(v) else _NAN}\n"
                       for p, f, v, k in zip(padded, formats, values, keep, strict=True)
                       if k or defined(v)]

@@ -143,23 +143,26 @@ def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
     check_tag(tag)
     for column in ("user_id", "item_id", *(c for c in ("subtopic", "sample")
                                            if c in table.column_names)):
-        _check_field(f"{label}: column '{column}'", table.column(column).unique().to_pylist())
+        check_field(f"{label}: column '{column}'", table.column(column).unique().to_pylist())
     return write_run(table, tag) if kind == "predictions" else write_qrels(table)
 
 
 def check_tag(tag: str) -> None:
     """Before reading anything: the run tag can be written."""
-    _check_field("--tag", [tag])
+    check_field("--tag", [tag])
 
 
-def _check_field(what: str, values: list) -> None:
+def check_field(what: str, values: list, reserved: tuple[str, ...] = ()) -> None:
     """TREC fields are separated by whitespace: an id or tag that is empty or holds any
-    cannot be written (``score`` would refuse or misread the file)."""
-    bad = [v for v in values if not v or any(ch.isspace() for ch in str(v))]
+    cannot be written (``score`` would refuse or misread the file); nor can a ``reserved``
+    word (trec_eval's summary lines are the query ``all``)."""
+    bad = [v for v in values if not v or any(ch.isspace() for ch in str(v))
+           or str(v) in reserved]
     if bad:
+        taken = f", or {' or '.join(repr(r) for r in reserved)}" if reserved else ""
         raise OptionError(f"{what}: {plural(len(bad), 'value')} cannot be written in TREC "
-                          f"format (empty or with whitespace), e.g. {bad[:3]!r}; write CSV, "
-                          "TSV, Parquet or JSON instead")
+                          f"format (empty, with whitespace{taken}), e.g. {bad[:3]!r}; write "
+                          "CSV, TSV, Parquet or JSON instead")
 
 
 def spark_read(spark, path: str, fmt: str, role: str, reading: dict[str, Any]):
