@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import sys
+import time
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -111,3 +115,85 @@ def test_without_mlflow_one_line(monkeypatch, run_cli):
     r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "--mlflow")
     assert r.exit_code == 2 and "rankeval[mlflow]" in r.stderr
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+@pytest.fixture()
+def closed_port():
+    """A loopback port bound but not listening: a connection to it is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+def _read_only(tmp_path: Path) -> str:
+    """A store that exists and can be read, not written: SQLite opened read-only (the same
+    for root, whom a folder's permissions do not stop)."""
+    db = tmp_path / "ro.db"
+    import mlflow
+
+    mlflow.set_tracking_uri(f"sqlite:///{db}")
+    mlflow.MlflowClient().search_experiments()  # makes the tables
+    mlflow.set_tracking_uri(None)
+    return f"sqlite:///file:{db}?mode=ro&uri=true"
+
+
+# Every way the MLflow store can fail: (tracking URI, other environment, a word of the cause)
+FAILURES = {
+    "read-only store": (_read_only, {}, "readonly"),
+    "unknown run id": ("sqlite:///{tmp}/mlflow.db", {"MLFLOW_RUN_ID": "0" * 32}, "not found"),
+    "unknown URI scheme": ("bogus://somewhere", {}, "bogus"),
+    "file store without its opt-in": ("file://{tmp}/mlruns", {}, "MLFLOW_ALLOW_FILE_STORE"),
+    "SQLite in a read-only folder": ("sqlite:////proc/self/mlflow.db", {}, "unable to open"),
+    "SQLite below a file": ("sqlite:///{tmp}/a-file/mlflow.db", {}, "a-file"),
+    "server unreachable": ("http://user:secret@127.0.0.1:{port}/", {}, "refused"),
+}
+
+
+@pytest.mark.parametrize("case", list(FAILURES))
+def test_a_failing_store_is_one_line_in_bounded_time(case, store, tmp_path, monkeypatch,
+                                                     run_cli, closed_port):
+    """Exit 2 after the report, one line naming the store and the cause, no traceback (MLflow
+    logs one before raising), within a bound: MLflow alone retries an unopenable database
+    for about 100 s and a tracking server for minutes."""
+    uri, env, word = FAILURES[case]
+    uri = uri(tmp_path) if callable(uri) else uri.format(tmp=tmp_path, port=closed_port)
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "report.json"
+    start = time.monotonic()
+    r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "-k", "10", "-q",
+                "--mlflow", "-o", out)
+    assert time.monotonic() - start < 60
+    assert r.exit_code == 2 and out.exists()
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.startswith("rankeval: error: MLflow could not log to "), r.stderr
+    assert word in r.stderr and "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert "secret" not in r.stderr
+    assert "MLFLOW_HTTP_REQUEST_TIMEOUT" not in os.environ  # set for the call only
+
+
+def test_a_tracker_failure_beside_a_failing_gate(store, tmp_path, monkeypatch, run_cli):
+    """The gates' verdict is said first (FAILED line, JUnit file), then the tracker's failure:
+    exit 2, over the gate's 1."""
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "sqlite:////proc/self/mlflow.db")
+    junit = tmp_path / "gates.xml"
+    r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "-k", "10", "-q",
+                "--fail-under", "ndcg@10=0.99", "--junit", junit, "--mlflow",
+                "-o", tmp_path / "report.json")
+    assert r.exit_code == 2
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("rankeval: FAILED ndcg@10") and len(lines) == 2, r.stderr
+    assert lines[1].startswith("rankeval: error: MLflow could not log to sqlite:")
+    assert "<failure" in junit.read_text()
+
+
+def test_the_library_raises_one_rankeval_error(store, tmp_path, monkeypatch):
+    """Evaluation.log_mlflow: a RankevalError (the CLI's one line), MLflow's own as its
+    cause."""
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "bogus://somewhere")
+    ev = rankeval.evaluate(str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv"), k=10)
+    with pytest.raises(rankeval.RankevalError, match="MLflow could not log to bogus://") as e:
+        ev.log_mlflow()
+    assert e.value.__cause__ is not None

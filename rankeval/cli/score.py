@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from rankeval.cli.app import cli, show_notices, warn
+from rankeval.cli.app import cli, error, show_notices, warn
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
@@ -22,6 +23,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.integrations.support import DependencyWarning, IntegrationError
 from rankeval.report import FORMATS
 
 
@@ -107,7 +109,8 @@ def score(predictions, truth, **kw) -> int:
       rankeval score --engine spark s3a://recs/preds/ s3a://recs/truth/ --k 10 \\
           --spark-conf spark.sql.shuffle.partitions=400 --per-user s3a://recs/per_user/
 
-    Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error.
+    Exit codes: 0 success, 1 a gate failed (after the full report), 2 usage or input error,
+    or --mlflow/--wandb could not log (after the report and the gates' verdicts).
     """
     from rankeval.analysis.gates import plan_gates
     from rankeval.compat import left_out
@@ -159,33 +162,51 @@ def score(predictions, truth, **kw) -> int:
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
          **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
     write_html(kw["html"], "score", result)
-    _log_to(trackers, result, quiet)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
-    return _finish_gates(result, kw["junit"], quiet)
+    code = _finish_gates(result, kw["junit"], quiet)
+    # The verdict is decided and said (FAILED lines, JUnit) before any tracker is called; a
+    # tracker's failure then exits 2, over a gate's 1 (docs/integrations.md)
+    _log_to(trackers, result, quiet)
+    return code
 
 
 def _trackers(kw) -> dict[str, Callable[[Any], str]]:
     """--mlflow, --wandb: each tracker's logger, imported before any input is read (a
     missing one is a one-line error, not a lost evaluation)."""
     out: dict[str, Callable[[Any], str]] = {}
-    if kw["mlflow"]:
-        from rankeval.integrations import mlflow
+    with warnings.catch_warnings(record=True) as caught:  # a release outside the tested range
+        warnings.simplefilter("always")
+        if kw["mlflow"]:
+            from rankeval.integrations import mlflow
 
-        mlflow._mlflow()
-        out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
-    if kw["wandb"]:
-        from rankeval.integrations import wandb
+            mlflow._mlflow()
+            out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
+        if kw["wandb"]:
+            from rankeval.integrations import wandb
 
-        wandb._wandb()
-        out["W&B"] = lambda ev: wandb.log_evaluation(ev)
+            wandb._wandb()
+            out["W&B"] = lambda ev: wandb.log_evaluation(ev)
+    for w in caught:
+        if issubclass(w.category, DependencyWarning):
+            warn(str(w.message))
     return out
 
 
 def _log_to(trackers: dict[str, Callable[[Any], str]], result, quiet: bool) -> None:
+    """Each tracker in turn, each failure one line; the last one raised (exit 2)."""
+    failed: IntegrationError | None = None
     for name, log in trackers.items():
-        run_id = log(result)
+        try:
+            run_id = log(result)
+        except IntegrationError as exc:
+            if failed is not None:
+                error(str(failed))
+            failed = exc
+            continue
         if not quiet:
             click.echo(f"rankeval: logged to {name} run {run_id}", err=True)
+    if failed is not None:
+        raise failed
 
 
 def _margins(kw, settings) -> list:

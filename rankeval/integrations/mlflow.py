@@ -10,6 +10,11 @@ the per-user values (Parquet) and, with matplotlib, the HTML report are artifact
 ``MLFLOW_TRACKING_URI`` is honoured (MLflow's default: a SQLite file, ``mlflow.db``). MLflow's
 usage telemetry stays off unless the user turned it on: rankeval makes no network call that
 was not asked for.
+
+A failure is one ``IntegrationError`` naming the store and the cause, after a bounded wait:
+a database store is opened once before MLflow's own retries (about 100 s of them), and a
+tracking server gets ``HTTP_DEFAULTS`` (MLflow's own variables) for the call, unless the user
+set them.
 """
 
 from __future__ import annotations
@@ -23,9 +28,23 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, RankevalError
+from rankeval.integrations.support import (
+    check_versions,
+    failure,
+    held_logs,
+    scoped_env,
+    shown_uri,
+)
 
 _KEY = re.compile(r"[^\w.\- /:]")
+# MLflow's defaults retry a tracking server for minutes (7 retries, backoff factor 2, 120 s a
+# request): a few seconds here, unless the user set them.
+HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
+                 "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+                 "MLFLOW_HTTP_REQUEST_TIMEOUT": "10"}
+# The stores MLflow keeps in a database through SQLAlchemy (the scheme before any "+driver")
+_DATABASES = ("sqlite", "postgresql", "mysql", "mssql")
 
 
 def _mlflow():
@@ -35,6 +54,7 @@ def _mlflow():
         raise OptionError("MLflow logging needs mlflow: pip install 'rankeval[mlflow]' (from "
                           "this checkout: pip install -e '.[mlflow]')") from None
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    check_versions("mlflow")
     return mlflow
 
 
@@ -61,8 +81,44 @@ def params(ev) -> dict[str, str]:
 def log_evaluation(ev, run_id: str | None = None, artifacts: bool = True,
                    prefix: str = "") -> str:
     """Log ``ev`` to MLflow (``run_id``: that run; else the active run, else a new one) and
-    return the run's id."""
+    return the run's id. Any failure of MLflow's is an ``IntegrationError``: one line naming
+    the store and the cause."""
     mlflow = _mlflow()
+    uri = mlflow.get_tracking_uri()
+    store = shown_uri(uri)
+    try:
+        with scoped_env(HTTP_DEFAULTS), held_logs("mlflow", "alembic"):
+            _open_database(uri)
+            return _log(mlflow, ev, run_id, artifacts, prefix)
+    except RankevalError:
+        raise
+    except Exception as exc:  # MLflow's, SQLAlchemy's, requests', the OS's: one line each
+        raise failure("MLflow", store, exc) from exc
+
+
+def _open_database(uri: str) -> None:
+    """A database store opened once: MLflow retries a store it cannot open for about 100 s
+    (10 attempts, doubling sleeps; no setting changes that), where the first attempt already
+    says why (a read-only folder, a server not there)."""
+    scheme = uri.split(":", 1)[0].split("+", 1)[0].lower()
+    if scheme not in _DATABASES:
+        return
+    import sqlalchemy  # the mlflow extra's
+
+    url = sqlalchemy.engine.make_url(uri)
+    path = url.database or ""
+    if scheme == "sqlite" and path and not path.startswith("file:") and path != ":memory:" \
+            and not Path(path).parent.is_dir():
+        return  # MLflow makes the folder first
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+    finally:
+        engine.dispose()
+
+
+def _log(mlflow, ev, run_id: str | None, artifacts: bool, prefix: str) -> str:
     active = mlflow.active_run()
     if active is not None and run_id in (None, active.info.run_id):
         context: Any = nullcontext(active)
