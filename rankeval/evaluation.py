@@ -391,9 +391,9 @@ def evaluate(
       an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
     - patience: P (default 0.5). The expected-exposure reader's patience p: an item at
       rank i gets exposure p^(i-1) (Diaz et al. 2020; the paper's 0.5).
-    - gains: G=V,... (default None). The gain of each grade in the DCG family, as GRADE=GAIN
-      pairs (1=1,2=3); a grade not named keeps its own value, and the gain function then
-      applies (trec_eval's ndcg.1=1,2=3).
+    - gains: G=V,... (default None). The gain of each grade in the DCG family, as
+      GRADE=GAIN pairs (e.g. gains 1=1,2=3); a grade not named keeps its own value, and
+      the gain function then applies (trec_eval's ndcg.1=1,2=3).
     - collection_size: N (default None). Items in the collection, read by utility's fourth
       coefficient (the non-relevant items not retrieved) alone (trec_eval -N).
     - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -427,10 +427,11 @@ def open_input(data: Any, role: str, fmt: str | None = None,
     return MemoryTable(data, role)
 
 
-def run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
-    """``names`` (``--name`` values), else file stems (``run1``... for in-memory tables),
-    which are made unique (``a``, ``a-2``); a name given twice is refused, since the report
-    could not tell the two runs apart."""
+def run_names(runs: Sequence[Any], names: Sequence[str] | None,
+              default: Callable[[Any, int], str] | None = None) -> list[str]:
+    """``names`` (``--name`` values), else ``default(run, i)`` (file stems, ``run1``... for
+    in-memory tables), which are made unique (``a``, ``a-2``); a name given twice is
+    refused, since the report could not tell the two runs apart."""
     if names and len(names) != len(runs):
         raise OptionError(f"{plural(len(names), 'run name')} for {plural(len(runs), 'run')}: "
                           "give one name per run, in order")
@@ -439,7 +440,7 @@ def run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
         if repeated:
             raise OptionError(f"--name {repeated[0]!r} is given to more than one run: give each "
                               "run its own name")
-    chosen = list(names or []) or [_stem(run, i) for i, run in enumerate(runs, 1)]
+    chosen = list(names or []) or [(default or _stem)(run, i) for i, run in enumerate(runs, 1)]
     seen: dict[str, int] = {}
     unique = []
     for name in chosen:

@@ -58,7 +58,7 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     ``columns``: ``user_col=`` ... for columns the aliases do not find.
     """
     runs = list(runs) if isinstance(runs, list | tuple) else [runs]
-    names = run_names(runs, names)  # as compare names them: one each, never twice
+    names = run_names(runs, names, _name)  # one each, never twice, as compare's
     if clip is not None and not clip > 0:
         raise OptionError(f"--clip must be above 0, got {clip}")
     if not 0 < level < 1:
@@ -96,6 +96,11 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
 
         result = replace(result, verdicts=_verdicts(gates, result))
     return result
+
+
+def _name(run: Any, i: int) -> str:
+    """A run's default name: its path as given (``run1``... for an in-memory table)."""
+    return str(run) if isinstance(run, str) else f"run{i}"
 
 
 def _open_policy(run: Any, fmt: str | None, cols: dict[str, str | None],
