@@ -52,3 +52,32 @@ def test_the_library_reads_per_user_files_as_strictly(per_user):
     good, repeated = per_user
     with pytest.raises(InputError, match="repeated user"):
         power(per_user_a=str(good), per_user_b=str(repeated))
+
+
+def _codecs() -> list[str]:
+    import encodings
+    import pkgutil
+
+    return sorted(m.name for m in pkgutil.iter_modules(encodings.__path__) if m.name != "aliases")
+
+
+@pytest.mark.parametrize("codec", _codecs())
+def test_every_codec_is_read_or_refused_in_one_line(run_cli, write, codec):
+    """rot13, base64, zlib_codec (bytes to bytes) were internal errors; idna, undefined and
+    the like fail without a position."""
+    preds = write("p.csv", "user_id,item_id,rank\nü1,A,1\nü1,B,2\nu2,C,1\n".encode())
+    truth = write("t.csv", b"user_id,item_id\nu2,C\n")
+    r = run_cli("score", preds, truth, "-m", "ndcg@2", "--encoding", codec, "-f", "json")
+    if r.exit_code != 0:
+        _one_line_error(r)
+
+
+@pytest.mark.parametrize("doc", ['{"u1": {"A": 0.9}, "u1": {"B": 0.5}}',
+                                 '{"u1": {"A": 0.9, "A": 0.5}}'])
+def test_a_repeated_json_key_is_refused(run_cli, write, doc):
+    """Merged (two objects of one user) or kept twice, where ranx and pytrec_eval keep the
+    last: either way a list nobody wrote."""
+    preds = write("p.json", doc)
+    truth = write("t.csv", "user_id,item_id\nu1,A\nu1,B\n")
+    r = run_cli("score", preds, truth, "-m", "recall@2", "--dedupe")
+    _one_line_error(r, "p.json", "is repeated in one object")
