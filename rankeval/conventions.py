@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankeval.errors import OptionError, name_options
+from rankeval.names import MAX_K
 
 _UNSET: Any = object()
 _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
@@ -21,7 +22,11 @@ _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
 
 def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
             integer: bool = False) -> Callable[[Any], Any]:
-    """A parser of a number in an interval, for a row of the table."""
+    """A parser of a number in an interval, for a row of the table (its ``span`` says the
+    interval, for ``--help``)."""
+    lo, hi = "(" if low_open else "[", ")" if high_open else "]"
+    span = f"{lo}{low:g}, {high:g}{hi}" if math.isfinite(high) else f">= {low:g}"
+
     def parse(value: Any) -> Any:
         try:
             x = float(value)
@@ -32,10 +37,9 @@ def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
             ok = x == int(x)
         if not ok:
             what = "a whole number" if integer else "a number"
-            lo, hi = "(" if low_open else "[", ")" if high_open else "]"
-            span = f"{lo}{low:g}, {high:g}{hi}" if math.isfinite(high) else f">= {low:g}"
             raise OptionError(f"{{option}} must be {what} in {span}, got {value!r}", name)
         return int(x) if integer else x
+    parse.span = span  # type: ignore[attr-defined]
     return parse
 
 
@@ -267,7 +271,7 @@ TABLE: tuple[Setting, ...] = (
         "Only the first N items of each list count, for every metric and K (trec_eval -M).",
         None,
         trec_eval=None,
-        parse=_number("max_depth", 1, math.inf, False, False, integer=True),
+        parse=_number("max_depth", 1, MAX_K, False, False, integer=True),
         metavar="N",
         footer=lambda v: None if v is None else f"lists cut at {v}",
         ir_measures=None,
@@ -346,7 +350,7 @@ TABLE: tuple[Setting, ...] = (
         "not retrieved) alone (trec_eval -N).",
         None,
         trec_eval=None,
-        parse=_number("collection_size", 1, math.inf, False, False, integer=True),
+        parse=_number("collection_size", 1, 2**53, False, False, integer=True),  # exact floats
         metavar="N",
         footer=lambda v: None if v is None else f"collection of {v} items",
         applies_to=("utility",),

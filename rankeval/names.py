@@ -78,11 +78,15 @@ def parse_level(name: str, text: str) -> float:
     return level
 
 
+# The largest cut-off (and list depth): no list is that long, and every count stays exact
+MAX_K = 1_000_000_000
+
+
 def parse_k(text: str) -> int:
-    """One cut-off: a positive integer."""
+    """One cut-off: a positive integer, at most ``MAX_K``."""
     word = text.strip()
-    if not re.fullmatch(r"[0-9]+", word) or int(word) < 1:
-        raise OptionError(f"K must be a positive integer, got {text!r}", "k")
+    if not re.fullmatch(r"[0-9]+", word) or not 1 <= int(word) <= MAX_K:
+        raise OptionError(f"K must be a positive integer up to {MAX_K:,}, got {text!r}", "k")
     return int(word)
 
 
@@ -115,8 +119,9 @@ def parse_k_range(text: str) -> list[int]:
         raise OptionError(f"{shown} cannot be read: write FIRST..LAST or FIRST..LAST:STEP, "
                           "e.g. 1..20 or 10..100:10", "k")
     first, last, step = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
-    if first < 1 or last < first or step < 1:
-        raise OptionError(f"{shown} needs 1 <= FIRST <= LAST and a STEP >= 1", "k")
+    if first < 1 or last < first or step < 1 or last > MAX_K:
+        raise OptionError(f"{shown} needs 1 <= FIRST <= LAST <= {MAX_K:,} and a STEP >= 1",
+                          "k")
     ks = list(range(first, last + 1, step))
     if len(ks) > _MAX_KS:
         raise OptionError(f"{shown} has {len(ks):,} cut-offs (at most {_MAX_KS:,})", "k")

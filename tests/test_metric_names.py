@@ -121,4 +121,4 @@ def test_k_ranges_from_the_command_line_and_config(run_cli, write):
     bad = run_cli("score", s + "preds.csv", s + "truth.csv", "--k", "0..3")
     assert bad.exit_code == 2
     assert bad.stderr.strip() == ("rankeval: error: --k: the K range '0..3' needs "
-                                  "1 <= FIRST <= LAST and a STEP >= 1")
+                                  "1 <= FIRST <= LAST <= 1,000,000,000 and a STEP >= 1")

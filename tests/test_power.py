@@ -204,7 +204,7 @@ def test_every_format(run_cli, fmt):
     ([PREDS, TRUTH], "power takes RUN_A RUN_B TRUTH"),
     ([PREDS, POPULAR, TRUTH, "--effect", "-1"], "--effect '-1': an effect is a positive"),
     ([PREDS, POPULAR, TRUTH, "--effect", "a lot"], "expected a number (0.01) or a percent"),
-    ([PREDS, POPULAR, TRUTH, "--power", "1"], "--power must lie strictly between 0 and 1"),
+    ([PREDS, POPULAR, TRUTH, "--power", "1"], "'--power': 1.0 is not in the range 0<x<1"),
     ([PREDS, POPULAR, TRUTH, "-m", "coverage@10", "--catalog", str(SAMPLE / "catalog.csv")],
      "power needs a per-user metric"),
 ])

@@ -1,6 +1,6 @@
-"""The choices of the statistics' options, in a module of constants: the command line offers
-them (``--test``, ``--correction``, ``--alternative``, ``--method``) without importing numpy
-or scipy, so ``rankeval --help`` stays fast."""
+"""The choices and bounds of the statistics' options, in a module of constants: the command
+line offers them (``--test``, ``--correction``, ``--alternative``, ``--method``) without
+importing numpy or scipy, so ``rankeval --help`` stays fast."""
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
 # Family-wise error (Holm's step-down, Bonferroni), false discovery rate (Benjamini-Hochberg's
@@ -8,3 +8,11 @@ TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 ALTERNATIVES = ("two-sided", "larger", "smaller")
 METHODS = ("t", "bootstrap")
+
+# Bounds, past any real use: the resampling's rounds; the sampled setting's catalogue (ranks
+# stay exact as floats) and negatives (its tables hold 2 x 20,000 x (negatives + 1) floats,
+# a few copies); the systems of Sakai's design.
+MAX_ROUNDS = 1_000_000  # resamples and permutations (100,000 is already fine-grained)
+MAX_CANDIDATES = 10**12
+MAX_NEGATIVES = 1_000
+MAX_SYSTEMS = 1_000

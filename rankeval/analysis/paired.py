@@ -66,9 +66,32 @@ def from_files(path_a, path_b, metrics
         raise OptionError("the per-user files share no metric column")
     types = {"user_id": pa.string(), **{m: pa.float64() for m in shared}}
     a, b = (t.read(types) for t in opened)
+    for table, data in zip((a, b), opened, strict=True):
+        refuse_repeated_users(table.column("user_id"), data)
     out = {m: align(a.column("user_id"), floats(a.column(m)), b.column("user_id"),
                      floats(b.column(m))) for m in shared}
     return out, (name_of(path_a, "A"), name_of(path_b, "B"))
+
+
+def refuse_repeated_users(ids, table) -> None:
+    """A per-user file holds each user once, as a run holds each (user, item) pair once: a
+    user given twice would count twice in every test (an error naming the rows)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rankeval.errors import InputError
+
+    if len(pc.unique(ids)) == len(ids):  # one hash pass: the common case
+        return
+    rows = pa.table({"user_id": ids, "row": pa.array(np.arange(1, len(ids) + 1))})
+    groups = rows.group_by("user_id", use_threads=False).aggregate([("row", "list")])
+    lists: list[Any] = groups.column("row_list").to_pylist()  # the error path only
+    repeated = [(user, r) for user, r in zip(groups.column("user_id").to_pylist(), lists,
+                                             strict=True) if len(r) > 1]
+    raise InputError(table.label, "repeated users (a per-user file holds each user once)",
+                     column="user_id", count=len(repeated),
+                     examples=[(r[1], f"{user!r} also on row {r[0]}") for user, r in repeated[:5]],
+                     unit=getattr(table, "unit", "row"))
 
 
 def floats(column) -> np.ndarray:

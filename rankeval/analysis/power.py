@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from rankeval.analysis.choices import ALTERNATIVES, METHODS
+from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
 from rankeval.analysis.paired import from_files, from_runs, name_of
 
 MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
@@ -313,10 +313,10 @@ def check(alpha: float, power: float, alternative: str, method: str, rounds: int
         raise OptionError(f"{{option}} must be one of {', '.join(ALTERNATIVES)}", "alternative")
     if method not in METHODS:
         raise OptionError(f"{{option}} must be one of {', '.join(METHODS)}", "method")
-    if rounds < 100:
-        raise OptionError("{option} must be at least 100", "rounds")
-    if systems is not None and systems < 2:
-        raise OptionError("{option} must be at least 2", "systems")
+    if not 100 <= rounds <= MAX_ROUNDS:
+        raise OptionError(f"{{option}} must be from 100 to {MAX_ROUNDS:,}", "rounds")
+    if systems is not None and not 2 <= systems <= MAX_SYSTEMS:
+        raise OptionError(f"{{option}} must be from 2 to {MAX_SYSTEMS:,}", "systems")
 
 
 # --- the library entry point -----------------------------------------------------------------

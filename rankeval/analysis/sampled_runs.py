@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rankeval.analysis.sampled import METRICS, Ranks, SampledResult, estimate
+from rankeval.analysis.sampled import METRICS, Ranks, SampledResult, check_sizes, estimate
 from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.errors import InputError, OptionError
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
@@ -48,6 +48,7 @@ def sampled(runs: Any, candidates: int, negatives: int | None = None, *, truth: 
 
     >>> rankeval.sampled("scores.csv", candidates=3706, truth="heldout.csv")
     """
+    check_sizes(candidates, negatives)
     if sampling not in ("without", "with"):
         raise OptionError(f"sampling must be 'without' or 'with', got {sampling!r}")
     if ties not in TIES:

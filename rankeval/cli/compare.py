@@ -8,7 +8,9 @@ from rankeval.analysis.choices import CORRECTIONS, TESTS
 from rankeval.cli.app import cli, show_notices
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
+    MAX_USERS_SHOWN,
     Command,
+    number,
     option,
     pop_columns,
     pop_extras,
@@ -44,7 +46,8 @@ from rankeval.io.columns import EXTRA
 @option("intervals", help="Add a bootstrap confidence interval (over the users compared) to "
         "every run's mean.")
 @option("confidence")
-@click.option("--top-changes", type=click.IntRange(min=0), default=0, metavar="N",
+@click.option("--top-changes", type=number(0, MAX_USERS_SHOWN, integer=True), default=0,
+              metavar="N",
               help="List the N users most helped and most hurt, per run and metric.")
 @click.option("--per-user", metavar="FILE",
               help="Also write every run's per-user values side by side (columns RUN/METRIC) "
@@ -59,7 +62,7 @@ from rankeval.io.columns import EXTRA
               help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
               "default; --rounds permutations), or the paired --test with the --correction "
               "given, over all pairs; the runs grouped by a compact letter display.")
-@click.option("--rbo", type=float, metavar="P",
+@click.option("--rbo", type=number(0, 1, low_open=True, high_open=True), metavar="P",
               help="Also the rank-biased overlap (Webber et al. 2010) of each run with each "
               "baseline, user by user, with persistence P (0.9: the top 10 ranks weigh 86%): "
               "its extrapolated value, its min and max bounds and their residual.")

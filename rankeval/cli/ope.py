@@ -9,6 +9,7 @@ from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
     column_options,
+    number,
     option,
     pop_columns,
     pop_reading,
@@ -29,7 +30,7 @@ def _ope_columns(f):
               help="Estimators to report, comma-separated: sips, iips, rips, snsips, sniips, "
               "snrips, dm, cascade_dr (slates); ips, snips, dm, dr (a log of single slots). "
               "Default: every one the inputs allow.")
-@click.option("--clip", type=float, metavar="W",
+@click.option("--clip", type=number(0, low_open=True), metavar="W",
               help="Clip every importance weight at W (lower variance, some bias); the "
               "report says how far clipping moved each estimate.")
 @click.option("--reward-model", metavar="FILE",

@@ -5,12 +5,14 @@ aliases that warn (``RENAMED``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import click
 from click.core import ParameterSource
 
+from rankeval.analysis.choices import MAX_ROUNDS
 from rankeval.cli.app import flag, warn
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
@@ -52,6 +54,57 @@ class Command(click.Command):
         return super().invoke(ctx)
 
 
+def numeric(param: click.Parameter) -> bool:
+    """Whether an option takes a number: its type is one, or says so (-k's cut-offs, the
+    settings table's numbers)."""
+    return isinstance(param.type, click.types.IntParamType | click.types.FloatParamType) or (
+        getattr(param.type, "numeric", False))
+
+
+# The upper bounds of the count options: past any real use, and low enough that no value an
+# option accepts makes a command run for hours, exhaust memory or overflow.
+MAX_SEED = 2**63 - 1  # what every random generator in use (numpy, Java's) takes
+MAX_USERS_SHOWN = 1_000_000  # --top-changes: the per-user file holds them all
+
+
+class _FiniteRange(click.FloatRange):
+    """A float in a range, never NaN (which no comparison refuses) nor infinite."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def number(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+           high_open: bool = False, integer: bool = False) -> click.ParamType:
+    """The click type of a numeric option: the range is checked when the option is read,
+    before any work, and ``--help`` shows it."""
+    if integer:
+        return click.IntRange(None if low is None else int(low),
+                              None if high is None else int(high),
+                              min_open=low_open, max_open=high_open)
+    return _FiniteRange(low, high, min_open=low_open, max_open=high_open)
+
+
+class _Cutoffs(click.ParamType):
+    """-k's cut-offs (``5``, ``5,10``, ``1..20``, ``10..100:10``), checked when read (each K
+    at most ``names.MAX_K``) and kept as written, for ``parse_ks``."""
+
+    name = "cut-offs"
+    numeric = True
+
+    def convert(self, value, param, ctx):
+        from rankeval.names import parse_ks
+
+        parse_ks([str(value)])  # an OptionError, in the words the library uses
+        return value
+
+
+CUTOFFS = _Cutoffs()
+
+
 def _given(value: Any) -> bool:
     return value not in (None, (), False)
 
@@ -71,10 +124,10 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
 
 # name -> (flags, click keyword arguments). The parameter name is the library's name.
 SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
-    "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]",
+    "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]", type=CUTOFFS,
                               help="Cut-off(s): repeat or comma-separate (--k 5 --k 10, "
                               "--k 5,10,20), or a range (--k 1..20, --k 10..100:10). "
-                              "Default 10.")),
+                              "Each K at most 1,000,000,000. Default 10.")),
     "metrics": (("-m", "--metrics"), dict(
         multiple=True, metavar="NAME[@K]",
         help="Metrics to compute: repeat or comma-separate; NAME alone takes every K. "
@@ -138,11 +191,14 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "quiet": (("-q", "--quiet"), dict(is_flag=True, help="Do not print warnings.")),
     "debug": (("--debug",), dict(is_flag=True,
                                  help="Show the Python traceback of an unexpected error.")),
-    "seed": (("--seed",), dict(type=click.IntRange(min=0), default=0, show_default=True,
+    "seed": (("--seed",), dict(type=number(0, MAX_SEED, integer=True), default=0,
+                               show_default=True, metavar="N",
                                help="Seed of the resampling (bootstrap, randomization).")),
-    "rounds": (("--rounds",), dict(type=int, default=10_000, show_default=True,
+    "rounds": (("--rounds",), dict(type=number(1, MAX_ROUNDS, integer=True), default=10_000,
+                                   show_default=True, metavar="N",
                                    help="Resamples of the bootstrap and randomization.")),
-    "confidence": (("--confidence",), dict(type=float, default=0.95, show_default=True,
+    "confidence": (("--confidence",), dict(type=number(0, 1, low_open=True, high_open=True),
+                                           default=0.95, show_default=True,
                                            help="Confidence level of the intervals.")),
     "segments": (("--segments",), dict(
         metavar="FILE", help="A user table (user column + attributes, any input format) to "
@@ -163,7 +219,8 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "(beside -f/-o; needs rankeval[report]).")),
     "intervals": (("--intervals", "--ci"), dict(
         is_flag=True, help="Add a bootstrap confidence interval (over users) to every mean.")),
-    "alpha": (("--alpha",), dict(type=float, default=0.05, show_default=True,
+    "alpha": (("--alpha",), dict(type=number(0, 1, low_open=True, high_open=True),
+                                 default=0.05, show_default=True,
                                  help="Significance level of the tests.")),
     "non_inferior": (("--non-inferior",), dict(
         multiple=True, metavar="METRIC=MARGIN[%]",
@@ -224,17 +281,21 @@ def _setting_option(s) -> Callable:
         return click.option(*names, type=click.Choice(s.choices, case_sensitive=False),
                             help=f"{text} Default {s.default}.")
     default = "" if s.default is None else f" Default {s.default:g}."
-    return click.option(*names, type=_RowValue(s), metavar=s.metavar, help=text + default)
+    span = getattr(s.parse, "span", None)
+    within = f" Range {span}." if span else ""
+    return click.option(*names, type=_RowValue(s), metavar=s.metavar,
+                        help=text + within + default)
 
 
 class _RowValue(click.ParamType):
     """A free value of a settings row (a number, the gains' GRADE=GAIN pairs), converted and
-    checked by the row's own parser: the table says what a value may be, for the command line
-    and config files alike."""
+    checked by the row's own parser when the option is read (before any work): the table
+    says what a value may be, for the command line and config files alike."""
 
     def __init__(self, row) -> None:
         self.row = row
         self.name = row.metavar or "value"
+        self.numeric = getattr(row.parse, "span", None) is not None  # a number in a range
 
     def convert(self, value: Any, param, ctx) -> Any:
         return self.row.check(value)  # an OptionError naming the option: one line, exit 2

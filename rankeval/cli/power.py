@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import click
 
-from rankeval.analysis.choices import ALTERNATIVES, METHODS
+from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
 from rankeval.cli.app import cli, warn
 from rankeval.cli.emit import check_html, emit, write_html
 from rankeval.cli.options import (
     Command,
+    number,
     option,
     pop_columns,
     pop_extras,
@@ -28,18 +29,19 @@ from rankeval.cli.options import (
 @click.option("--effect", metavar="DELTA[%]",
               help="The difference that matters: absolute (0.01) or relative to the "
               "baseline's mean (1%). Gives the power achieved and the users needed.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level of the test.")
-@click.option("--power", "power_", type=float, default=0.8, show_default=True,
+@click.option("--alpha", type=number(0, 1, low_open=True, high_open=True), default=0.05,
+              show_default=True, help="Significance level of the test.")
+@click.option("--power", "power_", type=number(0, 1, low_open=True, high_open=True),
+              default=0.8, show_default=True,
               help="The power wanted: the chance of detecting the effect when it is there.")
 @click.option("--alternative", type=click.Choice(ALTERNATIVES), default="two-sided",
               show_default=True, help="two-sided, or one-sided: larger (B above A), smaller.")
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="t: the paired t-test, exactly (noncentral t); bootstrap: the test "
               "simulated on resampled differences (skewed values, many zeros).")
-@option("rounds", default=2000)
+@option("rounds", default=2000, type=number(100, MAX_ROUNDS, integer=True))
 @option("seed")
-@click.option("--systems", type=click.IntRange(min=2), metavar="M",
+@click.option("--systems", type=click.IntRange(2, MAX_SYSTEMS), metavar="M",
               help="Also the users needed to detect --effect as the range between the best "
               "and worst of M systems (Sakai's topic-set-size design, one-way ANOVA).")
 @click.option("--name", "names", multiple=True, help="Names of the two runs, in order.")

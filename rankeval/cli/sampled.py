@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import click
 
+from rankeval.analysis.choices import MAX_CANDIDATES, MAX_NEGATIVES
 from rankeval.cli.app import cli, warn
 from rankeval.cli.emit import emit
 from rankeval.cli.options import (
+    CUTOFFS,
     Command,
     option,
     pop_columns,
@@ -18,10 +20,11 @@ from rankeval.cli.options import (
 
 @cli.command(name="sampled", cls=Command)
 @click.argument("runs", metavar="RUN [RUN...]", nargs=-1, required=True)
-@click.option("--candidates", type=click.IntRange(min=2), required=True, metavar="N",
+@click.option("--candidates", type=click.IntRange(2, MAX_CANDIDATES), required=True,
+              metavar="N",
               help="How many items each held-out item would be ranked among in full (the "
               "catalogue the negatives were drawn from, the item included).")
-@click.option("--negatives", type=click.IntRange(min=1), metavar="M",
+@click.option("--negatives", type=click.IntRange(1, MAX_NEGATIVES), metavar="M",
               help="How many negatives were sampled for each held-out item (with --truth: "
               "read from the runs).")
 @click.option("--truth", metavar="FILE", help="The held-out items (relevance > 0): each RUN "
@@ -35,7 +38,8 @@ from rankeval.cli.options import (
 @click.option("-m", "--metrics", default="hit_rate,ndcg,mrr,auc", show_default=True,
               metavar="LIST", help="Metrics of one held-out item: hit_rate (recall), "
               "precision, ndcg, mrr (ap), auc; comma-separated.")
-@click.option("-k", "--k", "ks", default="10", show_default=True, metavar="K[,K...]",
+@click.option("-k", "--k", "ks", type=CUTOFFS, default="10", show_default=True,
+              metavar="K[,K...]",
               help="Cut-offs of hit_rate, precision, ndcg and mrr.")
 @click.option("--gamma", type=click.FloatRange(0, 1), default=0.1, show_default=True,
               help="The bias-variance correction's weight of variance: 0 the least bias, 1 "

@@ -155,6 +155,9 @@ class Table:
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
             raise InputError(self.label, f"line {line} is not valid {encoding} text") from None
+        except (UnicodeError, ValueError) as exc:  # codecs that fail without a position (idna)
+            raise InputError(self.label, f"is not valid {encoding} text: {one_line(exc)}"
+                             ) from None
         self._gzip = False
 
     def not_utf8(self) -> InputError:
@@ -219,6 +222,17 @@ class Table:
         return float("inf") if self._gzip else os.path.getsize(self.path)
 
 
+def check_encoding(encoding: str, option: str = "encoding") -> None:
+    """A text encoding Python knows (not a bytes-to-bytes codec: rot13, base64, zlib)."""
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise OptionError(f"{{option}}: unknown encoding {encoding!r}", option) from None
+    if not getattr(info, "_is_text_encoding", True):  # CPython's mark of a non-text codec
+        raise OptionError(f"{{option}}: {encoding!r} is not a text encoding (it turns bytes "
+                          "into bytes); name the encoding of the text, e.g. latin-1", option)
+
+
 def _encodable(path: str) -> bool:
     try:
         path.encode("utf-8")
@@ -248,10 +262,7 @@ def open_table(
     """
     path = os.fspath(path)
     if encoding:
-        try:
-            codecs.lookup(encoding)
-        except LookupError:
-            raise OptionError(f"{{option}}: unknown encoding {encoding!r}", "encoding") from None
+        check_encoding(encoding)
     if delimiter is not None and len(delimiter) != 1:
         raise OptionError(f"{{option}} must be one character, got {delimiter!r}", "delimiter")
     return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role,

@@ -14,8 +14,26 @@ VALUE = {"predictions": "score", "truth": "relevance"}
 
 
 class _Object(list):
-    """A JSON object as its (key, value) pairs in file order: repeated keys are all kept, so
-    that repeats meet the same duplicate rules as in every other format."""
+    """A JSON object as its (key, value) pairs in file order (``object_pairs_hook``), so that
+    a repeated key is seen, not merged or overwritten."""
+
+
+def _pairs(pairs: list) -> _Object:
+    """The hook: a key given twice in one object is refused (ranx and pytrec_eval would keep
+    the last; merging two objects of one user would score a list nobody wrote)."""
+    obj = _Object(pairs)
+    if len(pairs) > 1 and len({k for k, _ in pairs}) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+    return obj
+
+
+class _Repeated(Exception):
+    def __init__(self, key: str):
+        self.key = key
 
 
 def _number(v: object) -> bool:
@@ -33,11 +51,13 @@ def _number(v: object) -> bool:
 def parse(data: bytes, role: str, label: str) -> pa.Table:
     """The dict-of-dicts of ranx and pytrec_eval: ``{"user": {"item": value}}``.
 
-    A user or item key given twice is kept twice: the (user, item) pairs then meet the same
-    checks as a CSV file's rows (an error, or ``dedupe`` for a run), never "last one wins".
+    A user or item key given twice is an error naming it, never "last one wins" nor a merge.
     """
     try:
-        doc = json.loads(data, object_pairs_hook=_Object)
+        doc = json.loads(data, object_pairs_hook=_pairs)
+    except _Repeated as exc:
+        raise InputError(label, f"the key {exc.key!r} is repeated in one object (a user's "
+                         "items, or an item's value, given twice)") from None
     except RecursionError:
         raise InputError(label, "not valid JSON: nested too deeply") from None
     except UnicodeDecodeError as exc:

@@ -1,0 +1,123 @@
+"""Every numeric option of every command is bounded where it is declared: out-of-range values
+(0, -1, 1e20, 2^62) give exit 0 or one line with exit 2, quickly, never an internal error or a
+hang. The options are found from the commands' own parameters, so a new one is walked too."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import time
+
+import click
+import pytest
+
+from rankeval.cli import cli
+from rankeval.cli.options import numeric
+
+from .conftest import SAMPLE
+
+PREDS, TRUTH = SAMPLE / "spec_example3_preds.csv", SAMPLE / "spec_example3_truth.csv"
+
+# A small valid invocation of every command that has a numeric option.
+BASE = {
+    "score": [PREDS, TRUTH, "-f", "json"],
+    "compare": [PREDS, SAMPLE / "spec_example3_preds.csv", TRUTH, "--name", "a", "--name", "b",
+                "-f", "json"],
+    "power": [PREDS, PREDS, TRUTH, "-f", "json"],
+    "validate": [PREDS, TRUTH],
+    "sampled": [SAMPLE / "sampled_a.csv", "--candidates", "400", "--negatives", "50",
+                "-f", "json"],
+    "ope": [SAMPLE / "log.csv", SAMPLE / "log_candidate.csv", "-f", "json"],
+}
+VALUES = ["0", "-1", "1e20", str(2**62), "nan"]
+SECONDS = 120  # per run: generous for a busy machine; a hang is minutes to hours
+
+
+def _numeric_options() -> list[tuple[str, str]]:
+    ctx = click.Context(cli)
+    found = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        for p in command.params:
+            if isinstance(p, click.Option) and not p.hidden and numeric(p):
+                found.append((name, max(p.opts, key=len)))
+    return found
+
+
+OPTIONS = _numeric_options()
+
+
+def test_the_walk_finds_the_numeric_options():
+    flags = {f"{c} {f}" for c, f in OPTIONS}
+    for expected in ("score --rounds", "score --k", "score --max-depth",
+                     "score --collection-size", "compare --rounds", "compare --top-changes",
+                     "power --rounds", "power --systems", "sampled --candidates",
+                     "sampled --negatives", "sampled --k", "ope --rounds", "ope --clip"):
+        assert expected in flags, expected
+    assert {c for c, _ in OPTIONS} <= set(BASE), "a command with numeric options has no BASE"
+
+
+@pytest.mark.parametrize("command", sorted(BASE))
+def test_every_base_invocation_works(run_cli, command):
+    """Else the walk below would see only its errors."""
+    r = run_cli(command, *BASE[command])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout
+
+
+class _Hang(BaseException):
+    pass
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    def hang(signum, frame):
+        raise _Hang(f"still running after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize(("command", "flag"), OPTIONS, ids=[f"{c}{f}" for c, f in OPTIONS])
+@pytest.mark.parametrize("value", VALUES)
+def test_every_numeric_option_is_bounded(run_cli, command, flag, value):
+    start = time.monotonic()
+    with _deadline(SECONDS):
+        r = run_cli(command, *BASE[command], flag, value)
+    assert time.monotonic() - start < SECONDS
+    errors = [line for line in r.stderr.splitlines() if line.startswith("rankeval: error:")]
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    if r.exit_code == 2:
+        assert len(errors) == 1 and r.stderr.strip().endswith(errors[0]), r.stderr
+    else:
+        assert r.exit_code == 0 and not errors, (r.exit_code, r.stderr)
+
+
+@pytest.mark.parametrize(("n", "m"), [(2, 1), (10, 3), (10, 9), (400, 50), (3706, 100)])
+def test_the_sampled_ranks_law_is_the_hypergeometric(n, m):
+    """The log-space law that replaced scipy's hypergeom (whose time grows with the pool:
+    --candidates 2^62 ran for hours) agrees with it wherever scipy is quick."""
+    import numpy as np
+    from scipy.stats import hypergeom
+
+    from rankeval.analysis.sampled import sampled_pmf
+
+    ranks = np.arange(1, n + 1, dtype=np.float64)
+    ours = sampled_pmf(ranks, n, m, replacement=False)
+    theirs = hypergeom.pmf(np.arange(m + 1)[None, :], n - 1, ranks[:, None] - 1, m)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-14)
+
+
+def test_a_huge_catalogue_is_quick(run_cli):
+    r = run_cli("sampled", SAMPLE / "sampled_a.csv", "--candidates", str(10**12),
+                "--negatives", "50", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    over = run_cli("sampled", SAMPLE / "sampled_a.csv", "--candidates", str(10**12 + 1),
+                   "--negatives", "50")
+    assert over.exit_code == 2 and "--candidates" in over.stderr and "1000000000000" in over.stderr
