@@ -58,7 +58,10 @@ def _examples() -> list[tuple[str, str, str, str]]:
             for flag, value in _EXAMPLE.findall(" ".join(text.split())):
                 example = (name, where, flag, value.strip("'\""))
                 listing = value.startswith("[") or "|" in value  # -f [table|json]
-                if flag in options and not listing and example not in found:
+                param = options.get(flag)
+                metavar = (param.metavar or "") if param is not None else ""
+                usage = bool(metavar) and value.startswith(metavar.split("[")[0])  # -k K[,K]
+                if param is not None and not listing and not usage and example not in found:
                     found.append(example)
     return found
 
