@@ -183,6 +183,11 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
         "semicolons and no comma is read with ';').")),
+    "preds_encoding": (("--preds-encoding",), dict(
+        metavar="NAME", help="Text encoding of the predictions alone, over --encoding (a run "
+        "and its truth written by different systems).")),
+    "truth_encoding": (("--truth-encoding",), dict(
+        metavar="NAME", help="Text encoding of TRUTH alone, over --encoding.")),
     "encoding": (("--encoding",), dict(
         metavar="NAME", help="Text encoding of the inputs (default utf-8; UTF-16 is known by "
         "its byte-order mark), e.g. latin-1.")),
@@ -352,7 +357,8 @@ def scoring_options(preds_help: str | None = None) -> Callable:
                   option("propensity"), option("train_format"), option("catalog_format"),
                   option("item_features_format"), option("item_groups_format"),
                   option("propensity_format"),
-                  option("delimiter"), option("encoding"))
+                  option("delimiter"), option("encoding"), option("preds_encoding"),
+                  option("truth_encoding"))
 
 
 def engine_options(f):
@@ -393,7 +399,8 @@ def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
 
 def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:
     """How to read text inputs: ``delimiter`` and ``encoding``."""
-    return {"delimiter": kw.pop("delimiter"), "encoding": kw.pop("encoding")}
+    return {name: kw.pop(name) for name in ("delimiter", "encoding", "preds_encoding",
+                                            "truth_encoding") if name in kw}
 
 
 def config_option(f):

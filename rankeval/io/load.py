@@ -22,7 +22,7 @@ from rankeval.io.arrow import buffer, fill_null, from_numpy, frombuffer, to_nump
 from rankeval.io.cast import ID, unparseable
 from rankeval.io.columns import resolve_role
 from rankeval.io.frames import MemoryTable
-from rankeval.io.readers import Source, Table, open_table
+from rankeval.io.readers import Source, Table, for_role, open_table
 from rankeval.io.roles import swapped
 from rankeval.io.subtopics import Aspects, by_pair
 
@@ -423,7 +423,7 @@ def open_input(data: Any, role: str, fmt: str | None = None,
     record batch or batch reader) as a table to load; ``reading``: delimiter, encoding."""
     if isinstance(data, str | os.PathLike):
         flag = f"{{opt:{'preds' if role == 'predictions' else role}_format}}"
-        return open_table(data, fmt, flag, role=role, **(reading or {}))
+        return open_table(data, fmt, flag, role=role, **for_role(reading, role))
     return MemoryTable(data, role)
 
 

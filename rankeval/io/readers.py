@@ -15,7 +15,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 
@@ -173,7 +173,8 @@ class Table:
                 where = f" at row {line - 1}" if line > 1 else " in the header"
             where += f" ({data[exc.start:exc.start + 4]!r})"
         return InputError(self.label, f"holds bytes that are not UTF-8 text{where}; name "
-                          "its encoding with {opt:encoding} (for example latin-1)")
+                          f"its encoding with {encoding_option(self.role)} (for example "
+                          "latin-1)")
 
     def head(self, n: int) -> bytes:
         """The first ``n`` bytes of the (decompressed, decoded) input."""
@@ -243,6 +244,26 @@ def _encodable(path: str) -> bool:
 
 def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
+
+
+# The inputs with an encoding of their own (--preds-encoding, --truth-encoding): a run and
+# its truth often come from different systems. Every other input takes --encoding.
+OWN_ENCODING = {"predictions": "preds_encoding", "truth": "truth_encoding"}
+
+
+def encoding_option(role: str) -> str:
+    """The option that names the encoding of the input ``role``, as ``{opt:...}``."""
+    return "{opt:" + OWN_ENCODING.get(role, "encoding") + "}"
+
+
+def for_role(reading: dict[str, Any] | None, role: str) -> dict[str, Any]:
+    """How to read the text of the input ``role``: the delimiter, and its own encoding
+    (``preds_encoding``, ``truth_encoding``), else the one of every input (``encoding``)."""
+    given = dict(reading or {})
+    own = given.get(OWN_ENCODING.get(role, ""))
+    out = {k: v for k, v in given.items() if k not in OWN_ENCODING.values()}
+    out["encoding"] = own or given.get("encoding")
+    return out
 
 
 def open_table(

@@ -13,6 +13,7 @@ from typing import Any
 
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.formats import ALIASES, EXTENSIONS
+from rankeval.io.readers import for_role
 
 # What the Ray engine reads (Ray Data's Parquet and CSV readers); others: rankeval convert
 RAY_FORMATS = ("parquet", "csv", "tsv")
@@ -50,7 +51,7 @@ def read_input(data: Any, role: str, fmt: str | None, flag: str,
     filesystem, files = resolve(path)
     kind = ray_format(path, files, fmt, f"{{opt:{flag}}}")
     with quiet():  # the Parquet reader samples a file when the dataset is made
-        ds, options = _dataset(path, filesystem, files, kind, reading or {})
+        ds, options = _dataset(path, filesystem, files, kind, for_role(reading, role))
     try:
         return _materialized(ds, path, kind)
     except InputError as exc:

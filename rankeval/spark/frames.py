@@ -10,6 +10,7 @@ from typing import Any
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import ALIASES, EXTENSIONS, FORMATS
+from rankeval.io.readers import for_role
 from rankeval.spark.worker import KEY, ROWS, SEQ, SIDE, Layout
 
 # What Spark reads itself (a JSON dict of dicts is a file of one machine).
@@ -46,7 +47,7 @@ def read(spark, path: str, fmt: str, role: str, reading: dict[str, Any] | None =
     """A DataFrame of ``path`` as Spark reads it: text files as strings, so that numbers
     are parsed and checked by rankeval as in a local run."""
     try:
-        return FORMATS[fmt].codec().spark_read(spark, path, fmt, role, reading or {})
+        return FORMATS[fmt].codec().spark_read(spark, path, fmt, role, for_role(reading, role))
     except InputError:
         raise
     except Exception as exc:  # AnalysisException: a missing path, an unreadable file

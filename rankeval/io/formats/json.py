@@ -8,7 +8,7 @@ import math
 import pyarrow as pa
 
 from rankeval.errors import InputError
-from rankeval.io.readers import one_line
+from rankeval.io.readers import encoding_option, one_line
 
 VALUE = {"predictions": "score", "truth": "relevance"}
 
@@ -63,7 +63,8 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(label, f"holds bytes that are not UTF-8 text at line {line}; name its "
-                         "encoding with {opt:encoding} (for example latin-1)") from None
+                         f"encoding with {encoding_option(role)} (for example latin-1)"
+                         ) from None
     except ValueError as exc:
         raise InputError(label, f"not valid JSON: {one_line(exc)}") from None
     if not isinstance(doc, _Object):
