@@ -406,7 +406,7 @@ def test_gates_and_exit_codes(run_cli, tmp_path):
     bad = run_cli("ope", log, run, "--fail-under", f"iips={iips + 0.01}", "-q", "-f", "json")
     assert bad.exit_code == 1 and bad.json()["gates"]["passed"] is False
     for args, text in (((log, run, "--fail-under", "magic=1"), "ESTIMATOR=VALUE"),
-                       ((log, run, "--clip", "0"), "--clip must be above 0")):
+                       ((log, run, "--clip", "0"), "'--clip': 0.0 is not in the range x>0")):
         r = run_cli("ope", *args)
         assert r.exit_code == 2 and text in r.stderr and r.stderr.count("\n") == 1, r.stderr
     broken = tmp_path / "log.csv"

@@ -81,3 +81,76 @@ def test_a_repeated_json_key_is_refused(run_cli, write, doc):
     truth = write("t.csv", "user_id,item_id\nu1,A\nu1,B\n")
     r = run_cli("score", preds, truth, "-m", "recall@2", "--dedupe")
     _one_line_error(r, "p.json", "is repeated in one object")
+
+
+# --- probabilities that cannot be probabilities, counts that cannot be negative ------------
+
+
+
+def _sample(name):
+    return SAMPLE / name
+
+
+@pytest.mark.parametrize("column", ["probability", "conditional_probability"])
+def test_a_policy_whose_probabilities_at_a_position_sum_past_1_is_refused(run_cli, write,
+                                                                          column):
+    policy = write("pol.csv", f"user_id,position,item_id,{column}\n"
+                              "u00000,1,i7,0.9\nu00000,1,i5,0.9\nu00000,2,i2,0.5\n")
+    r = run_cli("ope", _sample("log.csv"), policy)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "sum to more than 1" in r.stderr and "sum 1.8" in r.stderr
+    fine = write("fine.csv", f"user_id,position,item_id,{column}\n"
+                             "u00000,1,i7,0.5\nu00000,1,i5,0.5\nu00000,2,i2,0.5\n")
+    assert run_cli("ope", _sample("log.csv"), fine).exit_code == 0
+
+
+@pytest.mark.parametrize("p", ["1e-300", "5e-324", "1e-101"])
+def test_a_propensity_too_small_to_weigh_is_refused(run_cli, write, p):
+    rows = _sample("log.csv").read_text().splitlines()
+    cut = [",".join(line.split(",")[:5]) for line in rows]  # no cascade or slate columns
+    first = cut[1].split(",")
+    cut[1] = ",".join([*first[:4], p])
+    log = write("log.csv", "\n".join(cut) + "\n")
+    r = run_cli("ope", log, _sample("log_candidate.csv"))
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "propensity below 1e-100" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_collection_smaller_than_what_users_retrieved_is_refused(run_cli):
+    args = ("score", _sample("preds.csv"), _sample("truth.csv"), "--compat", "trec_eval", "-m",
+            "utility.1,-1,0,1", "-f", "trec")
+    small = run_cli(*args, "--collection-size", "1")
+    assert small.exit_code == 2 and small.stderr.count("\n") == 1
+    assert "--collection-size 1 is smaller than the items a user retrieved" in small.stderr
+    big = run_cli(*args, "--collection-size", "5000")
+    assert big.exit_code == 0 and float(big.stdout.split()[-1]) > 0
+
+
+def test_a_deeply_nested_baseline_is_one_line(run_cli, write):
+    baseline = write("deep.json", "[" * 100_000 + "]" * 100_000)
+    r = run_cli("score", _sample("preds.csv"), _sample("truth.csv"), "--baseline", baseline,
+                "--max-drop", "1%", "-q")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "nested too deeply" in r.stderr
+
+
+@pytest.mark.parametrize("line", [
+    '{"user_id": "u1", "item_id": "A", "item_id": "B", "rank": 1}',
+    '{"user_id": "u1", "item_id": "A", "rank": 1, "rank": 3}',
+    '{"user_id": "u1", "user_id": "u2", "item_id": "A", "rank": 1}',
+])
+def test_a_json_lines_key_given_twice_is_refused(run_cli, write, line):
+    run = write("run.jsonl", line + '\n{"user_id": "u1", "item_id": "C", "rank": 2}\n')
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,A,1\n")
+    r = run_cli("score", run, truth, "-m", "recall@2")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "line 1: the key" in r.stderr and "given twice in one object" in r.stderr
+
+
+def test_a_value_spelled_like_a_key_is_not_a_repeat(run_cli, write):
+    run = write("run.jsonl", '{"user_id": "u1", "item_id": "item_id", "rank": 1}\n'
+                             '{"user_id": "u1", "item_id": "A", "rank": 2}\n')
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,A,1\n")
+    r = run_cli("score", run, truth, "-m", "recall@2", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["metrics"]["recall@2"] == 1.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rankeval.errors import OptionError
 from rankeval.kernels.chunk import count_before, segment_positions, within_group_sum
 from rankeval.kernels.sums import Sums, _safe_div
 from rankeval.params import numbers
@@ -193,5 +194,12 @@ def _utility(s: Sums, k: float) -> np.ndarray:
     found, ret, rel = s.hits(np.inf), s.list_length, s.c.n_relevant
     out = a * found + b * (ret - found) + c * (rel - found)
     if d:  # the settings refuse a d without the collection's size
-        out = out + d * (s.conv.collection_size + found - ret - rel)
+        rest = s.conv.collection_size + found - ret - rel  # non-relevant, not retrieved
+        if len(rest) and rest.min() < 0:
+            need = int((ret + rel - found).max())
+            raise OptionError(f"{{option}} {s.conv.collection_size:,} is smaller than the items "
+                              f"a user retrieved or has relevant ({need:,}): the collection "
+                              "holds them all, so utility's fourth count cannot be negative",
+                              "collection_size")
+        out = out + d * rest
     return out

@@ -61,6 +61,10 @@ def read(data: Any, role: str, fmt: str | None, columns: dict[str, str | None],
     return Table(values, table.described(data_.num_rows), found)
 
 
+# The smallest propensity a log may hold: 1/p squared, over up to 10^12 rows, stays finite
+MIN_PROPENSITY = 1e-100
+
+
 def _check_numbers(values: dict[str, Any], found: dict[str, str], label: str) -> None:
     """Positions are whole numbers from 1; probabilities lie in [0, 1], propensities in
     (0, 1]: a logged slot had a chance of being shown."""
@@ -77,6 +81,12 @@ def _check_numbers(values: dict[str, Any], found: dict[str, str], label: str) ->
             if len(bad):
                 _report_rows(label, "propensities outside (0, 1] (a logged slot had a chance "
                              "of being shown)", found[c], bad, lambda i, p=p: float(p[i]))
+            tiny = np.flatnonzero((p > 0) & (p < MIN_PROPENSITY))
+            if len(tiny):
+                _report_rows(label, f"propensities below {MIN_PROPENSITY:g} (a weight 1/p past "
+                             f"{1 / MIN_PROPENSITY:g} cannot be squared and summed in 64-bit "
+                             "floats; no logging policy showed a slot that rarely)", found[c],
+                             tiny, lambda i, p=p: float(p[i]))
     for c in PROBABILITIES:
         if c in values:
             p = values[c]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, plural
 from rankeval.offpolicy.inputs import Log, Rankings, Table
 
 
@@ -153,6 +153,7 @@ def from_probabilities(log: Log, policy: Table, user: np.ndarray, item: np.ndarr
     keys = keys[order]
     if len(keys) > 1 and (keys[1:] == keys[:-1]).any():
         raise InputError(policy.label, "(context, position, item) given more than once")
+    _check_sums(policy, v, context, position)
     log_context = np.arange(log.n) if slate is not None else log.slate_user
     if slate is None and {"cascade_probability", "slate_probability",
                           "conditional_probability"} & set(v):
@@ -204,6 +205,27 @@ def from_probabilities(log: Log, policy: Table, user: np.ndarray, item: np.ndarr
             direct = np.bincount(s, prob[r] * q, minlength=log.n)
     return Target(given["probability"], cascade, slate_p, covered, expected, direct,
                   None if model is None else _logged(log, model))
+
+
+def _check_sums(policy: Table, v: dict, context: np.ndarray, position: np.ndarray) -> None:
+    """A policy's probabilities of the items at one position (given nothing, or given the
+    items above) sum to at most 1: over all its items, one is shown there at most."""
+    for name in ("probability", "conditional_probability"):
+        if name not in v or not len(position):
+            continue
+        _, group = np.unique(np.stack([context, position.astype(np.int64)]), axis=1,
+                             return_inverse=True)
+        group = group.ravel()
+        total = np.bincount(group, v[name])
+        over = np.flatnonzero(total > 1 + 1e-9)
+        if len(over):
+            rows = [int(np.flatnonzero(group == g)[0]) + 1 for g in over[:3]]
+            shown = ", ".join(f"row {r} (sum {total[g]:.6g})"
+                              for r, g in zip(rows, over[:3], strict=True))
+            raise InputError(policy.label, f"column {policy.columns[name]!r}: the "
+                             f"probabilities of one position sum to more than 1 for "
+                             f"{plural(len(over), 'position')} of a user or slate, e.g. "
+                             f"the position of {shown}")
 
 
 def _logged(log: Log, model: RewardModel) -> np.ndarray:

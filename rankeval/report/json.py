@@ -148,6 +148,8 @@ def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise OptionError(f"{where}: no such file") from None
+    except RecursionError:  # arrays in arrays, thousands deep
+        raise OptionError(f"{where}: not a readable JSON report (nested too deeply)") from None
     except (OSError, ValueError) as exc:
         raise OptionError(f"{where}: not a readable JSON report ({exc})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):

@@ -16,11 +16,42 @@ from rankeval.io.readers import one_line
 def parse(data: bytes, role: str, label: str) -> pa.Table:
     try:
         # pyarrow-stubs: read_json takes paths and Python files; pyarrow also its own
-        return pa_json.read_json(pa.BufferReader(data))  # type: ignore[arg-type]
+        table = pa_json.read_json(pa.BufferReader(data))  # type: ignore[arg-type]
     except pa.ArrowException:
         # Arrow's own message counts rows from 0 and names no value: read it again line
         # by line, so that the checks name lines from 1, as they do for every format.
         return parse_leniently(data, label)
+    _no_repeated_keys(data, table, label)
+    return table
+
+
+def _no_repeated_keys(data: bytes, table: pa.Table, label: str) -> None:
+    """Arrow keeps one value of a key given twice in a line (``{"item_id": "A", "item_id":
+    "B"}`` is one row): refused, naming the line. A key's text counted over the whole input
+    (a byte search) finds no more of them than rows in the usual file; only then are the
+    lines read one by one."""
+    quoted = [json.dumps(name).encode() for name in table.column_names]
+    if all(data.count(key) <= table.num_rows for key in quoted):
+        return
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if line.strip():
+            try:
+                json.loads(line, object_pairs_hook=_once)
+            except _Twice as exc:
+                raise InputError(label, f"line {n}: the key {exc.key!r} is given twice in one "
+                                 "object") from None
+
+
+class _Twice(Exception):
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _once(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) < len(keys):
+        raise _Twice(next(k for i, k in enumerate(keys) if k in keys[:i]))
+    return dict(pairs)
 
 
 def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:
@@ -46,7 +77,10 @@ def parse_leniently(data: bytes, label: str) -> pa.Table:
                 break
             raise InputError(label, "blank lines", count=1, examples=[(n, "")], unit="line")
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_once)
+        except _Twice as exc:
+            raise InputError(label, f"line {n}: the key {exc.key!r} is given twice in one "
+                             "object") from None
         except (ValueError, RecursionError) as exc:
             raise InputError(label, f"line {n} is not valid JSON: {one_line(exc)}") from None
         if not isinstance(row, dict):
