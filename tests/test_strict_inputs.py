@@ -154,3 +154,52 @@ def test_a_value_spelled_like_a_key_is_not_a_repeat(run_cli, write):
     r = run_cli("score", run, truth, "-m", "recall@2", "-f", "json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["metrics"]["recall@2"] == 1.0
+
+
+# --- scores that tie only once parsed ---------------------------------------------------------
+
+def _spurious(write, fmt: str):
+    """A run whose first two scores differ past a double's precision, in ``fmt``."""
+    import decimal
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    scores = ["0.10000000000000000001", "0.1", "0.05"]
+    if fmt == "csv":
+        return write("run.csv", "user_id,item_id,score\n" + "".join(
+            f"u1,{i},{s}\n" for i, s in zip("ABC", scores, strict=True)))
+    if fmt == "tsv":
+        return write("run.tsv", "user_id\titem_id\tscore\n" + "".join(
+            f"u1\t{i}\t{s}\n" for i, s in zip("ABC", scores, strict=True)))
+    if fmt == "trec":
+        return write("run.run", "".join(f"u1 Q0 {i} {n} {s} tag\n" for n, (i, s) in
+                                        enumerate(zip("ABC", scores, strict=True), 1)))
+    if fmt == "jsonl":
+        return write("run.jsonl", "".join(f'{{"user_id": "u1", "item_id": "{i}", "score": {s}}}\n'
+                                          for i, s in zip("ABC", scores, strict=True)))
+    path = write("run.parquet", pd.DataFrame({"user_id": ["u1"] * 3, "item_id": list("ABC")}))
+    table = pa.table({"user_id": ["u1"] * 3, "item_id": list("ABC"),
+                      "score": pa.array([decimal.Decimal(s) for s in scores],
+                                        pa.decimal128(38, 20))})
+    pq.write_table(table, path)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "trec", "jsonl", "parquet"])
+def test_scores_that_tie_only_once_parsed_are_refused(run_cli, write, fmt):
+    run = _spurious(write, fmt)
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,B,1\n")
+    r = run_cli("score", run, truth, "-m", "ndcg@1")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "tied as 64-bit floats with another of their user's but not as written" in r.stderr
+    assert "0.10000000000000000001" in r.stderr
+
+
+def test_ties_written_alike_and_equal_decimals_are_ties(run_cli, write):
+    run = write("run.csv", "user_id,item_id,score\nu1,A,0.10\nu1,B,0.1\nu1,C,1e-1\nu1,D,0.5\n"
+                           "u2,A,3\nu2,B,3\n")
+    truth = write("t.csv", "user_id,item_id,relevance\nu1,B,1\nu2,A,1\n")
+    r = run_cli("score", run, truth, "-m", "ndcg@2", "-f", "json")
+    assert r.exit_code == 0, r.stderr

@@ -4,16 +4,18 @@ grades past ERR's scale. Each is an error naming file rows (through ``errors.rep
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankeval.build.encode import padded
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
 from rankeval.build.samples import JOIN
 from rankeval.errors import InputError, report
-from rankeval.io.arrow import from_numpy
+from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
@@ -144,3 +146,41 @@ def check_gains(truth: Truth, settings) -> None:
 
 def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else float(x)
+
+
+def spurious_ties(preds: Predictions, rows: np.ndarray | None, pos: np.ndarray,
+                  tie_start: np.ndarray | None) -> None:
+    """Scores that tie as 64-bit floats but not as written (``0.10000000000000000001`` and
+    ``0.1``; decimals past 15 digits): their order would be a tie-break nobody asked for, so
+    they are refused, naming the rows, as integers past 2^53 are. Only a build with tied
+    scores reads the scores' text again, and only the tied rows' texts are compared."""
+    if tie_start is None or preds.score_text is None:
+        return
+    tied = np.flatnonzero(pos != tie_start)  # each tied row, against its group's first
+    if not len(tied):
+        return
+    first = tied - (pos[tied] - tie_start[tied])
+    at_mine = tied if rows is None else rows[tied]  # file rows
+    at_first = first if rows is None else rows[first]
+    text = preds.score_text()
+    mine = pc.utf8_trim_whitespace(text.take(from_numpy(at_mine)))
+    theirs = pc.utf8_trim_whitespace(text.take(from_numpy(at_first)))
+    differ = np.flatnonzero(to_numpy(pc.not_equal(mine, theirs)))
+    if not len(differ):
+        return  # the usual tie: the same text
+    lost = []
+    for i in differ:  # few: the texts differ though their floats are equal
+        a, b = mine[int(i)].as_py(), theirs[int(i)].as_py()
+        try:
+            if Decimal(a) != Decimal(b):
+                lost.append((int(at_mine[i]) + 1, a))
+        except InvalidOperation:  # not a plain decimal (hex, inf): the float is the value
+            continue
+    if lost:
+        report(InputError(
+            preds.source.label, "scores tied as 64-bit floats with another of their user's "
+            "but not as written (floats hold 15 to 17 significant digits; their order would be "
+            "a tie-break)",
+            column=preds.columns["score"], count=len(lost), examples=lost[:5],
+            unit=preds.source.unit, hint="round them to 15 significant digits, or give the "
+            "order as ranks"))

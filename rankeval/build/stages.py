@@ -26,6 +26,7 @@ from rankeval.build.checks import (
     named_by,
     padded_rows,
     report_duplicates,
+    spurious_ties,
 )
 from rankeval.build.encode import duplicates, factorize_list, pair_keys
 from rankeval.build.grades import with_grades, with_groups
@@ -273,6 +274,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     lists = _judged_only(lists, settings)
     emptied = _emptied(listed, lists.su, sel.counts.evaluated)
     lists = _ties(lists, preds)
+    spurious_ties(preds, lists.rows, lists.pos, lists.tie_start)
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)

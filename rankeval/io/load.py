@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ from rankeval.errors import InputError, OptionError, is_collecting, plural, repo
 from rankeval.io.arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
 from rankeval.io.cast import ID, unparseable
 from rankeval.io.columns import resolve_role
+from rankeval.io.formats.jsonl import number_text
+from rankeval.io.formats.parquet import column_type
 from rankeval.io.frames import MemoryTable
 from rankeval.io.readers import Source, Table, for_role, open_table
 from rankeval.io.roles import swapped
@@ -40,6 +42,9 @@ class Predictions:
     # A stochastic run: each row's sampled ranking (``build/samples.py``); None when the
     # run has no sample column or one sample per user
     sample: pa.ChunkedArray | None = None
+    # The scores as written (text, decimals), read again on demand: ``_score_text``
+    score_text: Callable[[], pa.ChunkedArray] | None = field(default=None, repr=False,
+                                                            compare=False)
 
     @property
     def order(self) -> str:
@@ -219,7 +224,26 @@ def load_predictions(
         columns=_roles(user=user, item=item, rank=rank, score=score,
                        sample=sample if samples is not None else None),
         sample=samples,
+        score_text=_score_text(table, score, data.num_rows) if score else None,
     )
+
+
+# Formats whose scores are written as text, which may hold more digits than a 64-bit float
+TEXT_SCORES = ("csv", "tsv", "trec", "jsonl")
+
+
+def _score_text(table: Table | MemoryTable, name: str, rows: int
+                ) -> Callable[[], pa.ChunkedArray] | None:
+    """The scores as written, when they may tell apart what 64-bit floats tie (text with
+    more digits than a float holds, Parquet decimals): read again only if the build finds
+    tied scores (``build.checks.spurious_ties``); None when the floats are the scores."""
+    if isinstance(table, Table) and table.format == "jsonl":  # Arrow reads numbers as doubles
+        return lambda: (number_text(table.raw(), name, rows)
+                        or table.read({name: pa.string()}).column(name))
+    if isinstance(table, Table) and (table.format in TEXT_SCORES or (
+            table.format == "parquet" and pa.types.is_decimal(column_type(table, name)))):
+        return lambda: table.read({name: pa.string()}).column(name)
+    return None
 
 
 def _no_order_column(table: Table | MemoryTable, others: list[str]) -> None:

@@ -92,6 +92,10 @@ class Table:
                       tag=tag.decode("utf-8", "replace") if tag is not None else None,
                       extra_fields=int(meta.get(b"rankeval.extra_fields", b"0")))
 
+    def raw(self) -> bytes:
+        """The input's text as bytes (decompressed, decoded to UTF-8), read again."""
+        return self._bytes()
+
     def _bytes(self) -> bytes:
         try:
             with self.open() as fh:

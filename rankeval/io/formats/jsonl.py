@@ -4,6 +4,7 @@ by line, so that messages name lines from 1 as for every format."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -52,6 +53,17 @@ def _once(pairs: list) -> dict:
     if len(set(keys)) < len(keys):
         raise _Twice(next(k for i, k in enumerate(keys) if k in keys[:i]))
     return dict(pairs)
+
+
+def number_text(data: bytes, name: str, rows: int) -> pa.ChunkedArray | None:
+    """A number column as written (Arrow reads JSON numbers as doubles, whose text is lost):
+    one match of the key per line, as ``_no_repeated_keys`` ensures; None when the lines do
+    not give one number each."""
+    key = re.escape(json.dumps(name).encode())
+    found = re.findall(key + rb"\s*:\s*(-?[0-9][0-9.eE+-]*)", data)
+    if len(found) != rows:
+        return None
+    return pa.chunked_array([pa.array(found, pa.binary()).cast(pa.string())])
 
 
 def encode(table: pa.Table, fmt: str, kind: str, tag: str, label: str) -> bytes:

@@ -35,6 +35,14 @@ def columns(t: Table) -> list[str]:
         raise _unreadable(t, exc) from None
 
 
+def column_type(t: Table, name: str) -> pa.DataType:
+    """The stored type of one column."""
+    try:
+        return _parquet().read_schema(t.source()).field(name).type
+    except (pa.ArrowException, OSError) as exc:
+        raise _unreadable(t, exc) from None
+
+
 def nested(t: Table, name: str) -> pa.ChunkedArray | None:
     """A list-typed column as stored (item vectors), or None when the column is flat."""
     try:
