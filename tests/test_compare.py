@@ -132,7 +132,7 @@ def test_markdown_and_csv(run_cli, runs):
         ([A], "at least two runs"),
         ([A, A, "--baseline", "nope"], "is not a run name"),
         ([A, A, "--name", "x"], "1 run name for 2 runs: give one name per run"),
-        ([A, A, "--alpha", "2"], "strictly between 0 and 1"),
+        ([A, A, "--alpha", "2"], "'--alpha': 2.0 is not in the range 0<x<1"),
         ([A, A, "--rounds", "10", "--test", "bootstrap"], "at least 100"),
     ],
 )

@@ -263,7 +263,7 @@ HOSTILE = {
     "a header field over 128 KB": ({"p.csv": "user_id,item_id," + "x" * 200_000 + "\nu1,A,1\n"},
                                    [], 2, "header"),
     "Latin-1 bytes": ({"t.csv": "user_id,item_id,relevance\nu1,caf\xe9,1\n".encode("latin-1")},
-                      [], 2, "--encoding"),
+                      [], 2, "--truth-encoding"),
     "Latin-1 named": ({"t.csv": "user_id,item_id,relevance\nu1,A,1\nu2,caf\xe9,1\n".encode(
         "latin-1")}, ["--encoding", "latin-1"], 0, ""),
     "UTF-16 with a BOM": ({"t.csv": TRUTH_CSV.encode("utf-16")}, [], 0, ""),
