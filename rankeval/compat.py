@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from rankeval.errors import OptionError
+from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT
 from rankeval.names import MetricSpec, expand, split
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
@@ -37,38 +38,12 @@ GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
         "all_trec": (*_ALL_TREC_9[:14], "unj", "rbp", "rbp_resid", *_ALL_TREC_9[14:]),
     },
 }
-# Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
-# leaves them out (the notice says so); named alone, they are refused.
-TEXT_ONLY = {"relstring": "trec_eval's per-query string of the top 10 grades, printed only "
-                          "with -q"}
 GROUPS["trec_eval-9"] = {**GROUPS["trec_eval"], "all_trec": _ALL_TREC_9}
 
-# Measures that take cut-offs: trec_eval name -> rankeval name.
-CUT = {
-    "P": "precision",
-    "recall": "recall",
-    "map_cut": "map",
-    "ndcg_cut": "ndcg",
-    "success": "hit_rate",
-    "relative_P": "relative_precision",
-    "unj": "unjudged",
-}
-# Measures over the whole list.
-UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
-         "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
-         "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1",
-         "bpref": "bpref", "gm_map": "gm_map@all", "set_map": "set_map",
-         "set_relative_P": "set_relative_precision", "11pt_avg": "iprec_11pt",
-         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref",
-         "num_q": "num_q", "binG": "bin_g", "G": "g", "ndcg_rel": "ndcg_rel",
-         "Rndcg": "r_ndcg", "infAP": "inf_ap", "utility": "utility",
-         "rbp_resid": "rbp_residual", "yaap": "yaap", "dcg": "dcg@all",
-         "ideal_dcg": "idcg@all"}
 # Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
 LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
 _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
 
-_MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
 
 # Measures whose parameters are not cut-offs (trec_eval -m NAME.PARAMS): a list of numbers
 # (``11pt_avg.0.2,0.5``, ``set_F.0.5``, ``utility.1,-1,0,0``), or NAME=VALUE pairs (a gain per
@@ -192,7 +167,7 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
                 taken = name_once(root, [f"{ours}@{at}" if at else ours], at is not None)
                 previous = root
                 continue
-            match = _MEASURE.match(part)
+            match = MEASURE.match(part)
             name, k = (match.group(1), match.group(2)) if match else (part, None)
             previous = None
             if name in CUT:
@@ -234,31 +209,6 @@ def left_out(words: Iterable[str], compat: str | None) -> list[str]:
 
 
 _NAMES = {v: k for k, v in CUT.items()}
-# Other tools' names that mean something else here, or nothing: what to write instead.
-_RANX = {"r-precision": ("r_precision", ""),
-         "hits": ("hit_rate", " (the share of users with a hit, not a count of hits)")}
-
-
-def foreign(word: str) -> str | None:
-    """A precise suggestion for another tool's metric name (``P_10``, ``recall_10``,
-    ``map_cut_10``, ``recip_rank``, ranx's ``r-precision``), or None."""
-    name, at, k = word.partition("@")
-    if name.lower() in _RANX:
-        ours, how = _RANX[name.lower()]
-        return f"ranx's {word} is {ours}{at}{k}{how} here"
-    match = _MEASURE.match(word)
-    if match and match.group(1) in CUT:
-        ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
-        return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
-    if word in TEXT_ONLY:
-        return (f"{word} is {TEXT_ONLY[word]}; rankeval's reports hold numbers and do not "
-                "produce it")
-    if word in UNCUT:
-        return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
-                "{opt:compat} trec_eval")
-    return None
-
-
 def _number(x: float) -> str:
     return f"{x:.0f}" if float(x).is_integer() else repr(float(x))
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from rankeval.errors import OptionError, name_options
 from rankeval.names import MAX_K
+from rankeval.params import parse_gains
 
-_UNSET: Any = object()
+UNSET: Any = object()
 _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
 
 
@@ -60,31 +61,6 @@ def _threshold(value: Any) -> float | None:
     return t
 
 
-def parse_gains(value: Any) -> str | None:
-    """``'1=3, 2=9'`` (or ``1:3``) -> ``'1=3,2=9'``: a gain per grade, sorted by grade; the
-    gains are >= 0, and 0 for a grade <= 0 (a grade not named keeps its value)."""
-    if value is None:
-        return None
-    pairs: dict[float, float] = {}
-    for part in str(value).replace(":", "=").split(","):
-        grade, eq, gain = part.partition("=")
-        try:
-            g, v = float(grade), float(gain)
-        except ValueError:
-            g = v = math.nan
-        if not eq or not (math.isfinite(g) and math.isfinite(v)) or v < 0 or (g <= 0 < v):
-            raise OptionError("{option} takes GRADE=GAIN pairs, each gain >= 0 and a grade <= 0 "
-                              f"earning 0 (e.g. 1=1,2=3), got {value!r}", "gains")
-        pairs[g] = v
-    return ",".join(f"{g:g}={v:g}" for g, v in sorted(pairs.items()))
-
-
-def gain_pairs(text: str) -> tuple[list[float], list[float]]:
-    """The grades and gains of a ``parse_gains`` text."""
-    pairs = [part.split("=") for part in text.split(",")]
-    return [float(g) for g, _ in pairs], [float(v) for _, v in pairs]
-
-
 @dataclass(frozen=True)
 class Preset:
     """One ``--compat`` preset: the tool whose numbers it reproduces, as data. Every rule a
@@ -122,9 +98,9 @@ class Setting:
     help: str
     default: Any
     choices: tuple[str, ...] | None = None  # None: a flag (bool) or a free value (``parse``)
-    trec_eval: Any = _UNSET  # the value under --compat trec_eval; _UNSET: not trec_eval's concern
+    trec_eval: Any = UNSET  # the value under --compat trec_eval; UNSET: not trec_eval's concern
     trec_eval_9: Any = _AS_TEN  # under --compat trec_eval-9, where 9.0.8 differs from 10.0
-    ir_measures: Any = _UNSET  # under --compat ir_measures; _UNSET: rankeval's default
+    ir_measures: Any = UNSET  # under --compat ir_measures; UNSET: rankeval's default
     comparable: bool = True  # reports computed with different values cannot be compared
     footer: Callable[[Any], str | None] = lambda value: None
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
@@ -136,7 +112,7 @@ class Setting:
         return self.choices is None and self.parse is None
 
     def preset(self, compat: str) -> Any:
-        """The value under ``compat`` (a name of ``PRESETS``); _UNSET: the preset leaves it.
+        """The value under ``compat`` (a name of ``PRESETS``); UNSET: the preset leaves it.
         The preset's row says which column holds its values, and whose values it takes where
         that column says _AS_TEN."""
         row: Preset | None = PRESETS[compat]
@@ -144,7 +120,7 @@ class Setting:
         while value is _AS_TEN and row is not None:
             value = getattr(self, row.column)
             row = PRESETS[row.like] if row.like else None
-        return _UNSET if value is _AS_TEN else value
+        return UNSET if value is _AS_TEN else value
 
     def check(self, value: Any) -> Any:
         """The value as stored, or an OptionError naming the setting."""
@@ -291,7 +267,7 @@ TABLE: tuple[Setting, ...] = (
         "(trec_eval 10.0: 0.9).",
         0.8,
         trec_eval=0.9,
-        trec_eval_9=_UNSET,  # 9.0.8 has no rbp
+        trec_eval_9=UNSET,  # 9.0.8 has no rbp
         parse=_number("rbp_p", 0, 1, True, True),
         metavar="P",
         footer=lambda v: f"RBP p {v:g}",
@@ -305,7 +281,7 @@ TABLE: tuple[Setting, ...] = (
         "binary",
         ("binary", "graded"),
         trec_eval="graded",
-        trec_eval_9=_UNSET,
+        trec_eval_9=UNSET,
         footer=lambda v: f"RBP gain {v}",
         applies_to=("rbp",),
         ir_measures="graded",  # its RBP without rel= is graded
@@ -317,7 +293,7 @@ TABLE: tuple[Setting, ...] = (
         "always",
         ("always", "if-unjudged"),
         trec_eval="if-unjudged",
-        trec_eval_9=_UNSET,  # 9.0.8 has no rbp_resid
+        trec_eval_9=UNSET,  # 9.0.8 has no rbp_resid
         footer=lambda v: f"RBP residual tail: {v}",
         applies_to=("rbp_residual",),
     ),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankeval.errors import OptionError
+from rankeval.params import CWL, text
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,6 @@ _OURS = {name.ours: word for word, name in NAMES.items()}
 def write(spec) -> str:
     """A metric as ir_measures writes it: ``P(rel=2)@10``, ``AP``, ``NumRet(rel=1)``;
     parameters at ir_measures' defaults left out, as it does."""
-    from rankeval.params import CWL, text
-
     params = [(k, _identity_gains_left_out(v) if k == "gains" else v)
               for k, v in spec.params
               if _OWN_DEFAULTS.get((spec.name, k), _DEFAULTS.get(k, object())) != v

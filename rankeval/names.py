@@ -8,7 +8,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rankeval import irmeasures, params
 from rankeval.errors import OptionError
+from rankeval.foreign_names import foreign
 from rankeval.registry import LOOKUP, REGISTRY
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z_α][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]*))?\s*$")
@@ -52,9 +54,7 @@ class MetricSpec:
         and its level for a level metric."""
         name = self.name
         if self.params:
-            from rankeval.params import text
-
-            name = f"{name}({text(self.params)})"
+            name = f"{name}({params.text(self.params)})"
         return name if self.level is None else f"{name}@{format_level(self.level)}"
 
 
@@ -93,15 +93,15 @@ def parse_k(text: str) -> int:
 def from_name(text: str, ir_measures: bool = False) -> MetricSpec:
     """A canonical or alias name with its K (``'ndcg@10'``, ``'map@all'``, ``'rprec'``,
     ``'precision(rel=2)@10'``); ``ir_measures``: its aliases read as it reads them."""
-    name, k, params = parse(text, ir_measures)
+    name, k, given = parse(text, ir_measures)
     if isinstance(k, float):
-        return MetricSpec(name, None, k, params)
+        return MetricSpec(name, None, k, given)
     if k is None and REGISTRY[name].levels:
         raise OptionError(f"metric {text!r} needs a level, e.g. {name}@"
                           f"{format_level(REGISTRY[name].levels[5])}")
     if k is None and REGISTRY[name].cutoff:
         raise OptionError(f"metric {text!r} needs a cut-off, e.g. {name}@10")
-    return MetricSpec(name, None if k in (None, ALL) else int(k), None, params)
+    return MetricSpec(name, None if k in (None, ALL) else int(k), None, given)
 
 
 _RANGE_RE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
@@ -183,8 +183,6 @@ def parse(text: str, ir_measures: bool = False
     ``'p'`` -> ``('precision', None, ())``; ``'iprec@0.5'`` -> ``('iprec', 0.5, ())``;
     ``'P(rel=2)@10'`` -> ``('precision', 10, (('rel', 2),))``. ir_measures' spellings read as
     it does (``AP`` is ``map@all``); ``ir_measures``: its aliases too (``MAP``)."""
-    from rankeval import irmeasures, params
-
     match = _NAME_RE.match(text)
     if not match:
         raise OptionError(f"cannot read metric {text!r}: expected a name such as ndcg, "
@@ -202,8 +200,6 @@ def parse(text: str, ir_measures: bool = False
         word, pairs, whole = irm
     name = LOOKUP.get(word.lower())
     if name is None:
-        from rankeval.compat import foreign
-
         hint = foreign(text.strip()) or foreign(word)
         raise OptionError(f"unknown metric {word!r}: {hint or suggest(word)}")
     checked = params.check(name, pairs, shown)
@@ -234,17 +230,17 @@ def expand(texts: Iterable[str], ks: Iterable[int], ir_measures: bool = False
     specs: dict[MetricSpec, None] = {}
     for text in texts:
         for part in split(str(text)):
-            name, k, params = parse(part, ir_measures)
+            name, k, given = parse(part, ir_measures)
             if REGISTRY[name].levels:
                 for level in [k] if isinstance(k, float) else REGISTRY[name].levels:
-                    specs[MetricSpec(name, None, level, params)] = None
+                    specs[MetricSpec(name, None, level, given)] = None
                 continue
             if not REGISTRY[name].cutoff or k == ALL:
-                specs[MetricSpec(name, None, None, params)] = None
+                specs[MetricSpec(name, None, None, given)] = None
                 continue
             assert k is None or isinstance(k, int)  # levels and "all" are handled above
             for kk in [k] if k is not None else ks:
-                specs[MetricSpec(name, kk, None, params)] = None
+                specs[MetricSpec(name, kk, None, given)] = None
     if not specs:
         raise OptionError("no metrics selected")
     return list(specs)

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from rankeval.conventions import ROWS
 from rankeval.errors import plural
 from rankeval.names import k_runs
 
@@ -42,8 +43,6 @@ def keyword(name: str, value: Any = None) -> str:
     flag), ``catalog`` (an argument named without a value)."""
     if value is not None:
         return f"{name}={value!r}"
-    from rankeval.settings import ROWS
-
     return f"{name}=True" if name in ROWS and ROWS[name].is_flag else name
 
 

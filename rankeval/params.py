@@ -180,10 +180,33 @@ def _dcg(value: Any) -> Value:
     return str(value)
 
 
+def parse_gains(value: Any) -> str | None:
+    """``'1=3, 2=9'`` (or ``1:3``) -> ``'1=3,2=9'``: a gain per grade, sorted by grade; the
+    gains are >= 0, and 0 for a grade <= 0 (a grade not named keeps its value)."""
+    if value is None:
+        return None
+    pairs: dict[float, float] = {}
+    for part in str(value).replace(":", "=").split(","):
+        grade, eq, gain = part.partition("=")
+        try:
+            g, v = float(grade), float(gain)
+        except ValueError:
+            g = v = math.nan
+        if not eq or not (math.isfinite(g) and math.isfinite(v)) or v < 0 or (g <= 0 < v):
+            raise OptionError("{option} takes GRADE=GAIN pairs, each gain >= 0 and a grade <= 0 "
+                              f"earning 0 (e.g. 1=1,2=3), got {value!r}", "gains")
+        pairs[g] = v
+    return ",".join(f"{g:g}={v:g}" for g, v in sorted(pairs.items()))
+
+
+def gain_pairs(text: str) -> tuple[list[float], list[float]]:
+    """The grades and gains of a ``parse_gains`` text."""
+    pairs = [part.split("=") for part in text.split(",")]
+    return [float(g) for g, _ in pairs], [float(v) for _, v in pairs]
+
+
 def _gains(value: Any) -> Value:
     """A dict of grade -> gain, kept as its canonical text (``1=3,2=9``)."""
-    from rankeval.conventions import parse_gains
-
     if isinstance(value, dict):
         value = ",".join(f"{k!r}={v!r}" for k, v in value.items())
     out = parse_gains(value)

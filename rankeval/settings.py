@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, TypedDict, Unpack
 
-from rankeval.conventions import _UNSET, COMPAT, PRESETS, ROWS, TABLE, Setting, preset_of
+from rankeval.compat import measures, translate
+from rankeval.conventions import COMPAT, PRESETS, ROWS, TABLE, UNSET, Setting, preset_of
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
-from rankeval.params import drop_defaults
-from rankeval.registry import DEFAULT_K, DEFAULT_METRICS
+from rankeval.params import drop_defaults, numbers
+from rankeval.registry import DEFAULT_K, DEFAULT_METRICS, REGISTRY
 
 # The table's names, for the modules that read them here
-__all__ = ["COMPAT", "PRESETS", "ROWS", "TABLE", "_UNSET", "Setting", "SettingOptions", "Settings",
+__all__ = ["COMPAT", "PRESETS", "ROWS", "TABLE", "UNSET", "Setting", "SettingOptions", "Settings",
            "comparable_names", "footer", "make_settings", "metric_named"]
 
 
@@ -144,20 +145,18 @@ def make_settings(
         if compat not in COMPAT:
             raise OptionError(f"{{option}} must be one of {', '.join(COMPAT)}, got {compat!r}",
                               "compat")
-        chosen.update({s.name: v for s in TABLE if (v := s.preset(compat)) is not _UNSET})
+        chosen.update({s.name: v for s in TABLE if (v := s.preset(compat)) is not UNSET})
     overrides = []
     for name, value in options.items():
         if value is None:
             continue
         value = ROWS[name].check(value)
-        if (compat is not None and ROWS[name].preset(compat) is not _UNSET
+        if (compat is not None and ROWS[name].preset(compat) is not UNSET
                 and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
     specs, runid = _specs(metrics, k, compat)
     if chosen["ties"] == "expected":
-        from rankeval.registry import REGISTRY
-
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
         if open_form:
             raise OptionError(
@@ -187,8 +186,6 @@ def metric_named(word: str, settings: Settings) -> MetricSpec:
     words = [word]
     preset = preset_of(settings.compat)
     if preset is not None and preset.trec_measures:
-        from rankeval.compat import translate
-
         words = translate([word])
     if len(words) != 1:
         raise OptionError(f"{word}: name one metric with its K, e.g. ndcg@10")
@@ -199,8 +196,6 @@ def metric_named(word: str, settings: Settings) -> MetricSpec:
 def _check_collection_size(specs: list[MetricSpec], size: int | None) -> None:
     """utility's fourth coefficient counts the non-relevant items not retrieved, which only
     the collection's size tells (trec_eval computes it with 0 items unless given -N)."""
-    from rankeval.params import numbers
-
     for spec in specs:
         coefficients = dict(spec.params).get("coefficients")
         if size is None and coefficients is not None and numbers(str(coefficients))[3]:
@@ -222,8 +217,6 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K),
                       preset is not None and preset.ir_measures_names), False
-    from rankeval.compat import measures
-
     return measures(metrics, given, preset.name)
 
 

@@ -20,7 +20,7 @@ import pytest
 import pytrec_eval
 
 from rankeval import evaluate
-from rankeval.conventions import _UNSET, PRESETS, TABLE
+from rankeval.conventions import PRESETS, TABLE, UNSET
 from rankeval.settings import make_settings
 
 from . import test_ir_measures as irm
@@ -66,7 +66,7 @@ def test_each_preset_sets_every_row_from_its_own_column(compat):
     settings = make_settings(["ndcg"], [10], compat=compat)
     for row in TABLE:
         value = row.preset(compat)
-        expected = (row.default if value is _UNSET else
+        expected = (row.default if value is UNSET else
                     None if value is None else row.check(value))
         assert getattr(settings, row.name) == expected, (compat, row.name)
     # the presets take the tool's order by score: the rule is the order_by row's
@@ -79,7 +79,7 @@ def test_a_preset_like_another_takes_its_values_where_its_column_is_silent():
     rows = {row.name: row for row in TABLE}
     assert rows["order_by"].preset(nine.name) == rows["order_by"].preset(ten.name) == "score"
     assert rows["recall_rounding"].preset(nine.name) != rows["recall_rounding"].preset(ten.name)
-    assert rows["rbp_p"].preset(nine.name) is _UNSET  # 9.0.8 has no rbp
+    assert rows["rbp_p"].preset(nine.name) is UNSET  # 9.0.8 has no rbp
 
 
 # -- trec_eval 10.0 and 9.0.8 on a CSV run whose ranks disagree with its scores -------------

@@ -120,8 +120,8 @@ def check_grades(truth: Truth, settings) -> None:
 def check_gains(truth: Truth, settings) -> None:
     """A gains map (--gains, a metric's gains=) keeps the truth's grades in order: the ideal
     lists are ordered by grade, so a higher grade must not earn less."""
-    from rankeval.conventions import ROWS, gain_pairs
-    from rankeval.params import settings_for
+    from rankeval.conventions import ROWS
+    from rankeval.params import gain_pairs, settings_for
 
     maps = {own.gains for spec in settings.specs
             if spec.name in ROWS["gains"].applies_to

@@ -19,7 +19,7 @@ from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
-from rankeval.settings import _UNSET, COMPAT, ROWS, TABLE
+from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
 
 _RENAMED_KEY = "rankeval.renamed"
 
@@ -277,7 +277,7 @@ def report_format(command: str) -> Callable:
 def _setting_option(s) -> Callable:
     names = (flag(s.name), s.name)
     text = s.text(flag)  # other options named by their flags
-    if s.is_flag and s.trec_eval is not _UNSET:  # a preset to turn off: --no-...
+    if s.is_flag and s.trec_eval is not UNSET:  # a preset to turn off: --no-...
         return click.option(f"{flag(s.name)}/--no-{flag(s.name)[2:]}", s.name, default=None,
                             help=text)
     if s.is_flag:

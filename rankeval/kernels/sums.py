@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from rankeval.conventions import gain_pairs
 from rankeval.kernels.chunk import Chunk, count_before, segment_positions, within_group_product
 from rankeval.kernels.distinct import with_inverse
+from rankeval.params import gain_pairs
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:

@@ -4,7 +4,7 @@ training popularity and item features, and the propensity-weighted metrics. Rows
 
 from __future__ import annotations
 
-from rankeval.registry import CORPUS, Metric
+from rankeval.registry.metric import CORPUS, Metric
 
 _NEEDS_TRAIN = frozenset({"interactions"})
 # the ips_ metrics: --train (gamma=, the popularity model) or --propensity (check_needs)

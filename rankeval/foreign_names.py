@@ -1,0 +1,61 @@
+"""Other tools' metric names as data: trec_eval's measures with and without cut-offs, its text
+measures, ranx's spellings; and the hint for one of them given where rankeval's names are
+read (``names.from_name``). ``compat`` reads trec_eval's names with these tables."""
+
+from __future__ import annotations
+
+import re
+
+# Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
+# leaves them out (the notice says so); named alone, they are refused.
+TEXT_ONLY = {"relstring": "trec_eval's per-query string of the top 10 grades, printed only "
+                          "with -q"}
+
+# Measures that take cut-offs: trec_eval name -> rankeval name.
+CUT = {
+    "P": "precision",
+    "recall": "recall",
+    "map_cut": "map",
+    "ndcg_cut": "ndcg",
+    "success": "hit_rate",
+    "relative_P": "relative_precision",
+    "unj": "unjudged",
+}
+# Measures over the whole list.
+UNCUT = {"map": "map@all", "ndcg": "ndcg@all", "recip_rank": "mrr@all", "Rprec": "r_precision",
+         "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret",
+         "set_P": "set_precision", "set_recall": "set_recall", "set_F": "set_f1",
+         "bpref": "bpref", "gm_map": "gm_map@all", "set_map": "set_map",
+         "set_relative_P": "set_relative_precision", "11pt_avg": "iprec_11pt",
+         "num_nonrel_judged_ret": "num_nonrel_judged_ret", "gm_bpref": "gm_bpref",
+         "num_q": "num_q", "binG": "bin_g", "G": "g", "ndcg_rel": "ndcg_rel",
+         "Rndcg": "r_ndcg", "infAP": "inf_ap", "utility": "utility",
+         "rbp_resid": "rbp_residual", "yaap": "yaap", "dcg": "dcg@all",
+         "ideal_dcg": "idcg@all"}
+
+MEASURE = re.compile(r"^([A-Za-z_]+?)(?:[._]([0-9]+))?$")
+
+
+# Other tools' names that mean something else here, or nothing: what to write instead.
+_RANX = {"r-precision": ("r_precision", ""),
+         "hits": ("hit_rate", " (the share of users with a hit, not a count of hits)")}
+
+
+def foreign(word: str) -> str | None:
+    """A precise suggestion for another tool's metric name (``P_10``, ``recall_10``,
+    ``map_cut_10``, ``recip_rank``, ranx's ``r-precision``), or None."""
+    name, at, k = word.partition("@")
+    if name.lower() in _RANX:
+        ours, how = _RANX[name.lower()]
+        return f"ranx's {word} is {ours}{at}{k}{how} here"
+    match = MEASURE.match(word)
+    if match and match.group(1) in CUT:
+        ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
+        return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
+    if word in TEXT_ONLY:
+        return (f"{word} is {TEXT_ONLY[word]}; rankeval's reports hold numbers and do not "
+                "produce it")
+    if word in UNCUT:
+        return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
+                "{opt:compat} trec_eval")
+    return None
