@@ -36,6 +36,7 @@ from rankeval.names import ALL, MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.recommender.extras import check_needs
 from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY
+from rankeval.report import views
 from rankeval.settings import EvaluateOptions, Settings, make_settings
 
 
@@ -289,23 +290,17 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (keys are stable: CI scripts read them)."""
-        from rankeval.report.json import document
-
-        return document(self)
+        return views.score_document(self)
 
     def __repr__(self) -> str:
-        from rankeval.report.table import plain_text
-
         undefined = "".join(f"n/a: {why}\n" for why in self.undefined.values())
         where = ("" if self.store.here else
                  "; per-user values where they were computed: .collect() brings them here")
-        return (f"<Evaluation of {self.users.evaluated:,} users{where}>\n{plain_text(self)}"
+        return (f"<Evaluation of {self.users.evaluated:,} users{where}>\n{views.score_text(self)}"
                 f"{undefined}")
 
     def _repr_html_(self) -> str:
-        from rankeval.report import notebook, sections
-
-        return notebook.render(sections.score(self))
+        return views.score_notebook(self)
 
 
 def _columns(specs: list[MetricSpec]) -> list[int | str]:

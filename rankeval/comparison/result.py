@@ -18,6 +18,7 @@ from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import CORPUS, REGISTRY
+from rankeval.report import views
 
 
 @dataclass
@@ -210,20 +211,14 @@ class CompareResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report (keys are stable: CI scripts read them)."""
-        from rankeval.report.json import compare_document
-
-        return compare_document(self)
+        return views.compare_document(self)
 
     def __repr__(self) -> str:
-        from rankeval.report.table import plain_text, render_compare
-
         return (f"<CompareResult of {len(self.runs)} runs, {len(self.shared_users):,} users "
-                f"compared>\n{plain_text(self, render_compare)}")
+                f"compared>\n{views.compare_text(self)}")
 
     def _repr_html_(self) -> str:
-        from rankeval.report import notebook, sections
-
-        return notebook.render(sections.compare(self))
+        return views.compare_notebook(self)
 
 
 def _finite_or_none(x: float) -> float | None:
