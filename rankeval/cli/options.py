@@ -334,6 +334,7 @@ def _load_config(ctx: click.Context, param, value: str | None) -> None:
     if found is None:
         return
     path, table = found
+    ctx.meta["rankeval.config"] = str(path)  # no output may replace it (cli.app.CONFIG_KEY)
     # Keys are the long flags without dashes (k, metrics, fail_under, format, ...).
     params = {
         opt.lstrip("-").replace("-", "_"): p
