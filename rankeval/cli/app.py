@@ -5,10 +5,9 @@ Heavy imports (pandas, pyarrow, rich) happen inside the commands so that ``--hel
 
 from __future__ import annotations
 
+import functools
 import os
-import signal
 import sys
-import threading
 import traceback
 from contextvars import ContextVar
 from typing import Any
@@ -16,11 +15,14 @@ from typing import Any
 import click
 
 from rankeval import __version__
+from rankeval.cli.process import Signals, Terminated, said_stderr
 from rankeval.errors import EXIT_USAGE, RankevalError
+from rankeval.integrations.action import COMMANDS
+from rankeval.io.output import remove_pending
+from rankeval.io.paths import SUMMARY, check_command
 from rankeval.notices import spelling
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-TERMINATED = 143  # 128 + SIGTERM
 
 
 def flag(name: str, value: Any = None) -> str:
@@ -66,16 +68,21 @@ def warn(message: str) -> None:
     click.echo(f"rankeval: warning: {_printable(message)}", err=True)
 
 
-class _Terminated(BaseException):
-    """SIGTERM, raised where the process is, so that half-written outputs are removed."""
-
-
-def _on_sigterm(signum, frame):
-    raise _Terminated
+# SIGTERM and every other catchable signal, raised where the main thread is (``process``).
+_Terminated = Terminated
 
 
 class _PipeClosed(Exception):
     """stdout was closed by the reader (``| head``); not an OSError, so click leaves it to us."""
+
+
+CONFIG_KEY = "rankeval.config"  # ctx.meta: the configuration file a command read
+
+
+def _check_paths(ctx: click.Context) -> None:
+    summary = os.environ.get(SUMMARY) if ctx.info_name in COMMANDS else None
+    config = ctx.meta.get(CONFIG_KEY)
+    check_command(ctx.params, [config] if config else [], summary or None)
 
 
 class RankevalGroup(click.Group):
@@ -85,6 +92,19 @@ class RankevalGroup(click.Group):
     mapped to 2 here, and so is any unexpected crash.
     """
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Every command's files pass one rule (``io.paths``) once its options are parsed
+        (config file and old spellings included), before its own code runs."""
+        callback = cmd.callback
+        if callback is not None:
+            @functools.wraps(callback)
+            def guarded(*args, **kwargs):
+                _check_paths(click.get_current_context())
+                return callback(*args, **kwargs)
+
+            cmd.callback = guarded
+        super().add_command(cmd, name)
+
     def invoke(self, ctx):
         # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.
         try:
@@ -93,48 +113,67 @@ class RankevalGroup(click.Group):
             raise _PipeClosed from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run a command and decide its exit status, then say it: nothing written to stderr
+        (a pipe closed early, a full disk) can change it, and a signal ends the run with
+        128 + its number, its temporary outputs removed (``process``)."""
         argv = list(sys.argv[1:] if args is None else args)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, _on_sigterm)
         quiet = _quiet.set(_quiet_requested(argv))
+        signals = Signals(cleanup=remove_pending, say=error)
+        with said_stderr():
+            try:
+                try:
+                    signals.install()
+                    code = self._decide(argv, prog_name, complete_var, extra)
+                except Terminated as exc:
+                    signals.abandon()
+                    signals.say_once(exc.signum)
+                    code = exc.code
+            except Terminated as exc:  # a signal while the first one was being said
+                code = exc.code
+            finally:
+                signals.restore()
+                _quiet.reset(quiet)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _decide(self, argv, prog_name, complete_var, extra) -> int:
+        """The command's exit status: 0, 1 (a gate failed) or 2, with one line for errors."""
         try:
             with spelling(flag):  # warnings in every report name the flags
                 code = super().main(
                     argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
                 )
-            code = code if isinstance(code, int) else 0
+            return code if isinstance(code, int) else 0
         except click.exceptions.Abort:
             error("interrupted")
-            code = INTERRUPTED
+            return INTERRUPTED
         except click.UsageError as exc:  # one line, like every other error
             where = exc.ctx.command_path if exc.ctx is not None else "rankeval"
             error(f"{' '.join(exc.format_message().split())} (see '{where} --help')")
-            code = EXIT_USAGE
+            return EXIT_USAGE
         except click.ClickException as exc:
             error(" ".join(exc.format_message().split()))
-            code = EXIT_USAGE
+            return EXIT_USAGE
         except RankevalError as exc:
             error(exc.render(flag))
-            code = exc.exit_code
-        except KeyboardInterrupt:
+            return exc.exit_code
+        except KeyboardInterrupt:  # SIGINT where no handler of ours was set (not main thread)
             error("interrupted")
-            code = INTERRUPTED
-        except _Terminated:
-            error("terminated")
-            code = TERMINATED
+            return INTERRUPTED
         except MemoryError:  # pyarrow's ArrowMemoryError is one too
             error(
                 "out of memory: the inputs need more memory than this machine has (about 200 "
                 "bytes per prediction row); score the users in parts, e.g. split both files by "
                 "user id, or use a machine with more memory"
             )
-            code = EXIT_USAGE
+            return EXIT_USAGE
         except (BrokenPipeError, _PipeClosed):
             # `rankeval ... | head` closed our stdout: stop quietly. Point stdout at devnull so
             # the interpreter's final flush does not raise again.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            code = 0
+            return 0
         except Exception as exc:
             if _debug_requested(argv):
                 traceback.print_exc()
@@ -142,12 +181,7 @@ class RankevalGroup(click.Group):
                 f"internal error: {type(exc).__name__}: {exc} "
                 "(run again with --debug for the traceback, and please report it)"
             )
-            code = EXIT_USAGE
-        finally:
-            _quiet.reset(quiet)
-        if standalone_mode:
-            sys.exit(code)
-        return code
+            return EXIT_USAGE
 
 
 def console(file, width: int | None = None, plain: bool = False, like=None):

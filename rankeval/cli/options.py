@@ -437,6 +437,7 @@ def _load_config(ctx: click.Context, param, value: str | None) -> None:
     if found is None:
         return
     path, table = found
+    ctx.meta["rankeval.config"] = str(path)  # no output may replace it (cli.app.CONFIG_KEY)
     root = ctx.find_root().command
     siblings = getattr(root, "commands", {ctx.info_name: ctx.command})
     elsewhere = {key for command in siblings.values() for key in _config_keys(command)}

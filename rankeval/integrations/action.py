@@ -16,6 +16,8 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
+# The commands the action runs: those that append a summary to GITHUB_STEP_SUMMARY (which
+# the output-path rule, io/paths.py, then guards; tests/test_paths.py checks the two agree).
 COMMANDS = ("score", "compare", "ope")
 # input -> (flag, repeated: one flag per whitespace-separated value)
 FLAGS = {"metrics": ("-m", False), "k": ("-k", False), "fail-under": ("--fail-under", True),

@@ -1,24 +1,31 @@
 """Writing results: a regular file appears whole or not at all (a temporary file, renamed),
-with the permissions the umask gives (or the replaced file had); devices, FIFOs and symlinks
-are written through; stdout may be closed by its reader without changing the run's outcome.
+with the permissions the umask gives (or the replaced file had); a symlink keeps pointing at
+its file, which is replaced the same way; devices and FIFOs are written through, as streams;
+a path that is the process's own stdout or stderr (``/dev/stdout``, ``/dev/fd/2``) is written
+to that descriptor, where it stands, never reopened and truncated; stdout may be closed by
+its reader without changing the run's outcome. Temporary files are registered before they
+exist (``pending``), so that a signal at any moment removes them (``remove_pending``).
 Every byte goes through ``write_all``, which loops over short writes: an output is whole, or
 the run fails with one ``OutputError`` line naming the target (never an internal error, never
 exit 0 with a cut-short file)."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import io
 import os
+import secrets
+import shutil
 import stat
 import sys
-import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from rankeval.errors import OptionError, RankevalError
-from rankeval.io.formats import STDIN, STDOUT
+from rankeval.io.formats import STDOUT
+from rankeval.io.paths import check
 
 PER_USER_FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -40,7 +47,7 @@ def check_writable(path: str, flag: str) -> None:
         if not os.access(p, os.W_OK):
             raise OptionError(f"{flag} {path}: permission denied")
         return
-    parent = p.resolve().parent
+    parent = _replaced(p).parent
     if not parent.is_dir():
         raise OptionError(f"{flag} {path}: the directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
@@ -49,27 +56,9 @@ def check_writable(path: str, flag: str) -> None:
 
 def check_distinct(outputs: dict[str, str | None], inputs: Iterable[str]) -> None:
     """No output may be an input or another output (the same file by any name), checked
-    before any work: ``-o preds.csv`` must never destroy the predictions."""
-    seen: dict[object, str] = {}
-    for source in inputs:
-        if source != STDIN:
-            seen.setdefault(_identity(source), f"the input {source}")
-    for flag, path in outputs.items():
-        if path is None or path == STDOUT or _is_device(Path(path)):
-            continue
-        key = _identity(path)
-        if key in seen:
-            raise OptionError(f"{flag} {path}: is {seen[key]}; write to another file")
-        seen[key] = f"the output of {flag}"
-
-
-def _identity(path: str) -> object:
-    """The same object for two names of one file: (device, inode) when it exists."""
-    try:
-        st = os.stat(path)
-        return (st.st_dev, st.st_ino)
-    except OSError:
-        return os.path.realpath(path)
+    before any work: ``-o preds.csv`` must never destroy the predictions (``io.paths``)."""
+    check([("input", path) for path in inputs],
+          [(flag, path) for flag, path in outputs.items() if path is not None])
 
 
 def _is_device(p: Path) -> bool:
@@ -81,15 +70,73 @@ def _is_device(p: Path) -> bool:
 
 
 def _written_through(p: Path) -> bool:
-    """Symlinks and anything that is not a regular file (devices, FIFOs) are written in
-    place: renaming over them would replace the link or the device node."""
-    if p.is_symlink():
-        return True
+    """Anything that is not a regular file (devices, FIFOs, the process's own descriptors
+    behind a symlink) is written in place: renaming over it would replace the device node."""
     try:
-        mode = p.stat().st_mode
+        mode = p.stat().st_mode  # through symlinks
     except OSError:
-        return False  # a new file
-    return not stat.S_ISREG(mode)
+        return False  # a new file (or a link to one)
+    return not stat.S_ISREG(mode) or _standard_fd(str(p)) is not None
+
+
+def _replaced(p: Path) -> Path:
+    """The file a write replaces: a symlink's file (the link stays a link), else ``p``."""
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def _standard_fd(path: str) -> int | None:
+    """1 or 2 when ``path`` is the file this process's stdout or stderr is open on
+    (``/dev/stdout``, ``/dev/fd/2``, a file the shell redirected stdout to): writing it
+    means writing that descriptor where it stands, never opening it again with O_TRUNC."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    for fd in (1, 2):
+        try:
+            own = os.fstat(fd)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            return fd
+    return None
+
+
+# Temporary outputs being written (files and dataset directories), registered before they
+# exist: the command line's signal handling removes them (``remove_pending``).
+_PENDING: set[str] = set()
+
+
+@contextlib.contextmanager
+def pending(path: str) -> Iterator[str]:
+    """``path`` is a temporary output for the block: removed after it (when it is still
+    there, i.e. not renamed into place) or on a signal meanwhile."""
+    _PENDING.add(path)
+    try:
+        yield path
+    finally:
+        _remove(path)
+        _PENDING.discard(path)
+
+
+def remove_pending() -> None:
+    """Remove every temporary output being written (on a signal; safe from any thread)."""
+    for path in list(_PENDING):
+        _remove(path)
+        _PENDING.discard(path)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def temporary_name(target: Path, kind: str = "tmp") -> Path:
+    """A new hidden name beside ``target`` for its temporary copy."""
+    return target.with_name(f".{target.name}.{secrets.token_hex(4)}.{kind}")
 
 
 def per_user_format(path: str) -> str:
@@ -102,23 +149,21 @@ def per_user_format(path: str) -> str:
 
 
 def write_atomic(path: str, write: Callable[[str], None]) -> None:
-    """Call ``write(tmp_path)`` and move the result to ``path`` only when it succeeded; a
-    device, FIFO or symlink is written through instead."""
+    """Call ``write(tmp_path)`` and move the result to ``path`` only when it succeeded (for a
+    symlink, to the file it points at); a device or FIFO is written through instead."""
     target = Path(path)
     try:
         if _written_through(target):
             write(path)
             return
+        target = _replaced(target)
         mode = _mode(target)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        try:
+        # registered before it exists: a signal at any moment leaves nothing behind
+        with pending(str(temporary_name(target))) as tmp:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             write(tmp)
             os.chmod(tmp, mode)
             os.replace(tmp, target)
-        except BaseException:  # SIGTERM too (the command line turns it into an exception)
-            Path(tmp).unlink(missing_ok=True)
-            raise
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -219,9 +264,17 @@ def csv_bytes(table, delimiter: str = ",") -> bytes:
 
 
 def write_bytes(path: str, data: bytes) -> None:
-    """Bytes to a file (atomically) or to stdout for ``-``."""
-    if path == STDOUT:
+    """Bytes to a file (atomically) or to stdout for ``-`` (or a name of it)."""
+    fd = 1 if path == STDOUT else _standard_fd(path)
+    if fd == 1:
         write_stdout(data)
+        return
+    if fd == 2:
+        sys.stderr.flush()  # what was said before goes first
+        try:
+            write_fd(fd, data)
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         return
 
     def write(tmp: str) -> None:
@@ -236,9 +289,11 @@ def write_bytes(path: str, data: bytes) -> None:
 
 def append_bytes(path: str, data: bytes) -> None:
     """Bytes added at the end of a file (created if missing), every one or an ``OSError``
-    for the caller to word (the step summary is a warning, not a failure)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    for the caller to word (the step summary is a warning, not a failure). A FIFO with no
+    reader is an error at once (ENXIO), never a wait without end."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK, 0o666)
     try:
+        os.set_blocking(fd, True)  # opened: a slow reader is waited for, like any output
         write_fd(fd, data)
     finally:
         os.close(fd)

@@ -23,6 +23,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from rankeval.engines import ON_SIGNAL, signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import merge
 from rankeval.errors import InputError, RankevalError
@@ -66,11 +67,12 @@ def init(address: str | None = None):
     else:
         _answers(address)
     try:
-        with warnings.catch_warnings():  # Ray Client's connection warnings: the error says
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(), signal_handlers_kept():
+            warnings.simplefilter("ignore")  # Ray Client's connection warnings: errors say
             ray.init(**options)
     except Exception as exc:  # no cluster at the address, a version mismatch
         raise RankevalError(f"Ray did not start: {job_error(exc)}") from None
+    ON_SIGNAL.append(ray.shutdown)  # a signal: the local Ray's processes end with the run
     if address is None:  # a fresh local Ray: its workers import while the driver reads
         from rankeval.ray.exchange import remote, warm
 

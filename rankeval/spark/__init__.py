@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
+from rankeval.engines import signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
 from rankeval.errors import InputError, OptionError, RankevalError
@@ -78,7 +79,8 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
     for key, value in conf:
         builder = builder.config(key, value)
     try:
-        return builder.getOrCreate()
+        with signal_handlers_kept():
+            return builder.getOrCreate()
     except Exception as exc:  # no Java, a wrong master URL, an unreachable Connect server
         raise RankevalError(f"Spark did not start: {_job_error(exc)} (the Spark engine needs "
                             "a Java 17+ runtime: 'make java' checks for one)") from None

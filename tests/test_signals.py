@@ -1,0 +1,225 @@
+"""Signals end every command within a second or two, with one line, exit 128 + the signal,
+and no temporary or partial output (#46.6, #46.11): during a long C-level call (a sampled
+correction table: minutes inside scipy, where no Python handler can run), during a write
+(every catchable signal), and at random points of long runs of each command."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rankeval.cli import cli
+from rankeval.cli.process import descendants, message, terminating
+
+from .conftest import SAMPLE
+from .datagen import generate
+
+COMMAND = [sys.executable, "-m", "rankeval"]
+ENV = {**os.environ, "RANKEVAL_PROGRESS": "0"}
+BOUND = 5.0  # seconds: "within a second", with room for a busy machine
+
+
+def _ended_by(proc: subprocess.Popen, signum: int) -> tuple[float, bytes]:
+    """Send ``signum``; (seconds until the process ended, its stderr). Killed if it hangs."""
+    start = time.monotonic()
+    proc.send_signal(signum)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"still running 30 s after {signal.Signals(signum).name}")
+    return time.monotonic() - start, err
+
+
+def _leftovers(folder: Path, before: set[str]) -> list[str]:
+    return sorted(set(os.listdir(folder)) - before)
+
+
+def test_sigterm_ends_a_correction_table_inside_scipy(tmp_path):
+    """``rankeval sampled``'s correction table is one scipy call of minutes: the handler
+    could not run until it returned, and ``timeout`` left the process running."""
+    out = tmp_path / "out.json"
+    proc = subprocess.Popen([*COMMAND, "sampled", str(SAMPLE / "sampled_a.csv"),
+                             "--candidates", "50000", "--negatives", "999", "-f", "json",
+                             "-o", str(out)], stderr=subprocess.PIPE, env=ENV, cwd=tmp_path)
+    time.sleep(3)  # well inside the table (minutes of work)
+    assert proc.poll() is None
+    took, err = _ended_by(proc, signal.SIGTERM)
+    assert proc.returncode == 143, err
+    assert err.decode().strip() == "rankeval: error: terminated"
+    assert took < BOUND, took
+    assert os.listdir(tmp_path) == []
+
+
+_SLOW_WRITE = """
+import os, sys, time
+from rankeval.io import output
+def slow(fd, data):  # a slow device: a byte at a time, with time to be interrupted
+    time.sleep(0.01)
+    return os.write(fd, bytes(data[:1]))
+output._os_write = slow
+sys.argv = ["rankeval", *sys.argv[1:]]
+from rankeval.cli import main
+main()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [s for s in terminating()
+                                    if signal.getsignal(s) != signal.SIG_IGN],
+                         ids=lambda s: signal.Signals(s).name)
+def test_every_catchable_signal_during_a_write_leaves_no_temporary_file(tmp_path, signum):
+    out = tmp_path / "report.json"
+    out.write_text("the earlier report")
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITE, "score",
+                             str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv"), "-f", "json",
+                             "-o", str(out), "-q"], stderr=subprocess.PIPE, env=ENV)
+    deadline = time.monotonic() + 60
+    while not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]:
+        assert proc.poll() is None and time.monotonic() < deadline, "no write was seen"
+        time.sleep(0.01)
+    took, err = _ended_by(proc, signum)
+    assert proc.returncode == 128 + signum, err
+    assert err.decode() == f"rankeval: error: {message(signum)}\n"
+    assert took < BOUND
+    assert os.listdir(tmp_path) == ["report.json"]
+    assert out.read_text() == "the earlier report"
+
+
+@pytest.fixture(scope="module")
+def long_inputs(tmp_path_factory) -> dict[str, str]:
+    """Inputs that keep each command busy for seconds."""
+    d = tmp_path_factory.mktemp("long")
+    preds, truth = generate(seed=3, n_users=150_000, n_items=5000, list_len=10, judged=5)
+    preds.to_csv(d / "p.csv", index=False)
+    truth.to_csv(d / "t.csv", index=False)
+    other = preds.assign(score=preds.score[::-1].to_numpy())
+    other.to_csv(d / "q.csv", index=False)
+    rng = np.random.default_rng(1)
+    n = 200_000
+    (d / "ranks.csv").write_text("user_id,item_id,rank\n" + "".join(
+        f"u{u},i{u},{r}\n" for u, r in zip(range(n), rng.integers(1, 101, n), strict=True)))
+    return {"p": str(d / "p.csv"), "t": str(d / "t.csv"), "q": str(d / "q.csv"),
+            "ranks": str(d / "ranks.csv"), "log": str(SAMPLE / "log.csv"),
+            "cand": str(SAMPLE / "log_candidate.csv")}
+
+
+def _long_runs(i: dict[str, str], out: str) -> dict[str, tuple[list[str], float]]:
+    """command -> (a long run's arguments, the seconds after it starts reading within which
+    the signal comes: about its length on an idle machine)."""
+    return {
+        "score": (["score", i["p"], i["t"], "--ci", "--rounds", "2000", "-f", "json", "-o",
+                   out], 8.0),
+        "validate": (["validate", i["p"], i["t"], "-f", "json", "-o", out], 0.5),
+        "compare": (["compare", i["p"], i["q"], i["t"], "-f", "json", "-o", out], 1.5),
+        "power": (["power", i["p"], i["q"], i["t"], "-f", "json", "-o", out], 2.0),
+        "convert": (["convert", i["p"], out + ".jsonl"], 6.0),
+        "ope": (["ope", i["log"], i["cand"], "--rounds", "20000", "-f", "json", "-o", out],
+                2.0),
+        "sampled": (["sampled", i["ranks"], "--candidates", "30000", "--negatives", "100",
+                     "-f", "json", "-o", out], 5.0),  # its correction table: minutes
+        "metrics": (["metrics", "-f", "json"], 0.0),  # nothing to read: it has finished
+    }
+
+
+def _reading(proc: subprocess.Popen, paths: list[str], timeout: float = 60) -> None:
+    """Wait until the process has one of ``paths`` open (its command is running: the
+    interpreter's start, before any handler can be set, is not what is tested here)."""
+    wanted = {os.path.realpath(p) for p in paths}
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            fds = os.listdir(f"/proc/{proc.pid}/fd")
+            if any(_link(f"/proc/{proc.pid}/fd/{fd}") in wanted for fd in fds):
+                return
+        time.sleep(0.01)
+
+
+def _link(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
+def test_every_command_has_a_long_run(tmp_path):
+    assert set(_long_runs(dict.fromkeys(("p", "t", "q", "ranks", "log", "cand"), "x"), "o")) \
+        == set(cli.commands)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_a_signal_at_a_random_point_of_each_command(long_inputs, tmp_path, command):
+    """SIGTERM or SIGINT at a random moment of a long run: the run ends within the bound
+    with 143 or 130 and one line, or it had finished (0) with its whole output; never a
+    partial output, never a temporary file left."""
+    rng = random.Random(f"{command}-{os.getpid()}")
+    out = str(tmp_path / "out")
+    args, within = _long_runs(long_inputs, out)[command]
+    signum = rng.choice([signal.SIGTERM, signal.SIGINT])
+    proc = subprocess.Popen([*COMMAND, *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=ENV, cwd=tmp_path)
+    if within:
+        _reading(proc, [a for a in args if a in long_inputs.values()])
+    else:
+        proc.wait(timeout=60)
+    time.sleep(rng.uniform(0, within))
+    took, err = _ended_by(proc, signum)
+    left = _leftovers(tmp_path, set())
+    if proc.returncode == 0:  # it had finished: its outputs are whole
+        return
+    assert proc.returncode == 128 + signum, (proc.returncode, err[-2000:])
+    assert err.decode().endswith(f"rankeval: error: {message(signum)}\n"), err[-2000:]
+    assert b"Traceback" not in err
+    assert took < BOUND, took
+    assert left == [], left
+
+
+@pytest.mark.spark
+def test_sigterm_ends_a_spark_job(long_inputs, tmp_path):
+    _cluster_job(["--engine", "spark"], long_inputs, tmp_path, "java")
+
+
+@pytest.mark.ray
+def test_sigterm_ends_a_ray_job(long_inputs, tmp_path):
+    _cluster_job(["--engine", "ray"], long_inputs, tmp_path, "raylet")
+
+
+def _cluster_job(engine: list[str], inputs, tmp_path, process: str) -> None:
+    """SIGTERM once the cluster's processes are up: exit 143 within seconds, no output, and
+    the cluster's local processes gone."""
+    out = tmp_path / "out.json"
+    proc = subprocess.Popen([*COMMAND, "score", *engine, inputs["p"], inputs["t"], "-f", "json",
+                             "-o", str(out), "-q"], stderr=subprocess.PIPE, env=ENV)
+    deadline = time.monotonic() + 120
+    children: list[int] = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        children = descendants(proc.pid)
+        names = [Path(f"/proc/{c}/comm").read_text().strip() for c in children
+                 if Path(f"/proc/{c}/comm").exists()]
+        if process in names:
+            break
+        time.sleep(0.2)
+    time.sleep(random.uniform(0.0, 3.0))  # its start, its reading or its job
+    children = sorted({*children, *descendants(proc.pid)})
+    assert proc.poll() is None, "the run ended before the signal"
+    took, err = _ended_by(proc, signal.SIGTERM)
+    assert proc.returncode == 143, err[-2000:]
+    assert err.decode().endswith("rankeval: error: terminated\n"), err[-2000:]
+    assert took < 2 * BOUND, took
+    assert not out.exists() and os.listdir(tmp_path) == []
+    time.sleep(3)
+    alive = [c for c in children if Path(f"/proc/{c}").exists()
+             and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()]
+    assert alive == [], alive
