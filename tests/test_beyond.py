@@ -426,4 +426,4 @@ def test_one_input_at_most_from_standard_input(run_cli):
     for args in (["-", "-"], [s + "preds.csv", "-", "--train", "-"]):
         r = run_cli("score", *args, "--truth-format", "csv", "--preds-format", "csv")
         assert r.exit_code == 2
-        assert "only one input can be read from standard input" in r.stderr
+        assert "a stream that can be read only once" in r.stderr

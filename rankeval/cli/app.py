@@ -82,7 +82,11 @@ CONFIG_KEY = "rankeval.config"  # ctx.meta: the configuration file a command rea
 def _check_paths(ctx: click.Context) -> None:
     summary = os.environ.get(SUMMARY) if ctx.info_name in COMMANDS else None
     config = ctx.meta.get(CONFIG_KEY)
-    check_command(ctx.params, [config] if config else [], summary or None)
+    # each parameter as the command's usage names it: an argument's metavar (PREDS), an
+    # option's long flag (--train)
+    labels = {p.name: p.human_readable_name if isinstance(p, click.Argument) else
+              max(p.opts, key=len) for p in ctx.command.params if p.name}
+    check_command(ctx.params, [config] if config else [], summary or None, labels)
 
 
 class RankevalGroup(click.Group):

@@ -45,13 +45,17 @@ def _values(value) -> list[str]:
     return [os.fspath(v) for v in value if v is not None]
 
 
-def check_command(params: dict, configs: Iterable[str] = (), summary: str | None = None
-                  ) -> None:
+def check_command(params: dict, configs: Iterable[str] = (), summary: str | None = None,
+                  labels: dict[str, str] | None = None) -> None:
     """The rule for one command's parsed parameters (``ctx.params``): its inputs and outputs
     from ``INPUTS`` and ``OUTPUTS``, ``configs`` the configuration files it read,
-    ``summary`` the step summary it will append to (None: it writes none)."""
-    inputs = [(_flag(name), path) for name in INPUTS for path in _values(params.get(name))]
-    outputs = [(_flag(name), path) for name in OUTPUTS for path in _values(params.get(name))]
+    ``summary`` the step summary it will append to (None: it writes none); ``labels``: how
+    the command names each parameter (``PREDS``, ``--train``)."""
+    named = labels or {}
+    inputs = [(named.get(name) or _flag(name), path) for name in INPUTS
+              for path in _values(params.get(name))]
+    outputs = [(named.get(name) or _flag(name), path) for name in OUTPUTS
+               for path in _values(params.get(name))]
     check(inputs, outputs, configs, summary)
 
 
