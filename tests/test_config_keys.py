@@ -12,13 +12,13 @@ import click
 import pytest
 
 from rankeval.cli import cli
-from rankeval.cli.options import _config_keys
+from rankeval.cli.config import config_keys
 
 from .conftest import ROOT, SAMPLE
 
 CONFIGURED = sorted(name for name, command in cli.commands.items()
                     if any(p.name == "config" for p in command.params))
-KEYS = {name: set(_config_keys(cli.commands[name])) for name in CONFIGURED}
+KEYS = {name: set(config_keys(cli.commands[name])) for name in CONFIGURED}
 EVERY_KEY = set().union(*KEYS.values())
 
 
@@ -59,7 +59,7 @@ def test_a_key_of_no_command_is_an_error(run_cli, tmp_path, name):
 @pytest.mark.parametrize("name", CONFIGURED)
 def test_own_keys_are_still_checked(run_cli, tmp_path, name):
     """A key of this command with a bad value is still refused (about the file and key)."""
-    valued = [k for k, p in _config_keys(cli.commands[name]).items()
+    valued = [k for k, p in config_keys(cli.commands[name]).items()
               if isinstance(p.type, click.Choice) and not p.hidden]
     assert valued, name
     config = tmp_path / "rankeval.toml"

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.errors import OptionError
+from rankeval.io.run_names import run_names
 
 KINDS = ("ext", "min", "max", "residual")
 
@@ -203,7 +204,7 @@ def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | Non
     >>> r = rbo("pr.csv", "main.csv", p=0.9)
     >>> r.mean("ext"), r.per_user.head()
     """
-    from rankeval.io.load import load_predictions, open_input, run_names
+    from rankeval.io.load import load_predictions, open_input
     from rankeval.settings import make_settings
 
     shaping = {"ties", "max_depth", "dedupe"}

@@ -14,6 +14,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+import click
+
 from rankeval.errors import OptionError
 
 CANDIDATES = ("rankeval.toml", "pyproject.toml")
@@ -96,11 +98,81 @@ def default_map(path: Path, table: dict[str, Any], params: dict[str, Any],
 
 def _check(path: Path, key: str, param, value: Any, ctx) -> None:
     """A bad value is said about the file and key, not about a flag nobody typed."""
-    import click
-
     if getattr(param, "is_flag", False) and not isinstance(value, bool):
         raise OptionError(f"{path}: key {key!r}: expected true or false, got {value!r}")
     try:
         param.type_cast_value(ctx, value)
     except click.BadParameter as exc:
         raise OptionError(f"{path}: key {key!r}: {exc.message}") from None
+
+
+# -- the options: --config and -v/--verbose ------------------------------------------
+
+def config_option(f):
+    """--config: a file whose settings become the defaults of the command's options."""
+    return click.option(
+        "--config", metavar="FILE", is_eager=True, expose_value=False, callback=_load_config,
+        help="Read options from FILE ([tool.rankeval] in pyproject.toml, or rankeval.toml); by "
+        "default ./rankeval.toml or ./pyproject.toml when they have the section. Flags "
+        "override it.",
+    )(f)
+
+
+def config_keys(command: click.Command) -> dict[str, click.Option]:
+    """The config keys of ``command``: its long flags without dashes (k, metrics, fail_under,
+    format, ...), each to its option."""
+    return {
+        opt.lstrip("-").replace("-", "_"): p
+        for p in command.params
+        # Hidden old spellings are keys too: they fill in their new option, with a warning.
+        if isinstance(p, click.Option) and p.name not in _NOT_KEYS
+        for opt in p.opts
+        if opt.startswith("--")
+    }
+
+
+_NOT_KEYS = ("config", "debug", "help", "verbose")
+_IGNORED_KEY = "rankeval_config_ignored"
+
+
+def _load_config(ctx: click.Context, param, value: str | None) -> None:
+    found = find_config(value)
+    if found is None:
+        return
+    path, table = found
+    ctx.meta["rankeval.config"] = str(path)  # no output may replace it (cli.app.CONFIG_KEY)
+    root = ctx.find_root().command
+    siblings = getattr(root, "commands", {ctx.info_name: ctx.command})
+    elsewhere = {key for command in siblings.values() for key in config_keys(command)}
+    # an old spelling here that is another command's own option (compare's hidden
+    # --baseline, score's --baseline report) is that command's key
+    theirs = {key for command in siblings.values() if command is not ctx.command
+              for key, p in config_keys(command).items() if not p.hidden}
+    own = {key: p for key, p in config_keys(ctx.command).items()
+           if not (p.hidden and key in theirs)}
+    ignored: list[str] = []
+    ctx.default_map = {**(ctx.default_map or {}),
+                       **default_map(path, table, own, ctx, elsewhere, ignored)}
+    ctx.meta[_IGNORED_KEY] = (path, ignored)
+
+
+def verbose_option(f):
+    """-v/--verbose: what the command read besides its inputs, on stderr."""
+    return click.option("-v", "--verbose", is_flag=True, expose_value=False,
+                        callback=_say_config,
+                        help="Say which configuration file was read, and which of its keys "
+                        "belong to other commands and were left to them.")(f)
+
+
+def _say_config(ctx: click.Context, param, value: bool) -> None:
+    if not value:
+        return
+    path, ignored = ctx.meta.get(_IGNORED_KEY, (None, []))
+    if path is None:
+        click.echo("rankeval: no configuration file read", err=True)
+        return
+    click.echo(f"rankeval: configuration read from {path}", err=True)
+    if ignored:
+        click.echo(f"rankeval: {path}: keys of other commands, ignored by "
+                   f"{ctx.info_name}: {', '.join(ignored)}", err=True)
+

@@ -13,7 +13,7 @@ from typing import Any
 from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
 from rankeval.comparison.runs import compare_runs
 from rankeval.errors import OptionError
-from rankeval.io.load import run_names
+from rankeval.io.run_names import run_names
 
 __all__ = ["Cell", "CompareResult", "RunResult", "compare", "compare_runs", "run_names"]
 

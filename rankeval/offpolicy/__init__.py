@@ -19,7 +19,8 @@ import pyarrow as pa
 from rankeval.build.encode import factorize_list
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import COLUMNS, resolve_column
-from rankeval.io.load import load_predictions, open_input, run_names
+from rankeval.io.load import load_predictions, open_input
+from rankeval.io.run_names import run_names
 from rankeval.offpolicy.estimators import ESTIMATORS, SLATE, TOP1, Estimator, parts
 from rankeval.offpolicy.inputs import PROBABILITIES, Log, code_log, code_rankings, read
 from rankeval.offpolicy.policy import (
