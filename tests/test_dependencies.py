@@ -12,7 +12,8 @@ from importlib import metadata
 
 import pytest
 
-from rankeval.integrations import support
+from rankeval import dependencies
+from rankeval.errors import RankevalError
 
 from .conftest import ROOT
 
@@ -38,7 +39,7 @@ def test_the_metadata_is_this_checkout():
 @pytest.mark.parametrize("extra", sorted(EXTRAS))
 def test_installed_releases_lie_in_the_declared_ranges(extra):
     wrong = []
-    for req in support.declared(extra):
+    for req in dependencies.declared(extra):
         try:
             installed = metadata.version(req.name)
         except metadata.PackageNotFoundError:
@@ -53,47 +54,109 @@ def test_installed_releases_lie_in_the_declared_ranges(extra):
 
 @pytest.mark.parametrize("extra", sorted(INTEGRATIONS))
 def test_each_integration_declares_a_tested_range(extra):
-    (req,) = [r for r in support.declared(extra) if r.name == INTEGRATIONS[extra]]
+    (req,) = [r for r in dependencies.declared(extra) if r.name == INTEGRATIONS[extra]]
     assert any(s.operator == "<" for s in req.specifier), f"{req}: no upper bound"
     assert any(s.operator == ">=" for s in req.specifier), f"{req}: no lower bound"
-    tested = {r.name: r.specifier for r in support.declared("test")}
+    tested = {r.name: r.specifier for r in dependencies.declared("test")}
     assert tested[req.name] == req.specifier  # the tests run what the extra declares
 
 
 @pytest.fixture()
 def newer(monkeypatch):
-    """wandb reported one release line above its range, as after a hand-made upgrade."""
+    """``newer(extra)``: the extra's own package reported one release line above its range,
+    as after a hand-made upgrade; returns (package, release)."""
     real = metadata.version
-    (req,) = support.declared("wandb")
-    upper = next(s.version for s in req.specifier if s.operator == "<")
-    monkeypatch.setattr(metadata, "version", lambda name: upper if name == "wandb" else
-                        real(name))
-    monkeypatch.setattr(support, "_warned", set())
-    return upper
+
+    def make(extra: str) -> tuple[str, str]:
+        package = INTEGRATIONS[extra]
+        (req,) = [r for r in dependencies.declared(extra) if r.name == package]
+        upper = next(s.version for s in req.specifier if s.operator == "<")
+        monkeypatch.setattr(metadata, "version", lambda name: upper if name == package else
+                            real(name))
+        monkeypatch.setattr(dependencies, "_warned", set())
+        return package, upper
+
+    return make
 
 
-def test_outside_range_names_the_package_and_both_versions(newer):
-    assert support.outside_range("wandb") == [("wandb", newer, str(support.declared(
-        "wandb")[0].specifier))]
+def _mlflow(monkeypatch) -> None:
+    from rankeval.integrations import mlflow
+
+    mlflow._mlflow()
+
+
+def _wandb(monkeypatch) -> None:
+    from rankeval.integrations import wandb
+
+    wandb._wandb()
+
+
+def _spark(monkeypatch) -> None:
+    """The session as a notebook has one (no JVM started here)."""
+    from pyspark.sql import SparkSession
+
+    import rankeval.spark
+
+    active = object()
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: active))
+    assert rankeval.spark.session() is active
+
+
+def _ray(monkeypatch) -> None:
+    """A cluster address where nothing answers: the check comes before any connection."""
+    import rankeval.ray
+
+    with pytest.raises(RankevalError, match="nothing answers"):
+        rankeval.ray.init("127.0.0.1:9")
+
+
+# How each integration starts, in the library: the tracker's import, the engine's session
+START = {"mlflow": _mlflow, "wandb": _wandb, "spark": _spark, "ray": _ray}
+
+
+def test_every_integration_is_checked_where_it_starts():
+    assert sorted(START) == sorted(dependencies.EXTRAS) == sorted(INTEGRATIONS)
+
+
+@pytest.mark.parametrize("extra", sorted(START))
+def test_outside_range_warns_once_naming_the_package_and_both_versions(extra, newer,
+                                                                       monkeypatch):
+    package, release = newer(extra)
+    spec = next(str(r.specifier) for r in dependencies.declared(extra) if r.name == package)
+    assert (package, release, spec) in dependencies.outside_range(extra)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        support.check_versions("wandb")
-        support.check_versions("wandb")  # once per process
-    (w,) = caught
-    assert issubclass(w.category, support.DependencyWarning)
-    assert f"wandb {newer} is installed" in str(w.message) and "<" in str(w.message)
-    assert "\n" not in str(w.message)
+        START[extra](monkeypatch)
+        START[extra](monkeypatch)  # once per process
+    found = [w for w in caught if issubclass(w.category, dependencies.DependencyWarning)]
+    assert len(found) == 1, [str(w.message) for w in caught]
+    message = str(found[0].message)
+    assert f"{package} {release} is installed; rankeval[{extra}] was tested with " \
+        f"{package}{spec}" in message and "\n" not in message
 
 
 def test_score_warns_in_one_line_and_still_logs(newer, run_cli, tmp_path, monkeypatch):
+    _, release = newer("wandb")
     monkeypatch.setenv("WANDB_MODE", "offline")
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     monkeypatch.delenv("WANDB_API_KEY", raising=False)
     r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "-k", "10", "--wandb")
     assert r.exit_code == 0, r.stderr
-    lines = [line for line in r.stderr.splitlines() if "wandb " + newer in line]
+    lines = [line for line in r.stderr.splitlines() if "wandb " + release in line]
     assert len(lines) == 1 and lines[0].startswith("rankeval: warning: "), r.stderr
     assert "logged to W&B run" in r.stderr
+
+
+def test_an_engine_warns_on_the_command_line_in_one_line(newer, run_cli):
+    """The command line says every DependencyWarning as one line, wherever it is raised."""
+    package, release = newer("ray")
+    r = run_cli("score", "--engine", "ray", "--ray-address", "127.0.0.1:9",
+                SAMPLE / "preds.csv", SAMPLE / "truth.csv")
+    assert r.exit_code == 2
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2, r.stderr
+    assert lines[0].startswith(f"rankeval: warning: {package} {release} is installed; ")
+    assert lines[1].startswith("rankeval: error: Ray did not start: nothing answers")
 
 
 def _req(line: str):

@@ -9,6 +9,9 @@ import functools
 import os
 import sys
 import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -16,6 +19,7 @@ import click
 
 from rankeval import __version__
 from rankeval.cli.process import Signals, Terminated, said_stderr
+from rankeval.dependencies import DependencyWarning
 from rankeval.errors import EXIT_USAGE, RankevalError
 from rankeval.integrations.action import COMMANDS
 from rankeval.io.output import remove_pending
@@ -66,6 +70,24 @@ def warn(message: str) -> None:
     if _quiet.get():
         return
     click.echo(f"rankeval: warning: {_printable(message)}", err=True)
+
+
+@contextmanager
+def _dependency_warnings_said() -> Iterator[None]:
+    """A release outside its tested range (``rankeval.dependencies``), warned by whichever
+    tracker or engine starts, is one warning line like every other; other Python warnings
+    are shown as Python shows them."""
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, DependencyWarning):
+                warn(str(message))
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
 
 
 # SIGTERM and every other catchable signal, raised where the main thread is (``process``).
@@ -144,7 +166,7 @@ class RankevalGroup(click.Group):
     def _decide(self, argv, prog_name, complete_var, extra) -> int:
         """The command's exit status: 0, 1 (a gate failed) or 2, with one line for errors."""
         try:
-            with spelling(flag):  # warnings in every report name the flags
+            with spelling(flag), _dependency_warnings_said():  # warnings name the flags
                 code = super().main(
                     argv, prog_name or "rankeval", complete_var, standalone_mode=False, **extra
                 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
-from rankeval.integrations.support import DependencyWarning, IntegrationError
+from rankeval.integrations.support import IntegrationError
 from rankeval.report import FORMATS
 
 
@@ -174,21 +173,16 @@ def _trackers(kw) -> dict[str, Callable[[Any], str]]:
     """--mlflow, --wandb: each tracker's logger, imported before any input is read (a
     missing one is a one-line error, not a lost evaluation)."""
     out: dict[str, Callable[[Any], str]] = {}
-    with warnings.catch_warnings(record=True) as caught:  # a release outside the tested range
-        warnings.simplefilter("always")
-        if kw["mlflow"]:
-            from rankeval.integrations import mlflow
+    if kw["mlflow"]:
+        from rankeval.integrations import mlflow
 
-            mlflow._mlflow()
-            out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
-        if kw["wandb"]:
-            from rankeval.integrations import wandb
+        mlflow._mlflow()
+        out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
+    if kw["wandb"]:
+        from rankeval.integrations import wandb
 
-            wandb._wandb()
-            out["W&B"] = lambda ev: wandb.log_evaluation(ev)
-    for w in caught:
-        if issubclass(w.category, DependencyWarning):
-            warn(str(w.message))
+        wandb._wandb()
+        out["W&B"] = lambda ev: wandb.log_evaluation(ev)
     return out
 
 

@@ -28,14 +28,9 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from rankeval.dependencies import check_versions
 from rankeval.errors import OptionError, RankevalError
-from rankeval.integrations.support import (
-    check_versions,
-    failure,
-    held_logs,
-    scoped_env,
-    shown_uri,
-)
+from rankeval.integrations.support import failure, held_logs, scoped_env, shown_uri
 
 _KEY = re.compile(r"[^\w.\- /:]")
 # MLflow's defaults retry a tracking server for minutes (7 retries, backoff factor 2, 120 s a

@@ -1,35 +1,26 @@
-"""What the trackers (MLflow, W&B) and the engines' optional packages share.
+"""What the trackers (MLflow, W&B) share.
 
 - ``IntegrationError``: a tracker could not log; one line naming the tracker, its store and
   the cause (the innermost exception's message), exit 2 on the command line.
 - ``scoped_env``: a tracker's own knobs (MLflow's HTTP retries and timeout) set for one call
   when the user has not set them, and removed afterwards: nothing leaks into the process.
-- ``outside_range`` and ``check_versions``: each extra's packages against the release range
-  it declares in rankeval's metadata (``pyproject.toml`` is the one place they are written);
-  an installed release outside it is one warning, not an error.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 from rankeval.errors import RankevalError
 
-EXTRAS = ("mlflow", "wandb", "spark", "ray")  # the optional integrations and engines
 _CAUSE_WIDTH = 600  # MLflow says what to do last (the file store: its opt-in)
 
 
 class IntegrationError(RankevalError):
     """A tracker (MLflow, W&B) could not log the evaluation."""
-
-
-class DependencyWarning(UserWarning):
-    """An optional package's installed release is outside the range rankeval was tested with."""
 
 
 def cause(exc: BaseException) -> str:
@@ -103,67 +94,3 @@ def held_logs(*names: str) -> Iterator[None]:
         if ok:
             for record in held.records:
                 logging.getLogger(record.name).handle(record)
-
-
-def declared(extra: str) -> list:
-    """The requirements (``packaging`` Requirement) of rankeval's ``extra``, from the installed
-    metadata, an extra it names (``rankeval[mlflow]``) expanded; empty when rankeval runs from
-    a folder it was not installed from."""
-    from importlib import metadata
-
-    from packaging.requirements import Requirement
-
-    try:
-        lines = metadata.requires("rankeval") or []
-    except metadata.PackageNotFoundError:
-        return []
-    reqs = [Requirement(line) for line in lines]
-
-    def of(name: str, seen: frozenset[str]) -> list:
-        out = []
-        for req in reqs:
-            if req.marker is None or not req.marker.evaluate({"extra": name}) \
-                    or req.marker.evaluate({"extra": ""}):
-                continue
-            if req.name == "rankeval":
-                out += [r for e in sorted(req.extras - seen) for r in of(e, seen | {e})]
-            else:
-                out.append(req)
-        return out
-
-    return of(extra, frozenset({extra}))
-
-
-def outside_range(extra: str) -> list[tuple[str, str, str]]:
-    """(package, installed release, declared range) for each installed package of ``extra``
-    whose release lies outside the declared range; a package not installed is left to the
-    import that needs it."""
-    from importlib import metadata
-
-    out = []
-    for req in declared(extra):
-        try:
-            installed = metadata.version(req.name)
-        except metadata.PackageNotFoundError:
-            continue
-        if not req.specifier.contains(installed, prereleases=True):
-            out.append((req.name, installed, str(req.specifier)))
-    return out
-
-
-_warned: set[str] = set()
-
-
-def check_versions(extra: str) -> None:
-    """Warn once per process for each package of ``extra`` outside its tested range."""
-    if extra in _warned:
-        return
-    _warned.add(extra)
-    try:
-        found = outside_range(extra)
-    except ImportError:  # packaging: a dependency of every tracker, but not of rankeval
-        return
-    for name, installed, spec in found:
-        warnings.warn(f"{name} {installed} is installed; rankeval[{extra}] was tested with "
-                      f"{name}{spec}: if the {extra} integration fails, install a release in "
-                      "that range", DependencyWarning, stacklevel=3)

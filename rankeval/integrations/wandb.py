@@ -25,8 +25,9 @@ import os
 from contextlib import suppress
 from typing import Any
 
+from rankeval.dependencies import check_versions
 from rankeval.errors import OptionError, RankevalError
-from rankeval.integrations.support import check_versions, failure, scoped_env, shown_uri
+from rankeval.integrations.support import failure, scoped_env, shown_uri
 
 # For rankeval's own run, unless the user set them: wandb.init gives up after 15 s (W&B's
 # default: 90 s), and W&B's console lines stay out of rankeval's output (rankeval names the run)

@@ -23,6 +23,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from rankeval.dependencies import check_versions
 from rankeval.engines import ON_SIGNAL, signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import merge
@@ -55,6 +56,7 @@ def init(address: str | None = None):
     except ImportError:
         raise RankevalError("the Ray engine needs ray: pip install 'rankeval[ray]' (from this "
                             "checkout: pip install -e '.[ray]')") from None
+    check_versions("ray")
     if ray.is_initialized():
         return ray
     address = address or os.environ.get("RAY_ADDRESS") or None

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
+from rankeval.dependencies import check_versions
 from rankeval.engines import signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
@@ -57,6 +58,7 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
     except ImportError:
         raise RankevalError("the Spark engine needs pyspark: pip install 'rankeval[spark]'"
                             ) from None
+    check_versions("spark")
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         for key, value in conf:
