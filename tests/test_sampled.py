@@ -54,6 +54,58 @@ def test_tables_are_their_definitions(name, k, replacement):
         assert loss(best, 0.3) <= loss(best + rng.normal(0, 0.01, m + 1), 0.3) + 1e-15
 
 
+def _hypergeometric(above: np.ndarray, pool: int, m: int) -> np.ndarray:
+    """The law without replacement as it was computed before it was windowed (#49): whole
+    rows, C(m, k) [K]_k [M-K]_(m-k) / [M]_m as sums of logs (scipy's hypergeom, whose time
+    grows with the pool, takes minutes here; tests/test_bounds.py holds both to it)."""
+    from scipy.special import gammaln
+
+    big_k, big_m = above[:, None], float(pool)
+    i = np.arange(m, dtype=np.float64)[None, :]
+    with np.errstate(divide="ignore"):
+        hits = np.log(np.maximum(big_k - i, 0.0) / (big_m - m + 1 + i))
+        misses = np.log1p(-np.minimum(big_k / (big_m - i), 1.0))
+    zero = np.zeros((len(above), 1))
+    log_p = np.concatenate([zero, np.cumsum(hits, axis=1)], axis=1)
+    log_p += np.concatenate([zero, np.cumsum(misses, axis=1)], axis=1)[:, ::-1]
+    k = np.arange(m + 1)
+    log_p += (gammaln(m + 1) - gammaln(k + 1) - gammaln(m - k + 1))[None, :]
+    return np.exp(log_p)
+
+
+def _dense_table(name: str, k: int | None, n: int, m: int, gamma: float,
+                 replacement: bool) -> np.ndarray:
+    """The bias-variance table as it was computed before (#49): the law over the prior's
+    every rank, dense, and least squares."""
+    from scipy.stats import binom
+
+    from rankeval.analysis.sampled import _ranks
+
+    ranks, prior = _ranks(n)
+    if replacement:
+        pmf = binom.pmf(np.arange(m + 1)[None, :], m, (ranks[:, None] - 1) / (n - 1))
+    else:
+        pmf = _hypergeometric(ranks - 1, n - 1, m)
+    a = np.sqrt(prior)[:, None] * pmf
+    b = np.sqrt(prior) * metric(name, k, ranks, n)
+    lhs = (1 - gamma) * (a.T @ a) + gamma * np.diag(prior @ pmf)
+    return np.linalg.lstsq(lhs, a.T @ b, rcond=None)[0]
+
+
+@pytest.mark.parametrize(("n", "m", "replacement"), [
+    (400, 50, False), (1682, 100, True), (3706, 999, False), (3706, 999, True),
+    (30_000, 60, False)])  # 30,000: past EXACT, the prior's grid
+def test_the_windowed_table_is_the_dense_one(n, m, replacement):
+    """Each row of the law kept on a window around its mode (all but 1e-20 of its mass)
+    gives the tables the whole law gives, for every metric and both ends of gamma."""
+    for name, k in (("ndcg", 10), ("mrr", None), ("auc", None), ("hit_rate", 1)):
+        for gamma in (0.1, 1.0):
+            want = _dense_table(name, k, n, m, gamma, replacement)
+            got = table(name, k, n, m, "bv", gamma, replacement)
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-10,
+                                       err_msg=f"{name}@{k} gamma={gamma}")
+
+
 def test_krichene_rendle_worked_numbers():
     """n = 11 candidates, m = 2 negatives with replacement (the paper's model)."""
     assert table("hit_rate", 1, 11, 2, "bv", 1.0, True) == pytest.approx(

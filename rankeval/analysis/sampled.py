@@ -22,11 +22,13 @@ grid beyond it (each grid point weighted by the ranks it stands for).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.linalg import blas
 
 from rankeval.analysis.choices import MAX_CANDIDATES, MAX_NEGATIVES
 from rankeval.errors import OptionError
@@ -64,37 +66,118 @@ def _ranks(n: int) -> tuple[np.ndarray, np.ndarray]:
                                                          np.diff(edges)]) / n
 
 
+# A law's mass further than t from its mean is below 2 exp(-2 t^2 / m) (Hoeffding, for the
+# binomial and the hypergeometric alike): each row keeps the columns within t of its mode
+# such that this is 1e-20, far below the 1e-12 the tables are exact to.
+_TAIL = 1e-20
+_CHUNK = 512  # rows of the law gathered at once into a dense block
+
+
+@dataclass(frozen=True)
+class Law:
+    """P(sampled rank = r | true rank R) for the true ranks ``R``, r = 1..m + 1: each row kept
+    on a window of ``width`` columns from ``start`` (where all but 1e-20 of its mass lies),
+    so that the sums over R the tables are made of cost rows x width, not rows x (m + 1)."""
+
+    values: np.ndarray  # rows x width
+    start: np.ndarray  # each row's first column (r - 1)
+    columns: int  # m + 1
+
+    def dense(self) -> np.ndarray:
+        out = np.zeros((len(self.values), self.columns))
+        cols = self.start[:, None] + np.arange(self.values.shape[1])
+        np.put_along_axis(out, cols, self.values, axis=1)
+        return out
+
+    def _blocks(self, weights: np.ndarray):
+        """(first column, dense block of rows x the columns they touch), rows scaled."""
+        width = self.values.shape[1]
+        for i in range(0, len(self.values), _CHUNK):
+            start = self.start[i:i + _CHUNK]
+            first = int(start.min())
+            block = np.zeros((len(start), int(start.max()) - first + width))
+            np.put_along_axis(block, (start - first)[:, None] + np.arange(width),
+                              self.values[i:i + _CHUNK] * weights[i:i + _CHUNK, None], axis=1)
+            yield first, block
+
+    def weighted_sum(self, weights: np.ndarray) -> np.ndarray:
+        """sum_R w(R) p(. | R)."""
+        out = np.zeros(self.columns)
+        for first, block in self._blocks(weights):
+            out[first:first + block.shape[1]] += block.sum(axis=0)
+        return out
+
+    def gram(self, weights: np.ndarray) -> np.ndarray:
+        """sum_R w(R) p(. | R) p(. | R)^T (``weights`` >= 0)."""
+        out = np.zeros((self.columns, self.columns))
+        for first, block in self._blocks(np.sqrt(weights)):
+            end = first + block.shape[1]
+            # block' block, its upper triangle (BLAS syrk: half a matrix product's work)
+            out[first:end, first:end] += blas.dsyrk(1.0, block, trans=1)
+        return np.triu(out) + np.triu(out, 1).T
+
+
+def sampled_law(true_rank: np.ndarray, n: int, m: int, replacement: bool) -> Law:
+    """The law of the sampled rank given each true rank: r - 1 counts the sampled negatives
+    that outrank the item, hypergeometric (without replacement) or binomial (with), of the
+    n - 1 others of which R - 1 outrank it. Each row from the ratios of consecutive
+    probabilities, p(k + 1) / p(k), summed as logs across its window and normalised: no
+    factorial of the pool (up to 10^12) is formed, and no scipy law, whose time grows with
+    the pool. Exact to ~1e-12 (tests/test_bounds.py against scipy)."""
+    above = np.asarray(true_rank, dtype=np.float64) - 1  # K, of the pool
+    pool = float(max(n - 1, 1))
+    half = math.ceil(math.sqrt(m * math.log(2 / _TAIL) / 2)) + 2  # the mode is within 1 of the mean
+    width = min(m + 1, 2 * half + 1)
+    if replacement:
+        mode = np.floor((m + 1) * above / pool)
+    else:
+        mode = np.floor((m + 1) * (above + 1) / (pool + 2))
+    start = np.clip(mode - half, 0, m + 1 - width)
+    values = np.empty((len(above), width))
+    for i in range(0, len(above), _CHUNK):  # blocks that stay in cache
+        _law_rows(above[i:i + _CHUNK, None], start[i:i + _CHUNK, None], pool, m, replacement,
+                  values[i:i + _CHUNK])
+    return Law(values, start.astype(np.int64), m + 1)
+
+
+def _law_rows(above: np.ndarray, start: np.ndarray, pool: float, m: int, replacement: bool,
+              out: np.ndarray) -> None:
+    k = start + np.arange(out.shape[1], dtype=np.float64)[None, :]  # columns as counts r - 1
+    step_k = k[:, :-1]  # the ratio from k to k + 1
+    if replacement:
+        p = above / pool
+        lo, hi = np.where(p >= 1, float(m), 0.0), np.where(p <= 0, 0.0, float(m))
+    else:
+        lo, hi = np.maximum(0, m - (pool - above)), np.minimum(m, above)
+    with np.errstate(divide="ignore", invalid="ignore"):  # outside the support: masked below
+        if replacement:
+            ratio = (m - step_k) * p / ((step_k + 1) * (1 - p))
+        else:
+            ratio = np.multiply(above - step_k, m - step_k, dtype=np.float64)
+            ratio /= (step_k + 1) * (pool - above - m + 1 + step_k)
+        step = np.log(ratio, out=ratio)
+    step[(step_k < lo) | (step_k >= hi)] = 0.0
+    out[:, 0] = 0.0
+    np.cumsum(step, axis=1, out=out[:, 1:])
+    out[(k < lo) | (k > hi)] = -np.inf
+    out -= out.max(axis=1, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+
+
 def sampled_pmf(true_rank: np.ndarray, n: int, m: int, replacement: bool) -> np.ndarray:
     """P(sampled rank = r | true rank R), rows R, columns r = 1..m + 1."""
-    from scipy.stats import binom
-
-    above = np.arange(m + 1)[None, :]
-    worse = (np.asarray(true_rank)[:, None] - 1).astype(np.int64)
-    if replacement:
-        return np.asarray(binom.pmf(above, m, worse / max(n - 1, 1)))
-    return _hypergeometric(np.asarray(true_rank, dtype=np.float64) - 1, n - 1, m)
+    return sampled_law(true_rank, n, m, replacement).dense()
 
 
-def _hypergeometric(above: np.ndarray, pool: int, m: int) -> np.ndarray:
-    """P(k of the ``m`` negatives drawn from ``pool`` outrank the item | ``above`` of the pool
-    do), k = 0..m, one row per value of ``above``: C(m, k) [K]_k [M-K]_(m-k) / [M]_m, as
-    sums of logs of ratios near 1 (``log1p``), exact to ~1e-12 for any pool below 2^53 and
-    ~100x faster than scipy's hypergeom, whose time grows with the pool (minutes at 10^5,
-    hours past 10^9)."""
-    from scipy.special import gammaln
-
-    big_k, big_m = above[:, None], float(pool)
-    i = np.arange(m, dtype=np.float64)[None, :]
-    with np.errstate(divide="ignore"):  # log(0): a draw that cannot happen
-        # [K]_k / prod_{u=1..k} (M - m + u), and prod_{j<m-k} (M - K - j) / (M - j)
-        hits = np.log(np.maximum(big_k - i, 0.0) / (big_m - m + 1 + i))
-        misses = np.log1p(-np.minimum(big_k / (big_m - i), 1.0))
-    zero = np.zeros((len(above), 1))
-    log_p = np.concatenate([zero, np.cumsum(hits, axis=1)], axis=1)
-    log_p += np.concatenate([zero, np.cumsum(misses, axis=1)], axis=1)[:, ::-1]
-    k = np.arange(m + 1)
-    log_p += (gammaln(m + 1) - gammaln(k + 1) - gammaln(m - k + 1))[None, :]
-    return np.exp(log_p)
+@functools.lru_cache(maxsize=1)
+def _system(n: int, m: int, replacement: bool) -> tuple[np.ndarray, np.ndarray, Law,
+                                                        np.ndarray, np.ndarray]:
+    """What every metric's bv table shares: the true ranks and their prior, the law, its
+    prior-weighted Gram matrix A'A and column sums c (one per run of ``sampled``)."""
+    ranks, prior = _ranks(n)
+    law = sampled_law(ranks, n, m, replacement)
+    return ranks, prior, law, law.gram(prior), law.weighted_sum(prior)
 
 
 def table(name: str, k: int | None, n: int, m: int, how: str, gamma: float = 0.1,
@@ -107,13 +190,12 @@ def table(name: str, k: int | None, n: int, m: int, how: str, gamma: float = 0.1
         return metric(name, k, 1 + np.floor((r - 1) * (n - 1) / m), n)
     if how != "bv":
         raise OptionError(f"unknown correction {how!r}")
-    ranks, prior = _ranks(n)
-    p = sampled_pmf(ranks, n, m, replacement)
-    a = np.sqrt(prior)[:, None] * p
-    b = np.sqrt(prior) * metric(name, k, ranks, n)
-    c = prior @ p
-    lhs = (1 - gamma) * (a.T @ a) + gamma * np.diag(c)
-    return np.linalg.lstsq(lhs, a.T @ b, rcond=None)[0]
+    ranks, prior, law, gram, c = _system(n, m, replacement)
+    rhs = law.weighted_sum(prior * metric(name, k, ranks, n))  # A'b
+    lhs = (1 - gamma) * gram + gamma * np.diag(c)
+    if gamma > 0:  # positive definite (every c[r] > 0): one solve
+        return np.linalg.solve(lhs, rhs)
+    return np.linalg.lstsq(lhs, rhs, rcond=None)[0]  # the least-bias table: min-norm
 
 
 @dataclass(frozen=True)
