@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from importlib import metadata
 from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
@@ -28,6 +29,7 @@ from rankeval.engines.partition import (
 )
 from rankeval.engines.sampled import Samples, sample_columns, samples_of
 from rankeval.engines.store import LocalValues, Store
+from rankeval.errors import OptionError, RankevalError
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import numeric_order
 from rankeval.io.columns import COLUMN_OPTIONS
@@ -38,6 +40,20 @@ from rankeval.recommender.extras import check_needs
 from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY
 from rankeval.report import views
 from rankeval.settings import EvaluateOptions, Settings, make_settings
+
+TRACKERS = "rankeval.trackers"  # the entry-point group of rankeval's own trackers
+
+
+def tracker(name: str) -> Callable[..., str]:
+    """The logger of tracker ``name`` (``mlflow``, ``wandb``): ``logger(evaluation, run)``,
+    found through rankeval's entry points, so that a result never imports the integrations
+    (they import the report, which shows results)."""
+    found = [e for e in metadata.entry_points(group=TRACKERS, name=name)
+             if e.value.startswith("rankeval.integrations.")]
+    if not found:
+        raise RankevalError("rankeval's trackers are not registered: reinstall rankeval "
+                            "(pip install -e .)")
+    return found[0].load()
 
 
 @dataclass(frozen=True)
@@ -157,8 +173,6 @@ class Evaluation:
         """A copy with a percentile bootstrap confidence interval (over users) for every mean
         (the per-user values brought here first, ``collect``)."""
         from rankeval.analysis.significance import bootstrap_mean_ci
-        from rankeval.errors import OptionError
-
         if not 0 < level < 1:
             raise OptionError("{option} must lie strictly between 0 and 1", "confidence")
         if rounds < 100:
@@ -222,8 +236,6 @@ class Evaluation:
         """Per-user values of one metric, in the order of ``per_user``."""
         spec = metric if isinstance(metric, MetricSpec) else from_name(metric)
         if REGISTRY[spec.name].scope == CORPUS:
-            from rankeval.errors import OptionError
-
             raise OptionError(f"{spec} is a corpus-level metric: one value for the run "
                               "(in .metrics), no per-user values")
         return self.store.values(spec)
@@ -248,16 +260,12 @@ class Evaluation:
     def log_mlflow(self, run_id: str | None = None) -> str:
         """Log the metrics, settings and reports to MLflow (``rankeval[mlflow]``): the run
         ``run_id``, the active run or a new one; returns the run's id."""
-        from rankeval.integrations.mlflow import log_evaluation
-
-        return log_evaluation(self, run_id)
+        return tracker("mlflow")(self, run_id)
 
     def log_wandb(self, run: Any = None) -> str:
         """Log the metrics, settings and per-user values to Weights & Biases
         (``rankeval[wandb]``): ``run``, the active run or a new one; returns the run's id."""
-        from rankeval.integrations.wandb import log_evaluation
-
-        return log_evaluation(self, run)
+        return tracker("wandb")(self, run)
 
     def per_user_table(self) -> pa.Table:
         """``per_user`` as an Arrow table (what the command line writes); a value a metric

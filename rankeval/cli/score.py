@@ -23,6 +23,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.integrations import mlflow, wandb
 from rankeval.integrations.support import DependencyWarning, IntegrationError
 from rankeval.report import FORMATS
 
@@ -177,14 +178,10 @@ def _trackers(kw) -> dict[str, Callable[[Any], str]]:
     with warnings.catch_warnings(record=True) as caught:  # a release outside the tested range
         warnings.simplefilter("always")
         if kw["mlflow"]:
-            from rankeval.integrations import mlflow
-
-            mlflow._mlflow()
+            mlflow.require()
             out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
         if kw["wandb"]:
-            from rankeval.integrations import wandb
-
-            wandb._wandb()
+            wandb.require()
             out["W&B"] = lambda ev: wandb.log_evaluation(ev)
     for w in caught:
         if issubclass(w.category, DependencyWarning):
