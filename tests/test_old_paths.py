@@ -4,6 +4,9 @@ of ``rankeval``, the engines' own entry points and the ``rankeval.evaluation`` m
 from __future__ import annotations
 
 import importlib
+import math
+import pickle
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +22,26 @@ OLD = {
 @pytest.mark.parametrize("name", sorted(rankeval.__all__))
 def test_every_public_name_resolves(name):
     assert getattr(rankeval, name) is not None
+
+
+def test_the_library_names_are_the_moved_ones():
+    assert rankeval.evaluate is importlib.import_module("rankeval.api.evaluate").evaluate
+    assert rankeval.Evaluation is importlib.import_module("rankeval.results.evaluation").Evaluation
+    old = importlib.import_module("rankeval.evaluation")
+    assert old.Evaluation is rankeval.Evaluation and old.evaluate is rankeval.evaluate
+
+
+def test_an_evaluation_pickled_before_the_move_loads():
+    """tests/data/evaluation-a5d897b.pickle: an evaluation pickled at a5d897b, when it was
+    ``rankeval.evaluation.Evaluation`` with its values in ``rankeval.engines.store``."""
+    data = (Path(__file__).parent / "data" / "evaluation-a5d897b.pickle").read_bytes()
+    assert b"rankeval.evaluation" in data and b"rankeval.engines.store" in data
+    ev = pickle.loads(data)
+    assert isinstance(ev, rankeval.Evaluation)
+    assert ev.users.evaluated == 3 and list(ev.user_ids) == ["u1", "u2", "u3"]
+    assert math.isclose(ev.metrics["recall@3"], 1 / 3) and math.isclose(ev.metrics["mrr@1"], 1 / 3)
+    assert ev.values("ndcg@3").tolist() == pytest.approx([0.7601875334318684, 0.0, 0.0])
+    assert ev.to_dict()["metrics"] == ev.metrics
 
 
 @pytest.mark.parametrize(("module", "names"), sorted(OLD.items()))

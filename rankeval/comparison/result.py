@@ -13,11 +13,11 @@ import pyarrow as pa
 from rankeval.analysis.overlap import KINDS
 from rankeval.analysis.significance import Comparison
 from rankeval.errors import plural
-from rankeval.evaluation import Evaluation
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.report import views
+from rankeval.results.evaluation import Evaluation
 
 
 @dataclass

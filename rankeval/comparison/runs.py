@@ -16,13 +16,13 @@ from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compa
 from rankeval.comparison.result import Cell, CompareResult, RunResult, WorseVerdict
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
-from rankeval.evaluation import Evaluation
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.load import Truth, load_predictions, open_input
 from rankeval.io.roles import swapped
 from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.registry import GEOMETRIC, REGISTRY
+from rankeval.results.evaluation import Evaluation
 
 
 def compare_runs(

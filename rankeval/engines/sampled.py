@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from rankeval.kernels.aggregate import exact_parts, mean
 from rankeval.names import MetricSpec
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
+from rankeval.results.evaluation import Samples
 
 
 @dataclass(frozen=True)
@@ -104,23 +104,6 @@ def added(totals: list[SampleTotals | None]) -> SampleTotals | None:
     for t in present[1:]:
         out = out + t
     return out
-
-
-@dataclass(frozen=True)
-class Samples:
-    """A stochastic run (several sampled rankings per user): each per-user value is the mean
-    over the user's samples; ``spread`` is, per metric, the mean over users of the standard
-    deviation of their values over their samples (0 for the expected-exposure metrics, whose
-    value is one per user)."""
-
-    rankings: int  # sampled rankings evaluated, over every user
-    fewest: int  # the fewest and the most sampled rankings one user has
-    most: int
-    spread: dict[str, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rankings": self.rankings, "per_user": {"min": self.fewest, "max": self.most},
-                "spread": {m: None if math.isnan(v) else v for m, v in self.spread.items()}}
 
 
 def samples_of(partial: Partial) -> Samples | None:
