@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
-from rankeval.engines import EXTRA, Job, get, run
-from rankeval.engines import engine_options as own_options
+from rankeval.engines.interface import EXTRA, Job
+from rankeval.engines.pipeline import run
+from rankeval.engines.registry import engine_options as own_options
+from rankeval.engines.registry import get
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.recommender.extras import check_needs
 from rankeval.results.evaluation import Evaluation

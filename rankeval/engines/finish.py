@@ -10,8 +10,8 @@ import math
 import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
+from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
-    Partial,
     corpus_notices,
     depth_notices,
     evaluate_partition,

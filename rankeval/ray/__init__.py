@@ -24,9 +24,9 @@ from typing import Any, Unpack
 import numpy as np
 
 from rankeval.api.evaluate import evaluate as evaluate_on
-from rankeval.engines import ON_SIGNAL, signal_handlers_kept
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import merge
+from rankeval.engines.partial import merge
+from rankeval.engines.signals import ON_SIGNAL, signal_handlers_kept
 from rankeval.errors import InputError, RankevalError
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from rankeval.api.evaluate import evaluate as evaluate_on
-from rankeval.engines import signal_handlers_kept
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
+from rankeval.engines.partial import merge
+from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
+from rankeval.engines.signals import signal_handlers_kept
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
