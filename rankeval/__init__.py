@@ -15,7 +15,7 @@ __version__ = "0.1.0"
 # Public name -> the module that defines it. Imported on first use, so that `import rankeval`
 # (and `rankeval --help`) stays light.
 _EXPORTS = {
-    "evaluate": "evaluation",
+    "evaluate": "api.evaluate",
     "evaluate_scores": "recommender.scores",
     "power": "analysis.power",
     "compare": "comparison",
@@ -26,7 +26,7 @@ _EXPORTS = {
     "rbo": "analysis.overlap",
     "Overlap": "analysis.overlap",
     "CompareResult": "comparison",
-    "Evaluation": "evaluation",
+    "Evaluation": "results.evaluation",
     "make_settings": "settings",
     "Settings": "settings",
     "validate_inputs": "io.validate",
@@ -47,13 +47,12 @@ if TYPE_CHECKING:
     from rankeval.analysis.power import power as power
     from rankeval.analysis.sampled import SampledResult as SampledResult
     from rankeval.analysis.sampled_runs import sampled as sampled
+    from rankeval.api.evaluate import evaluate as evaluate
     from rankeval.comparison import CompareResult as CompareResult
     from rankeval.comparison import compare as compare
     from rankeval.errors import InputError as InputError
     from rankeval.errors import OptionError as OptionError
     from rankeval.errors import RankevalError as RankevalError
-    from rankeval.evaluation import Evaluation as Evaluation
-    from rankeval.evaluation import evaluate as evaluate
     from rankeval.io.convert import convert as convert
     from rankeval.io.validate import validate_inputs as validate_inputs
     from rankeval.names import MetricSpec as MetricSpec
@@ -63,6 +62,7 @@ if TYPE_CHECKING:
     from rankeval.recommender.scores import evaluate_scores as evaluate_scores
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric
+    from rankeval.results.evaluation import Evaluation as Evaluation
     from rankeval.settings import Settings as Settings
     from rankeval.settings import make_settings as make_settings
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rankeval import irmeasures, params
 from rankeval.errors import OptionError
 from rankeval.foreign_names import foreign
-from rankeval.registry import LOOKUP, REGISTRY
+from rankeval.registry import CORPUS, LOOKUP, REGISTRY
 
 _NAME_RE = re.compile(r"^\s*([A-Za-z_α][A-Za-z0-9_.:-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^\s]*))?\s*$")
 
@@ -102,6 +102,12 @@ def from_name(text: str, ir_measures: bool = False) -> MetricSpec:
     if k is None and REGISTRY[name].cutoff:
         raise OptionError(f"metric {text!r} needs a cut-off, e.g. {name}@10")
     return MetricSpec(name, None if k in (None, ALL) else int(k), None, given)
+
+
+
+def is_corpus(metric: str) -> bool:
+    """Whether a metric has one value per run (nothing per user to pair and test)."""
+    return REGISTRY[from_name(metric).name].scope == CORPUS
 
 
 _RANGE_RE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")

@@ -50,7 +50,7 @@ def test_evaluation_reads_well_in_a_notebook():
 def test_help_of_evaluate_lists_every_setting_with_its_values():
     import typing
 
-    from rankeval.evaluation import EvaluateOptions
+    from rankeval.settings import EvaluateOptions
 
     text = pydoc.render_doc(evaluate, renderer=pydoc.plaintext)
     params = inspect.signature(evaluate).parameters

@@ -151,7 +151,8 @@ def test_exposure_by_group_is_the_mean_of_the_users_distributions(target):
     each list gives each group and of its target, as the reference computes them; they add
     up over partitions of users."""
     from rankeval.engines.finish import finish
-    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.engines.partial import merge
+    from rankeval.engines.partition import evaluate_partition
     from rankeval.io.frames import MemoryTable
     from rankeval.io.load import load_predictions, load_truth
     from rankeval.recommender.extras import item_stats, load_extras

@@ -82,13 +82,13 @@ def newer(monkeypatch):
 def _mlflow(monkeypatch) -> None:
     from rankeval.integrations import mlflow
 
-    mlflow._mlflow()
+    mlflow.require()
 
 
 def _wandb(monkeypatch) -> None:
     from rankeval.integrations import wandb
 
-    wandb._wandb()
+    wandb.require()
 
 
 def _spark(monkeypatch) -> None:

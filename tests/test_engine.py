@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from rankeval import evaluate
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import evaluate_partition, merge
+from rankeval.engines.partial import merge
+from rankeval.engines.partition import evaluate_partition
 from rankeval.errors import InputError
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_predictions, load_truth

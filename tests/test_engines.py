@@ -15,7 +15,8 @@ import pytest
 import rankeval
 from rankeval.engines import ENGINES, Engine, Job, get, register
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import evaluate_partition, merge
+from rankeval.engines.partial import merge
+from rankeval.engines.partition import evaluate_partition
 from rankeval.errors import OptionError
 from rankeval.io.load import load_inputs
 

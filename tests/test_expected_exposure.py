@@ -263,7 +263,8 @@ def test_partitions_of_a_stochastic_run_merge_into_the_whole(n):
     """The engines' contract holds on stochastic runs: users split over partitions (each
     with all of its samples), merged, give the whole run's values, spreads and counts."""
     from rankeval.engines.finish import finish
-    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.engines.partial import merge
+    from rankeval.engines.partition import evaluate_partition
     from rankeval.io.frames import MemoryTable
     from rankeval.io.load import load_predictions, load_truth
     from rankeval.settings import make_settings
@@ -405,7 +406,8 @@ def test_a_partition_without_truth_rows():
     import pyarrow as pa
 
     from rankeval.engines.finish import finish
-    from rankeval.engines.partition import evaluate_partition, merge
+    from rankeval.engines.partial import merge
+    from rankeval.engines.partition import evaluate_partition
     from rankeval.io.frames import MemoryTable
     from rankeval.io.load import Truth, load_predictions, load_truth
     from rankeval.io.readers import Source

@@ -8,8 +8,7 @@ import inspect
 import typing
 
 import rankeval
-from rankeval.evaluation import EvaluateOptions
-from rankeval.settings import TABLE, SettingOptions, Settings, make_settings
+from rankeval.settings import TABLE, EvaluateOptions, SettingOptions, Settings, make_settings
 
 
 def test_the_settings_dataclass_is_the_table():

@@ -22,6 +22,7 @@ from rankeval.cli.options import (
     scoring_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.integrations import mlflow, wandb
 from rankeval.integrations.support import IntegrationError
 from rankeval.report import FORMATS
 
@@ -174,14 +175,10 @@ def _trackers(kw) -> dict[str, Callable[[Any], str]]:
     missing one is a one-line error, not a lost evaluation)."""
     out: dict[str, Callable[[Any], str]] = {}
     if kw["mlflow"]:
-        from rankeval.integrations import mlflow
-
-        mlflow._mlflow()
+        mlflow.require()
         out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
     if kw["wandb"]:
-        from rankeval.integrations import wandb
-
-        wandb._wandb()
+        wandb.require()
         out["W&B"] = lambda ev: wandb.log_evaluation(ev)
     return out
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rankeval.comparison.result import Cell, CompareResult, RunResult, is_corpus
+from rankeval.comparison.result import Cell, CompareResult, RunResult
 from rankeval.comparison.runs import compare_runs
 from rankeval.errors import OptionError
 from rankeval.io.run_names import run_names
+from rankeval.names import is_corpus
 
 __all__ = ["Cell", "CompareResult", "RunResult", "compare", "compare_runs", "run_names"]
 

@@ -1,5 +1,6 @@
 """Where a comparison's differences lie, beyond the overall tests: within each user segment,
-for the users most helped and most hurt, and each run's interval over the users compared."""
+and each run's interval over the users compared (the users most helped and most hurt:
+``analysis.changes``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.analysis.significance import compare, correct
-from rankeval.comparison.result import Cell, CompareResult, is_corpus
+from rankeval.comparison.result import Cell, CompareResult
 from rankeval.comparison.runs import _both_scored, _on_scale
-from rankeval.names import from_name
+from rankeval.names import from_name, is_corpus
 from rankeval.registry import GEOMETRIC, REGISTRY
 
 
@@ -31,7 +32,6 @@ def intervals_of(result: CompareResult) -> dict[str, dict[str, tuple[float, floa
                 low, high = math.exp(low), math.exp(high)
             out[run][metric] = (low, high)
     return out
-
 
 
 def by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
@@ -67,30 +67,4 @@ def by_segment(result: CompareResult, table_or_path, by, reading) -> dict:
                 row["cells"].append(Cell(run, metric, stats, p, bool(p < opts["alpha"])
                                          if math.isfinite(p) else None, baseline=base))
         out[word] = rows
-    return out
-
-
-
-def most_changed(result: CompareResult, n: int, metrics=None) -> dict:
-    """Per run and metric (of ``metrics``, default all), the users most helped and most hurt
-    against the (first) baseline."""
-    users = result.shared_users
-    out: dict = {}
-    for name in result.candidates:
-        out[name] = {}
-        for metric in result.metrics if metrics is None else metrics:
-            if is_corpus(metric):  # no users to list
-                continue
-            a, b = result.values[result.baseline][metric], result.values[name][metric]
-            diff = b - a
-            order = np.argsort(diff, kind="stable")
-            hurt = [i for i in order[:n] if diff[i] < 0]
-            helped = [i for i in order[::-1][:n] if diff[i] > 0]
-            out[name][metric] = {
-                label: [
-                    {"user": str(users[i]), "baseline": float(a[i]), "run": float(b[i])}
-                    for i in idx
-                ]
-                for label, idx in (("helped", helped), ("hurt", hurt))
-            }
     return out

@@ -13,12 +13,11 @@ import pyarrow as pa
 from rankeval.analysis.overlap import KINDS
 from rankeval.analysis.significance import Comparison
 from rankeval.errors import plural
-from rankeval.evaluation import Evaluation
 from rankeval.kernels.aggregate import exact_parts, overall
-from rankeval.names import from_name
+from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
-from rankeval.registry import CORPUS, REGISTRY
 from rankeval.report import views
+from rankeval.results.evaluation import Evaluation
 
 
 @dataclass
@@ -223,8 +222,3 @@ class CompareResult:
 
 def _finite_or_none(x: float) -> float | None:
     return x if math.isfinite(x) else None
-
-
-def is_corpus(metric: str) -> bool:
-    """Whether a metric has one value per run (nothing per user to pair and test)."""
-    return REGISTRY[from_name(metric).name].scope == CORPUS

@@ -11,17 +11,18 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from rankeval.analysis.changes import most_changed
 from rankeval.analysis.significance import CORRECTIONS, TESTS, Comparison, compare, correct
-from rankeval.comparison.result import Cell, CompareResult, RunResult, WorseVerdict, is_corpus
+from rankeval.comparison.result import Cell, CompareResult, RunResult, WorseVerdict
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
-from rankeval.evaluation import Evaluation
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.load import Truth, load_predictions, open_input
 from rankeval.io.roles import swapped
-from rankeval.names import from_name
+from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.registry import GEOMETRIC, REGISTRY
+from rankeval.results.evaluation import Evaluation
 
 
 def compare_runs(
@@ -77,10 +78,11 @@ def compare_runs(
         notices + left_out,
     )
     _decide(result, all_pairs, margins, fail_if_worse)
-    from rankeval.comparison.changes import by_segment, intervals_of, most_changed
+    from rankeval.comparison.changes import by_segment, intervals_of
 
     if top_changes:
-        result.top = most_changed(result, top_changes)
+        result.top = most_changed(result.values, result.shared_users, result.baseline,
+                                  result.candidates, result.metrics, top_changes)
     if rbo is not None:
         from rankeval.analysis.overlap import overlap
 

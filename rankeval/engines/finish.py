@@ -1,6 +1,6 @@
-"""From a merged partial to an ``Evaluation``: the user notices, the check that someone was
-evaluated, corpus metrics, input summaries and popularity exposure, for every engine; and
-``evaluate_inputs``, the local engine's whole run over loaded inputs."""
+"""From a merged partial to an ``Evaluation`` (``evaluation_of``): the user notices, the
+check that someone was evaluated, corpus metrics, input summaries and popularity exposure, for
+every engine; and ``evaluate_inputs``, the local engine's whole run over loaded inputs."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import math
 import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
+from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
-    Partial,
     corpus_notices,
     depth_notices,
     evaluate_partition,
@@ -21,13 +21,18 @@ from rankeval.engines.partition import (
     unevaluable,
     with_user_notices,
 )
-from rankeval.evaluation import Evaluation, InputSummary
+from rankeval.engines.sampled import sample_columns, samples_of
+from rankeval.io.arrow import from_numpy
+from rankeval.io.cast import numeric_order
 from rankeval.io.load import Predictions, Train, Truth
+from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
 from rankeval.notices import Notice
 from rankeval.recommender.extras import Extras, ItemStats, item_stats
 from rankeval.registry import CORPUS, REGISTRY
+from rankeval.results.evaluation import Evaluation, InputSummary
+from rankeval.results.store import LocalValues
 
 
 def evaluate_inputs(preds: Predictions, truth: Truth, settings,
@@ -79,11 +84,40 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
     if any(math.isnan(v) for v in corpus.values()):
         partial = dataclasses.replace(partial, notices=[*partial.notices,
                                                         *corpus_notices(corpus)])
-    ev = Evaluation.from_partial(partial, settings, inputs, corpus)
+    ev = evaluation_of(partial, settings, inputs, corpus)
     ks = exposure_ks(settings, stats)
     if ks:
         ev = dataclasses.replace(ev, exposure=exposure(partial.item_counts[ks[0]], stats, ks[0]))
     return ev
+
+
+def evaluation_of(partial: Partial, settings, inputs: dict[str, InputSummary],
+                  corpus: dict[str, float] | None = None) -> Evaluation:
+    """A merged partial as an ``Evaluation``: the means, the per-user values in a local store,
+    users in display order: by number when every id is an integer written plainly (1, 2, 10
+    rather than 1, 10, 2), else as byte strings."""
+    n = partial.counts.evaluated  # also when the per-user values live elsewhere (Spark)
+    order = numeric_order(partial.users)
+    if order is not None:
+        partial = dataclasses.replace(
+            partial, users=partial.users.take(from_numpy(order)),
+            values={s: v[order] for s, v in partial.values.items()})
+    return Evaluation(
+        settings=settings,
+        metrics={str(s): overall(s, partial.sums[s], partial.scored.get(s, n))
+                 if s in partial.sums else (corpus or {})[str(s)] for s in settings.specs},
+        users=partial.counts,
+        inputs=inputs,
+        notices=list(partial.notices),
+        prediction_rows_beyond_k=partial.rows_beyond_k,
+        store=LocalValues(partial.values, partial.users, sample_columns(partial)),
+        tied_users=partial.tied_users,
+        tie_range={str(s): (overall(s, low, partial.scored.get(s, n)),
+                            overall(s, high, partial.scored.get(s, n)))
+                   for s, (low, high) in partial.tie_bounds.items()},
+        samples=samples_of(partial),
+        group_exposure={str(s): t for s, t in partial.group_exposure.items()},
+    )
 
 
 def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) -> float:

@@ -3,7 +3,7 @@ tables) and scores them with the numpy kernels."""
 
 from __future__ import annotations
 
-from rankeval.engines import Engine, Job
+from rankeval.engines.interface import Engine, Job
 
 
 class LocalEngine(Engine):

@@ -1,4 +1,4 @@
-"""The engine: inputs -> partial results for a partition of users -> one merged result.
+"""The engine: inputs -> partial results for a partition of users (merged by ``partial.merge``).
 
 ``evaluate_partition`` runs the staged build and the kernels over the users of one partition
 (every user's rows in the same partition) and returns a ``Partial``: per-user values, exact
@@ -11,22 +11,20 @@ the partials on the driver.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-import operator
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankeval import params
 from rankeval.analysis.exposure import exposure_ks
+from rankeval.build.samples import expand
+from rankeval.build.samples import groups as sample_groups
 from rankeval.build.stages import UserCounts, build
+from rankeval.engines.partial import Partial, item_counts
+from rankeval.engines.sampled import no_corpus_metrics, sampled_partial
 from rankeval.errors import InputError, plural
-from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
@@ -35,83 +33,10 @@ from rankeval.kernels.metrics import compute
 from rankeval.names import MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.notices import merge as merge_notices
-from rankeval.registry import CORPUS, REGISTRY
+from rankeval.registry import REGISTRY
 
 if TYPE_CHECKING:
-    from rankeval.engines.sampled import SampleTotals
     from rankeval.recommender.extras import Extras, ItemStats
-
-
-@dataclass(frozen=True)
-class Partial:
-    """What one partition of users contributes; partials of disjoint partitions merge."""
-
-    users: pa.Array  # evaluated user ids, sorted as byte strings
-    values: dict[MetricSpec, np.ndarray]  # per-user values, in the order of ``users``
-    sums: dict[MetricSpec, tuple[float, ...]]  # exact parts of each metric's sum
-    counts: UserCounts
-    notices: list[Notice]
-    rows_beyond_k: int
-    # Users with tied scores within the scored depth, and the exact parts of each metric's
-    # sum under the pessimistic and the optimistic order of their ties (empty without ties).
-    tied_users: int = 0
-    tie_bounds: dict[MetricSpec, tuple[tuple[float, ...], tuple[float, ...]]] = (
-        dataclasses.field(default_factory=dict))
-    # For corpus metrics, per cut-off (None: the whole list): the ids of the items in any
-    # top-K list with their counts, the users with a non-empty top K, the longest list.
-    item_counts: dict[int | None, ItemCounts] = dataclasses.field(default_factory=dict)
-    # Metrics that cannot score every user (ild): how many users they scored.
-    scored: dict[MetricSpec, int] = dataclasses.field(default_factory=dict)
-    # The longest list scored (positions past the deepest K are not kept, so at most about
-    # that K): a K past it is a K no list reaches.
-    longest: int = 0
-    # A stochastic run (``build/samples.py``): each user's number of sampled rankings and,
-    # per metric, the standard deviation of its values over them (``values`` are the means).
-    samples: np.ndarray | None = None
-    spread: dict[MetricSpec, np.ndarray] = dataclasses.field(default_factory=dict)
-    sample_totals: SampleTotals | None = None  # what the report says of them; they add up
-    # per awrf metric, the run's exposure by item group against its target (they add up)
-    group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ItemCounts:
-    ids: pa.Array
-    counts: np.ndarray
-    users: int
-    longest: int
-
-    def __add__(self, other: ItemCounts) -> ItemCounts:
-        return ItemCounts.combine([self, other])
-
-    @staticmethod
-    def combine(parts: Sequence[ItemCounts]) -> ItemCounts:
-        """The counts of disjoint partitions of users, in one sort (not one per pair: a
-        cluster sends hundreds of partials of millions of items)."""
-        ids = pa.concat_arrays([p.ids.cast(pa.string()) for p in parts])
-        counts = np.concatenate([p.counts for p in parts])
-        order = to_numpy(pc.sort_indices(ids))
-        ids, counts = ids.take(from_numpy(order)), counts[order]
-        same = to_numpy(fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False))
-        starts = np.flatnonzero(np.concatenate([[True], ~same])) if len(ids) else np.zeros(0, int)
-        return ItemCounts(ids.take(from_numpy(starts)), np.add.reduceat(counts, starts)
-                          if len(starts) else counts, sum(p.users for p in parts),
-                          max(p.longest for p in parts))
-
-
-def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None, ItemCounts]:
-    """Per cut-off of a corpus metric (and of ``also``): how many top-K lists hold each
-    item."""
-    out = {}
-    for k in {s.k for s in settings.specs if REGISTRY[s.name].scope == CORPUS} | set(also):
-        rows = np.flatnonzero(chunk.pos <= k) if k is not None else slice(None)
-        counts = np.bincount(chunk.item[rows], minlength=len(item_ids))
-        present = np.flatnonzero(counts)
-        users = count_distinct(chunk.user[rows])
-        longest = int(np.bincount(chunk.user[rows]).max(initial=0)) if users else 0
-        out[k] = ItemCounts(item_ids.take(from_numpy(present)), counts[present], users,
-                            longest)
-    return out
 
 
 def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
@@ -121,9 +46,6 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     per-user value is the mean over the user's samples (``build/samples.py``)."""
     sampled = None
     if preds.sample is not None:
-        from rankeval.build.samples import expand
-        from rankeval.engines.sampled import no_corpus_metrics
-
         no_corpus_metrics(settings, preds)
         preds, truth, sampled = expand(preds, truth, settings)
         release = True  # the composite ids are this function's own
@@ -137,8 +59,6 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
         release_ids(preds, truth)
     groups = None
     if sampled is not None:
-        from rankeval.build.samples import groups as sample_groups
-
         groups = sample_groups(sampled, built.users)
         built = dataclasses.replace(built, chunk=groups.mark(built.chunk))
         chunks = {key: groups.mark(c) for key, c in chunks.items()}
@@ -156,8 +76,6 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     exposure = group_exposure(built.chunk, chunks, settings, groups)
     if groups is not None:
         assert sampled is not None
-        from rankeval.engines.sampled import sampled_partial
-
         partial = sampled_partial(built, values, scored, tied, bounds, groups, sampled,
                                    settings, stats)
         return dataclasses.replace(partial, group_exposure=exposure)
@@ -241,54 +159,6 @@ def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
         examples=[(u, top) for u in users],
         unit="user",
     )
-
-
-def merge(partials: Sequence[Partial]) -> Partial:
-    """One partial for the union of disjoint partitions: per-user rows in id order, parts
-    concatenated (so sums stay exact), counts and notice counts added."""
-    from rankeval.engines.sampled import added
-
-    if len(partials) == 1:
-        return partials[0]
-    users = pa.concat_arrays([p.users.cast(pa.string()) for p in partials])
-    order = to_numpy(pc.sort_indices(users))
-    specs = list(partials[0].values)
-    counts = partials[0].counts
-    for p in partials[1:]:
-        counts = counts + p.counts
-    return Partial(
-        users=users.take(from_numpy(order)),
-        values={s: np.concatenate([p.values[s] for p in partials])[order] for s in specs},
-        sums={s: tuple(x for p in partials for x in p.sums[s]) for s in specs},
-        counts=counts,
-        notices=merge_notices(p.notices for p in partials),
-        rows_beyond_k=sum(p.rows_beyond_k for p in partials),
-        tied_users=sum(p.tied_users for p in partials),
-        tie_bounds=_merged_bounds(partials),
-        item_counts={k: ItemCounts.combine([p.item_counts[k] for p in partials])
-                     for k in partials[0].item_counts},
-        scored={s: sum(p.scored[s] for p in partials) for s in partials[0].scored},
-        longest=max(p.longest for p in partials),
-        samples=None if partials[0].samples is None else np.concatenate(
-            [p.samples for p in partials if p.samples is not None])[order],
-        spread={s: np.concatenate([p.spread[s] for p in partials])[order]
-                for s in partials[0].spread},
-        sample_totals=added([p.sample_totals for p in partials]),
-        group_exposure={s: functools.reduce(operator.add, [p.group_exposure[s]
-                                                          for p in partials])
-                        for s in partials[0].group_exposure},
-    )
-
-
-def _merged_bounds(partials: Sequence[Partial]):
-    """Tie bounds of the union: a partition without ties adds its own sums to both sides."""
-    tied = next((p.tie_bounds for p in partials if p.tie_bounds), None)
-    if tied is None:
-        return {}
-    return {s: tuple(tuple(x for p in partials
-                           for x in (p.tie_bounds[s][side] if p.tie_bounds else p.sums[s]))
-                     for side in (0, 1))
-            for s in tied}
 
 
 def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[Notice]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rankeval.engines import EXTRA, Engine, Job
+from rankeval.engines.interface import EXTRA, Engine, Job
 from rankeval.errors import OptionError
 
 

@@ -5,47 +5,19 @@ partitions as the rest of a ``Partial`` does."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from rankeval.analysis.exposure import exposure_ks
 from rankeval.build.stages import UserCounts
-from rankeval.engines.partition import Partial, item_counts
+from rankeval.engines.partial import Partial, SampleTotals, item_counts
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions
 from rankeval.kernels.aggregate import exact_parts, mean
-from rankeval.names import MetricSpec
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
-
-
-@dataclass(frozen=True)
-class SampleTotals:
-    """A stochastic run's sampled rankings and spreads as sums that add up over partitions:
-    the rankings, the fewest and most of one user, and per metric the exact parts of the sum
-    of the users' standard deviations with how many users have one."""
-
-    rankings: int
-    fewest: int
-    most: int
-    spread: dict[MetricSpec, tuple[tuple[float, ...], int]]
-
-    def __add__(self, other: SampleTotals) -> SampleTotals:
-        return SampleTotals(
-            self.rankings + other.rankings, min(self.fewest, other.fewest),
-            max(self.most, other.most),
-            {s: (parts + other.spread[s][0], n + other.spread[s][1])
-             for s, (parts, n) in self.spread.items()})
-
-    @staticmethod
-    def of(rankings: np.ndarray, spread: dict[MetricSpec, np.ndarray]) -> SampleTotals:
-        defined = {s: v[~np.isnan(v)] for s, v in spread.items()}
-        return SampleTotals(int(rankings.sum()), int(rankings.min(initial=2**62)),
-                            int(rankings.max(initial=0)),
-                            {s: (exact_parts(v), len(v)) for s, v in defined.items()})
+from rankeval.results.evaluation import Samples
 
 
 def no_corpus_metrics(settings, preds: Predictions) -> None:
@@ -93,34 +65,6 @@ def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settin
         spread=spread,
         sample_totals=SampleTotals.of(groups.rankings, spread),
     )
-
-
-def added(totals: list[SampleTotals | None]) -> SampleTotals | None:
-    """The sample totals of a union (a deterministic partition adds none)."""
-    present = [t for t in totals if t is not None]
-    if not present:
-        return None
-    out = present[0]
-    for t in present[1:]:
-        out = out + t
-    return out
-
-
-@dataclass(frozen=True)
-class Samples:
-    """A stochastic run (several sampled rankings per user): each per-user value is the mean
-    over the user's samples; ``spread`` is, per metric, the mean over users of the standard
-    deviation of their values over their samples (0 for the expected-exposure metrics, whose
-    value is one per user)."""
-
-    rankings: int  # sampled rankings evaluated, over every user
-    fewest: int  # the fewest and the most sampled rankings one user has
-    most: int
-    spread: dict[str, float]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"rankings": self.rankings, "per_user": {"min": self.fewest, "max": self.most},
-                "spread": {m: None if math.isnan(v) else v for m, v in self.spread.items()}}
 
 
 def samples_of(partial: Partial) -> Samples | None:

@@ -42,9 +42,11 @@ HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
 _DATABASES = ("sqlite", "postgresql", "mysql", "mssql")
 
 
-def _mlflow():
+def require():
+    """mlflow imported, its release checked against the tested range; not installed:
+    an ``OptionError`` naming the extra to install."""
     try:
-        import mlflow
+        import mlflow  # optional dependency (rankeval[mlflow])
     except ImportError:
         raise OptionError("MLflow logging needs mlflow: pip install 'rankeval[mlflow]' (from "
                           "this checkout: pip install -e '.[mlflow]')") from None
@@ -78,7 +80,7 @@ def log_evaluation(ev, run_id: str | None = None, artifacts: bool = True,
     """Log ``ev`` to MLflow (``run_id``: that run; else the active run, else a new one) and
     return the run's id. Any failure of MLflow's is an ``IntegrationError``: one line naming
     the store and the cause."""
-    mlflow = _mlflow()
+    mlflow = require()
     uri = mlflow.get_tracking_uri()
     store = shown_uri(uri)
     try:

@@ -34,9 +34,11 @@ from rankeval.integrations.support import failure, scoped_env, shown_uri
 ENV_DEFAULTS = {"WANDB_INIT_TIMEOUT": "15", "WANDB_SILENT": "true"}
 
 
-def _wandb():
+def require():
+    """wandb imported, its release checked against the tested range; not installed:
+    an ``OptionError`` naming the extra to install."""
     try:
-        import wandb
+        import wandb  # optional dependency (rankeval[wandb])
     except ImportError:
         raise OptionError("W&B logging needs wandb: pip install 'rankeval[wandb]' (from this "
                           "checkout: pip install -e '.[wandb]')") from None
@@ -61,7 +63,7 @@ def _store(run: Any) -> str:
 def log_evaluation(ev, run: Any = None) -> str:
     """Log ``ev`` to ``run`` (a W&B run), the active run, or a new one; returns its id. Any
     failure of W&B's is an ``IntegrationError``: one line naming the store and the cause."""
-    wandb = _wandb()
+    wandb = require()
     own = run is None and wandb.run is None
     run = run if run is not None else wandb.run
     store = _store(run)

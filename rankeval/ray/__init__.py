@@ -23,18 +23,20 @@ from typing import Any, Unpack
 
 import numpy as np
 
+from rankeval.api.evaluate import evaluate as evaluate_on
 from rankeval.dependencies import check_versions
-from rankeval.engines import ON_SIGNAL, signal_handlers_kept
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import merge
+from rankeval.engines.partial import merge
+from rankeval.engines.signals import ON_SIGNAL, signal_handlers_kept
 from rankeval.errors import InputError, RankevalError
-from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
 from rankeval.io.validate import Validation
 from rankeval.ray.items import RayExtras, item_stats
 from rankeval.ray.read import Input, job_error, read_input
 from rankeval.ray.result import RayValues
+from rankeval.results.evaluation import Evaluation
+from rankeval.settings import EvaluateOptions
 from rankeval.spark import _empty, _judgements, _rows, counted  # engine-neutral: chunk results in
 from rankeval.spark.result import merged_errors
 from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, Layout, extra_columns, output_schema
@@ -126,8 +128,6 @@ def evaluate(
     (default: one per CPU of the cluster, fewer for inputs under 50,000 rows a partition,
     more past 2M rows a partition). Every
     other keyword is ``rankeval.evaluate``'s."""
-    from rankeval.evaluation import evaluate as evaluate_on
-
     result = evaluate_on(predictions, truth, metrics, k, compat=compat,
                          preds_format=preds_format, truth_format=truth_format, train=train,
                          catalog=catalog, item_features=item_features,

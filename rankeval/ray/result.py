@@ -12,14 +12,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.engines.store import LocalValues
 from rankeval.errors import OptionError
 from rankeval.io.datasets import write_dataset
+from rankeval.results.store import LocalValues
 
 
 @dataclass(frozen=True, eq=False)
 class RayValues:
-    """Per-user values that stay where they were computed (``engines.store.Store``): the
+    """Per-user values that stay where they were computed (``results.store.Store``): the
     tables of the scoring tasks, user_id + one column per metric, as a Ray Dataset
     (``frame``). They come to the driver when asked (``collect``: users x metrics doubles),
     for what needs them all in one place: bootstrap intervals, the HTML page's charts,

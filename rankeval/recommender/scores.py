@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 import pyarrow as pa
 
+from rankeval.api.evaluate import evaluate
 from rankeval.errors import OptionError
 from rankeval.kernels.chunk import segment_positions
 from rankeval.registry import REGISTRY
@@ -47,8 +48,6 @@ def evaluate_scores(
 
     >>> result = evaluate_scores((U, V), test_matrix, ["ndcg", "recall"], k=10, exclude=train)
     """
-    from rankeval.evaluation import evaluate
-
     compute, n_u, n_i = _scorer(scores, n_users, n_items)
     user_ids = _ids(users, n_u, "users")
     item_ids = _ids(items, n_i, "items")

@@ -1,9 +1,12 @@
-"""The sections of the compare HTML report (the page itself: ``html``)."""
+"""The sections of the compare HTML report (the page itself: ``html``; the pieces it is made
+of: ``html_page``)."""
 
 from __future__ import annotations
 
+from rankeval.analysis.changes import most_changed
 from rankeval.names import from_name, k_runs
-from rankeval.report import figures
+from rankeval.report import charts, figures
+from rankeval.report.analyses import pairs_note, pairs_rows
 from rankeval.report.comparison import (
     compare_footer,
     compare_segment_tables,
@@ -12,22 +15,23 @@ from rankeval.report.comparison import (
     segment_note,
     test_cells,
 )
-from rankeval.report.html import (
+from rankeval.report.html_page import (
     LONG_ROWS,
     UNDEFINED,
-    _conventions,
-    _curves,
-    _distributions,
-    _notices,
-    _popularity,
     chart_section,
     charts_grid,
+    conventions_section,
+    curves_section,
+    distributions_section,
     fold_away,
+    notices_section,
+    popularity_section,
     section,
     table,
     text,
 )
 from rankeval.report.numbers import defined, fixed
+from rankeval.report.sections import overlap_section, top_rows
 
 
 def compare_sections(result) -> list[str]:
@@ -36,12 +40,12 @@ def compare_sections(result) -> list[str]:
                *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
     long = len(result.metrics) > LONG_ROWS
     return [
-        _verdict(result), _summary(result, headline=long), _pairs(result), _curves(view),
-        _forest(result),
-        _differences(result), _distributions(view), _segments(result), _popularity(view),
+        _verdict(result), _summary(result, headline=long), _pairs(result),
+        curves_section(view), _forest(result), _differences(result),
+        distributions_section(view), _segments(result), popularity_section(view),
         _top(result), _overlap(result), _summary(result, folded=True) if long else "",
-        _notices(notices),
-        _conventions(result.settings, compare_footer(result), _inputs(result)),
+        notices_section(notices),
+        conventions_section(result.settings, compare_footer(result), _inputs(result)),
     ]
 
 
@@ -78,9 +82,6 @@ def _pairs(result) -> str:
     """Every pair of runs (--all-pairs): per metric, the heatmap and the matrix."""
     if not result.pairs:
         return ""
-    from rankeval.report import charts
-    from rankeval.report.analyses import pairs_note, pairs_rows
-
     body = ""
     for pairs in result.pairs:
         cid = f"chart-pairs-{figures.slug(pairs.metric)}"
@@ -97,8 +98,6 @@ def _overlap(result) -> str:
     """Rank-biased overlap of each run with its baseline (--rbo)."""
     if not result.overlaps:
         return ""
-    from rankeval.report.sections import overlap_section
-
     part = overlap_section(result.overlaps)
     return section("rbo", part.title, table(list(part.head), [list(r) for r in part.rows]),
                    part.notes[0])
@@ -197,11 +196,9 @@ TOP = 5  # users per list when --top-changes did not say
 
 
 def _top(result) -> str:
-    from rankeval.comparison.changes import most_changed
-    from rankeval.report.sections import top_rows
-
     shown = [str(s) for s in figures.headline(list(result.settings.specs))]
-    top = result.top or most_changed(result, TOP, shown)
+    top = result.top or most_changed(result.values, result.shared_users, result.baseline,
+                                      result.candidates, shown, TOP)
     body = ""
     for run, metrics in top.items():
         for metric, lists in metrics.items():

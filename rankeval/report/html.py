@@ -8,110 +8,33 @@ appears only when it applies; each has a stable element id (tests and links rely
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
 from rankeval import __version__
 from rankeval.errors import OptionError
-from rankeval.report import figures, visible
+from rankeval.report import charts, figures
 from rankeval.report import sections as model
+from rankeval.report.compare_html import compare_sections
+from rankeval.report.html_page import (
+    CSS,
+    LONG_ROWS,
+    UNDEFINED,
+    charts_grid,
+    conventions_section,
+    curves_section,
+    distributions_section,
+    fold_away,
+    notices_section,
+    popularity_section,
+    section,
+    section_table,
+    table,
+    text,
+)
+from rankeval.report.offpolicy import sections as ope_sections
+from rankeval.report.sampled import sections as sampled_sections
 from rankeval.report.sections import Section
-from rankeval.settings import footer
-
-CSS = """
-:root { --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --grid: #d8dee4; --panel: #f6f8fa;
-  --good: #1a7f37; --bad: #cf222e; --accent: #0969da; color-scheme: light dark; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1;
-  --grid: #30363d; --panel: #161b22; --good: #3fb950; --bad: #f85149; --accent: #4493f8; } }
-@media print { :root { --fg: #000; --bg: #fff; --muted: #444; --grid: #ccc; --panel: #fff;
-  --good: #1a7f37; --bad: #cf222e; } section, figure { break-inside: avoid; }
-  .scroll { overflow: visible; } }
-* { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 72rem; padding: 1.5rem; color: var(--fg);
-  background: var(--bg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto,
-  "DejaVu Sans", sans-serif; }
-h1 { font-size: 1.5rem; margin: 0 0 .25rem; } h2 { font-size: 1.15rem; margin: 0 0 .5rem; }
-h3 { font-size: 1rem; margin: 1rem 0 .4rem; }
-header p, .note, figcaption { color: var(--muted); }
-section { border-top: 1px solid var(--grid); padding: 1rem 0; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: .25rem 0; }
-th, td { padding: .2rem .6rem; border-bottom: 1px solid var(--grid); text-align: right;
-  white-space: nowrap; }
-th:first-child, td:first-child, .text { text-align: left; }
-thead th { border-bottom: 2px solid var(--grid); }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(30rem, 1fr));
-  gap: 1rem; }
-figure { margin: 0; background: var(--panel); border-radius: 6px; padding: .5rem; }
-figure svg { width: 100%; height: auto; display: block; }
-svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans",
-  sans-serif; }
-figcaption { font-size: .85rem; padding: .25rem .25rem 0; }
-.pass { color: var(--good); font-weight: 600; } .fail { color: var(--bad); font-weight: 600; }
-.banner { font-size: 1.1rem; padding: .5rem .75rem; border-radius: 6px;
-  background: var(--panel); border-left: 4px solid var(--good); }
-.banner.failed { border-left-color: var(--bad); }
-code { font-size: .9em; }
-ul { margin: .25rem 0; padding-left: 1.25rem; }
-"""
-
-
-UNDEFINED = "undefined"  # how the page shows an undefined value (SPEC section 9)
-
-_NUMBER = re.compile(r"^(<[^>]+>)*[-+]?[\d.,\[\]\s%+/e*?-]*(</[^>]+>)?$")
-
-
-def text(value: object) -> str:
-    """Data (ids, names, paths) as HTML text: escaped, control characters made visible."""
-    return html.escape(visible(value))
-
-
-def table(head: list[str], rows: list[list[str]], raw: bool = False) -> str:
-    """A table of text cells (escaped unless ``raw``: cells already HTML); numbers right,
-    words left, each header over its column's first cell."""
-    cell = (lambda x: x) if raw else text
-
-    def kind(x) -> str:
-        return "" if _NUMBER.match(str(x)) else " class=text"
-
-    first = rows[0] if rows else []
-    top = "".join(f"<th{kind(first[i]) if i < len(first) else ''}>{text(h)}</th>"
-                  for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td{kind(x)}>{cell(x)}</td>" for x in row) + "</tr>"
-                   for row in rows)
-    return f'<div class="scroll"><table><thead><tr>{top}</tr></thead><tbody>{body}</tbody>' \
-           "</table></div>"
-
-
-def section_table(s: Section) -> str:
-    """A section's table, every cell escaped; a toned cell coloured, a verdict with its
-    glyph."""
-    def shown(i: int, j: int, x: str) -> str:
-        tone = s.tone(i, j)
-        if not tone:
-            return text(x)
-        glyph = ("✓ " if tone > 0 else "✗ ") if s.passed is not None else ""
-        return f'<span class="{"pass" if tone > 0 else "fail"}">{glyph}{text(x)}</span>'
-
-    return table(list(s.head), [[shown(i, j, x) for j, x in enumerate(row)]
-                                for i, row in enumerate(s.rows)], raw=True)
-
-
-def section(sid: str, title: str, body: str, intro: str = "") -> str:
-    lead = f'<p class="note">{intro}</p>' if intro else ""
-    return f'<section id="{sid}"><h2>{text(title)}</h2>{lead}{body}</section>'
-
-
-def chart_section(sid: str, title: str, items: list[tuple[str, str, str]], intro: str) -> str:
-    """A section of charts, or nothing when there is none to draw."""
-    return section(sid, title, charts_grid(items), intro) if items else ""
-
-
-def charts_grid(items: list[tuple[str, str, str]]) -> str:
-    return '<div class="grid">' + "".join(
-        f'<figure id="{cid}">{svg}<figcaption>{text(caption)}</figcaption></figure>'
-        for cid, caption, svg in items) + "</div>"
 
 
 def page(title: str, lead: str, sections: list[str]) -> str:
@@ -125,8 +48,6 @@ def page(title: str, lead: str, sections: list[str]) -> str:
 
 def check_available() -> None:
     """Before any input is read: the plotting library is installed."""
-    from rankeval.report import charts
-
     if not charts.available():
         raise OptionError("the HTML report draws its charts with matplotlib: "
                           "pip install 'rankeval[report]' (or matplotlib)")
@@ -145,26 +66,18 @@ def render(ev) -> str:
     parts = {s.key: s for s in model.score(ev, UNDEFINED)}
     sections = [
         _gates(parts.get("gates")), _headline(ev) if long else _summary(ev, parts),
-        _curves(view), _distributions(view, parts.get("distribution")),
-        _segments_score(ev, parts), _fairness(ev, parts), _popularity(view),
+        curves_section(view), distributions_section(view, parts.get("distribution")),
+        _segments_score(ev, parts), _fairness(ev, parts), popularity_section(view),
         _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),
-        _notices([n.message for n in ev.notices]),
-        _conventions(ev.settings, [model.users_line(ev)], _inputs(ev)),
+        notices_section([n.message for n in ev.notices]),
+        conventions_section(ev.settings, [model.users_line(ev)], _inputs(ev)),
     ]
     return page(f"rankeval: {view.runs[0]}", lead, sections)
-
-
-LONG_ROWS = 12  # a table longer than this (or wider than 3 cut-offs) is folded below the charts
 
 
 def _long(ev) -> bool:
     columns, rows = ev.summary_rows()
     return len(columns) > 3 or len(rows) > LONG_ROWS
-
-
-def fold_away(summary: str, body: str) -> str:
-    """A long table, folded: a click opens it (no script: HTML's own details element)."""
-    return f"<details><summary>{text(summary)}</summary>{body}</details>"
 
 
 def _headline(ev) -> str:
@@ -209,24 +122,6 @@ def _summary(ev, parts: dict[str, Section], folded: bool = False) -> str:
     return section("summary", "Summary", body, intro + ".")
 
 
-def _curves(view) -> str:
-    return chart_section("curves", "Metrics by cut-off", figures.curves(view),
-                         "How each metric grows with K, one line per run.")
-
-
-def _distributions(view, shape: Section | None = None) -> str:
-    items = figures.distributions(view)
-    if not items:
-        return ""
-    body = charts_grid(items)
-    if shape is not None:
-        body += section_table(shape)
-    return section("distributions", "Distribution over users", body,
-                   "The share of users at each value: a mean hides users the model fails "
-                   "(at 0) and the spread. One cut-off per metric: 10 when asked, else the "
-                   "deepest.")
-
-
 def _segments_score(ev, parts: dict[str, Section]) -> str:
     if not ev.segments:
         return ""
@@ -265,35 +160,12 @@ def _fairness(ev, parts: dict[str, Section]) -> str:
                    "its target, and the largest gap of each metric between user segments.")
 
 
-def _popularity(view) -> str:
-    return chart_section("popularity", "Popularity bias", figures.popularity(view),
-                         "Whether recommendations concentrate on popular items: the further a "
-                         "curve from the diagonal, the more exposure a few items take.")
-
-
 def _ties(ties: Section | None) -> str:
     if ties is None:
         return ""
     body = section_table(ties) if ties.head else ""
     return section("ties", "Tied scores", body + "".join(
         f'<p class="note">{text(note)}</p>' for note in ties.notes))
-
-
-def _notices(messages: list[str]) -> str:
-    if not messages:
-        return ""
-    items = "".join(f"<li>{text(m)}</li>" for m in messages)
-    return section("notices", "Notices", f"<ul>{items}</ul>")
-
-
-def _conventions(settings, lines: list[str], inputs: str) -> str:
-    parts = footer(settings).removeprefix("settings: ").split(" · ")
-    items = "".join(f"<li>{text(p)}</li>" for p in parts)
-    notes = "".join(f'<p class="note">{text(line)}</p>' for line in lines)
-    return section("conventions", "Conventions and inputs",
-                   f"<ul>{items}</ul>{notes}{inputs}",
-                   "The settings that shaped these numbers (rankeval's settings table; the "
-                   "JSON report has them all).")
 
 
 def _inputs(ev) -> str:
@@ -304,8 +176,6 @@ def _inputs(ev) -> str:
 
 def render_compare(result) -> str:
     """The compare report as one HTML page."""
-    from rankeval.report.compare_html import compare_sections
-
     check_available()
     names = ", ".join(r.name for r in result.runs)
     lead = (f"{len(result.runs)} runs ({text(names)}) against "
@@ -318,12 +188,11 @@ def render_compare(result) -> str:
                 compare_sections(result))
 
 
-
 def render_power(result) -> str:
     """The power analysis as one HTML page (a table; no chart)."""
     (power,) = model.power(result)
     lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"
-    notes = _notices(list(result.notices))
+    notes = notices_section(list(result.notices))
     return page("rankeval: power", lead, [
         section("power", "Power and sample size", section_table(power),
                 text(" ".join(power.notes))), notes])
@@ -332,8 +201,6 @@ def render_power(result) -> str:
 def render_ope(result) -> str:
     """``rankeval ope`` as one HTML page: the gates, each run's estimates and weights, the
     differences (tables; no chart)."""
-    from rankeval.report.offpolicy import sections as ope_sections
-
     lead = (f"{result.log['slates']:,} slates of {text(result.log['path'])} · rankeval "
             f"{__version__}")
     return _tables_page("rankeval: ope", lead, ope_sections(result))
@@ -341,8 +208,6 @@ def render_ope(result) -> str:
 
 def render_sampled(result) -> str:
     """``rankeval sampled`` as one HTML page (tables; no chart)."""
-    from rankeval.report.sampled import sections as sampled_sections
-
     lead = (f"{result.negatives:,} sampled negatives among {result.candidates:,} candidates "
             f"· rankeval {__version__}")
     return _tables_page("rankeval: sampled", lead, sampled_sections(result))

@@ -25,16 +25,19 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Unpack
 
+from rankeval.api.evaluate import evaluate as evaluate_on
 from rankeval.dependencies import check_versions
-from rankeval.engines import signal_handlers_kept
 from rankeval.engines.finish import finish
-from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
+from rankeval.engines.partial import merge
+from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
+from rankeval.engines.signals import signal_handlers_kept
 from rankeval.errors import InputError, OptionError, RankevalError
-from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
 from rankeval.io.validate import Validation
 from rankeval.recommender.extras import Extras
+from rankeval.results.evaluation import Evaluation
+from rankeval.settings import EvaluateOptions
 from rankeval.spark.frames import combine, describe, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
 from rankeval.spark.result import SparkValues, merged_errors
@@ -120,8 +123,6 @@ def evaluate(
     (``bucket=0/``...): each value is scored in one task, read by pyarrow, with no
     shuffle. Every other keyword is ``rankeval.evaluate``'s.
     """
-    from rankeval.evaluation import evaluate as evaluate_on
-
     result = evaluate_on(predictions, truth, metrics, k, compat=compat,
                          preds_format=preds_format, truth_format=truth_format, train=train,
                          catalog=catalog, item_features=item_features,

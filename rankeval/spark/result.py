@@ -12,15 +12,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.engines.store import LocalValues
 from rankeval.errors import InputError, OptionError
 from rankeval.io.datasets import write_dataset
+from rankeval.results.store import LocalValues
 
 
 @dataclass(frozen=True, eq=False)
 class SparkValues:
     """Per-user values that stay on the cluster: a (cached) Spark DataFrame, user_id + one
-    column per metric (``engines.store.Store``). The distribution and segment means are
+    column per metric (``results.store.Store``). The distribution and segment means are
     computed there; the values come to the driver only when asked (``collect``: users x
     metrics doubles), for what needs them all in one place: bootstrap intervals, the HTML
     page's charts, per-query lines."""

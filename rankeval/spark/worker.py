@@ -23,7 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.engines.partition import Partial, evaluate_partition
+from rankeval.engines.partial import Partial
+from rankeval.engines.partition import evaluate_partition
 from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
 from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy

@@ -1,0 +1,143 @@
+"""``evaluate(predictions, truth, ...)`` -> an immutable ``Evaluation``: the library's entry
+point.
+
+The library never prints, exits or reads ``sys.argv``: warnings come back as ``Notice`` data and
+problems as ``RankevalError`` exceptions. The command line is a thin shell over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Unpack
+
+from rankeval.engines.interface import EXTRA, Job
+from rankeval.engines.pipeline import run
+from rankeval.engines.registry import engine_options as own_options
+from rankeval.engines.registry import get
+from rankeval.io.columns import COLUMN_OPTIONS
+from rankeval.recommender.extras import check_needs
+from rankeval.results.evaluation import Evaluation
+from rankeval.settings import EvaluateOptions, make_settings
+
+
+def evaluate(
+    predictions: Any,
+    truth: Any,
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
+    *,
+    compat: str | None = None,
+    preds_format: str | None = None,
+    truth_format: str | None = None,
+    train: Any = None,
+    catalog: Any = None,
+    item_features: Any = None,
+    item_groups: Any = None,
+    propensity: Any = None,
+    engine: str = "local",
+    engine_options: Mapping[str, Any] | None = None,
+    **options: Unpack[EvaluateOptions],
+) -> Evaluation:
+    """Evaluate a ranking against ground truth.
+
+    ``predictions`` and ``truth`` are pandas or polars DataFrames, Arrow tables or record
+    batches, or file paths. Columns are found by name or alias (``user_id``/``qid``,
+    ``item_id``/``docno``, ``rank``, ``score``, ``relevance``/``rating``) unless named with
+    ``user_col``, ``item_col``, ``rank_col``, ``score_col``, ``relevance_col``.
+    ``metrics``: names such as ``"ndcg"`` (every K) or ``"map@5"``; ``k``: one or more cut-offs.
+    ``compat="trec_eval"``: trec_eval's conventions and measure names.
+    ``train``: training interactions (user, item, optional ``count``), for seen-item exclusion
+    and the popularity metrics; ``catalog``: the item universe (coverage, gini);
+    ``item_features``: per-item vectors or tags (ild, serendipity); ``item_groups``: the
+    group(s) of each item, per group column (awrf); ``propensity``: each item's (or each
+    user-item pair's) probability of being observed (ips_recall, ... without gamma=). Any
+    form the two main inputs take (``train_format``, ..., ``propensity_format`` for paths).
+    ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
+    with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
+    session, "partitions": 64}``).
+
+    The settings (keywords; None means the default):
+
+    - gain: 'linear' | 'exponential' (default 'linear'). Gain of a relevance r in
+      CG/DCG/NDCG: linear r, or exponential 2^r - 1.
+    - ap_denominator: 'min' | 'relevant' (default 'min'). Divide AP@K by min(R, K), or by
+      R, all relevant items (trec_eval).
+    - rr_target: 'first-relevant' | 'most-relevant' (default 'first-relevant'). MRR uses
+      the rank of the first relevant item, or of the most relevant one.
+    - relevance_threshold: T (default None). An item is relevant when relevance >= T
+      (default: relevance > 0).
+    - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic'
+      (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item id
+      ascending, or file order; or scored fairly: the expected value over all their
+      orders, or the best or worst order (relevant items first or last).
+    - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the
+      run has both a rank and a score column: its ranks, or its scores (trec_eval,
+      pytrec_eval and ir_measures read scores and never ranks); a run with one of
+      them is ordered by that one.
+    - zero_relevant_users: 'skip' | 'zero' (default 'skip'). Users with no relevant item:
+      leave out, or score 0 and average in (trec_eval).
+    - skip_missing_users: True | False (default False). Leave out users with relevant
+      items but no predictions (default: they score 0; trec_eval leaves them out unless
+      given -c).
+    - missing_user_counts: 'counted' | 'zero' (default 'counted'). num_q and num_rel of a
+      user scored without predictions: counted, as trec_eval -c counts them, or 0 like every
+      other metric, as ir_measures fills a query missing from the run.
+    - max_depth: N (default None). Only the first N items of each list count, for every
+      metric and K (trec_eval -M).
+    - judged_only: True | False (default False). Condensed lists: drop the items without a
+      judgement in the truth before cutting at K, so that the rest move up (trec_eval -J;
+      Sakai 2007).
+    - rbp_p: P (default 0.8). Persistence p of rank-biased precision: the chance of
+      reading on to the next item (trec_eval 10.0: 0.9).
+    - rbp_gain: 'binary' | 'graded' (default 'binary'). What an item earns in RBP: 1 when
+      relevant, or its grade divided by the user's highest grade when that exceeds 1,
+      whatever the relevance threshold (trec_eval 10.0).
+    - rbp_residual_tail: 'always' | 'if-unjudged' (default 'always'). rbp_residual counts
+      the weight past the list's end always (Moffat and Zobel), or only when the list holds
+      an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
+    - patience: P (default 0.5). The expected-exposure reader's patience p: an item at
+      rank i gets exposure p^(i-1) (Diaz et al. 2020; the paper's 0.5).
+    - gains: G=V,... (default None). The gain of each grade in the DCG family, as
+      GRADE=GAIN pairs (e.g. gains 1=1,2=3); a grade not named keeps its own value, and
+      the gain function then applies (trec_eval's ndcg.1=1,2=3).
+    - collection_size: N (default None). Items in the collection, read by utility's fourth
+      coefficient (the non-relevant items not retrieved) alone (trec_eval -N).
+    - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
+      level L into a number of relevant items: round(L R) (trec_eval 10.0), or floor(L R +
+      0.9) (trec_eval 9.0.8, pytrec_eval, ir_measures).
+    - err_max_grade: G (default 4.0). Highest relevance grade of ERR: a grade g stops the
+      reader with probability (2^g - 1) / 2^max (gdeval and ir_measures use 4); higher
+      grades are an error.
+    - exclude_seen: True | False (default False). Drop predicted (user, item) pairs
+      present in train before cutting at K; the rest move up.
+    - exclude_seen_truth: True | False (default False). Also drop truth rows whose (user,
+      item) pair is in train.
+    - popularity: 'users' | 'interactions' (default 'users'). Item popularity from train:
+      its distinct users, or its interactions (rows, or the sum of the count column).
+    - tail_share: S (default 0.2). long_tail: the short head is the most popular items
+      holding 1 - S of all popularity.
+    - dedupe: True | False (default False). Keep the best-ranked of repeated (user, item)
+      predictions instead of failing.
+
+    Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
+    ``relevance_col``, ``count_col`` (train), ``propensity_col``; formats: ``train_format``,
+    ``catalog_format``, ``item_features_format``, ``item_groups_format``,
+    ``propensity_format``.
+
+    >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
+    >>> result.metrics["ndcg@10"], result.per_user.head()
+    """
+    chosen = get(engine)
+    given = own_options(chosen, dict(engine_options or {}))
+    rest: dict[str, Any] = dict(options)
+    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
+    extras = {"train": train, "catalog": catalog, "item_features": item_features,
+              "item_groups": item_groups, "propensity": propensity,
+              **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
+    settings = make_settings(metrics, k, compat=compat, **rest)
+    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
+    job = Job(predictions, truth, settings, columns, {}, preds_format, truth_format, extras,
+              given)
+    chosen.check(job)
+    return run(chosen, job)
+
