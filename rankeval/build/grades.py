@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.build.encode import pair_keys
 from rankeval.build.join import lookup
 from rankeval.errors import InputError
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.build.encode import pair_keys
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
 from rankeval.params import FROM_FILE, exponent, kernel_params
 

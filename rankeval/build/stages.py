@@ -28,7 +28,6 @@ from rankeval.build.checks import (
     report_duplicates,
     spurious_ties,
 )
-from rankeval.build.encode import duplicates, factorize_list, pair_keys
 from rankeval.build.grades import with_grades, with_groups
 from rankeval.build.join import (
     ideal,
@@ -52,6 +51,7 @@ from rankeval.build.ordering import (
 from rankeval.build.propensity import with_propensities
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
+from rankeval.io.encode import duplicates, factorize_list, pair_keys
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each

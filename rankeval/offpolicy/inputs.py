@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.build.encode import duplicates, factorize
+from rankeval.build.checks import report_duplicates
 from rankeval.build.ordering import order_rows
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy
 from rankeval.io.cast import ID
 from rankeval.io.columns import resolve_role
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.load import _finite, _ids, _read, _report_rows, open_input
 from rankeval.io.readers import Source
 from rankeval.kernels.chunk import segment_positions
@@ -224,9 +225,6 @@ def code_rankings(preds, user: np.ndarray, item: np.ndarray, depth: int, ties: s
                   ) -> Rankings:
     """Each list of a run (a user's, or each of its samples) ordered as ``score`` orders it,
     to ``depth``; repeated items within a list are an error, as in ``score``."""
-    from rankeval.build.checks import report_duplicates
-    from rankeval.build.encode import pair_keys
-
     if preds.sample is not None:
         (sample,), _ = factorize(preds.sample)
         n_samples = int(sample.max(initial=0)) + 1

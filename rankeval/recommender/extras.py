@@ -17,10 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import factorize, pair_keys
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.columns import EXTRA
+from rankeval.io.encode import factorize, pair_keys
 from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
 from rankeval.kernels.distinct import distinct, first_index
 from rankeval.params import FROM_FILE, exponent, kernel_params

@@ -15,10 +15,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import factorize
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
+from rankeval.io.encode import factorize
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import _ids, _read
 from rankeval.io.readers import Source, Table

@@ -12,11 +12,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.cast import ID
 from rankeval.io.columns import resolve_role
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import _finite, _ids, _num, _read, _report_rows
 from rankeval.io.readers import Source, Table

@@ -13,11 +13,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import pair_keys
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import take
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
 from rankeval.notices import Notice
