@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from rankeval.version import __version__ as __version__
 
 # Public name -> the module that defines it. Imported on first use, so that `import rankeval`
 # (and `rankeval --help`) stays light.
