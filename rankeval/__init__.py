@@ -29,7 +29,7 @@ _EXPORTS = {
     "Evaluation": "evaluation",
     "make_settings": "settings",
     "Settings": "settings",
-    "validate_inputs": "io.validate",
+    "validate_inputs": "engines.validation",
     "convert": "io.convert",
     "REGISTRY": "registry",
     "Metric": "registry",
@@ -49,13 +49,13 @@ if TYPE_CHECKING:
     from rankeval.analysis.sampled_runs import sampled as sampled
     from rankeval.comparison import CompareResult as CompareResult
     from rankeval.comparison import compare as compare
+    from rankeval.engines.validation import validate_inputs as validate_inputs
     from rankeval.errors import InputError as InputError
     from rankeval.errors import OptionError as OptionError
     from rankeval.errors import RankevalError as RankevalError
     from rankeval.evaluation import Evaluation as Evaluation
     from rankeval.evaluation import evaluate as evaluate
     from rankeval.io.convert import convert as convert
-    from rankeval.io.validate import validate_inputs as validate_inputs
     from rankeval.names import MetricSpec as MetricSpec
     from rankeval.notices import Notice as Notice
     from rankeval.offpolicy import ope as ope

@@ -31,10 +31,10 @@ from rankeval.engines.store import LocalValues, Store
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import numeric_order
 from rankeval.io.columns import COLUMN_OPTIONS
+from rankeval.io.extras import check_needs
 from rankeval.kernels.aggregate import overall
 from rankeval.names import ALL, MetricSpec, from_name
 from rankeval.notices import Notice
-from rankeval.recommender.extras import check_needs
 from rankeval.registry import CORPUS, GEOMETRIC, MEAN, REGISTRY
 from rankeval.report import views
 from rankeval.settings import EvaluateOptions, Settings, make_settings

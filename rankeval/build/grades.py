@@ -16,8 +16,8 @@ from rankeval.kernels.chunk import Chunk
 
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes, Selection
+    from rankeval.io.groups import ItemGroups
     from rankeval.io.load import Truth
-    from rankeval.recommender.groups import ItemGroups
 
 
 def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chunk:

@@ -10,6 +10,7 @@ import math
 import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
+from rankeval.build.items import ItemStats, item_stats
 from rankeval.engines.partition import (
     Partial,
     corpus_notices,
@@ -22,11 +23,11 @@ from rankeval.engines.partition import (
     with_user_notices,
 )
 from rankeval.evaluation import Evaluation, InputSummary
+from rankeval.io.extras import Extras
 from rankeval.io.load import Predictions, Train, Truth
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
 from rankeval.notices import Notice
-from rankeval.recommender.extras import Extras, ItemStats, item_stats
 from rankeval.registry import CORPUS, REGISTRY
 
 

@@ -38,8 +38,9 @@ from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
 
 if TYPE_CHECKING:
+    from rankeval.build.items import ItemStats
     from rankeval.engines.sampled import SampleTotals
-    from rankeval.recommender.extras import Extras, ItemStats
+    from rankeval.io.extras import Extras
 
 
 @dataclass(frozen=True)

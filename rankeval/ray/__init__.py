@@ -26,11 +26,11 @@ import numpy as np
 from rankeval.engines import ON_SIGNAL, signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import merge
+from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, RankevalError
 from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
-from rankeval.io.validate import Validation
 from rankeval.ray.items import RayExtras, item_stats
 from rankeval.ray.read import Input, job_error, read_input
 from rankeval.ray.result import RayValues

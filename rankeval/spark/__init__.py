@@ -28,12 +28,12 @@ from typing import Any, Unpack
 from rankeval.engines import signal_handlers_kept
 from rankeval.engines.finish import finish
 from rankeval.engines.partition import judgement_notice, merge, unevaluable, user_notices
+from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.evaluation import EvaluateOptions, Evaluation
 from rankeval.io.columns import resolve_role
+from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.readers import Source
-from rankeval.io.validate import Validation
-from rankeval.recommender.extras import Extras
 from rankeval.spark.frames import combine, describe, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
 from rankeval.spark.result import SparkValues, merged_errors
@@ -142,8 +142,6 @@ def extra_frames(given: Mapping[str, Any], columns, spark: Any = None,
         if given.get(role) is not None:
             found[role] = _frame(given[role], role, given.get(f"{role}_format"),
                                  f"{role}_format", spark, reading)
-    from rankeval.recommender.extras import load_on_driver
-
     return SparkExtras(**found, **load_on_driver(given, columns, reading))
 
 

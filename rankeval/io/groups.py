@@ -20,9 +20,9 @@ from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
 from rankeval.io.checked import id_column, read_typed
 from rankeval.io.encode import factorize
+from rankeval.io.features import item_and_others
 from rankeval.io.frames import MemoryTable
 from rankeval.io.readers import Source, Table
-from rankeval.recommender.features import item_and_others
 
 NONE = "(none)"  # the group of an item the file does not name
 
