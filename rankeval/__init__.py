@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from rankeval.version import __version__ as __version__
 
 # Public name -> the module that defines it. Imported on first use, so that `import rankeval`
 # (and `rankeval --help`) stays light.
@@ -29,7 +29,7 @@ _EXPORTS = {
     "Evaluation": "results.evaluation",
     "make_settings": "settings",
     "Settings": "settings",
-    "validate_inputs": "io.validate",
+    "validate_inputs": "engines.validation",
     "convert": "io.convert",
     "REGISTRY": "registry",
     "Metric": "registry",
@@ -50,11 +50,11 @@ if TYPE_CHECKING:
     from rankeval.api.evaluate import evaluate as evaluate
     from rankeval.comparison import CompareResult as CompareResult
     from rankeval.comparison import compare as compare
+    from rankeval.engines.validation import validate_inputs as validate_inputs
     from rankeval.errors import InputError as InputError
     from rankeval.errors import OptionError as OptionError
     from rankeval.errors import RankevalError as RankevalError
     from rankeval.io.convert import convert as convert
-    from rankeval.io.validate import validate_inputs as validate_inputs
     from rankeval.names import MetricSpec as MetricSpec
     from rankeval.notices import Notice as Notice
     from rankeval.offpolicy import ope as ope

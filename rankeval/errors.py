@@ -54,6 +54,12 @@ def name_options(text: str, spell: Callable[[str], str] = str) -> str:
     return _OPTION.sub(lambda m: spell(m.group(1)), text)
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (a library's multi-line text inside ours), or its
+    type's name when it says nothing."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _show(value: object, width: int = 40) -> str:
     text = repr(value)
     return text if len(text) <= width else text[: width - 4] + "...'"

@@ -175,6 +175,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     ),
 }
 
+# The notice each explicit choice answers (``validate``: an option given on purpose, such as
+# --dedupe, acknowledges its notice).
+ANSWERS = {"zero_relevant_users": "users_without_relevant",
+           "skip_missing_users": "users_without_predictions", "dedupe": "duplicates_dropped"}
+
 
 @dataclass(frozen=True)
 class Notice:

@@ -150,12 +150,13 @@ def test_exposure_by_group_is_the_mean_of_the_users_distributions(target):
     """The report's exposure and target shares are the means over users of the attention
     each list gives each group and of its target, as the reference computes them; they add
     up over partitions of users."""
+    from rankeval.build.items import item_stats
     from rankeval.engines.finish import finish
     from rankeval.engines.partial import merge
     from rankeval.engines.partition import evaluate_partition
+    from rankeval.io.extras import load_extras
     from rankeval.io.frames import MemoryTable
     from rankeval.io.load import load_predictions, load_truth
-    from rankeval.recommender.extras import item_stats, load_extras
     from rankeval.settings import make_settings
 
     run, truth, groups = _data(7)

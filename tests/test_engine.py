@@ -17,14 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
+from rankeval.build.items import item_stats
 from rankeval.engines.finish import finish
 from rankeval.engines.partial import merge
 from rankeval.engines.partition import evaluate_partition
 from rankeval.errors import InputError
+from rankeval.io.extras import load_extras
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_predictions, load_truth
 from rankeval.kernels.aggregate import exact_parts, mean
-from rankeval.recommender.extras import item_stats, load_extras
 from rankeval.registry import REGISTRY
 from rankeval.settings import TABLE, make_settings
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
-from rankeval.build.encode import padded
+from rankeval.io.encode import padded
 
 from .conftest import SAMPLE
 

@@ -245,7 +245,7 @@ def test_text_ranks_past_2_to_53_are_read_exactly(write, fmt):
        st.sampled_from(["string", "binary", "large_string"]))
 def test_empty_ids_are_found_from_the_offsets_at_any_slice(values, start, kind):
     """The empty-id check reads offsets in place; it agrees with the lengths Arrow gives."""
-    from rankeval.io.load import _has_empty
+    from rankeval.io.checked import _has_empty
 
     typ = {"string": pa.string(), "binary": pa.binary(), "large_string": pa.large_string()}[kind]
     array = pa.array([v.encode() if kind == "binary" else v for v in values], typ)

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
-from rankeval.build import encode
+from rankeval.io import encode
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 from rankeval.io.codes import dense_codes
 from rankeval.io.formats import delimited

@@ -55,7 +55,7 @@ def test_the_old_modules_keep_their_names(module, names):
         assert getattr(found, name) is not None, f"{module}.{name}"
 
 
-VOCABULARY = ["errors", "registry", "registry.metric", "registry.recommender", "params",
+VOCABULARY = ["errors", "version", "registry", "registry.metric", "registry.recommender", "params",
               "irmeasures", "foreign_names", "names", "conventions", "compat", "settings",
               "notices"]
 

@@ -1,5 +1,5 @@
 """One validation: the pre-commit hook, ``rankeval validate`` and ``rankeval score`` run the
-same checks of a file (``io.validate.validate_file`` is ``validate``'s own function), so a
+same checks of a file (``engines.validation.validate_file`` is ``validate``'s own function), so a
 file one of them refuses, each refuses, naming the same problem."""
 
 from __future__ import annotations

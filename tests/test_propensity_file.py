@@ -121,11 +121,12 @@ def test_the_popularity_model_written_as_a_file():
 
 def test_a_split_of_the_users_gives_the_same_values():
     """Per-pair weights follow a chunk cut into ranges of users (a partition's view)."""
+    from rankeval.build.items import item_stats
     from rankeval.build.stages import build
+    from rankeval.io.extras import load_extras
     from rankeval.io.frames import MemoryTable
     from rankeval.io.load import load_predictions, load_truth
     from rankeval.kernels.metrics import compute
-    from rankeval.recommender.extras import item_stats, load_extras
     from rankeval.settings import make_settings
 
     run, truth, _, _ = _generated(6)

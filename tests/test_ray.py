@@ -149,7 +149,7 @@ def test_input_errors_are_counted_as_locally(ray_session):
 
 
 def test_validate_finds_every_problem_as_locally(ray_session):
-    from rankeval.io.validate import validate_inputs
+    from rankeval.engines.validation import validate_inputs
     from rankeval.ray import read_inputs
     from rankeval.ray import validate_inputs as validate_on_ray
 

@@ -175,7 +175,7 @@ def test_input_errors_are_counted_as_locally(spark):
 
 
 def test_validate_finds_every_problem_as_locally(spark):
-    from rankeval.io.validate import validate_inputs
+    from rankeval.engines.validation import validate_inputs
     from rankeval.spark import validate_frames
 
     preds, truth = generated(5)

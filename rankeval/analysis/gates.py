@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankeval.errors import OptionError
+from rankeval.io.baseline import Report, load_baseline
 from rankeval.names import MetricSpec, from_name
 from rankeval.registry import REGISTRY
-from rankeval.report.json import Report, read_report
-from rankeval.settings import ROWS, comparable_names
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
 # a metric may hold parameters, '=' included: P(rel=2)@10>=0.3
@@ -319,24 +318,6 @@ def _drop(text: str, settings, computed: set[str]) -> Gate:
             raise OptionError(f"{{opt:max_drop}} {text}: a relative drop is at most 100%")
     return Gate("max_drop", name, drop=drop, relative=bool(percent), text=text)
 
-
-def load_baseline(path: str, settings, allow_settings_change: bool) -> Report:
-    """A JSON report of an earlier run; its settings must match unless allowed to differ."""
-    report = read_report(path)
-    theirs, ours = report.settings, settings.to_dict()
-    # A setting absent from an older report had its default then.
-    changed = [
-        f"{key} {theirs.get(key, ROWS[key].default)!r} -> {ours[key]!r}"
-        for key in comparable_names()
-        if theirs.get(key, ROWS[key].default) != ours[key]
-    ]
-    if changed and not allow_settings_change:
-        raise OptionError(
-            f"{{opt:baseline}} {path} was computed with other settings ({'; '.join(changed)}), "
-            "so its numbers are not comparable; use the same options, or "
-            "{opt:allow_settings_change}"
-        )
-    return report
 
 def judge(ev, plan) -> Gates:
     """``plan``'s verdicts on an evaluation's values (its metrics, the segment gaps for

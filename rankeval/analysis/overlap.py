@@ -18,9 +18,17 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from rankeval.build.checks import report_duplicates
+from rankeval.build.ordering import TIE_AWARE, order_rows
 from rankeval.errors import OptionError
+from rankeval.io.arrow import nan_as_null, to_numpy
+from rankeval.io.encode import duplicates, factorize, pair_keys
+from rankeval.io.load import load_predictions, open_input
 from rankeval.io.run_names import run_names
+from rankeval.kernels.chunk import segment_positions
+from rankeval.settings import make_settings
 
 KINDS = ("ext", "min", "max", "residual")
 
@@ -117,8 +125,6 @@ class Overlap:
     def per_user_table(self) -> pa.Table:
         """One row per user: ``user_id``, ``rbo_ext``, ``rbo_min``, ``rbo_max``,
         ``rbo_residual`` (null: both lists empty)."""
-        from rankeval.io.arrow import nan_as_null
-
         return pa.table({"user_id": pa.array(self.users.tolist(), pa.string()),
                          **{f"rbo_{k}": nan_as_null(self.values[k]) for k in KINDS}})
 
@@ -139,8 +145,6 @@ def overlap(run: Any, baseline: Any, settings, names: tuple[str, str], p: float,
     metrics order it (``settings.ties``; a tie-aware rule orders ties as trec_eval) and cut
     at ``settings.max_depth``; ``users``: the user ids to report (default: every user of
     either run; one in neither has no value)."""
-    from rankeval.build.encode import factorize
-
     (ua, ub), user_ids = factorize(run.user, baseline.user)
     (ia, ib), _ = factorize(run.item, baseline.item)
     n = len(user_ids)
@@ -149,10 +153,6 @@ def overlap(run: Any, baseline: Any, settings, names: tuple[str, str], p: float,
     values = rbo_values(a, b, n, p)
     ids = np.asarray(user_ids.to_pylist(), dtype=object)
     if users is not None:  # reported over these ids, in this order
-        import pyarrow.compute as pc
-
-        from rankeval.io.arrow import to_numpy
-
         found = pc.index_in(pa.array(users.tolist(), pa.string()),
                             value_set=user_ids.cast(pa.string()))
         at = to_numpy(found.fill_null(-1)).astype(np.int64)
@@ -166,11 +166,6 @@ def _ranked(preds, user: np.ndarray, item: np.ndarray, settings
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A run's (user, pos, item) in list order, repeated pairs refused (or dropped under
     ``dedupe``, keeping the best-ranked), lists cut at ``max_depth``."""
-    from rankeval.build.checks import report_duplicates
-    from rankeval.build.encode import duplicates, pair_keys
-    from rankeval.build.ordering import TIE_AWARE, order_rows
-    from rankeval.kernels.chunk import segment_positions
-
     ties = "trec" if settings.ties in TIE_AWARE else settings.ties
     perm = order_rows(user, item, preds.rank, preds.score, ties)
     rows = np.arange(len(user)) if perm is None else perm
@@ -204,9 +199,6 @@ def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | Non
     >>> r = rbo("pr.csv", "main.csv", p=0.9)
     >>> r.mean("ext"), r.per_user.head()
     """
-    from rankeval.io.load import load_predictions, open_input
-    from rankeval.settings import make_settings
-
     shaping = {"ties", "max_depth", "dedupe"}
     if set(options) - shaping:
         raise TypeError(f"unknown option(s): {', '.join(sorted(set(options) - shaping))}")

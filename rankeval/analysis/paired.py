@@ -4,9 +4,19 @@ runs and the truth, or read from per-user files as ``rankeval score --per-user``
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankeval.errors import InputError, OptionError
+from rankeval.io.columns import COLUMN_OPTIONS
+from rankeval.io.extras import check_needs
+from rankeval.io.load import open_input
+from rankeval.names import from_name
+from rankeval.settings import make_settings
 
 
 def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_format,
@@ -14,10 +24,6 @@ def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_forma
     """metric -> (A's values, B's values) over the users both runs evaluate, from the runs
     scored on this machine with every option ``evaluate`` takes."""
     from rankeval.engines import EXTRA, Job, get, run
-    from rankeval.errors import OptionError
-    from rankeval.io.columns import COLUMN_OPTIONS
-    from rankeval.recommender.extras import check_needs
-    from rankeval.settings import make_settings
 
     if run_a is None or run_b is None or truth is None:
         raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
@@ -39,11 +45,6 @@ def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_forma
 
 def from_files(path_a, path_b, metrics
                     ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], tuple[str, str]]:
-    import pyarrow as pa
-
-    from rankeval.errors import OptionError
-    from rankeval.io.load import open_input
-
     opened: list[Any] = []
     for data, role in ((path_a, "per_user_a"), (path_b, "per_user_b")):
         table = open_input(data, "per-user values", None, None)
@@ -53,8 +54,6 @@ def from_files(path_a, path_b, metrics
         opened.append(table)
     shared = [c for c in opened[0].columns if c != "user_id" and c in opened[1].columns]
     if metrics:
-        from rankeval.names import from_name
-
         asked = [str(from_name(m)) for m in ([metrics] if isinstance(metrics, str)
                                             else metrics)]
         missing = [m for m in asked if m not in shared]
@@ -76,11 +75,6 @@ def from_files(path_a, path_b, metrics
 def refuse_repeated_users(ids, table) -> None:
     """A per-user file holds each user once, as a run holds each (user, item) pair once: a
     user given twice would count twice in every test (an error naming the rows)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from rankeval.errors import InputError
-
     if len(pc.unique(ids)) == len(ids):  # one hash pass: the common case
         return
     rows = pa.table({"user_id": ids, "row": pa.array(np.arange(1, len(ids) + 1))})
@@ -101,9 +95,6 @@ def floats(column) -> np.ndarray:
 
 def align(ids_a, a, ids_b, b) -> tuple[np.ndarray, np.ndarray]:
     """The values of the users both have, in A's order (Arrow's hash join, no loop)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     ids_a, ids_b = (pa.array(x, pa.string()) if not isinstance(x, pa.Array | pa.ChunkedArray)
                     else x.cast(pa.string()) for x in (ids_a, ids_b))
     at = pc.index_in(ids_a, value_set=ids_b).to_numpy(zero_copy_only=False)
@@ -113,6 +104,4 @@ def align(ids_a, a, ids_b, b) -> tuple[np.ndarray, np.ndarray]:
 
 
 def name_of(data: Any, default: str) -> str:
-    from pathlib import Path
-
     return Path(data).name.split(".")[0] if isinstance(data, str) and data != "-" else default

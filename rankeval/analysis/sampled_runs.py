@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from rankeval.analysis.sampled import METRICS, Ranks, SampledResult, check_sizes, estimate
-from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.errors import InputError, OptionError
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
 
 TIES = ("expected", "optimistic", "pessimistic")

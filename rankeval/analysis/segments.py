@@ -15,6 +15,8 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.cast import ID
+from rankeval.io.checked import read_typed
+from rankeval.io.columns import resolve_role
 from rankeval.kernels.distinct import distinct, with_inverse
 
 MISSING = "(missing)"
@@ -84,8 +86,6 @@ def user_labels(user_ids: pa.Array, table, by) -> dict[str, tuple[np.ndarray, di
 def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict | None]]]:
     """The segment table's users (as text) and, per column of ``by``, each row's label and
     the order of binned labels (None: value order)."""
-    from rankeval.io.load import _read
-
     columns = parse_by(by)
     label = table.label
     user_col = _user_column(table)
@@ -93,7 +93,7 @@ def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict 
         if name not in table.columns:
             raise InputError(label, f"no column {name!r} to segment by; columns found: "
                              f"{', '.join(repr(c) for c in table.columns)}")
-    data = _read(table, {user_col: ID, **{n: pa.string() for n, _, _ in columns}})
+    data = read_typed(table, {user_col: ID, **{n: pa.string() for n, _, _ in columns}})
     users = data.column(user_col).cast(pa.string()).combine_chunks()
     if len(pc.unique(users)) < len(users):
         raise InputError(label, "users listed more than once", column=user_col)
@@ -101,7 +101,7 @@ def table_labels(table, by) -> tuple[pa.Array, dict[str, tuple[np.ndarray, dict 
     for name, bins, word in columns:
         rank = None
         if bins:
-            numbers = _read(table, {name: pa.float64()}).column(name)
+            numbers = read_typed(table, {name: pa.float64()}).column(name)
             labels, names = _bin(to_numpy(numbers.combine_chunks()).astype(np.float64), bins)
             rank = {n: i for i, n in enumerate(names)}
         else:
@@ -117,8 +117,6 @@ def ordered_values(labels: np.ndarray, rank: dict | None) -> list[str]:
 
 
 def _user_column(table) -> str:
-    from rankeval.io.columns import resolve_role
-
     user = resolve_role(table.columns, "segments", {}, table.label)["user"]
     assert user is not None  # required: resolve_role raises without it
     return user

@@ -15,7 +15,7 @@ from rankeval.engines.pipeline import run
 from rankeval.engines.registry import engine_options as own_options
 from rankeval.engines.registry import get
 from rankeval.io.columns import COLUMN_OPTIONS
-from rankeval.recommender.extras import check_needs
+from rankeval.io.extras import check_needs
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions, make_settings
 

@@ -11,11 +11,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import padded
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
 from rankeval.build.samples import JOIN
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.encode import padded
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.build.encode import pair_keys
 from rankeval.build.join import lookup
 from rankeval.errors import InputError
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
 
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes, Selection
+    from rankeval.io.groups import ItemGroups
     from rankeval.io.load import Truth
-    from rankeval.recommender.groups import ItemGroups
 
 
 def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chunk:

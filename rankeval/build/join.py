@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.build.encode import duplicates, pair_keys
 from rankeval.build.ordering import sort_order
+from rankeval.io.encode import duplicates, pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
 from rankeval.registry import REGISTRY

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.build.encode import pair_keys
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
 from rankeval.params import FROM_FILE, exponent, kernel_params
 
 if TYPE_CHECKING:
+    from rankeval.build.items import ItemStats
     from rankeval.build.stages import Codes, Selection
     from rankeval.io.load import Truth
-    from rankeval.recommender.extras import ItemStats
 
 
 @dataclass(frozen=True)

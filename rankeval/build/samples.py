@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import factorize
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.encode import factorize
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk
 

@@ -4,8 +4,8 @@ encode (ids to codes) -> [seen truth dropped] -> select (which users are evaluat
 section 2) -> the lists (order, dedupe, check the order) -> [seen items dropped] -> max depth
 -> judged -> judged only -> ties -> cut at K -> join (relevance of each row) -> chunk, with the
 ideal lists made beside. ``_build`` only lists the stages; the ranked rows pass between them as
-one ``Lists``. Seen-item exclusion is a stage the recommender side supplies
-(``Extras.seen_items``). Every stage is vectorized over all rows; no loop over users.
+one ``Lists``. Seen-item exclusion is ``build/seen.py``'s stage (``seen_items``). Every stage
+is vectorized over all rows; no loop over users.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -28,8 +27,8 @@ from rankeval.build.checks import (
     report_duplicates,
     spurious_ties,
 )
-from rankeval.build.encode import duplicates, factorize_list, pair_keys
 from rankeval.build.grades import with_grades, with_groups
+from rankeval.build.items import ItemStats, feature_arrays, profiles
 from rankeval.build.join import (
     ideal,
     judged_pairs,
@@ -50,17 +49,16 @@ from rankeval.build.ordering import (
     tie_notices,
 )
 from rankeval.build.propensity import with_propensities
+from rankeval.build.seen import SeenItems, seen_items
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
+from rankeval.io.encode import duplicates, factorize_list, pair_keys
+from rankeval.io.extras import Extras
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
-from rankeval.recommender.extras import Extras, ItemStats, feature_arrays, profiles
 from rankeval.registry import reads
-
-if TYPE_CHECKING:
-    from rankeval.recommender.seen import SeenItems
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
@@ -251,7 +249,7 @@ def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
     inline = len(codes.t_user) < _THREADED_ROWS
     pairs = Later(_positive_pairs, codes, truth, inline=inline)  # the truth's side
     laters.append(pairs)
-    seen = None if extras is None else extras.seen_items(codes, settings)  # a recommender stage
+    seen = None if extras is None else seen_items(extras, codes, settings)
     leaked = [] if seen is None else seen.leaked(codes, truth)
     codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
     notices = leaked + notices

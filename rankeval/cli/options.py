@@ -393,7 +393,7 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
 
 
 def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
-    """--train, --catalog, ... and their formats, as ``recommender.extras.load_extras``
+    """--train, --catalog, ... and their formats, as ``io.extras.load_extras``
     takes them."""
     return {name: kw.pop(name) for n in EXTRA for name in (n, f"{n}_format")}
 

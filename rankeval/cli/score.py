@@ -115,8 +115,10 @@ def score(predictions, truth, **kw) -> int:
     from rankeval.analysis.gates import plan_gates
     from rankeval.compat import left_out
     from rankeval.engines import EXTRA, Job, run
+
+    # --help's import cost: numpy, pyarrow
+    from rankeval.io.extras import check_needs
     from rankeval.io.formats import STDOUT
-    from rankeval.recommender.extras import check_needs
     from rankeval.settings import make_settings
 
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]

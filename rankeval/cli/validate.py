@@ -20,6 +20,7 @@ from rankeval.cli.options import (
 )
 from rankeval.errors import EXIT_USAGE, plural
 from rankeval.io.columns import EXTRA
+from rankeval.notices import ANSWERS
 
 
 @cli.command(cls=Command)
@@ -44,7 +45,6 @@ def validate(predictions, truth, strict, **kw) -> int:
     """
     from rankeval.engines import Job
     from rankeval.io.output import check_distinct, check_writable
-    from rankeval.io.validate import ANSWERS
     from rankeval.settings import make_settings
 
     check_writable(kw["output"], "--output")

@@ -13,6 +13,7 @@ from typing import Any
 from rankeval.comparison.result import Cell, CompareResult, RunResult
 from rankeval.comparison.runs import compare_runs
 from rankeval.errors import OptionError
+from rankeval.io.extras import check_needs, load_extras
 from rankeval.io.run_names import run_names
 from rankeval.names import is_corpus
 
@@ -73,7 +74,6 @@ def compare(
     """
     from rankeval.engines import EXTRA
     from rankeval.io.columns import COLUMN_OPTIONS
-    from rankeval.recommender.extras import check_needs
     from rankeval.settings import make_settings
 
     labels, paths = _named(runs, names)
@@ -105,7 +105,6 @@ def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
           columns: dict[str, Any], extra: dict[str, Any], settings):
     """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
     from rankeval.io.load import load_truth, open_input
-    from rankeval.recommender.extras import load_extras
     from rankeval.registry import reads
 
     table = open_input(truth, "truth", truth_format, reading)

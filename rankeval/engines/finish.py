@@ -10,6 +10,7 @@ import math
 import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
+from rankeval.build.items import ItemStats, item_stats
 from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
     corpus_notices,
@@ -24,12 +25,12 @@ from rankeval.engines.partition import (
 from rankeval.engines.sampled import sample_columns, samples_of
 from rankeval.io.arrow import from_numpy
 from rankeval.io.cast import numeric_order
+from rankeval.io.extras import Extras
 from rankeval.io.load import Predictions, Train, Truth
 from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
 from rankeval.notices import Notice
-from rankeval.recommender.extras import Extras, ItemStats, item_stats
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.results.evaluation import Evaluation, InputSummary
 from rankeval.results.store import LocalValues

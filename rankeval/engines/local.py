@@ -12,8 +12,8 @@ class LocalEngine(Engine):
 
     def score(self, job: Job, progress):
         from rankeval.engines.finish import evaluate_inputs
+        from rankeval.io.extras import load_extras  # --help's import cost: numpy, pyarrow
         from rankeval.io.load import load_inputs
-        from rankeval.recommender.extras import load_extras
         from rankeval.registry import reads
 
         x = job.extras
@@ -26,7 +26,8 @@ class LocalEngine(Engine):
         return evaluate_inputs(run, judged, job.settings, extras, release=True)
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        from rankeval.io.validate import validate_inputs
+        # --help's import cost: numpy, pyarrow
+        from rankeval.engines.validation import validate_inputs
 
         return validate_inputs(job.predictions, job.truth, job.settings,
                                preds_format=job.preds_format, truth_format=job.truth_format,

@@ -36,7 +36,8 @@ from rankeval.notices import merge as merge_notices
 from rankeval.registry import REGISTRY
 
 if TYPE_CHECKING:
-    from rankeval.recommender.extras import Extras, ItemStats
+    from rankeval.build.items import ItemStats
+    from rankeval.io.extras import Extras
 
 
 def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,

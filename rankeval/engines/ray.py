@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rankeval.engines.interface import EXTRA, Engine, Job
-from rankeval.errors import OptionError
+from rankeval.errors import InputError, OptionError
+from rankeval.registry import reads
 
 
 class RayEngine(Engine):
@@ -34,10 +35,9 @@ class RayEngine(Engine):
         check_per_user(self.name, path, inputs)
 
     def score(self, job: Job, progress):
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
         from rankeval.ray import evaluate_inputs, init, read_inputs
         from rankeval.ray.items import extra_inputs
-        from rankeval.recommender.extras import check_needs
-        from rankeval.registry import reads
 
         if reads(job.settings.specs, "subtopics"):
             raise OptionError("the intent-aware metrics (alpha_ndcg, err_ia, ...) run on the "
@@ -57,11 +57,11 @@ class RayEngine(Engine):
         return result.collect()
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        from rankeval.errors import InputError
-        from rankeval.io.validate import Validation
+        # --help's import cost: numpy, pyarrow
+        from rankeval.engines.validation import Validation
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
         from rankeval.ray import init, read_inputs, validate_inputs
         from rankeval.ray.items import extra_inputs
-        from rankeval.recommender.extras import check_needs
 
         check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
         init(job.options.get("ray_address"))

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rankeval.engines.interface import EXTRA, Engine, Job
-from rankeval.errors import OptionError
+from rankeval.errors import InputError, OptionError
+from rankeval.registry import reads
 
 
 class SparkEngine(Engine):
@@ -42,8 +43,7 @@ class SparkEngine(Engine):
         check_per_user(self.name, path, inputs)
 
     def score(self, job: Job, progress):
-        from rankeval.recommender.extras import check_needs
-        from rankeval.registry import reads
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
         from rankeval.spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
 
         if reads(job.settings.specs, "subtopics"):
@@ -67,9 +67,9 @@ class SparkEngine(Engine):
         return result.collect()
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        from rankeval.errors import InputError
-        from rankeval.io.validate import Validation
-        from rankeval.recommender.extras import check_needs
+        # --help's import cost: numpy, pyarrow
+        from rankeval.engines.validation import Validation
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
         from rankeval.spark import extra_frames, input_frames, validate_frames
 
         check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})

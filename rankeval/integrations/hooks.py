@@ -18,11 +18,13 @@ USAGE = "usage: rankeval-hook validate FILE..."
 
 def check_file(path: str) -> list[str]:
     """The problems of one run or truth file, each a line naming the file: the checks
-    ``rankeval validate`` and ``score`` make of it (``io.validate.validate_file``)."""
+    ``rankeval validate`` and ``score`` make of it (``engines.validation.validate_file``)."""
     from rankeval.cli.app import flag
+
+    # --help's import cost: numpy, pyarrow
+    from rankeval.engines.validation import validate_file
     from rankeval.errors import InputError
     from rankeval.io.roles import guess_role
-    from rankeval.io.validate import validate_file
     from rankeval.settings import make_settings
 
     try:

@@ -19,13 +19,13 @@ from rankeval.kernels.threads import each
 ID = pa.dictionary(pa.int32(), pa.string())
 
 
-_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
+POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
 # A canonical integer of L digits is at least _LOW[L] in magnitude (one digit: 0..9; else no
 # leading zero); index 0 and lengths past 19 digits admit nothing.
-_LOW = np.array([1, 0, *_POWERS[:18]], dtype=np.int64)
+_LOW = np.array([1, 0, *POWERS[:18]], dtype=np.int64)
 # The largest and (negated) smallest canonical integer of each length, to the int64 extremes.
-_TOP = np.array([-1, *(_POWERS - 1), np.iinfo(np.int64).max], dtype=np.int64)
-_BOTTOM = np.array([1, *(1 - _POWERS), np.iinfo(np.int64).min], dtype=np.int64)
+_TOP = np.array([-1, *(POWERS - 1), np.iinfo(np.int64).max], dtype=np.int64)
+_BOTTOM = np.array([1, *(1 - POWERS), np.iinfo(np.int64).min], dtype=np.int64)
 
 
 def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:

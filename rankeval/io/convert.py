@@ -17,12 +17,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.build.checks import report_duplicates
-from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.build.ordering import order_rows, scores_against_ranks
 from rankeval.build.samples import JOIN
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.columns import COLUMNS
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.formats import FORMATS, STDIN, STDOUT, detect_format
 from rankeval.io.load import Predictions, load_predictions, load_truth
 from rankeval.io.output import check_distinct, check_writable, write_bytes

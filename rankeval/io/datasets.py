@@ -11,13 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rankeval.errors import OptionError
+from rankeval.io.output import OutputError, check_distinct, pending, temporary_name
 
 
 def check_per_user(engine: str, path: str, inputs: list[str]) -> None:
     """Before anything is read: ``--per-user PATH`` names a dataset this engine can write
     (a directory, never ``-``), and no input."""
-    from rankeval.io.output import check_distinct
-
     if path == "-":
         raise OptionError(f"--per-user - : with --engine {engine} the per-user values stay on "
                           "the cluster; give a directory for a Parquet dataset")
@@ -58,8 +57,6 @@ def write_dataset(path: str, engine: str, write: Callable[[str], None]) -> None:
     modes the process's umask asks for (Hadoop's local filesystem applies its own) and moved
     in place. The temporary directories are removed on any failure or signal (``pending``).
     An ``OSError`` is an ``OutputError`` naming ``path``."""
-    from rankeval.io.output import OutputError, pending, temporary_name
-
     if "://" in path:
         write(path)
         return

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, one_line
 from rankeval.io.cast import cast_columns
-from rankeval.io.readers import one_line
+from rankeval.io.readers import Source
 
 
 class MemoryTable:
@@ -23,8 +23,6 @@ class MemoryTable:
         self.columns = [str(c) for c in self._table.column_names]
 
     def described(self, rows: int):
-        from rankeval.io.readers import Source
-
         return Source(self.path, self.format, rows)
 
     def read(self, types: dict[str, pa.DataType]) -> pa.Table:

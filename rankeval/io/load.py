@@ -16,9 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.errors import InputError, is_collecting, report
-from rankeval.io.arrow import buffer, fill_null, from_numpy, frombuffer, to_numpy
-from rankeval.io.cast import ID, unparseable
+from rankeval.errors import InputError, report
+from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.cast import ID
+from rankeval.io.checked import as_number, finite_column, id_column, read_typed, report_rows
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats.jsonl import number_text
 from rankeval.io.formats.parquet import column_type
@@ -94,73 +95,6 @@ class Catalog:
     columns: dict[str, str]
 
 
-def _report_rows(
-    label: str, problem: str, column: str, idx: np.ndarray, show
-) -> None:
-    """One error for the rows ``idx`` (0-based) of ``column``, with ``show(i)`` as examples."""
-    report(
-        InputError(
-            label,
-            problem,
-            column=column,
-            count=len(idx),
-            examples=[(int(i) + 1, show(i)) for i in idx[:5]],
-        )
-    )
-
-
-def _ids(table: pa.Table, name: str, label: str) -> pa.ChunkedArray:
-    col = table.column(name)
-    if pa.types.is_integer(col.type):  # never empty; a null made the column text
-        return col
-    if col.null_count == 0:  # the common case: check each distinct value once
-        values = [c.dictionary if isinstance(c, pa.DictionaryArray) else c for c in col.chunks]
-        if not any(_has_empty(v) for v in values):
-            return col
-    if pa.types.is_dictionary(col.type):
-        col = col.cast(pa.string())
-    # pyarrow-stubs: equal takes only Arrow scalars; pyarrow converts a Python number
-    empty = pc.equal(pc.utf8_length(col), 0)  # type: ignore[call-overload]
-    bad = pc.or_kleene(pc.is_null(col), empty)
-    bad = fill_null(bad, True)
-    if pc.any(bad).as_py():
-        idx = np.flatnonzero(to_numpy(bad))
-        _report_rows(label, "empty ids", name, idx, lambda i: "")
-        col = fill_null(col, "")
-    return col
-
-
-def _has_empty(text: pa.Array) -> bool:
-    """Whether a text array holds an empty value: two equal offsets, read in place (a
-    length per value would be a new array the size of the column)."""
-    if not len(text):
-        return False
-    if not (pa.types.is_string(text.type) or pa.types.is_binary(text.type)):
-        # pyarrow-stubs: binary_length only on the named binary and string array classes,
-        # pyarrow on any array of a binary-like type (the only ones here)
-        return pc.min(pc.binary_length(text)).as_py() == 0  # type: ignore[call-overload]
-    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
-        text.offset : text.offset + len(text) + 1]
-    return bool((offsets[1:] == offsets[:-1]).any())
-
-
-def _finite(table: pa.Table, name: str, label: str) -> np.ndarray:
-    """A numeric column as float64, refusing empty, NaN and infinite values."""
-    col = table.column(name)
-    if col.null_count:
-        idx = np.flatnonzero(to_numpy(col.is_null()))
-        _report_rows(label, "empty values", name, idx, lambda i: "")
-        col = fill_null(col, 0)
-    values = to_numpy(col).astype(np.float64, copy=False)
-    if not np.isfinite(values).all():
-        for test, problem in ((np.isnan, "NaN values"), (np.isinf, "infinite values")):
-            idx = np.flatnonzero(test(values))
-            if len(idx):
-                _report_rows(label, problem, name, idx, lambda i: float(values[i]))
-        values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
-    return values
-
-
 def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> np.ndarray:
     """Integer scores past 2^53 as written in a text file would round to the same float and
     tie without a word; they are refused, naming the rows (Parquet refuses them on reading)."""
@@ -209,16 +143,16 @@ def load_predictions(
         types[rank] = pa.int64()  # the fast path; a file of "1.0" or "2.5" comes back as floats
     if score is not None:
         types[score] = pa.float64()
-    data = _read(table, types)
+    data = read_typed(table, types)
     ranks = _ranks(data, rank, label) if rank is not None else None
-    samples = _ids(data, sample, label) if sample is not None else None
+    samples = id_column(data, sample, label) if sample is not None else None
     if samples is not None and not one_sample and len(pc.unique(samples)) < 2:  # any type
         samples = None
     return Predictions(
-        user=_ids(data, user, label),
-        item=_ids(data, item, label),
+        user=id_column(data, user, label),
+        item=id_column(data, item, label),
         rank=ranks,
-        score=_exact_scores(table, score, _finite(data, score, label)) if score else None,
+        score=_exact_scores(table, score, finite_column(data, score, label)) if score else None,
         source=table.described(data.num_rows),
         columns=_roles(user=user, item=item, rank=rank, score=score,
                        sample=sample if samples is not None else None),
@@ -277,7 +211,7 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         ranks = to_numpy(col).astype(np.int64, copy=False)
         checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
     else:
-        ranks = _finite(data, name, label)
+        ranks = finite_column(data, name, label)
         checks = [
             (ranks != np.floor(ranks), "ranks that are not whole numbers"),
             (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
@@ -285,7 +219,8 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         ]
     for bad, problem in checks:
         if bad.any():
-            _report_rows(label, problem, name, np.flatnonzero(bad), lambda i, r=ranks: _num(r[i]))
+            report_rows(label, problem, name, np.flatnonzero(bad),
+                        lambda i, r=ranks: as_number(r[i]))
             ranks = np.where(bad, 1, ranks)
     fits = not len(ranks) or ranks.max() < 2**31
     return ranks.astype(np.int32 if fits else np.int64, copy=False)
@@ -333,22 +268,22 @@ def load_truth(
         types[relevance] = pa.float64()
     if subtopic is not None:
         types[subtopic] = ID
-    data = _read(table, types)
+    data = read_typed(table, types)
     rel = (
-        _finite(data, relevance, label)
+        finite_column(data, relevance, label)
         if relevance is not None
         else np.ones(data.num_rows, dtype=np.float64)
     )
     truth = Truth(
-        user=_ids(data, user, label),
-        item=_ids(data, item, label),
+        user=id_column(data, user, label),
+        item=id_column(data, item, label),
         relevance=rel,
         source=table.described(data.num_rows),
         columns=_roles(user=user, item=item, relevance=relevance, subtopic=subtopic),
     )
     if subtopic is None:
         return truth
-    named = _ids(data, subtopic, label)
+    named = id_column(data, subtopic, label)
     if subtopics is None and subtopic_col is None and pc.all(pc.equal(  # type: ignore[call-overload]
             named.cast(pa.string()), "0")).as_py():
         return truth
@@ -369,16 +304,16 @@ def load_train(
     assert user is not None and item is not None  # required: resolve_role raises without them
     types: dict[str, pa.DataType] = ({user: ID, item: ID}
                                      | ({count: pa.float64()} if count is not None else {}))
-    data = _read(table, types)
+    data = read_typed(table, types)
     counts = None
     if count is not None:
-        counts = _finite(data, count, label)
+        counts = finite_column(data, count, label)
         bad = counts < 0
         if bad.any():
-            _report_rows(label, "counts below 0", count, np.flatnonzero(bad),
-                         lambda i, c=counts: _num(c[i]))
-    return Train(user=_ids(data, user, label), item=_ids(data, item, label), count=counts,
-                 source=table.described(data.num_rows),
+            report_rows(label, "counts below 0", count, np.flatnonzero(bad),
+                        lambda i, c=counts: as_number(c[i]))
+    return Train(user=id_column(data, user, label), item=id_column(data, item, label),
+                 count=counts, source=table.described(data.num_rows),
                  columns=_roles(user=user, item=item, count=count))
 
 
@@ -387,57 +322,14 @@ def load_catalog(table: Table | MemoryTable, item_col: str | None = None) -> Cat
     label = table.label
     item = resolve_role(table.columns, "catalog", {"item_col": item_col}, label)["item"]
     assert item is not None  # required: resolve_role raises without it
-    data = _read(table, {item: ID})
-    return Catalog(item=_ids(data, item, label),
+    data = read_typed(table, {item: ID})
+    return Catalog(item=id_column(data, item, label),
                    source=table.described(data.num_rows),
                    columns=_roles(item=item))
 
 
-def _read(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
-    try:
-        data = table.read(types)
-    except InputError as exc:
-        if not is_collecting() or "non-numeric" not in exc.problem:
-            raise
-        data = _read_leniently(table, types)
-    if data.num_rows == 0:
-        raise InputError(table.label, "no data rows (only a header)")
-    return data
-
-
-def _read_leniently(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
-    """For ``rankeval validate``: report every column's non-numeric values, then carry on with
-    them replaced by 1 so that the checks of the other columns and of the join still run."""
-    numeric = [n for n, t in types.items() if t != ID and not pa.types.is_string(t)]
-    text = table.read({n: pa.string() if n in numeric else t for n, t in types.items()})
-    columns = []
-    for name in text.column_names:
-        col: pa.Array | pa.ChunkedArray = text.column(name)
-        if name in numeric:
-            values = to_numpy(col).astype(object)
-            bad = unparseable(values)
-            if bad.any():
-                idx = np.flatnonzero(bad)
-                report(InputError(
-                    table.label, "non-numeric values", column=name, count=len(idx),
-                    examples=[(int(i) + 1, values[i]) for i in idx[:5]],
-                    unit=getattr(table, "unit", "row"),
-                ))
-                values[bad] = "1"
-            values[values == ""] = None
-            col = pa.array(values, pa.string()).cast(pa.float64())
-        columns.append(col)
-    return pa.table(columns, names=text.column_names)
-
-
 def _roles(**names: str | None) -> dict[str, str]:
     return {role: name for role, name in names.items() if name is not None}
-
-
-def _num(x: float) -> float | int:
-    """A value as an example: whole numbers without ".0", but huge ones as floats (1e+300),
-    whose full decimal expansion would be cut short in the message."""
-    return int(x) if float(x).is_integer() and abs(x) < 1e18 else float(x)
 
 
 def open_input(data: Any, role: str, fmt: str | None = None,

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError, OptionError, one_line
 from rankeval.io.cast import cast_columns
 from rankeval.io.formats import FORMATS, STDIN, UNITS, detect_format
 from rankeval.io.formats.delimited import DELIMITERS
@@ -244,10 +244,6 @@ def _encodable(path: str) -> bool:
     except UnicodeEncodeError:  # bytes of another encoding in the name
         return False
     return True
-
-
-def one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 # The inputs with an encoding of their own (--preds-encoding, --truth-encoding): a run and

@@ -10,7 +10,7 @@ from rankeval.errors import InputError
 from rankeval.io.columns import resolve_column
 from rankeval.io.formats import detect_format
 from rankeval.io.frames import MemoryTable
-from rankeval.io.readers import Table
+from rankeval.io.readers import Table, for_role, open_table
 
 
 def looks_like(table: Table | MemoryTable) -> str | None:
@@ -52,6 +52,5 @@ def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None
         return {".qrels": "truth", ".run": "predictions"}.get(suffixes[-1] if suffixes else "")
     if kind == "json":  # a run and qrels look alike
         return None
-    from rankeval.io.load import open_input
-
-    return looks_like(open_input(path, "predictions", fmt, reading))
+    return looks_like(open_table(path, fmt, flag, role="predictions",
+                                 **for_role(reading, "predictions")))

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.build.encode import factorize_list
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import COLUMNS, resolve_column
+from rankeval.io.encode import factorize_list
 from rankeval.io.load import load_predictions, open_input
 from rankeval.io.run_names import run_names
 from rankeval.offpolicy.estimators import ESTIMATORS, SLATE, TOP1, Estimator, parts

@@ -16,13 +16,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.build.encode import duplicates, factorize
+from rankeval.build.checks import report_duplicates
 from rankeval.build.ordering import order_rows
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy
 from rankeval.io.cast import ID
+from rankeval.io.checked import finite_column, id_column, read_typed, report_rows
 from rankeval.io.columns import resolve_role
-from rankeval.io.load import _finite, _ids, _read, _report_rows, open_input
+from rankeval.io.encode import duplicates, factorize, pair_keys
+from rankeval.io.load import open_input
 from rankeval.io.readers import Source
 from rankeval.kernels.chunk import segment_positions
 
@@ -52,11 +54,11 @@ def read(data: Any, role: str, fmt: str | None, columns: dict[str, str | None],
     found = {c: n for c, n in resolve_role(table.columns, role, columns, table.label).items()
              if n is not None}
     ids = {"user", "item", "slate"}
-    data_ = _read(table, {n: ID if c in ids else pa.float64() for c, n in found.items()})
+    data_ = read_typed(table, {n: ID if c in ids else pa.float64() for c, n in found.items()})
     label = table.label
     values: dict[str, Any] = {}
     for c, n in found.items():
-        values[c] = _ids(data_, n, label) if c in ids else _finite(data_, n, label)
+        values[c] = id_column(data_, n, label) if c in ids else finite_column(data_, n, label)
     _check_numbers(values, found, label)
     return Table(values, table.described(data_.num_rows), found)
 
@@ -72,18 +74,18 @@ def _check_numbers(values: dict[str, Any], found: dict[str, str], label: str) ->
         pos = values["rank"]
         bad = np.flatnonzero((pos < 1) | (pos != np.floor(pos)))
         if len(bad):
-            _report_rows(label, "positions that are not whole numbers from 1", found["rank"],
+            report_rows(label, "positions that are not whole numbers from 1", found["rank"],
                          bad, lambda i: float(pos[i]))
     for c in PROPENSITIES:
         if c in values:
             p = values[c]
             bad = np.flatnonzero(~((p > 0) & (p <= 1)))
             if len(bad):
-                _report_rows(label, "propensities outside (0, 1] (a logged slot had a chance "
+                report_rows(label, "propensities outside (0, 1] (a logged slot had a chance "
                              "of being shown)", found[c], bad, lambda i, p=p: float(p[i]))
             tiny = np.flatnonzero((p > 0) & (p < MIN_PROPENSITY))
             if len(tiny):
-                _report_rows(label, f"propensities below {MIN_PROPENSITY:g} (a weight 1/p past "
+                report_rows(label, f"propensities below {MIN_PROPENSITY:g} (a weight 1/p past "
                              f"{1 / MIN_PROPENSITY:g} cannot be squared and summed in 64-bit "
                              "floats; no logging policy showed a slot that rarely)", found[c],
                              tiny, lambda i, p=p: float(p[i]))
@@ -92,7 +94,7 @@ def _check_numbers(values: dict[str, Any], found: dict[str, str], label: str) ->
             p = values[c]
             bad = np.flatnonzero(~((p >= 0) & (p <= 1 + 1e-9)))
             if len(bad):
-                _report_rows(label, "probabilities outside [0, 1]", found[c], bad,
+                report_rows(label, "probabilities outside [0, 1]", found[c], bad,
                              lambda i, p=p: float(p[i]))
 
 
@@ -224,9 +226,6 @@ def code_rankings(preds, user: np.ndarray, item: np.ndarray, depth: int, ties: s
                   ) -> Rankings:
     """Each list of a run (a user's, or each of its samples) ordered as ``score`` orders it,
     to ``depth``; repeated items within a list are an error, as in ``score``."""
-    from rankeval.build.checks import report_duplicates
-    from rankeval.build.encode import pair_keys
-
     if preds.sample is not None:
         (sample,), _ = factorize(preds.sample)
         n_samples = int(sample.max(initial=0)) + 1

@@ -28,10 +28,10 @@ from rankeval.dependencies import check_versions
 from rankeval.engines.finish import finish
 from rankeval.engines.partial import merge
 from rankeval.engines.signals import ON_SIGNAL, signal_handlers_kept
+from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, RankevalError
 from rankeval.io.columns import resolve_role
 from rankeval.io.readers import Source
-from rankeval.io.validate import Validation
 from rankeval.ray.items import RayExtras, item_stats
 from rankeval.ray.read import Input, job_error, read_input
 from rankeval.ray.result import RayValues

@@ -1,5 +1,5 @@
 """Item statistics for the beyond-accuracy metrics on Ray: computed once on the driver with the
-local functions (``recommender.extras.item_stats``), from the distinct predicted items (found
+local functions (``build.items.item_stats``), from the distinct predicted items (found
 by the tasks, one list per block) and ``--train``/``--catalog`` (read by Ray Data, brought to
 the driver once), then sent to every scoring task, so that every partition scores against the
 same popularity, catalog and long tail."""
@@ -15,13 +15,14 @@ from typing import Any, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.build.items import ItemStats
+from rankeval.build.items import item_stats as local_item_stats
 from rankeval.io.columns import EXTRA, resolve_role
+from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_catalog, load_train
 from rankeval.io.readers import Source
 from rankeval.ray.read import Input, read_input
-from rankeval.recommender.extras import Extras, ItemStats, load_on_driver
-from rankeval.recommender.extras import item_stats as local_item_stats
 
 
 @dataclass(frozen=True)

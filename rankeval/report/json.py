@@ -1,4 +1,5 @@
-"""The JSON report: its layout, its schema version, and the reader of earlier reports.
+"""The JSON report: its layout and its schema versions (the number, and the reader of earlier
+reports, are io/baseline.py's).
 
 Keys are stable: CI scripts parse them. Schema versions (bump when a key changes meaning or
 disappears; adding keys is compatible):
@@ -13,17 +14,11 @@ disappears; adding keys is compatible):
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from rankeval import __version__
-from rankeval.errors import OptionError
+from rankeval.io.baseline import SCHEMA_VERSION
 from rankeval.report.numbers import dumps
-
-SCHEMA_VERSION = 1
+from rankeval.version import __version__
 
 
 def document(ev) -> dict[str, Any]:
@@ -130,53 +125,6 @@ def compare_document(result) -> dict[str, Any]:
 
 def render_compare(result) -> str:
     return dumps(compare_document(result))
-
-
-@dataclass(frozen=True)
-class Report:
-    """An earlier score report, as read back (a gate's baseline)."""
-
-    path: str
-    metrics: dict[str, float]  # NaN: undefined in that run (null in its JSON)
-    settings: dict[str, Any]
-
-
-def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
-    """A JSON report written by ``score -f json``; anything else is an error naming the file."""
-    where = f"{flag} {path}"
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise OptionError(f"{where}: no such file") from None
-    except RecursionError:  # arrays in arrays, thousands deep
-        raise OptionError(f"{where}: not a readable JSON report (nested too deeply)") from None
-    except (OSError, ValueError) as exc:
-        raise OptionError(f"{where}: not a readable JSON report ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
-        raise OptionError(
-            f"{where}: not a rankeval JSON report (no 'metrics'); write one with "
-            "rankeval score ... -f json -o FILE"
-        )
-    schema = doc.get("schema", 1)
-    if not isinstance(schema, int) or isinstance(schema, bool) or schema > SCHEMA_VERSION:
-        raise OptionError(
-            f"{where}: report schema {schema!r} is newer than this rankeval understands "
-            f"(schema {SCHEMA_VERSION}, rankeval {__version__}); upgrade rankeval"
-        )
-    metrics = doc["metrics"]
-    bad = [k for k, v in metrics.items() if v is not None and not _finite_number(v)]
-    if bad:
-        raise OptionError(f"{where}: metric values that are not finite numbers: {bad[:5]}")
-    settings = doc.get("settings", {})
-    if not isinstance(settings, dict):
-        raise OptionError(f"{where}: 'settings' is not an object")
-    # null: undefined in that run (SPEC section 9), kept as NaN; a gate on it is an error
-    return Report(path, {k: math.nan if v is None else float(v) for k, v in metrics.items()},
-                  settings)
-
-
-def _finite_number(v: object) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def render_ope(result) -> str:

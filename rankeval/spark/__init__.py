@@ -31,11 +31,11 @@ from rankeval.engines.finish import finish
 from rankeval.engines.partial import merge
 from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
 from rankeval.engines.signals import signal_handlers_kept
+from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.columns import resolve_role
+from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.readers import Source
-from rankeval.io.validate import Validation
-from rankeval.recommender.extras import Extras
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions
 from rankeval.spark.frames import combine, describe, is_frame, read, spark_format
@@ -145,8 +145,6 @@ def extra_frames(given: Mapping[str, Any], columns, spark: Any = None,
         if given.get(role) is not None:
             found[role] = _frame(given[role], role, given.get(f"{role}_format"),
                                  f"{role}_format", spark, reading)
-    from rankeval.recommender.extras import load_on_driver
-
     return SparkExtras(**found, **load_on_driver(given, columns, reading))
 
 

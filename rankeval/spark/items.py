@@ -13,10 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.build.items import ItemStats, ItemTally, ItemVectors, stats_from
 from rankeval.errors import InputError
 from rankeval.io.arrow import to_numpy
 from rankeval.io.columns import EXTRA, resolve_role
-from rankeval.recommender.extras import ItemStats, ItemTally, ItemVectors, stats_from
 from rankeval.results.evaluation import InputSummary
 from rankeval.spark.frames import _check_id_type, _quoted
 

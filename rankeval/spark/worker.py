@@ -23,15 +23,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.build.items import ItemStats
 from rankeval.engines.partial import Partial
 from rankeval.engines.partition import evaluate_partition
 from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
 from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy
+from rankeval.io.extras import Extras
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import Predictions, Train, Truth, load_predictions, load_train, load_truth
 from rankeval.io.readers import Source
-from rankeval.recommender.extras import Extras, ItemStats
 from rankeval.registry import CORPUS, REGISTRY
 
 KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id, input (PREDS, TRUTH, TRAIN), input order

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, numbered_ids, raise_non_numeric, text_integers
 from rankeval.io.output import csv_bytes
 
@@ -26,8 +26,6 @@ _LOOK_BYTES = 64 << 10  # the look: about 2,000 rows, parsed in a millisecond
 
 def columns(t: Table) -> list[str]:
     """The header's names (a header with ``;`` and no comma is read with ``;``)."""
-    from rankeval.io.readers import one_line
-
     try:
         with t.open() as fh:
             first = fh.readline(1 << 20)
@@ -135,8 +133,6 @@ def _exact_integers(t: Table, name: str) -> pa.ChunkedArray | None:
 
 
 def _read(t: Table, types: dict[str, pa.DataType], newlines: bool = False) -> pa.Table:
-    from rankeval.io.readers import one_line
-
     options = _options(t, types, newlines)
     try:
         return pa_csv.read_csv(t.source(), **options)

@@ -7,8 +7,9 @@ import math
 
 import pyarrow as pa
 
-from rankeval.errors import InputError
-from rankeval.io.readers import encoding_option, one_line
+from rankeval.errors import InputError, one_line
+from rankeval.io.formats.trec import number
+from rankeval.io.readers import encoding_option
 
 VALUE = {"predictions": "score", "truth": "relevance"}
 
@@ -106,8 +107,6 @@ def _kind(value: object) -> str:
 
 def encode(table: pa.Table, fmt: str, role: str, tag: str, label: str) -> bytes:
     """The dict of dicts, users and items in the table's order."""
-    from rankeval.io.formats.trec import number
-
     cols = [table.column(n).to_pylist() for n in ("user_id", "item_id", VALUE[role])]
     doc: dict[str, dict[str, float]] = {}
     for u, i, v in zip(*cols, strict=True):

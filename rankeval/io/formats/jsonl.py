@@ -10,8 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-from rankeval.errors import InputError
-from rankeval.io.readers import one_line
+from rankeval.errors import InputError, one_line
 
 
 def parse(data: bytes, role: str, label: str) -> pa.Table:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, cast_columns
 
 if TYPE_CHECKING:
@@ -17,14 +17,12 @@ if TYPE_CHECKING:
 def _parquet():
     """pyarrow.parquet, imported when a Parquet file is read (it brings pyarrow.fs and ssl:
     about 25 ms of every CSV run otherwise)."""
-    import pyarrow.parquet
+    import pyarrow.parquet  # import cost: pyarrow.fs and ssl, for Parquet inputs only
 
     return pyarrow.parquet
 
 
 def _unreadable(t: Table, exc: BaseException) -> InputError:
-    from rankeval.io.readers import one_line
-
     return InputError(t.label, f"not a readable Parquet file ({one_line(exc)})")
 
 

@@ -1,7 +1,6 @@
 """Seen-item exclusion (``--exclude-seen``, ``--exclude-seen-truth``): a stage of the build
-that the recommender side supplies (``Extras.seen_items``), so that the core build imports
-no recommender code. It drops the (user, item) pairs present in training from the ranked
-lists before the cut, and from the truth when asked."""
+(``seen_items``, from ``--train``). It drops the (user, item) pairs present in training from
+the ranked lists before the cut, and from the truth when asked."""
 
 from __future__ import annotations
 
@@ -13,18 +12,27 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import pair_keys
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import take
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
 from rankeval.notices import Notice
 
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes
+    from rankeval.io.extras import Extras
     from rankeval.io.load import Train, Truth
+
+
+def seen_items(extras: Extras, codes: Codes, settings) -> SeenItems | None:
+    """The seen-item exclusion stage over ``codes``, when an option asks for it (None: no
+    exclusion; the options need ``--train``, ``io.extras.check_needs``)."""
+    if extras.train is None or not (settings.exclude_seen or settings.exclude_seen_truth):
+        return None
+    return SeenItems.of(extras.train, codes, settings)
 
 
 def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:

@@ -13,9 +13,9 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.cast import ID
+from rankeval.io.checked import finite_column, id_column, read_typed
 from rankeval.io.columns import resolve_role
 from rankeval.io.frames import MemoryTable
-from rankeval.io.load import _finite, _ids, _read
 from rankeval.io.readers import Source, Table
 
 
@@ -42,22 +42,22 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
     nested = table.nested(others[0]) if len(others) == 1 else None
     source = lambda n: Source(table.path, table.format, n)  # noqa: E731
     if nested is not None:
-        ids = _ids(_read(table, {item: ID}), item, label)
+        ids = id_column(read_typed(table, {item: ID}), item, label)
         vectors, kind = _list_vectors(nested, others[0], label)
         return ItemFeatures(ids, vectors, source(len(ids)), {"item": item}, kind)
     if len(others) == 1:
-        data = _read(table, {item: ID, others[0]: pa.string()})
+        data = read_typed(table, {item: ID, others[0]: pa.string()})
         try:
-            values = _finite(_read(table, {others[0]: pa.float64()}), others[0], label)
+            values = finite_column(read_typed(table, {others[0]: pa.float64()}), others[0], label)
         except InputError:  # text: tags
             tags = pc.split_pattern(fill_null(data.column(others[0]), ""), tag_separator)
-            return ItemFeatures(_ids(data, item, label), _one_hot(tags),
+            return ItemFeatures(id_column(data, item, label), _one_hot(tags),
                                 source(data.num_rows), {"item": item}, "tags")
-        return ItemFeatures(_ids(data, item, label), values[:, None], source(data.num_rows),
+        return ItemFeatures(id_column(data, item, label), values[:, None], source(data.num_rows),
                             {"item": item}, "columns")
-    data = _read(table, {item: ID} | {c: pa.float64() for c in others})
-    vectors = np.column_stack([_finite(data, c, label) for c in others])
-    return ItemFeatures(_ids(data, item, label), vectors, source(data.num_rows),
+    data = read_typed(table, {item: ID} | {c: pa.float64() for c in others})
+    vectors = np.column_stack([finite_column(data, c, label) for c in others])
+    return ItemFeatures(id_column(data, item, label), vectors, source(data.num_rows),
                         {"item": item}, "columns")
 
 

@@ -13,15 +13,18 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankeval.build.items import item_stats
+from rankeval.build.samples import expand, groups
 from rankeval.build.stages import UserCounts, build
 from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
+from rankeval.engines.sampled import no_corpus_metrics, user_counts
 from rankeval.errors import InputError, collecting
 from rankeval.io.columns import EXTRA
+from rankeval.io.extras import Extras, check_needs, load_extras
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
 from rankeval.io.readers import Source
 from rankeval.io.roles import swapped
 from rankeval.notices import Notice, spelled
-from rankeval.recommender.extras import Extras, check_needs, item_stats, load_extras
 from rankeval.registry import reads
 
 
@@ -163,11 +166,6 @@ def _own_run(truth: Truth) -> Predictions:
                        {"user": "user", "item": "item"})
 
 
-# The notice each explicit choice answers.
-ANSWERS = {"zero_relevant_users": "users_without_relevant",
-           "skip_missing_users": "users_without_predictions", "dedupe": "duplicates_dropped"}
-
-
 def _load(problems: list[InputError], load):
     try:
         return load()
@@ -183,9 +181,6 @@ def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, 
         stats = item_stats(extras, preds, settings)
         sampled = None
         if preds.sample is not None:  # a stochastic run: checked per (user, sample)
-            from rankeval.build.samples import expand
-            from rankeval.engines.sampled import no_corpus_metrics
-
             no_corpus_metrics(settings, preds)
             preds, truth, sampled = expand(preds, truth, settings)
         built = build(preds, truth, settings, extras, stats)
@@ -194,9 +189,6 @@ def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, 
         return
     c = built.counts
     if sampled is not None:  # users counted once, however many samples they have
-        from rankeval.build.samples import groups
-        from rankeval.engines.sampled import user_counts
-
         c = user_counts(built, groups(sampled, built.users), sampled)
     result.users = c
     result.notices = [*built.notices,

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.io.arrow import buffer, from_numpy, frombuffer, to_numpy
-from rankeval.io.cast import _POWERS, Numbered, numbered_ids
+from rankeval.io.cast import POWERS, Numbered, numbered_ids
 from rankeval.io.codes import dense_codes
 from rankeval.kernels.threads import each
 
@@ -197,7 +197,7 @@ def text_order(values: np.ndarray) -> np.ndarray | None:
     for part, ascending in ((slice(zero, None), magnitude[zero:]),
                             (slice(None, zero), magnitude[:zero][::-1])):
         # the values are sorted: each length is one run, found by 18 binary searches
-        bounds = np.searchsorted(ascending, _POWERS.astype(np.uint64))
+        bounds = np.searchsorted(ascending, POWERS.astype(np.uint64))
         counts = np.diff(np.concatenate(([0], bounds, [len(ascending)])))
         lengths = np.repeat(np.arange(1, 20), counts)
         digits[part] = lengths if part.start is not None or zero == 0 else lengths[::-1]

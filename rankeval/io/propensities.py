@@ -12,13 +12,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import duplicates, factorize, pair_keys
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.cast import ID
+from rankeval.io.checked import as_number, finite_column, id_column, read_typed, report_rows
 from rankeval.io.columns import resolve_role
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.frames import MemoryTable
-from rankeval.io.load import _finite, _ids, _num, _read, _report_rows
 from rankeval.io.readers import Source, Table
 
 
@@ -83,14 +83,14 @@ def load_propensities(table: Table | MemoryTable, user_col: str | None = None,
     assert item is not None and col is not None  # required: resolve_role raises without them
     types: dict[str, pa.DataType] = {item: ID, col: pa.float64()} | (
         {user: ID} if user is not None else {})
-    data = _read(table, types)
-    p = _finite(data, col, label)
+    data = read_typed(table, types)
+    p = finite_column(data, col, label)
     bad = ~((p > 0) & (p <= 1))
     if bad.any():
-        _report_rows(label, "propensities outside (0, 1]: a probability of observation",
-                     col, np.flatnonzero(bad), lambda i: _num(float(p[i])))
-    items = _ids(data, item, label)
-    users = None if user is None else _ids(data, user, label)
+        report_rows(label, "propensities outside (0, 1]: a probability of observation",
+                     col, np.flatnonzero(bad), lambda i: as_number(float(p[i])))
+    items = id_column(data, item, label)
+    users = None if user is None else id_column(data, user, label)
     if users is None:
         (codes,), _ = factorize(items)
         repeat = duplicates(codes)

@@ -15,14 +15,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import factorize
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
+from rankeval.io.checked import id_column, read_typed
+from rankeval.io.encode import factorize
+from rankeval.io.features import item_and_others
 from rankeval.io.frames import MemoryTable
-from rankeval.io.load import _ids, _read
 from rankeval.io.readers import Source, Table
-from rankeval.recommender.features import item_and_others
 
 NONE = "(none)"  # the group of an item the file does not name
 
@@ -89,8 +89,8 @@ def load_item_groups(table: Table | MemoryTable, item_col: str | None = None) ->
                                    "item column")
     types: dict[str, pa.DataType] = {item: ID}
     types.update(dict.fromkeys(others, ID))
-    data = _read(table, types)
-    items = _ids(data, item, label)
+    data = read_typed(table, types)
+    items = id_column(data, item, label)
     columns = {}
     for name in others:
         values = data.column(name).cast(pa.string())

@@ -1,63 +1,28 @@
-"""The inputs beyond predictions and truth (``--train``, ``--catalog``): item popularity, the
-catalog and its long tail, and which (user, item) pairs were seen in training (the build's
-seen-item exclusion, ``seen.py``).
+"""Item statistics for the beyond-accuracy metrics: popularity, the long tail, the catalog,
+unit feature vectors and users' profiles, from the extra inputs (``io/extras.py``).
 
-Item statistics are computed once over the whole inputs, never per partition of users, so
-that every partition scores against the same popularity and the same catalog (SPEC section 7).
+They are computed once over the whole inputs, never per partition of users, so that every
+partition scores against the same popularity and the same catalog (SPEC section 7).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.encode import factorize, pair_keys
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, to_numpy
-from rankeval.io.columns import EXTRA
-from rankeval.io.load import Catalog, Predictions, Train, load_catalog, load_train, open_input
+from rankeval.io.encode import factorize, pair_keys
+from rankeval.io.extras import Extras
+from rankeval.io.features import ItemFeatures
+from rankeval.io.groups import ItemGroups
+from rankeval.io.load import Catalog, Predictions, Train
+from rankeval.io.propensities import Propensities
 from rankeval.kernels.distinct import distinct, first_index
-from rankeval.params import FROM_FILE, exponent, kernel_params
-from rankeval.recommender.features import ItemFeatures, load_item_features
-from rankeval.recommender.groups import ItemGroups, load_item_groups
-from rankeval.recommender.propensities import Propensities, load_propensities
-from rankeval.recommender.seen import SeenItems
-from rankeval.registry import REGISTRY
-
-if TYPE_CHECKING:
-    from rankeval.build.stages import Codes
-
-# Options that provide each input a metric may need (registry ``needs``).
-PROVIDERS = {"interactions": ("train",), "propensity": ("train", "propensity"),
-             "catalog": ("catalog", "train"),
-             "item_features": ("item_features",), "item_groups": ("item_groups",)}
-
-
-@dataclass(frozen=True)
-class Extras:
-    """The optional inputs of an evaluation."""
-
-    train: Train | None = None
-    catalog: Catalog | None = None
-    item_features: ItemFeatures | None = None
-    item_groups: ItemGroups | None = None
-    propensity: Propensities | None = None
-
-    def given(self) -> set[str]:
-        return {name for name in EXTRA if getattr(self, name) is not None}
-
-    def seen_items(self, codes: Codes, settings) -> SeenItems | None:
-        """The build's seen-item exclusion stage over ``codes``, when an option asks for it
-        (None: no exclusion; the options need ``--train``, ``check_needs``)."""
-        if self.train is None or not (settings.exclude_seen or settings.exclude_seen_truth):
-            return None
-        return SeenItems.of(self.train, codes, settings)
 
 
 @dataclass(frozen=True)
@@ -92,66 +57,6 @@ class ItemVectors:
         """Each id's row in ``unit``, -1 for an item without features."""
         idx = pc.index_in(item_ids, value_set=self.ids)
         return to_numpy(fill_null(idx, -1)).astype(np.int64)
-
-
-def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | None = None,
-                reading: dict[str, Any] | None = None) -> Extras:
-    """Open and load the optional inputs in ``given`` (``EXTRA``: ``train``, ``catalog``,
-    ``item_features``, ``item_groups``, ``propensity``; paths or in-memory tables, each
-    with its ``NAME_format``), with the same column options as the main inputs."""
-    cols = columns or {}
-    loaders: dict[str, Callable[[Any], Any]] = {
-        "train": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
-                                      cols.get("count_col")),
-        "catalog": lambda t: load_catalog(t, cols.get("item_col")),
-        "item_features": lambda t: load_item_features(t, cols.get("item_col")),
-        "item_groups": lambda t: load_item_groups(t, cols.get("item_col")),
-        "propensity": lambda t: load_propensities(t, cols.get("user_col"), cols.get("item_col"),
-                                                  cols.get("propensity_col")),
-    }
-    loaded = {name: loaders[name](open_input(given[name], name, given.get(f"{name}_format"),
-                                             reading))
-              for name in EXTRA if given.get(name) is not None}
-    return Extras(**loaded)
-
-
-# The optional inputs a cluster engine reads on its driver and sends to every task with the
-# item statistics (the others, --train and --catalog, its workers read)
-ON_DRIVER = ("item_features", "item_groups", "propensity")
-
-
-def load_on_driver(given: Mapping[str, Any], columns: Mapping[str, str | None] | None,
-                   reading: dict[str, Any] | None) -> dict[str, Any]:
-    """``given``'s ``ON_DRIVER`` inputs loaded here, by name (each with its format)."""
-    here = {n: given[n] for n in ON_DRIVER if given.get(n) is not None}
-    if not here:
-        return {}
-    loaded = load_extras({**here, **{f"{n}_format": given.get(f"{n}_format") for n in here}},
-                         columns, reading)
-    return {n: getattr(loaded, n) for n in here}
-
-
-def check_needs(settings, given: set[str]) -> None:
-    """A metric or option without the input it needs: an error naming the option, raised
-    before any data is read."""
-    for spec in settings.specs:
-        for need in sorted(REGISTRY[spec.name].needs - {"subtopics"}):  # the truth's
-            providers = PROVIDERS[need]
-            if need == "propensity":  # where the weights come from: its parameters say
-                key = exponent(spec.name, kernel_params(spec.params, spec.name))
-                providers = ("propensity",) if key == FROM_FILE else ("train",)
-                if key == FROM_FILE and "propensity" not in given:
-                    raise OptionError(
-                        f"{spec} needs {{opt:propensity}} FILE (each item's probability of "
-                        f"being observed), or gamma= and {{opt:train}} for the popularity "
-                        f"model: {spec.name}(gamma=2)@10 (SPEC section 7)")
-            if not given & set(providers):
-                options = " or ".join(f"{{opt:{o}}}" for o in providers)
-                raise OptionError(f"{spec.name} needs {options} (SPEC section 7)")
-    for flag in ("exclude_seen", "exclude_seen_truth"):
-        if getattr(settings, flag) and "train" not in given:
-            raise OptionError(f"{{opt:{flag}}} needs {{opt:train}}: the training interactions "
-                              "say which items each user has seen")
 
 
 @dataclass(frozen=True)
