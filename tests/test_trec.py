@@ -174,6 +174,47 @@ def test_trec_whitespace_gzip_and_stdin(write, run_cli):
     assert piped.json()["metrics"]["mrr@2"] == 0.5
 
 
+_RUN = ["q1 Q0 d1 1 1.5 t", "q1 Q0 d2 2 0.5 t", "q2 Q0 d3 1 2 t"]
+_QRELS = ["q1 0 d1 1", "q1 0 d2 0", "q2 0 d3 2"]
+# Every way trec_eval's whitespace can be written: a separator is any run of blanks
+_SPACINGS = {
+    "tabs": lambda line: line.replace(" ", "\t"),
+    "runs": lambda line: line.replace(" ", "  \t "),
+    "leading": lambda line: "  " + line,
+    "trailing": lambda line: line + " \t",
+    "crlf": lambda line: line + "\r",
+    "form feeds": lambda line: line.replace(" ", "\f\v"),
+}
+
+
+@pytest.mark.parametrize("role, lines", [("predictions", _RUN), ("truth", _QRELS)])
+@pytest.mark.parametrize("spacing", sorted(_SPACINGS))
+@pytest.mark.parametrize("where", ["every line", "one line", "last line, no newline"])
+def test_every_spacing_reads_as_single_spaces(role, lines, spacing, where):
+    """The parser takes a file written with single spaces through a quick path and any other
+    spacing through the passes it needs: both read the same table."""
+    from rankeval.io.formats import trec
+
+    plain = trec.parse(("\n".join(lines) + "\n").encode(), role, "f")
+    change = _SPACINGS[spacing]
+    spaced = [change(x) if where == "every line" or i == 1 else x for i, x in enumerate(lines)]
+    text = "\n".join(spaced) + ("" if where.endswith("no newline") else "\n")
+    got = trec.parse(text.encode(), role, "f")
+    assert got.equals(plain) and got.schema.metadata == plain.schema.metadata
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t", " \r"])
+@pytest.mark.parametrize("at", [0, 1, 2])
+def test_a_blank_line_anywhere_is_named(blank, at):
+    from rankeval.errors import InputError
+    from rankeval.io.formats import trec
+
+    lines = list(_RUN)
+    lines.insert(at, blank)
+    with pytest.raises(InputError, match=f"1 blank line, e.g. line {at + 1}"):
+        trec.parse(("\n".join(lines) + "\n").encode(), "predictions", "f")
+
+
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [

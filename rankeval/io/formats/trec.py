@@ -21,7 +21,21 @@ LAYOUTS = {
                                          3: "relevance"}),
 }
 
-_SPACES = re.compile(rb"[ \t\r\f\v]+")
+_OTHER_SPACES = bytes.maketrans(b"\t\r\f\v", b"    ")
+_SPACES = re.compile(rb"  +")
+_EDGES = re.compile(rb"(?m)^ | $")
+
+
+def _one_space(data: bytes) -> bytes:
+    """The text with one space between fields, none at either end of a line, and no newline
+    at its end, as the CSV parser needs. Each pass runs only where the text needs it (found
+    by a byte search at C speed): a file written with single spaces passes through once."""
+    text = data.translate(_OTHER_SPACES)  # tabs and the rest of whitespace: spaces
+    if b"  " in text:
+        text = _SPACES.sub(b" ", text)
+    if text.startswith(b" ") or b"\n " in text or b" \n" in text or text.endswith(b" "):
+        text = _EDGES.sub(b"", text)
+    return text.rstrip(b"\n")
 
 
 def parse(data: bytes, role: str, label: str) -> pa.Table:
@@ -35,17 +49,16 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
     an error naming it.
     """
     n_fields, layout, keep = LAYOUTS[role]
-    text = _SPACES.sub(b" ", data)  # one space between fields, as the CSV parser needs
-    text = re.sub(rb"(?m)^ | $", b"", text).rstrip(b"\n")
+    text = _one_space(data)
     numbers = None  # the file's line number of each line kept, when comments are dropped
-    if re.search(rb"(?m)^#", text):
+    if text.startswith(b"#") or b"\n#" in text:
         lines = text.split(b"\n")
         numbers = [n for n, line in enumerate(lines, 1) if not line.startswith(b"#")]
         text = b"\n".join(lines[n - 1] for n in numbers)
-    blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
     if not text:
         raise InputError(label, "no data lines")
-    if blank:
+    if text.startswith(b"\n") or b"\n\n" in text:
+        blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
         where = [_number_of(text.count(b"\n", 0, at) + 1, numbers) for at in blank]
         raise InputError(
             label, "blank lines", count=len(where), examples=[(n, "") for n in where],
