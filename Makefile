@@ -102,10 +102,13 @@ smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command
 	$(BIN)/rankeval score sample_data/preds.parquet sample_data/truth.parquet --per-user - | head -3
 
 BENCH ?= S
+BENCH_RANDOM ?= 0
 SPARK_BENCH ?= M
-bench: $(VENV)/.test java ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floor (BENCH=S,M,W,N,Z,U), then the beyond-accuracy timings
+# BENCH_RANDOM=N adds N shapes drawn at run time (the seed is printed; BENCH_SEED draws them
+# again); TREC_EVAL=PATH adds trec_eval on the same data as TREC files.
+bench: $(VENV)/.test java ## Time rankeval against pytrec_eval, ranx, a pandas loop and the floors (BENCH=S,M,W,N,Z,U; BENCH_RANDOM=N drawn shapes; TREC_EVAL=PATH), then the beyond-accuracy timings
 	$(BIN)/python -m compileall -q rankeval
-	$(BIN)/python benchmarks/bench.py --shapes $(BENCH)
+	$(BIN)/python benchmarks/bench.py --shapes $(BENCH) --random $(BENCH_RANDOM) $(if $(BENCH_SEED),--seed $(BENCH_SEED)) $(if $(TREC_EVAL),--trec-eval $(TREC_EVAL))
 	$(BIN)/python benchmarks/beyond.py
 	$(BIN)/python benchmarks/spark_bench.py --shapes $(SPARK_BENCH)
 

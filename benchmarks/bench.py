@@ -15,6 +15,15 @@ once per shape (fixed seed) under --data. Every tool runs as its own process, in
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
 with rankeval's to 1e-9, or the run fails.
+
+Two floors: `floor` reads both files with ids as strings and sorts the run once; the typed
+floor lets ids keep the type they read as (numbers stay int64), the least any evaluator must
+do. `--random N` adds N shapes drawn at run time from realistic ranges (users, catalog size,
+Zipf exponent or uniform popularity, list-length distribution, judged per user, id kind), from
+a seed printed first (`--seed` draws them again), and ends with each ratio's range over the
+drawn shapes: a table that no single tuned shape can make look good. `--trec-eval PATH` adds
+trec_eval (built from github.com/usnistgov/trec_eval) on the same data as TREC files, against
+`rankeval score --compat trec_eval -f trec` on them; their outputs must be the same text.
 """
 
 from __future__ import annotations
@@ -22,8 +31,11 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import math
 import os
 import platform
+import random
+import secrets
 import statistics
 import subprocess
 import sys
@@ -66,7 +78,41 @@ def tools(csv: tuple[Path, Path], parquet: tuple[Path, Path], out: Path) -> dict
         "pandas loop": [py, str(peer / "pandas_loop.py"), *map(str, csv), str(out / "pandas.json")],
         "floor: pyarrow read + sort (CSV)": [py, str(peer / "floor.py"), *map(str, csv),
                                              str(out / "floor.json")],
+        "typed floor (CSV)": [py, str(peer / "typed_floor.py"), *map(str, csv),
+                              str(out / "typed_floor.json")],
+        "typed floor (Parquet)": [py, str(peer / "typed_floor.py"), *map(str, parquet),
+                                  str(out / "typed_floor_parquet.json")],
     }
+
+
+def trec_tools(trec_eval: Path, folder: Path, out: Path) -> dict[str, list[str]]:
+    """trec_eval and rankeval on the shape's TREC files, trec_eval's default measures."""
+    run, qrels = folder / "preds.run", folder / "truth.qrels"
+    return {
+        "rankeval (TREC, --compat trec_eval)": [
+            f"PYTHONPATH={HERE.parent}", sys.executable, "-m", "rankeval", "score", str(run),
+            str(qrels), "--compat", "trec_eval", "-f", "trec", "--quiet", "-o",
+            str(out / "rankeval.trec.txt")],
+        "trec_eval (TREC)": ["sh", "-c", 'exec "$0" "$1" "$2" > "$3"', str(trec_eval),
+                             str(qrels), str(run), str(out / "trec_eval.txt")],
+    }
+
+
+def drawn(seed: int, count: int, max_rows: int) -> dict[str, tuple]:
+    """``count`` shapes drawn from realistic ranges: the same seed, the same shapes."""
+    rng = random.Random(seed)
+    out = {}
+    for i in range(count):
+        per_user = round(math.exp(rng.uniform(math.log(5), math.log(100))))
+        users = round(math.exp(rng.uniform(math.log(20_000), math.log(500_000))))
+        users = min(users, max_rows // per_user)
+        catalog = round(math.exp(rng.uniform(math.log(100_000), math.log(5_000_000))))
+        popularity = "zipf" if rng.random() < 0.8 else "uniform"
+        zipf = round(rng.uniform(0.9, 1.4), 2)
+        out[f"R{i + 1}"] = (users, per_user, rng.randint(5, 30), catalog, popularity,
+                            rng.choice(["dense", "sparse", "hashed", "uuid", "asin"]), zipf,
+                            rng.choice(["uniform", "geometric"]))
+    return out
 
 
 def _order(names: list[str], r: int) -> list[str]:
@@ -138,6 +184,13 @@ def main() -> None:
     ap.add_argument("--against", type=Path, metavar="CHECKOUT",
                     help="also time rankeval from another checkout (e.g. a git worktree of "
                     "main), interleaved: an A/B of a change")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="also N shapes drawn at run time from realistic ranges")
+    ap.add_argument("--seed", type=int, help="the draw's seed (default: a new one, printed)")
+    ap.add_argument("--max-rows", type=int, default=10_000_000,
+                    help="prediction rows at most in a drawn shape")
+    ap.add_argument("--trec-eval", type=Path, metavar="PATH",
+                    help="a trec_eval binary: also time it against rankeval on TREC files")
     a = ap.parse_args()
     # `python -m rankeval` looks in the working directory first: run from elsewhere, so that
     # --against really times the other checkout.
@@ -151,17 +204,25 @@ def main() -> None:
         if checkout is not None:
             compileall.compile_dir(checkout / "rankeval", quiet=1)
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
-    results: dict = {"machine": _machine(), "rounds": a.rounds, "shapes": {}}
-    for shape in a.shapes.split(","):
-        users, per_user, judged, catalog, popularity, ids = SHAPES[shape]
-        folder = a.data / shape
-        if not (folder / "truth.parquet").exists():
+    shapes = {name: (*SHAPES[name], 1.1, "uniform") for name in a.shapes.split(",") if name}
+    seed = a.seed if a.seed is not None else secrets.randbits(32)
+    if a.random:
+        print(f"drawn shapes: --random {a.random} --seed {seed}", file=sys.stderr)
+        shapes.update(drawn(seed, a.random, a.max_rows))
+    results: dict = {"machine": _machine(), "rounds": a.rounds, "seed": seed, "shapes": {}}
+    for shape, (users, per_user, judged, catalog, popularity, ids, zipf, lengths) in \
+            shapes.items():
+        folder = a.data / (shape if shape in SHAPES else "-".join(map(str, (
+            users, per_user, judged, catalog, popularity, ids, zipf, lengths))))
+        if not (folder / "truth.parquet").exists() or (
+                a.trec_eval and not (folder / "truth.qrels").exists()):
             # In a child process: this process must stay small, since every tool it starts
             # inherits its memory size into the peak RSS measured by wait4.
             subprocess.run(
                 [sys.executable, str(HERE / "generate.py"), "--users", str(users), "--list",
                  str(per_user), "--judged", str(judged), "--items", str(catalog),
                  "--popularity", popularity, *(["--ids", ids] if ids else []), "--seed", "2026",
+                 "--zipf", str(zipf), "--lengths", lengths, *(["--trec"] if a.trec_eval else []),
                  "--parquet", "--out", str(folder)],
                 check=True,
             )
@@ -170,6 +231,8 @@ def main() -> None:
         out = folder / "out"
         out.mkdir(exist_ok=True)
         commands = {k: v for k, v in tools(csv, parquet, out).items() if k not in skip}
+        if a.trec_eval:
+            commands.update(trec_tools(a.trec_eval.resolve(), folder, out))
         if a.against:
             commands[f"rankeval {a.against.name} (CSV)"] = [
                 f"PYTHONPATH={a.against}", *commands["rankeval (CSV)"][1:-3],
@@ -193,8 +256,13 @@ def main() -> None:
         files = {"rankeval (Parquet)": "rankeval_parquet.json", "pytrec_eval": "pytrec.json",
                  f"rankeval {a.against.name if a.against else ''} (CSV)": "against.json",
                  "ranx": "ranx.json", "pandas loop": "pandas.json",
-                 "floor: pyarrow read + sort (CSV)": "floor.json"}
+                 "floor: pyarrow read + sort (CSV)": "floor.json",
+                 "typed floor (CSV)": "typed_floor.json",
+                 "typed floor (Parquet)": "typed_floor_parquet.json"}
         verdicts = agree(out, {k: v for k, v in files.items() if k in commands and k not in errors})
+        if a.trec_eval and not errors:
+            verdicts["rankeval (TREC, --compat trec_eval)"] = same_text(out)
+            verdicts["trec_eval (TREC)"] = "-"
         base = statistics.median(times["rankeval (CSV)"])
         rows = []
         for name in commands:
@@ -207,8 +275,11 @@ def main() -> None:
                          "rounds": times[name]})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
                                     "catalog": catalog, "popularity": popularity, "ids": ids,
+                                    "zipf": zipf, "lengths": lengths,
                                     "prediction_rows": _rows(folder), "tools": rows}
         print(_markdown(shape, results["shapes"][shape], a.rounds))
+    if len(results["shapes"]) > 1:
+        print(_ranges(results["shapes"]))
     a.json.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten: {a.json}", file=sys.stderr)
 
@@ -229,8 +300,9 @@ def _markdown(shape: str, r: dict, rounds: int) -> str:
         + ("" if r["popularity"] == "pool" else "(mean) ")
         + f"({r['prediction_rows']:,} rows), {r['judged']} judged per user; "
         + ("" if r["popularity"] == "pool" else
-           f"numeric ids, variable list lengths, {r['popularity']} over "
-           f"{r['catalog']:,} items; ")
+           f"{r['ids']} ids, {r.get('lengths', 'uniform')} list lengths, {r['popularity']}"
+           + (f" ({r.get('zipf', 1.1)})" if r["popularity"] == "zipf" else "")
+           + f" over {r['catalog']:,} items; ")
         + f"median of {rounds}",
         "",
         "| tool | seconds | rounds (min-max) | peak MiB | time / rankeval (CSV) | max diff of "
@@ -244,6 +316,40 @@ def _markdown(shape: str, r: dict, rounds: int) -> str:
             lines.append(f"| {row['tool']} | {row['seconds']:.2f} | {min(row['rounds']):.2f}-"
                          f"{max(row['rounds']):.2f} | {row['peak_mib']:.0f} | "
                          f"{row['vs_rankeval_csv']:.2f}x | {row['max_diff']} |")
+    return "\n".join(lines)
+
+
+def same_text(out: Path) -> str:
+    """rankeval's -f trec output against trec_eval's: the same text, or the run fails."""
+    ours = (out / "rankeval.trec.txt").read_text()
+    theirs = (out / "trec_eval.txt").read_text()
+    if ours != theirs:
+        raise SystemExit(f"rankeval's -f trec differs from trec_eval's output: see {out}")
+    return "same text"
+
+
+# The ratios over the shapes, each tool's time against its reference
+RATIOS = [("rankeval (CSV)", "typed floor (CSV)"), ("rankeval (Parquet)", "typed floor (Parquet)"),
+          ("rankeval (Parquet)", "rankeval (CSV)"), ("pytrec_eval", "rankeval (CSV)"),
+          ("ranx", "rankeval (CSV)"),
+          ("rankeval (TREC, --compat trec_eval)", "trec_eval (TREC)")]
+
+
+def _ranges(shapes: dict) -> str:
+    """Each ratio's median, minimum and maximum over the shapes (and the peak memory's)."""
+    lines = [f"\n**Over {len(shapes)} shapes** ({', '.join(shapes)}): each ratio's median "
+             "(min-max)", "", "| time of | over time of | median | min-max | peak memory ratio "
+             "(min-max) |", "|---|---|---:|---:|---:|"]
+    for a, b in RATIOS:
+        times, peaks = [], []
+        for r in shapes.values():
+            rows = {t["tool"]: t for t in r["tools"] if "seconds" in t}
+            if a in rows and b in rows:
+                times.append(rows[a]["seconds"] / rows[b]["seconds"])
+                peaks.append(rows[a]["peak_mib"] / rows[b]["peak_mib"])
+        if times:
+            lines.append(f"| {a} | {b} | {statistics.median(times):.2f}x | {min(times):.2f}-"
+                         f"{max(times):.2f}x | {min(peaks):.2f}-{max(peaks):.2f}x |")
     return "\n".join(lines)
 
 

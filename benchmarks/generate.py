@@ -71,16 +71,20 @@ def generate(
 
 def generate_catalog(
     users: int, list_len: int, judged: int, items: int, popularity: str = "zipf", seed: int = 0,
-    ids: str = "dense",
+    ids: str = "dense", zipf: float = 1.1, lengths: str = "uniform",
 ) -> tuple[pa.Table, pa.Table]:
-    """Data shaped like a real catalog: lists of variable length (1 to 2 x ``list_len``), items
-    drawn from ``items`` ids either with Zipf-like popularity (a few items everywhere, a long
-    tail) or uniformly (the worst case for id dictionaries); user and item ids of the kind
-    ``ids`` names (``ID_KINDS``)."""
+    """Data shaped like a real catalog: lists of variable length (``lengths``: uniform over 1
+    to 2 x ``list_len``, or geometric with mean ``list_len``, at most 5 x), items drawn from
+    ``items`` ids either with Zipf-like popularity of exponent ``zipf`` (a few items
+    everywhere, a long tail) or uniformly (the worst case for id dictionaries); user and item
+    ids of the kind ``ids`` names (``ID_KINDS``)."""
     rng = np.random.default_rng(seed)
-    lengths = rng.integers(1, 2 * list_len, users)
-    p_user = np.repeat(np.arange(users), lengths)
-    p_item = _draw(rng, len(p_user), items, popularity)
+    if lengths == "geometric":
+        counts = np.minimum(rng.geometric(1 / list_len, users), 5 * list_len)
+    else:
+        counts = rng.integers(1, 2 * list_len, users)
+    p_user = np.repeat(np.arange(users), counts)
+    p_item = _draw(rng, len(p_user), items, popularity, zipf)
     p_user, p_item = _distinct_pairs(p_user, p_item, items)
     rank = _positions(p_user)
     score = np.round(1000 - rank + rng.random(len(rank)) * 0.5, 6)
@@ -91,7 +95,7 @@ def generate_catalog(
     counts = np.bincount(p_user, minlength=users)
     pick = starts[t_user] + (rng.random(len(t_user)) * counts[t_user]).astype(np.int64)
     t_item = np.where(own & (counts[t_user] > 0), p_item[np.minimum(pick, len(p_item) - 1)],
-                      _draw(rng, len(t_user), items, popularity))
+                      _draw(rng, len(t_user), items, popularity, zipf))
     t_user, t_item = _distinct_pairs(t_user, t_item, items)
     grade = rng.integers(0, 4, len(t_item))
     user_ids, item_ids = (ID_KINDS[ids](np.random.default_rng(seed + k), n)
@@ -149,11 +153,11 @@ ID_KINDS = {
 }
 
 
-def _draw(rng, n: int, items: int, popularity: str) -> np.ndarray:
+def _draw(rng, n: int, items: int, popularity: str, zipf: float = 1.1) -> np.ndarray:
     if popularity == "uniform":
         return rng.integers(0, items, n)
-    # Zipf-like: P(rank r) ~ 1 / r^1.1, truncated at the catalog size, popular ids spread out.
-    r = np.minimum(rng.zipf(1.1, n), items) - 1
+    # Zipf-like: P(rank r) ~ 1 / r^zipf, truncated at the catalog size, popular ids spread out.
+    r = np.minimum(rng.zipf(zipf, n), items) - 1
     return (r * 2654435761) % items  # a fixed permutation of ranks to ids
 
 
@@ -190,6 +194,21 @@ def write_files(preds: pa.Table, truth: pa.Table, out: Path, parquet: bool = Fal
         pq.write_table(truth, out / "truth.parquet")
 
 
+def write_trec(preds: pa.Table, truth: pa.Table, out: Path) -> None:
+    """preds.run (``qid Q0 docno rank score tag``) and truth.qrels (``qid 0 docno rel``), the
+    same data as TREC text, for trec_eval."""
+    zero = pa.array(["0"] * truth.num_rows)
+    q0, tag = pa.array(["Q0"] * preds.num_rows), pa.array(["bench"] * preds.num_rows)
+    for table, name in ((pa.table([preds["user_id"], q0, preds["item_id"], preds["rank"],
+                                   preds["score"], tag],
+                                  names=["qid", "q0", "docno", "rank", "score", "tag"]),
+                         "preds.run"),
+                        (pa.table([truth["user_id"], zero, truth["item_id"], truth["relevance"]],
+                                  names=["qid", "iter", "docno", "rel"]), "truth.qrels")):
+        pa_csv.write_csv(table, out / name, pa_csv.WriteOptions(
+            include_header=False, delimiter=" ", quoting_style="none"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--users", type=int, required=True)
@@ -201,6 +220,10 @@ def main() -> None:
                     "ids from a catalog of --items, lists of variable length")
     ap.add_argument("--ids", choices=list(ID_KINDS), default="dense",
                     help="the kind of user and item ids of the zipf and uniform catalogs")
+    ap.add_argument("--zipf", type=float, default=1.1, help="the Zipf exponent of popularity")
+    ap.add_argument("--lengths", choices=["uniform", "geometric"], default="uniform",
+                    help="list lengths: uniform over 1 to 2 x --list, or geometric of mean --list")
+    ap.add_argument("--trec", action="store_true", help="also write preds.run and truth.qrels")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parquet", action="store_true", help="also write Parquet twins")
     ap.add_argument("--out", type=Path, required=True)
@@ -209,8 +232,10 @@ def main() -> None:
         preds, truth = generate(a.users, a.list, a.judged, a.items, a.seed)
     else:
         preds, truth = generate_catalog(a.users, a.list, a.judged, a.items, a.popularity, a.seed,
-                                        a.ids)
+                                        a.ids, a.zipf, a.lengths)
     write_files(preds, truth, a.out, a.parquet)
+    if a.trec:
+        write_trec(preds, truth, a.out)
     print(f"{a.out}: {preds.num_rows:,} prediction rows, {truth.num_rows:,} truth rows")
 
 
