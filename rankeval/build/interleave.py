@@ -1,0 +1,76 @@
+"""Interleaved lists, made for every query at once (SPEC §13): team-draft interleaving
+(Radlinski et al., CIKM 2008) of two rankers and its generalisation to more, team-draft
+multileaving (Schuth et al., CIKM 2014).
+
+In each round the rankers are put in a random order (for two: a coin decides which picks
+first), and each in turn adds its highest-ranked item not yet shown, crediting the slot to
+its team; a ranker with nothing left to add sits the round out. The list ends at ``k`` slots,
+or when no ranker has an item left.
+
+The rankers' lists come as one array ``lists[ranker, query, position]`` of item codes (-1
+past a list's end); the rounds and the picks within a round are loops over positions, never
+over queries: every step works on all queries' arrays at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NONE = -1  # no item: past a list's end, or a slot left empty
+
+
+def team_draft(lists: np.ndarray, k: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(items, teams): each query's interleaved list of at most ``k`` slots, queries x k,
+    and the ranker each slot is credited to (``NONE`` in both past the list's end)."""
+    rankers, queries, depth = lists.shape
+    rows = np.arange(queries)
+    # each (query, item) pair's place in one "shown" mask: an item two rankers both list is
+    # one place, so that once shown it is skipped by both
+    key = np.where(lists >= 0, rows[None, :, None].astype(np.int64) * (int(lists.max()) + 1)
+                   + lists, -1)
+    places, inverse = np.unique(key, return_inverse=True)
+    place = inverse.reshape(key.shape) - (places[0] == -1)  # -1 where there is no item
+    shown = np.zeros(len(places), dtype=bool)
+    pointer = np.zeros((rankers, queries), dtype=np.int64)
+    items = np.full((queries, k), NONE, dtype=lists.dtype)
+    teams = np.full((queries, k), NONE, dtype=np.int16)
+    filled = np.zeros(queries, dtype=np.int64)
+    while True:
+        live = filled < k
+        if not live.any():
+            break
+        order = np.argsort(rng.random((queries, rankers)), axis=1)  # this round's turns
+        picked_any = np.zeros(queries, dtype=bool)
+        for turn in range(rankers):
+            ranker = order[:, turn]
+            at = _next_unshown(place, shown, pointer, ranker, rows, depth)
+            can = live & (filled < k) & (at < depth)
+            q = rows[can]
+            r, p = ranker[can], at[can]
+            slot = place[r, q, p]
+            items[q, filled[can]] = lists[r, q, p]
+            teams[q, filled[can]] = r
+            shown[slot] = True
+            pointer[r, q] = p + 1
+            filled[can] += 1
+            picked_any |= can
+        if not picked_any.any():  # every list of every unfinished query used up
+            break
+    return items, teams
+
+
+def _next_unshown(place: np.ndarray, shown: np.ndarray, pointer: np.ndarray,
+                  ranker: np.ndarray, rows: np.ndarray, depth: int) -> np.ndarray:
+    """Each query's position of ``ranker``'s highest item not yet shown (``depth`` when its
+    list has none left), its pointer advanced past shown items, all queries at once."""
+    at = pointer[ranker, rows].copy()
+    while True:
+        inside = at < depth
+        here = np.full(len(rows), -1, dtype=np.int64)
+        here[inside] = place[ranker[inside], rows[inside], at[inside]]
+        at[inside & (here < 0)] = depth  # past the list's end
+        skip = inside & (here >= 0) & shown[np.maximum(here, 0)]
+        if not skip.any():
+            return at
+        at[skip] += 1

@@ -1,0 +1,111 @@
+"""Team-draft interleaving and multileaving (SPEC §13, #51.1): the lists made for every query at
+once against the exact distribution, enumerated from the definition (every order of the
+rankers in every round, equally likely), by chi-square on many draws; and the invariants that
+hold for any input."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from rankeval.build.interleave import NONE, team_draft
+
+
+def _exact(lists: list[list[int]], k: int) -> dict[tuple, float]:
+    """(items, teams) -> probability, from the definition, by enumeration."""
+    out: Counter = Counter()
+
+    def rounds(items: list[int], teams: list[int], pointers: list[int], chance: float) -> None:
+        if len(items) == k:
+            out[tuple(items), tuple(teams)] += chance
+            return
+        orders = list(itertools.permutations(range(len(lists))))
+        for order in orders:
+            its, tms, ptr, picked = list(items), list(teams), list(pointers), False
+            for r in order:
+                if len(its) == k:
+                    break
+                while ptr[r] < len(lists[r]) and lists[r][ptr[r]] in its:
+                    ptr[r] += 1
+                if ptr[r] < len(lists[r]):
+                    its.append(lists[r][ptr[r]])
+                    tms.append(r)
+                    ptr[r] += 1
+                    picked = True
+            if picked:
+                rounds(its, tms, ptr, chance / len(orders))
+            else:
+                out[tuple(its), tuple(tms)] += chance / len(orders)
+
+    rounds([], [], [0] * len(lists), 1.0)
+    return dict(out)
+
+
+def _array(lists: list[list[int]], queries: int) -> np.ndarray:
+    depth = max(map(len, lists))
+    one = np.full((len(lists), depth), NONE)
+    for r, lst in enumerate(lists):
+        one[r, :len(lst)] = lst
+    return np.repeat(one[:, None, :], queries, axis=1)
+
+
+CASES = [
+    ([[1, 2, 3, 4], [2, 5, 1, 6]], 4),  # overlapping lists (Radlinski et al.'s kind)
+    ([[1, 2, 3], [4, 5, 6]], 5),  # disjoint
+    ([[1, 2], [1, 2, 3, 4, 5]], 5),  # one list used up early, the other goes on
+    ([[7, 8, 9], [8, 7, 10], [10, 9, 11]], 5),  # multileaving, three rankers
+]
+
+
+@pytest.mark.parametrize(("lists", "k"), CASES)
+def test_the_lists_follow_the_definitions_distribution(lists, k):
+    exact = _exact(lists, k)
+    draws = 20_000
+    items, teams = team_draft(_array(lists, draws), k, np.random.default_rng(13))
+    seen = Counter((tuple(i[i != NONE]), tuple(t[t != NONE])) for i, t in
+                   zip(items, teams, strict=True))
+    assert set(seen) <= set(exact), set(seen) - set(exact)
+    keys = sorted(exact)
+    observed = [seen[key] for key in keys]
+    expected = [exact[key] * draws for key in keys]
+    assert chisquare(observed, expected).pvalue > 1e-3, (observed, expected)
+
+
+def test_every_query_at_once_holds_the_invariants():
+    """Random lists of different lengths: each slot's item comes from its team's list, each
+    team's items keep their ranker's order, no item is shown twice, lists end at k or when
+    every ranker is used up, and two rankers' teams differ by at most one while both last."""
+    rng = np.random.default_rng(5)
+    rankers, queries, depth, k = 2, 3000, 12, 10
+    lists = np.full((rankers, queries, depth), NONE)
+    for r in range(rankers):
+        for q in range(queries):
+            n = rng.integers(0, depth + 1)
+            lists[r, q, :n] = rng.choice(30, n, replace=False)
+    items, teams = team_draft(lists, k, rng)
+    for q in range(queries):
+        shown = [(i, t) for i, t in zip(items[q], teams[q], strict=True) if i != NONE]
+        got = [i for i, _ in shown]
+        assert len(got) == len(set(got))
+        union = {int(x) for r in range(rankers) for x in lists[r, q] if x != NONE}
+        assert len(got) == min(k, len(union))
+        for r in range(rankers):
+            own = [i for i, t in shown if t == r]
+            ranked = [int(x) for x in lists[r, q] if x != NONE]
+            assert own == [x for x in ranked if x in own]  # in the ranker's order
+        counts = [sum(t == r for _, t in shown) for r in range(rankers)]
+        # an item never becomes unshown: a ranker with one left at the end never sat out
+        left = [any(x != NONE and x not in got for x in lists[r, q]) for r in range(rankers)]
+        if all(left):
+            assert abs(counts[0] - counts[1]) <= 1
+
+
+def test_seeded():
+    lists = _array([[1, 2, 3], [3, 2, 1]], 50)
+    one = team_draft(lists, 3, np.random.default_rng(1))
+    two = team_draft(lists, 3, np.random.default_rng(1))
+    assert all((a == b).all() for a, b in zip(one, two, strict=True))
