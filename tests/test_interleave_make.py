@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from rankeval.build.interleave import NONE, team_draft
+from rankeval.analysis.interleaving import balanced_credits
+from rankeval.build.interleave import NONE, balanced, team_draft
 
 
 def _exact(lists: list[list[int]], k: int) -> dict[tuple, float]:
@@ -109,3 +110,63 @@ def test_seeded():
     one = team_draft(lists, 3, np.random.default_rng(1))
     two = team_draft(lists, 3, np.random.default_rng(1))
     assert all((a == b).all() for a, b in zip(one, two, strict=True))
+
+
+def _balanced_reference(a: list[int], b: list[int], k: int, a_first: bool) -> list[int]:
+    """Joachims's balanced interleaving, as written (a list that ends leaves the rest to the
+    other)."""
+    shown: list[int] = []
+    ka = kb = 0
+    while len(shown) < k and (ka < len(a) or kb < len(b)):
+        take_a = kb >= len(b) or (ka < len(a) and (ka < kb or (ka == kb and a_first)))
+        item = a[ka] if take_a else b[kb]
+        if item not in shown:
+            shown.append(item)
+        if take_a:
+            ka += 1
+        else:
+            kb += 1
+    return shown
+
+
+def test_balanced_is_joachims_for_every_query():
+    rng = np.random.default_rng(8)
+    queries, depth, k = 2000, 8, 6
+    lists = np.full((2, queries, depth), NONE)
+    for r in range(2):
+        for q in range(queries):
+            n = rng.integers(0, depth + 1)
+            lists[r, q, :n] = rng.choice(12, n, replace=False)
+    coin = np.random.default_rng(99)
+    items = balanced(lists, k, coin)
+    firsts = np.random.default_rng(99).random(queries) < 0.5  # the same coins
+    for q in range(queries):
+        a, b = ([int(x) for x in lists[r, q] if x != NONE] for r in range(2))
+        want = _balanced_reference(a, b, k, bool(firsts[q]))
+        assert [int(x) for x in items[q] if x != NONE] == want
+
+
+def test_balanced_credit_by_hand_and_by_brute_force():
+    # A = (a b c d), B = (b e a f), A first: shown a b e c d; clicks on b and c.
+    # The lowest click, c, is 3rd in A and absent from B: k = 3. A's top 3 (a b c) holds both
+    # clicks, B's (b e a) one: A wins, 2 to 1.
+    credit = balanced_credits(np.zeros(5, dtype=int), np.arange(1, 6),
+                              np.array([1, 2, np.inf, 3, 4]), np.array([3, 1, 2, np.inf, np.inf]),
+                              np.array([0, 1, 0, 1, 0], dtype=bool), 1)
+    assert credit.tolist() == [[2, 1]]
+    rng = np.random.default_rng(4)
+    impressions, slots = 500, 6
+    imp = np.repeat(np.arange(impressions), slots)
+    pos = np.tile(np.arange(1, slots + 1), impressions)
+    ra = np.where(rng.random(len(imp)) < 0.8, rng.integers(1, 10, len(imp)), np.inf)
+    rb = np.where(rng.random(len(imp)) < 0.8, rng.integers(1, 10, len(imp)), np.inf)
+    clicked = rng.random(len(imp)) < 0.3
+    got = balanced_credits(imp, pos, ra, rb, clicked, impressions)
+    for i in range(impressions):
+        rows = [j for j in np.flatnonzero(imp == i) if clicked[j]]
+        if not rows:
+            assert got[i].tolist() == [0, 0]
+            continue
+        low = max(rows, key=lambda j: pos[j])
+        cut = min(ra[low], rb[low])
+        assert got[i].tolist() == [sum(ra[j] <= cut for j in rows), sum(rb[j] <= cut for j in rows)]

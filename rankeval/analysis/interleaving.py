@@ -57,6 +57,27 @@ def credits(impression: np.ndarray, team: np.ndarray, clicked: np.ndarray, impre
     return counts.reshape(impressions, rankers)
 
 
+def balanced_credits(impression: np.ndarray, position: np.ndarray, rank_a: np.ndarray,
+                     rank_b: np.ndarray, clicked: np.ndarray, impressions: int) -> np.ndarray:
+    """Balanced interleaving's credit (Joachims 2002), impressions x 2: with the lowest
+    clicked slot's item at rank ``k`` in the list that ranks it higher, each ranker is
+    credited the clicked items in its own top ``k``. Per shown slot: its ``impression``
+    code, its ``position`` in the interleaved list, and its item's rank in each ranker's list
+    (1 = top; ``inf`` where the ranker does not list it)."""
+    clicked = np.asarray(clicked, dtype=bool)
+    imp, pos = impression[clicked], position[clicked]
+    ra, rb = (np.asarray(r, dtype=np.float64)[clicked] for r in (rank_a, rank_b))
+    order = np.lexsort((pos, imp))
+    imp, ra, rb = imp[order], ra[order], rb[order]
+    last = np.flatnonzero(np.append(imp[1:] != imp[:-1], True))  # each impression's lowest
+    cut = np.full(impressions, np.inf)
+    cut[imp[last]] = np.minimum(ra[last], rb[last])
+    out = np.zeros((impressions, 2), dtype=np.int64)
+    for column, ranks in enumerate((ra, rb)):
+        out[:, column] = np.bincount(imp, weights=ranks <= cut[imp], minlength=impressions)
+    return out
+
+
 def outcomes(credit: np.ndarray, a: int, b: int) -> np.ndarray:
     """Per impression: 1 a win for ``a``, -1 a loss, 0 a tie, and -2 no click on either."""
     ca, cb = credit[:, a], credit[:, b]

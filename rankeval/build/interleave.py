@@ -74,3 +74,38 @@ def _next_unshown(place: np.ndarray, shown: np.ndarray, pointer: np.ndarray,
         if not skip.any():
             return at
         at[skip] += 1
+
+
+def balanced(lists: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Balanced interleaving (Joachims 2002) of two rankers, every query at once: a coin per
+    query says which ranker leads; with ``ka`` and ``kb`` the positions reached in each list,
+    the one behind (the leader when level) offers its next item, added unless already shown.
+    Items, queries x k (``NONE`` past the list's end); a ranker whose list has ended leaves
+    the rest to the other. No slot belongs to a team: clicks are credited by the items'
+    ranks in each list (``analysis.interleaving.balanced_credits``)."""
+    rankers, queries, depth = lists.shape
+    if rankers != 2:
+        raise ValueError("balanced interleaving takes two rankers; more: team-draft "
+                         "multileaving")
+    rows = np.arange(queries)
+    a_first = rng.random(queries) < 0.5
+    reached = np.zeros((2, queries), dtype=np.int64)
+    ends = (lists >= 0).sum(axis=2)  # each list's length (items come first, then NONE)
+    items = np.full((queries, k), NONE, dtype=lists.dtype)
+    filled = np.zeros(queries, dtype=np.int64)
+    for _ in range(2 * depth):  # each step moves one pointer: at most 2 x depth steps
+        live = (filled < k) & ((reached[0] < ends[0]) | (reached[1] < ends[1]))
+        if not live.any():
+            break
+        take_a = (reached[0] < reached[1]) | ((reached[0] == reached[1]) & a_first)
+        take_a = np.where(reached[0] >= ends[0], False, np.where(reached[1] >= ends[1], True,
+                                                                 take_a))
+        r = np.where(take_a, 0, 1)
+        q = rows[live]
+        offered = lists[r[live], q, reached[r[live], q]]
+        already = (items[q] == offered[:, None]).any(axis=1)
+        add = q[~already]
+        items[add, filled[add]] = offered[~already]
+        filled[add] += 1
+        reached[r[live], q] += 1
+    return items
