@@ -6,6 +6,7 @@ hold for any input."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 
 import numpy as np
@@ -170,3 +171,88 @@ def test_balanced_credit_by_hand_and_by_brute_force():
         low = max(rows, key=lambda j: pos[j])
         cut = min(ra[low], rb[low])
         assert got[i].tolist() == [sum(ra[j] <= cut for j in rows), sum(rb[j] <= cut for j in rows)]
+
+
+def _probabilistic_exact(lists: list[list[int]], k: int, tau: float) -> dict[tuple, float]:
+    """(items, teams) -> chance under probabilistic interleaving, by enumeration: a ranker
+    drawn among those with an item left, an item from its softmax over the unshown."""
+    out: dict[tuple, float] = {}
+
+    def go(items: tuple, teams: tuple, chance: float) -> None:
+        left = [[(d, (r + 1) ** -tau) for r, d in enumerate(lst) if d not in items]
+                for lst in lists]
+        able = [i for i, lst in enumerate(left) if lst]
+        if len(items) == k or not able:
+            out[items, teams] = out.get((items, teams), 0.0) + chance
+            return
+        for ranker in able:
+            total = sum(w for _, w in left[ranker])
+            for d, w in left[ranker]:
+                go((*items, d), (*teams, ranker), chance / len(able) * w / total)
+
+    go((), (), 1.0)
+    return out
+
+
+@pytest.mark.parametrize(("lists", "k"), [([[1, 2, 3], [3, 1, 2]], 3),
+                                          ([[1, 2], [3, 4, 1]], 3)])
+def test_probabilistic_lists_follow_the_definition(lists, k):
+    from rankeval.build.interleave import probabilistic
+
+    exact = _probabilistic_exact(lists, k, 3.0)
+    draws = 30_000
+    items, teams, chances = probabilistic(_array(lists, draws), k, np.random.default_rng(2))
+    seen = Counter((tuple(int(x) for x in i if x != NONE), tuple(int(t) for t in tm if t != NONE))
+                   for i, tm in zip(items, teams, strict=True))
+    assert set(seen) <= set(exact)
+    keys = [key for key in sorted(exact) if exact[key] * draws >= 5]  # chi-square's cells
+    observed = [seen[key] for key in keys]
+    expected = [exact[key] * draws for key in keys]
+    scale = sum(observed) / sum(expected)
+    assert chisquare(observed, [e * scale for e in expected]).pvalue > 1e-3
+    # each slot's chance of each ranker: its softmax over the items not yet shown
+    for q in range(50):
+        shown: list[int] = []
+        for slot in range(k):
+            d = int(items[q, slot])
+            for r, lst in enumerate(lists):
+                weights = {x: (i + 1) ** -3.0 for i, x in enumerate(lst) if x not in shown}
+                want = weights.get(d, 0.0) / sum(weights.values()) if weights else 0.0
+                assert chances[q, slot, r] == pytest.approx(want, abs=1e-12)
+            shown.append(d)
+
+
+def test_probabilistic_outcomes_marginalise_every_assignment():
+    """By brute force over the 2^slots assignments, each weighted by the product of its
+    rankers' chances."""
+    from rankeval.analysis.interleaving import probabilistic_outcomes
+
+    rng = np.random.default_rng(6)
+    impressions, slots = 300, 5
+    chances = rng.random((impressions, slots, 2))
+    chances[rng.random((impressions, slots)) < 0.2, 0] = 0.0  # an item only b could pick
+    clicked = rng.random((impressions, slots)) < 0.4
+    got = probabilistic_outcomes(chances, clicked)
+    for i in range(impressions):
+        want, total = np.zeros(3), 0.0
+        clicks = [s for s in range(slots) if clicked[i, s]]
+        for assign in itertools.product([0, 1], repeat=slots):
+            weight = float(np.prod([chances[i, s, a] for s, a in enumerate(assign)]))
+            total += weight
+            ca = sum(assign[s] == 0 for s in clicks)
+            cb = len(clicks) - ca
+            if clicks:
+                want[0 if ca > cb else 1 if cb > ca else 2] += weight
+        np.testing.assert_allclose(got[i], want / total, atol=1e-9)
+
+
+def test_a_fractional_log_judges_as_its_codes_do():
+    from rankeval.analysis.interleaving import preference
+
+    codes = np.array([1, 1, -1, 0, -2, 1], dtype=np.int8)
+    triple = np.stack([codes == 1, codes == -1, codes == 0], axis=1).astype(float)
+    group = np.array([0, 0, 1, 1, 2, 3])
+    one, two = preference(codes, group, seed=1), preference(triple, group, seed=1)
+    assert (one.wins, one.losses, one.ties, one.no_click, one.delta, one.low, one.high) == \
+        (two.wins, two.losses, two.ties, two.no_click, two.delta, two.low, two.high)
+    assert not math.isnan(one.p_value) and math.isnan(two.p_value)

@@ -36,9 +36,9 @@ class Preference:
 
     a: int
     b: int
-    wins: int
-    losses: int
-    ties: int
+    wins: float  # whole numbers, except expected counts (probabilistic interleaving)
+    losses: float
+    ties: float
     no_click: int
     delta: float
     low: float
@@ -96,30 +96,34 @@ def delta(wins, losses, ties):
 
 def preference(outcome: np.ndarray, group: np.ndarray, a: int = 0, b: int = 1,
                level: float = 0.95, rounds: int = 10_000, seed: int = 0) -> Preference:
-    """Delta_AB of per-impression outcomes (``outcomes``), its percentile bootstrap interval
-    over the groups (``group``: each impression's query or user code), whole groups drawn
-    with replacement, and the sign test."""
+    """Delta_AB of per-impression outcomes, its percentile bootstrap interval over the
+    groups (``group``: each impression's query or user code), whole groups drawn with
+    replacement, and the sign test. ``outcome``: codes (``outcomes``), or impressions x 3
+    chances of a win, a loss and a tie (``probabilistic_outcomes``; all 0: no click), whose
+    counts are expected counts and which have no sign test (p NaN: the interval judges)."""
     if not 0 < level < 1:
         raise OptionError(f"{{option}} must lie in (0, 1), got {level}", "confidence")
     if rounds < 1:
         raise OptionError(f"{{option}} must be at least 1, got {rounds}", "rounds")
     outcome = np.asarray(outcome)
-    shown = outcome != -2
-    wins, losses, ties = (int(np.count_nonzero(outcome == v)) for v in (1, -1, 0))
-    no_click = int(np.count_nonzero(~shown))
+    codes = outcome.ndim == 1
+    chance = (np.stack([outcome == v for v in (1, -1, 0)], axis=1).astype(np.float64)
+              if codes else outcome.astype(np.float64))
+    shown = chance.sum(axis=1) > 0
+    wins, losses, ties = (float(x) for x in chance.sum(axis=0))
     value = float(delta(wins, losses, ties))
-    codes, group_codes = np.unique(np.asarray(group)[shown], return_inverse=True)
-    per_group = np.zeros((len(codes), 3))
-    for column, v in enumerate((1, -1, 0)):  # wins, losses, ties of each group
-        per_group[:, column] = np.bincount(group_codes, weights=outcome[shown] == v,
-                                           minlength=len(codes))
+    names, group_codes = np.unique(np.asarray(group)[shown], return_inverse=True)
+    per_group = np.stack([np.bincount(group_codes, weights=chance[shown, j],
+                                      minlength=len(names)) for j in range(3)], axis=1)
     low = high = math.nan
-    if len(codes) and math.isfinite(value):
-        rng = np.random.default_rng(seed)
-        low, high = _bootstrap(per_group, level, rounds, rng)
-    decided = wins + losses
-    p = float(binomtest(wins, decided, 0.5).pvalue) if decided else math.nan
-    return Preference(a, b, wins, losses, ties, no_click, value, low, high, p, len(codes))
+    if len(names) and math.isfinite(value):
+        low, high = _bootstrap(per_group, level, rounds, np.random.default_rng(seed))
+    p = math.nan
+    if codes and wins + losses:
+        p = float(binomtest(int(wins), int(wins + losses), 0.5).pvalue)
+    count = int if codes else float
+    return Preference(a, b, count(wins), count(losses), count(ties), int((~shown).sum()),
+                      value, low, high, p, len(names))
 
 
 def _bootstrap(per_group: np.ndarray, level: float, rounds: int, rng) -> tuple[float, float]:
@@ -149,3 +153,32 @@ def preferences(credit: np.ndarray, group: np.ndarray, level: float = 0.95,
     rankers = credit.shape[1]
     return [preference(outcomes(credit, a, b), group, a, b, level, rounds, seed)
             for a in range(rankers) for b in range(a + 1, rankers)]
+
+
+def probabilistic_outcomes(chances: np.ndarray, clicked: np.ndarray, a: int = 0, b: int = 1
+                           ) -> np.ndarray:
+    """Probabilistic interleaving's outcome marginalised over the assignments of slots to
+    rankers (Hofmann et al. 2011), impressions x 3: the chances of a win for ``a``, a loss and
+    a tie. ``chances[impression, slot, ranker]`` is each ranker's chance of having picked the
+    slot's item given the slots above it; given the list, each slot's ranker is then ``a``
+    with ``chances[.., a] / (chances[.., a] + chances[.., b])``, independently of the other
+    slots, so the credit difference over the clicked slots has a Poisson-binomial law (one
+    convolution step per slot, every impression at once). An impression without a click is
+    (0, 0, 0): left out."""
+    impressions, slots = clicked.shape
+    pa, pb = chances[:, :, a], chances[:, :, b]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        to_a = np.where(pa + pb > 0, pa / (pa + pb), np.nan)
+    counted = clicked & np.isfinite(to_a)
+    law = np.zeros((impressions, 2 * slots + 1))
+    law[:, slots] = 1.0  # the credit difference a - b, shifted by ``slots``
+    for i in range(slots):
+        p = np.where(counted[:, i], to_a[:, i], 0.0)[:, None]
+        moved = np.zeros_like(law)
+        moved[:, 1:] += law[:, :-1] * p  # a credited
+        moved[:, :-1] += law[:, 1:] * np.where(counted[:, i], 1 - to_a[:, i], 0.0)[:, None]
+        law = np.where(counted[:, i, None], moved, law)
+    out = np.stack([law[:, slots + 1:].sum(axis=1), law[:, :slots].sum(axis=1),
+                    law[:, slots]], axis=1)
+    out[~counted.any(axis=1)] = 0.0
+    return out

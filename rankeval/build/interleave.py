@@ -109,3 +109,62 @@ def balanced(lists: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         filled[add] += 1
         reached[r[live], q] += 1
     return items
+
+
+def probabilistic(lists: np.ndarray, k: int, rng: np.random.Generator, tau: float = 3.0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Probabilistic interleaving (Hofmann et al., CIKM 2011), every query at once: each
+    ranker's list becomes a softmax over its items, P(d) proportional to 1 / rank(d)^tau; for
+    each slot a ranker is drawn uniformly, an item from its softmax over the items not yet
+    shown (renormalised), and that item leaves every ranker's softmax. Returns (items, teams,
+    chances): queries x k, and for each slot each ranker's chance of having picked its item
+    given the slots above it (queries x k x rankers), which credit needs
+    (``analysis.interleaving.probabilistic_outcomes``). A ranker with no item left with a
+    chance is not drawn; items one ranker lacks have no chance from it."""
+    if not tau > 0:
+        raise ValueError("tau must be above 0")
+    rankers, queries, depth = lists.shape
+    rows = np.arange(queries)
+    # every query's candidate items (any ranker's), as columns; each ranker's weight of each
+    key = np.where(lists >= 0, rows[None, :, None].astype(np.int64) * (int(lists.max()) + 1)
+                   + lists, -1)
+    flat = key.reshape(rankers, -1)
+    places, inverse = np.unique(flat[flat >= 0], return_inverse=True)
+    owner = places // (int(lists.max()) + 1)
+    width = int(np.bincount(owner, minlength=queries).max()) if len(places) else 0
+    column = np.arange(len(places)) - np.searchsorted(owner, owner)
+    candidates = np.full((queries, max(width, 1)), NONE, dtype=lists.dtype)
+    candidates[owner, column] = places % (int(lists.max()) + 1)
+    weight = np.zeros((rankers, queries, max(width, 1)))
+    where = np.zeros(flat.shape, dtype=np.int64)
+    where[flat >= 0] = column[inverse]
+    ranks = np.broadcast_to(np.arange(1, depth + 1, dtype=np.float64), lists.shape).reshape(
+        rankers, -1)
+    for r in range(rankers):
+        has = flat[r] >= 0
+        q = np.repeat(rows, depth)[has]
+        weight[r, q, where[r][has]] = ranks[r][has] ** -tau
+    items = np.full((queries, k), NONE, dtype=lists.dtype)
+    teams = np.full((queries, k), NONE, dtype=np.int16)
+    chances = np.zeros((queries, k, rankers))
+    for slot in range(k):
+        mass = weight.sum(axis=2)  # rankers x queries: what each has left
+        able = mass > 0
+        live = able.any(axis=0)
+        if not live.any():
+            break
+        draw = rng.random(queries) * able.sum(axis=0)  # a ranker among those able
+        team = np.argmax(np.cumsum(able, axis=0) > draw[None, :], axis=0)
+        q = rows[live]
+        # the first item whose cumulated weight passes a uniform share of the total: an item
+        # of weight 0 is never it, whatever the rounding
+        cumulated = np.cumsum(weight[team[q], q], axis=1)
+        column_of = np.argmax(cumulated > rng.random(len(q))[:, None] * cumulated[:, -1:],
+                              axis=1)
+        items[q, slot] = candidates[q, column_of]
+        teams[q, slot] = team[q]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            chance = weight[:, q, column_of] / mass[:, q]
+        chances[q, slot] = np.nan_to_num(chance, nan=0.0).T
+        weight[:, q, column_of] = 0.0
+    return items, teams, chances
