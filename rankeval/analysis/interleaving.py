@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 from scipy.stats import binomtest
@@ -182,3 +183,58 @@ def probabilistic_outcomes(chances: np.ndarray, clicked: np.ndarray, a: int = 0,
                     law[:, slots]], axis=1)
     out[~counted.any(axis=1)] = 0.0
     return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many impressions an interleaving experiment needs to tell a preference of
+    ``delta`` from none (two-sided, ``alpha``) with chance ``power``: ``decided`` impressions
+    (with a click on either team) and ``impressions`` in all, at the observed share without
+    a click; ``design_effect``: how much the clustering of impressions in queries (or users)
+    widens the interval over independent impressions (1 when they are independent)."""
+
+    delta: float
+    alpha: float
+    power: float
+    decided: float
+    impressions: float
+    no_click_share: float
+    design_effect: float
+
+
+def impressions_needed(outcome: np.ndarray, group: np.ndarray, delta: float,
+                       alpha: float = 0.05, power: float = 0.8) -> Plan:
+    """From a pilot's per-impression outcomes (codes, or win/loss/tie chances): Delta is half
+    the mean of the decided impressions' scores (+1 a win, -1 a loss, 0 a tie), so with their
+    spread sigma, n = ((z_{1 - alpha/2} + z_power) sigma / (2 delta))^2 decided impressions,
+    times the design effect of the groups (the ratio estimator's linearised variance over
+    groups against the independent one)."""
+    if not 0 < abs(delta) < 0.5:
+        raise OptionError(f"{{option}} must lie in (-0.5, 0.5) and not be 0, got {delta}",
+                          "delta")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise OptionError(f"alpha and power must lie in (0, 1), got {alpha} and {power}")
+    outcome = np.asarray(outcome)
+    chance = (np.stack([outcome == v for v in (1, -1, 0)], axis=1).astype(np.float64)
+              if outcome.ndim == 1 else outcome.astype(np.float64))
+    decided_rows = chance.sum(axis=1) > 0
+    n = float(decided_rows.sum())
+    no_click = 1 - n / len(chance) if len(chance) else math.nan
+    if n < 2:
+        return Plan(delta, alpha, power, math.nan, math.nan, no_click, math.nan)
+    score = chance[decided_rows, 0] - chance[decided_rows, 1]  # expected +1/-1/0
+    square = chance[decided_rows, 0] + chance[decided_rows, 1]  # expected score^2
+    mean = float(score.mean())
+    sigma2 = float(square.mean()) - mean**2
+    names, codes = np.unique(np.asarray(group)[decided_rows], return_inverse=True)
+    groups = len(names)
+    effect = 1.0
+    if groups > 1 and sigma2 > 0:
+        totals = np.bincount(codes, weights=score, minlength=groups)
+        sizes = np.bincount(codes, minlength=groups)
+        linear = groups / (groups - 1) * float(((totals - mean * sizes) ** 2).sum()) / n**2
+        effect = max(1.0, linear / (sigma2 / n))
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    needed = (z * math.sqrt(sigma2) / (2 * abs(delta))) ** 2 * effect
+    return Plan(delta, alpha, power, needed, needed / (1 - no_click) if no_click < 1
+                else math.nan, no_click, effect)
