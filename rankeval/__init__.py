@@ -17,13 +17,13 @@ from rankeval.version import __version__ as __version__
 _EXPORTS = {
     "evaluate": "api.evaluate",
     "evaluate_scores": "api.scores",
-    "power": "analysis.power",
+    "power": "api.power",
     "compare": "comparison",
-    "ope": "offpolicy",
-    "sampled": "analysis.sampled_runs",
+    "ope": "api.ope",
+    "sampled": "api.sampled",
     "SampledResult": "analysis.sampled",
     "OffPolicy": "offpolicy.result",
-    "rbo": "analysis.overlap",
+    "rbo": "api.rbo",
     "Overlap": "analysis.overlap",
     "CompareResult": "comparison",
     "Evaluation": "results.evaluation",
@@ -43,12 +43,13 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from rankeval.analysis.overlap import Overlap as Overlap
-    from rankeval.analysis.overlap import rbo as rbo
-    from rankeval.analysis.power import power as power
     from rankeval.analysis.sampled import SampledResult as SampledResult
-    from rankeval.analysis.sampled_runs import sampled as sampled
     from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
+    from rankeval.api.ope import ope as ope
+    from rankeval.api.power import power as power
+    from rankeval.api.rbo import rbo as rbo
+    from rankeval.api.sampled import sampled as sampled
     from rankeval.api.scores import evaluate_scores as evaluate_scores
     from rankeval.api.validate import validate_inputs as validate_inputs
     from rankeval.comparison import CompareResult as CompareResult
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
     from rankeval.errors import RankevalError as RankevalError
     from rankeval.names import MetricSpec as MetricSpec
     from rankeval.notices import Notice as Notice
-    from rankeval.offpolicy import ope as ope
     from rankeval.offpolicy.result import OffPolicy as OffPolicy
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric

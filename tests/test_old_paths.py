@@ -40,7 +40,8 @@ def test_the_library_names_are_the_moved_ones():
 # public name -> the module it lives in after #47's moves (S10-S13)
 MOVED_NAMES = {
     "validate_inputs": "api.validate", "convert": "api.convert",
-    "evaluate_scores": "api.scores",
+    "evaluate_scores": "api.scores", "power": "api.power", "rbo": "api.rbo",
+    "sampled": "api.sampled", "ope": "api.ope",
 }
 
 
@@ -91,7 +92,8 @@ MOVED = ["results.evaluation", "results.store", "api.evaluate", "engines.interfa
          "engines.registry", "engines.pipeline", "engines.signals", "engines.partial",
          "engines.partition", "engines.sampled", "engines.finish", "engines.local",
          "engines.spark", "engines.ray", "evaluation", "results.validation", "api.validate",
-         "api.convert", "api.scores"]
+         "api.convert", "api.scores", "api.power", "api.score", "api.rbo", "api.sampled",
+         "api.ope"]
 
 
 @pytest.mark.parametrize("module", VOCABULARY + MOVED)
