@@ -18,14 +18,14 @@ _EXPORTS = {
     "evaluate": "api.evaluate",
     "evaluate_scores": "api.scores",
     "power": "api.power",
-    "compare": "comparison",
+    "compare": "api.compare",
     "ope": "api.ope",
     "sampled": "api.sampled",
     "SampledResult": "analysis.sampled",
     "OffPolicy": "offpolicy.result",
     "rbo": "api.rbo",
     "Overlap": "analysis.overlap",
-    "CompareResult": "comparison",
+    "CompareResult": "results.comparison",
     "Evaluation": "results.evaluation",
     "make_settings": "settings",
     "Settings": "settings",
@@ -44,6 +44,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 if TYPE_CHECKING:
     from rankeval.analysis.overlap import Overlap as Overlap
     from rankeval.analysis.sampled import SampledResult as SampledResult
+    from rankeval.api.compare import compare as compare
     from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
     from rankeval.api.ope import ope as ope
@@ -52,8 +53,6 @@ if TYPE_CHECKING:
     from rankeval.api.sampled import sampled as sampled
     from rankeval.api.scores import evaluate_scores as evaluate_scores
     from rankeval.api.validate import validate_inputs as validate_inputs
-    from rankeval.comparison import CompareResult as CompareResult
-    from rankeval.comparison import compare as compare
     from rankeval.errors import InputError as InputError
     from rankeval.errors import OptionError as OptionError
     from rankeval.errors import RankevalError as RankevalError
@@ -62,6 +61,7 @@ if TYPE_CHECKING:
     from rankeval.offpolicy.result import OffPolicy as OffPolicy
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric
+    from rankeval.results.comparison import CompareResult as CompareResult
     from rankeval.results.evaluation import Evaluation as Evaluation
     from rankeval.settings import Settings as Settings
     from rankeval.settings import make_settings as make_settings

@@ -41,7 +41,8 @@ def test_the_library_names_are_the_moved_ones():
 MOVED_NAMES = {
     "validate_inputs": "api.validate", "convert": "api.convert",
     "evaluate_scores": "api.scores", "power": "api.power", "rbo": "api.rbo",
-    "sampled": "api.sampled", "ope": "api.ope",
+    "sampled": "api.sampled", "ope": "api.ope", "compare": "api.compare",
+    "CompareResult": "results.comparison",
 }
 
 
@@ -93,7 +94,8 @@ MOVED = ["results.evaluation", "results.store", "api.evaluate", "engines.interfa
          "engines.partition", "engines.sampled", "engines.finish", "engines.local",
          "engines.spark", "engines.ray", "evaluation", "results.validation", "api.validate",
          "api.convert", "api.scores", "api.power", "api.score", "api.rbo", "api.sampled",
-         "api.ope"]
+         "api.ope", "api.compare", "results.comparison", "analysis.baselines",
+         "analysis.changes"]
 
 
 @pytest.mark.parametrize("module", VOCABULARY + MOVED)
