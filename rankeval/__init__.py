@@ -16,21 +16,21 @@ from rankeval.version import __version__ as __version__
 # (and `rankeval --help`) stays light.
 _EXPORTS = {
     "evaluate": "api.evaluate",
-    "evaluate_scores": "recommender.scores",
-    "power": "analysis.power",
-    "compare": "comparison",
-    "ope": "offpolicy",
-    "sampled": "analysis.sampled_runs",
+    "evaluate_scores": "api.scores",
+    "power": "api.power",
+    "compare": "api.compare",
+    "ope": "api.ope",
+    "sampled": "api.sampled",
     "SampledResult": "analysis.sampled",
     "OffPolicy": "offpolicy.result",
-    "rbo": "analysis.overlap",
+    "rbo": "api.rbo",
     "Overlap": "analysis.overlap",
-    "CompareResult": "comparison",
+    "CompareResult": "results.comparison",
     "Evaluation": "results.evaluation",
     "make_settings": "settings",
     "Settings": "settings",
-    "validate_inputs": "engines.validation",
-    "convert": "io.convert",
+    "validate_inputs": "api.validate",
+    "convert": "api.convert",
     "REGISTRY": "registry",
     "Metric": "registry",
     "MetricSpec": "names",
@@ -43,25 +43,25 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from rankeval.analysis.overlap import Overlap as Overlap
-    from rankeval.analysis.overlap import rbo as rbo
-    from rankeval.analysis.power import power as power
     from rankeval.analysis.sampled import SampledResult as SampledResult
-    from rankeval.analysis.sampled_runs import sampled as sampled
+    from rankeval.api.compare import compare as compare
+    from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
-    from rankeval.comparison import CompareResult as CompareResult
-    from rankeval.comparison import compare as compare
-    from rankeval.engines.validation import validate_inputs as validate_inputs
+    from rankeval.api.ope import ope as ope
+    from rankeval.api.power import power as power
+    from rankeval.api.rbo import rbo as rbo
+    from rankeval.api.sampled import sampled as sampled
+    from rankeval.api.scores import evaluate_scores as evaluate_scores
+    from rankeval.api.validate import validate_inputs as validate_inputs
     from rankeval.errors import InputError as InputError
     from rankeval.errors import OptionError as OptionError
     from rankeval.errors import RankevalError as RankevalError
-    from rankeval.io.convert import convert as convert
     from rankeval.names import MetricSpec as MetricSpec
     from rankeval.notices import Notice as Notice
-    from rankeval.offpolicy import ope as ope
     from rankeval.offpolicy.result import OffPolicy as OffPolicy
-    from rankeval.recommender.scores import evaluate_scores as evaluate_scores
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric
+    from rankeval.results.comparison import CompareResult as CompareResult
     from rankeval.results.evaluation import Evaluation as Evaluation
     from rankeval.settings import Settings as Settings
     from rankeval.settings import make_settings as make_settings

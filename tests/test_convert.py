@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rankeval import evaluate
-from rankeval.io.convert import convert
+from rankeval.api.convert import convert
 
 from .conftest import SAMPLE
 from .datagen import generate

@@ -12,6 +12,8 @@ import pytest
 
 import rankeval
 
+from .conftest import SAMPLE
+
 OLD = {
     "rankeval.evaluation": ("evaluate", "Evaluation", "InputSummary", "EvaluateOptions"),
     "rankeval.spark": ("evaluate", "session"),
@@ -33,6 +35,31 @@ def test_the_library_names_are_the_moved_ones():
     assert rankeval.Evaluation is importlib.import_module("rankeval.results.evaluation").Evaluation
     old = importlib.import_module("rankeval.evaluation")
     assert old.Evaluation is rankeval.Evaluation and old.evaluate is rankeval.evaluate
+
+
+# public name -> the module it lives in after #47's moves (S10-S13)
+MOVED_NAMES = {
+    "validate_inputs": "api.validate", "convert": "api.convert",
+    "evaluate_scores": "api.scores", "power": "api.power", "rbo": "api.rbo",
+    "sampled": "api.sampled", "ope": "api.ope", "compare": "api.compare",
+    "CompareResult": "results.comparison",
+}
+
+
+@pytest.mark.parametrize(("name", "module"), sorted(MOVED_NAMES.items()))
+def test_a_moved_public_name_is_the_new_module_s(name, module):
+    assert getattr(rankeval, name) is getattr(importlib.import_module(f"rankeval.{module}"), name)
+
+
+def test_a_validation_is_a_result():
+    """``Validation`` lives in results/ (S11); the engines' path to it stays the same class."""
+    from rankeval.engines.validation import Validation
+    from rankeval.results.validation import Validation as moved
+
+    assert Validation is moved
+    checked = rankeval.validate_inputs(SAMPLE / "preds.csv", SAMPLE / "truth.csv",
+                                       rankeval.make_settings(["ndcg"], [5]))
+    assert isinstance(checked, moved) and checked.ok() and checked.users.evaluated == 298
 
 
 def test_an_evaluation_pickled_before_the_move_loads():
@@ -65,7 +92,10 @@ VOCABULARY = ["errors", "version", "registry", "registry.metric", "registry.reco
 MOVED = ["results.evaluation", "results.store", "api.evaluate", "engines.interface",
          "engines.registry", "engines.pipeline", "engines.signals", "engines.partial",
          "engines.partition", "engines.sampled", "engines.finish", "engines.local",
-         "engines.spark", "engines.ray", "evaluation"]
+         "engines.spark", "engines.ray", "evaluation", "results.validation", "api.validate",
+         "api.convert", "api.scores", "api.power", "api.score", "api.rbo", "api.sampled",
+         "api.ope", "api.compare", "results.comparison", "analysis.baselines",
+         "analysis.changes"]
 
 
 @pytest.mark.parametrize("module", VOCABULARY + MOVED)

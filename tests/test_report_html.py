@@ -290,7 +290,7 @@ def test_under_one_megabyte_for_a_million_users(tmp_path):
         "mean,median,zeros").by_segment(segments, "group")
     page = html.render(ev)
     assert ev.users.evaluated == n and len(page.encode()) < 1_000_000
-    from rankeval.comparison import compare_runs
+    from rankeval.api.compare import compare_runs
     from rankeval.io.load import load_truth, open_input
     from rankeval.settings import make_settings
 

@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from rankeval import evaluate, evaluate_scores
+from rankeval.api import scores
 from rankeval.errors import OptionError
-from rankeval.recommender import scores
 
 METRICS = ["ndcg", "map", "recall", "mrr", "coverage", "arp", "novelty", "personalization"]
 

@@ -1,13 +1,22 @@
-"""The users a run helps and hurts most: per candidate run and metric, against the baseline,
-from the per-user values of the users every run evaluates (arrays in, plain data out)."""
+"""Where a comparison's differences lie, from the per-user values of the users every run
+evaluates (arrays in, plain data out): the users a run helps and hurts most
+(``most_changed``), each run's interval over those users (``intervals_of``), and the tests
+within each user segment (``segment_cells``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
-from rankeval.names import is_corpus
+from rankeval.analysis.baselines import Cell, both_scored, on_scale
+from rankeval.analysis.segments import ordered_values, user_labels
+from rankeval.analysis.significance import bootstrap_mean_ci, compare, correct
+from rankeval.names import from_name, is_corpus
+from rankeval.registry import GEOMETRIC, REGISTRY
 
 
 def most_changed(values: Mapping[str, Mapping[str, np.ndarray]], users: np.ndarray,
@@ -36,4 +45,57 @@ def most_changed(values: Mapping[str, Mapping[str, np.ndarray]], users: np.ndarr
                 ]
                 for label, idx in (("helped", helped), ("hurt", hurt))
             }
+    return out
+
+
+def intervals_of(values: Mapping[str, Mapping[str, np.ndarray]], rounds: int, seed: int,
+                 level: float) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per run and per-user metric, the bootstrap interval of its mean over the users
+    compared (``values``: run -> metric -> values, the same users for every run, so that the
+    bands of a K curve are comparable)."""
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    for run, metrics in values.items():
+        out[run] = {}
+        for metric, v in metrics.items():
+            low, high = bootstrap_mean_ci(v[~np.isnan(v)], rounds, seed, level)
+            if REGISTRY[from_name(metric).name].overall == GEOMETRIC:  # a mean of logs
+                low, high = math.exp(low), math.exp(high)
+            out[run][metric] = (low, high)
+    return out
+
+
+def segment_cells(values: Mapping[str, Mapping[str, np.ndarray]], shared_users: np.ndarray,
+                  table, by, metrics: Iterable[str], baselines: Sequence[str],
+                  candidates: Sequence[str], options: Mapping[str, Any]) -> dict:
+    """Every per-user metric compared within each segment value (the segments of ``table``,
+    an opened table, by its columns ``by``); p-values corrected over all (run, segment)
+    tests of one metric and segment column. ``options``: the comparison's ``test``,
+    ``rounds``, ``seed``, ``ci_level``, ``correction`` and ``alpha``."""
+    shared = pa.array(shared_users.tolist(), pa.string())
+    opts = options
+    metrics = list(metrics)
+    out = {}
+    for word, (labels, rank) in user_labels(shared, table, by).items():
+        rows: list[dict[str, Any]] = [
+            {"value": v, "users": int(np.count_nonzero(labels == v)), "cells": []}
+            for v in ordered_values(labels, rank)]
+        for metric in metrics:
+            if is_corpus(metric):
+                continue
+            tests = []
+            for row in rows:
+                members = labels == row["value"]
+                for base in baselines:
+                    a = values[base][metric][members]
+                    for run in candidates:
+                        b = values[run][metric][members]
+                        stats = on_scale(metric, compare(*both_scored(a, b), opts["test"],
+                                                         opts["rounds"], opts["seed"],
+                                                         opts["ci_level"]))
+                        tests.append((row, run, base, stats))
+            adjusted = correct([t[3].p_value for t in tests], opts["correction"])
+            for (row, run, base, stats), p in zip(tests, adjusted, strict=True):
+                row["cells"].append(Cell(run, metric, stats, p, bool(p < opts["alpha"])
+                                         if math.isfinite(p) else None, baseline=base))
+        out[word] = rows
     return out

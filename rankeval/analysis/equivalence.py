@@ -18,6 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from rankeval.analysis.gates import lower_better
+from rankeval.errors import OptionError
+from rankeval.names import from_name
+from rankeval.settings import metric_named
+
 KINDS = ("non_inferior", "equivalent")
 _MARGIN = re.compile(r"^\s*((?:[^=\s(]|\([^)]*\))+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
 
@@ -41,10 +46,6 @@ class Margin:
 
 def parse(kind: str, text: str, metrics: list[str], settings=None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
-    from rankeval.errors import OptionError
-    from rankeval.names import from_name
-    from rankeval.settings import metric_named
-
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)
     if not match:
@@ -113,8 +114,6 @@ class Verdict:
     def _upward(self) -> bool:
         """Non-inferiority on a metric where lower is better (ee_l): the upper bound
         decides."""
-        from rankeval.analysis.gates import lower_better
-
         return self.margin.kind == "non_inferior" and lower_better(self.margin.metric)
 
     @property
@@ -156,8 +155,6 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
     and candidate ``b``."""
     from scipy import stats
 
-    from rankeval.errors import OptionError
-
     both = ~(np.isnan(a) | np.isnan(b))
     d = (b - a)[both]
     n = len(d)
@@ -177,8 +174,6 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
         low, high = mean - t * se, mean + t * se
         p_low = float(stats.t.sf((mean + delta) / se, n - 1))  # H0: difference <= -delta
         p_high = float(stats.t.cdf((mean - delta) / se, n - 1))  # H0: difference >= delta
-    from rankeval.analysis.gates import lower_better
-
     if margin.kind == "non_inferior" and lower_better(margin.metric):  # no worse: no higher
         passed, p = high < delta, p_high
         gap = delta - mean
@@ -191,20 +186,6 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
     return Verdict(margin, run, n, mean, delta, low, high, p, bool(passed),
                    None if passed or gap <= 0 else _users_to_show(gap, se * math.sqrt(n),
                                                                   alpha), baseline)
-
-
-def against_file(margins: list[Margin], ev, path: str, alpha: float,
-                 run: str = "this run") -> list[Verdict]:
-    """The margin gates of ``score``: this evaluation's per-user values against a baseline's
-    per-user file (``score --per-user`` of the baseline run), the users paired by id."""
-    from rankeval.analysis.paired import from_files
-    from rankeval.errors import OptionError
-
-    try:
-        paired, _ = from_files(path, ev.per_user_table(), [m.metric for m in margins])
-    except OptionError as exc:
-        raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None
-    return [judge(m, run, *paired[m.metric], alpha) for m in margins]
 
 
 def _users_to_show(gap: float, sd: float, alpha: float) -> int | None:

@@ -25,10 +25,7 @@ from rankeval.build.ordering import TIE_AWARE, order_rows
 from rankeval.errors import OptionError
 from rankeval.io.arrow import nan_as_null, to_numpy
 from rankeval.io.encode import duplicates, factorize, pair_keys
-from rankeval.io.load import load_predictions, open_input
-from rankeval.io.run_names import run_names
 from rankeval.kernels.chunk import segment_positions
-from rankeval.settings import make_settings
 
 KINDS = ("ext", "min", "max", "residual")
 
@@ -184,27 +181,3 @@ def _ranked(preds, user: np.ndarray, item: np.ndarray, settings
         cut = pos <= settings.max_depth
         u, pos, i = u[cut], pos[cut], i[cut]
     return u, pos, i
-
-
-def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | None = None,
-        compat: str | None = None, preds_format: str | None = None,
-        reading: dict[str, Any] | None = None, user_col: str | None = None,
-        item_col: str | None = None, rank_col: str | None = None,
-        score_col: str | None = None, **options: Any) -> Overlap:
-    """Rank-biased overlap of ``run`` and ``baseline`` (paths or tables, as ``evaluate``
-    reads predictions) for every user of either, with persistence ``p``: ``ext``, ``min``,
-    ``max`` and ``residual`` per user and as means. No truth is read. ``options``: the
-    settings that shape the lists (``ties``, ``max_depth``, ``dedupe``).
-
-    >>> r = rbo("pr.csv", "main.csv", p=0.9)
-    >>> r.mean("ext"), r.per_user.head()
-    """
-    shaping = {"ties", "max_depth", "dedupe"}
-    if set(options) - shaping:
-        raise TypeError(f"unknown option(s): {', '.join(sorted(set(options) - shaping))}")
-    settings = make_settings(None, None, compat=compat, **options)
-    p = check_p(p, "p")
-    label = run_names([run, baseline], list(names) if names else None)
-    loaded = [load_predictions(open_input(x, "predictions", preds_format, reading), user_col,
-                               item_col, rank_col, score_col) for x in (run, baseline)]
-    return overlap(loaded[0], loaded[1], settings, (label[0], label[1]), p)

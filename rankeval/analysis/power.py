@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 
 from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
-from rankeval.analysis.paired import from_files, from_runs, name_of
+from rankeval.errors import OptionError
+from rankeval.notices import Notice
+from rankeval.version import __version__
 
 MAX_USERS = 10**8  # the sample sizes searched (beyond it: "more than")
 
@@ -33,8 +35,6 @@ class Effect:
 
     @classmethod
     def parse(cls, text: str | float) -> Effect:
-        from rankeval.errors import OptionError
-
         word = str(text).strip()
         relative = word.endswith("%")
         try:
@@ -88,8 +88,6 @@ class PowerResult:
     notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from rankeval import __version__
-
         return {
             "rankeval": __version__, "schema": 1, "runs": list(self.runs),
             "alpha": self.alpha, "power": self.power, "alternative": self.alternative,
@@ -226,8 +224,6 @@ def anova_users(range_: float, variance: float, systems: int, alpha: float,
 def large_sample_notices(result) -> list:
     """Per metric, when so many users are compared that a difference below 1% of the
     baseline is detected (at 80% power): p then says nothing about whether it matters."""
-    from rankeval.notices import Notice
-
     out: list[Notice] = []
     n = len(result.shared_users)
     if n < 3:
@@ -303,8 +299,6 @@ def analyse(metric: str, a: np.ndarray, b: np.ndarray, effect: Effect | None, al
 
 def check(alpha: float, power: float, alternative: str, method: str, rounds: int,
           systems: int | None) -> None:
-    from rankeval.errors import OptionError
-
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
     if not 0 < power < 1:
@@ -317,68 +311,3 @@ def check(alpha: float, power: float, alternative: str, method: str, rounds: int
         raise OptionError(f"{{option}} must be from 100 to {MAX_ROUNDS:,}", "rounds")
     if systems is not None and not 2 <= systems <= MAX_SYSTEMS:
         raise OptionError(f"{{option}} must be from 2 to {MAX_SYSTEMS:,}", "systems")
-
-
-# --- the library entry point -----------------------------------------------------------------
-
-def power(
-    run_a: Any = None,
-    run_b: Any = None,
-    truth: Any = None,
-    metrics: Any = None,
-    k: Any = None,
-    *,
-    effect: str | float | Effect | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    alternative: str = "two-sided",
-    method: str = "t",
-    rounds: int = 2000,
-    seed: int = 0,
-    systems: int | None = None,
-    per_user_a: Any = None,
-    per_user_b: Any = None,
-    names: tuple[str, str] | None = None,
-    compat: str | None = None,
-    preds_format: str | None = None,
-    truth_format: str | None = None,
-    reading: dict[str, Any] | None = None,
-    **options: Any,
-) -> PowerResult:
-    """How many users a comparison of run B against run A needs, and what it can detect.
-
-    Either ``run_a``, ``run_b`` and ``truth`` (anything ``evaluate`` takes, with its
-    ``metrics``, ``k`` and settings as keywords), or ``per_user_a`` and ``per_user_b``:
-    per-user values as ``rankeval score --per-user`` writes them (a path or table with
-    ``user_id`` and one column per metric; the users of both are paired by id).
-    ``effect``: the difference that matters, absolute (``0.01``) or relative to A's mean
-    (``"1%"``); ``alpha``, ``power``: the test's level and the power wanted; ``alternative``:
-    ``two-sided``, ``larger`` (B above A) or ``smaller``; ``method``: ``t`` (exact) or
-    ``bootstrap`` (``rounds`` resamples, ``seed``); ``systems``: Sakai's design for that many
-    systems (one-way ANOVA).
-
-    >>> r = power("a.csv", "b.csv", "truth.csv", "ndcg@10", effect="1%")
-    >>> r.rows[0].users_needed, r.rows[0].mde
-    """
-    from rankeval.errors import OptionError
-
-    wanted = effect if isinstance(effect, Effect) or effect is None else Effect.parse(effect)
-    check(alpha, power, alternative, method, rounds, systems)
-    if per_user_a is not None or per_user_b is not None:
-        if per_user_a is None or per_user_b is None or run_a is not None or truth is not None:
-            raise OptionError("give {opt:per_user_a} and {opt:per_user_b} (per-user files), "
-                              "or two runs and the truth, not both")
-        paired, labels = from_files(per_user_a, per_user_b, metrics)
-    else:
-        paired = from_runs(run_a, run_b, truth, metrics, k, compat, preds_format,
-                           truth_format, reading or {}, options)
-        labels = (name_of(run_a, "A"), name_of(run_b, "B"))
-    rows = [analyse(m, a, b, wanted, alpha, power, alternative, method, rounds, seed, systems)
-            for m, (a, b) in paired.items()]
-    notices = [f"{r.metric}: the differences have no spread (every user moved by "
-               f"{r.mean_difference:+g}), so no power can be computed" for r in rows
-               if r.sd == 0]
-    notices += [f"{r.metric}: fewer than 2 users have a value in both runs" for r in rows
-                if r.users < 2]
-    return PowerResult(rows, alpha, power, alternative, method, wanted, systems, rounds, seed,
-                       names or labels, notices)

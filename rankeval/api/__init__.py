@@ -1,3 +1,5 @@
-"""The library's verbs, one module each (``evaluate``, ...): each takes what a user gives
-(tables or paths, options), builds the job and runs it. Nothing is imported here, so that a
-command loads only its own verb."""
+"""The library's verbs, one module each (``evaluate``, ``validate``, ``compare``, ``power``,
+``rbo``, ``sampled``, ``ope``, ``convert``, ``scores``; ``score`` what the command adds): each
+takes what a user gives (tables or paths, options), reads it or builds the job and runs it, and
+hands arrays to ``analysis``. Nothing is imported here, so that a command loads only its own
+verb."""

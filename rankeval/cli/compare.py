@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import click
+from click.core import ParameterSource
 
 from rankeval.analysis.choices import CORRECTIONS, TESTS
-from rankeval.cli.app import cli, show_notices
+from rankeval.cli.app import cli, show_notices, warn
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     MAX_USERS_SHOWN,
@@ -21,6 +22,7 @@ from rankeval.cli.options import (
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
 from rankeval.io.columns import EXTRA
+from rankeval.io.output import check_distinct, check_writable, per_user_format, write_per_user
 
 
 @cli.command(name="compare", cls=Command)
@@ -94,8 +96,7 @@ def compare_command(files, **kw) -> int:
           --segment-by country -f html -o report.html
       rankeval compare main.csv pr.csv truth.csv --rbo 0.9 --per-user users.csv
     """
-    from rankeval.comparison import compare
-    from rankeval.io.output import write_per_user
+    from rankeval.api.compare import compare  # --help's import cost: numpy, pyarrow
 
     columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
@@ -130,8 +131,6 @@ def compare_command(files, **kw) -> int:
 
 def _check_outputs(kw, inputs: list[str]) -> None:
     """Before reading anything: every output can be written, and none is an input."""
-    from rankeval.io.output import check_distinct, check_writable, per_user_format
-
     check_writable(kw["output"], "--output")
     check_html(kw["fmt"].lower(), kw["html"])
     if kw["per_user"] is not None:
@@ -145,8 +144,6 @@ def _check_outputs(kw, inputs: list[str]) -> None:
 
 def _all_pairs(kw) -> bool | str:
     """The all-pairs procedure: Tukey HSD, unless a --correction was chosen explicitly."""
-    from click.core import ParameterSource
-
     if not kw["all_pairs"]:
         return False
     source = click.get_current_context().get_parameter_source("correction")
@@ -155,7 +152,7 @@ def _all_pairs(kw) -> bool | str:
 
 def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
     """compare's old --baseline (a run name); in score --baseline is a report file."""
-    from rankeval.cli.options import _RENAMED_KEY, warn
+    from rankeval.cli.options import _RENAMED_KEY
 
     if value is not None:
         ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = (value,)
@@ -166,8 +163,7 @@ def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
 def _runs_and_truth(files: list[str], kw, reading) -> tuple[list[str], str]:
     """The runs, then the truth last, as every command takes them. The order of rankeval
     0.1 (truth first) is recognised from the files and taken, with a warning."""
-    from rankeval.cli.app import warn
-    from rankeval.io.roles import guess_role
+    from rankeval.io.roles import guess_role  # --help's import cost: pyarrow
 
     if len(files) < 3:
         raise OptionError("compare needs at least two runs and the truth: RUN_A RUN_B TRUTH")

@@ -6,6 +6,7 @@ import click
 
 from rankeval.cli.app import cli, show_notices
 from rankeval.cli.options import Command, column_options, option, setting_option
+from rankeval.errors import plural
 from rankeval.settings import ROWS
 
 
@@ -46,7 +47,7 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
       cat preds.tsv | rankeval convert - - --input-format tsv --output-format trec \\
           --kind predictions > preds.run
     """
-    from rankeval.io.convert import convert as run_convert
+    from rankeval.api.convert import convert as run_convert  # --help's import cost: pyarrow
 
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
@@ -54,8 +55,6 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
                        reading={"delimiter": delimiter, "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:
-        from rankeval.errors import plural
-
         click.echo(
             f"rankeval: wrote {plural(done.rows, 'row')} of {done.kind} "
             f"({done.source_format} -> "

@@ -17,6 +17,7 @@ from rankeval.cli.options import (
     setting_option,
 )
 from rankeval.errors import EXIT_GATE_FAILED
+from rankeval.io.output import check_distinct, check_writable, write_per_user
 
 
 def _ope_columns(f):
@@ -76,8 +77,7 @@ def ope_command(log, runs, **kw) -> int:
       rankeval ope log.csv candidate.csv --reward-model q_hat.parquet -e sniips,cascade_dr
       rankeval ope log.csv candidate.csv --fail-under snrips=0.031 -f markdown
     """
-    from rankeval.io.output import check_distinct, check_writable, write_per_user
-    from rankeval.offpolicy import ope
+    from rankeval.api.ope import ope  # --help's import cost: numpy, pyarrow
 
     check_writable(kw["output"], "--output")
     if kw["per_context"] is not None:

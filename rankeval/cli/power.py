@@ -18,6 +18,8 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
+from rankeval.errors import OptionError
+from rankeval.io.output import check_distinct, check_writable
 
 
 @cli.command(name="power", cls=Command)
@@ -63,9 +65,8 @@ def power_command(files, **kw) -> int:
           --method bootstrap --rounds 5000
       rankeval power a.csv b.csv truth.csv -m map@100 --effect 0.02 --systems 8 -f json
     """
-    from rankeval.analysis.power import Effect, power
-    from rankeval.errors import OptionError
-    from rankeval.io.output import check_distinct, check_writable
+    from rankeval.analysis.power import Effect  # --help's import cost: numpy
+    from rankeval.api.power import power  # --help's import cost: numpy, pyarrow
 
     files = list(files)
     if files and len(files) != 3:

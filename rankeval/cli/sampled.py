@@ -16,6 +16,7 @@ from rankeval.cli.options import (
     pop_reading,
     report_options,
 )
+from rankeval.io.output import check_distinct, check_writable
 
 
 @cli.command(name="sampled", cls=Command)
@@ -83,8 +84,7 @@ def sampled_command(runs, **kw) -> int:
       rankeval sampled scores.csv --truth heldout.csv --candidates 3706
       rankeval sampled ranks.parquet --candidates 50000 --negatives 999 --gamma 0 -f json
     """
-    from rankeval.analysis.sampled_runs import sampled
-    from rankeval.io.output import check_distinct, check_writable
+    from rankeval.api.sampled import sampled  # --help's import cost: numpy, pyarrow
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]}, [*runs, *([kw["truth"]] if kw["truth"] else [])])

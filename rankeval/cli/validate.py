@@ -18,9 +18,12 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
+from rankeval.engines.interface import Job
 from rankeval.errors import EXIT_USAGE, plural
 from rankeval.io.columns import EXTRA
+from rankeval.io.output import check_distinct, check_writable
 from rankeval.notices import ANSWERS
+from rankeval.settings import make_settings
 
 
 @cli.command(cls=Command)
@@ -43,9 +46,7 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
-    from rankeval.engines import Job
-    from rankeval.io.output import check_distinct, check_writable
-    from rankeval.settings import make_settings
+    from rankeval.api.validate import validate as run_validate  # --help's import cost: numpy
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
@@ -60,8 +61,7 @@ def validate(predictions, truth, strict, **kw) -> int:
                              compat=kw["compat"], **pop_settings(kw))
     job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
               kw["truth_format"], extra, options)
-    engine.check(job)
-    result = engine.validate(job, acknowledged)
+    result = run_validate(engine, job, acknowledged)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, "validate", result, strict=strict)
     if result.ok(strict):

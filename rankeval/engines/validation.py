@@ -2,12 +2,12 @@
 
 It runs the same stages as ``score`` (load, then build) inside ``collecting()``, so every
 check reports instead of raising, and the counts and warnings are those ``score`` would give.
+What it gives back, ``Validation``, lives in ``results/validation.py`` (imported here too, the
+path the Spark and Ray engines name).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from rankeval.build.items import item_stats
 from rankeval.build.samples import expand, groups
-from rankeval.build.stages import UserCounts, build
+from rankeval.build.stages import build
 from rankeval.engines.partition import judgement_notices, unevaluable, user_notices
 from rankeval.engines.sampled import no_corpus_metrics, user_counts
 from rankeval.errors import InputError, collecting
@@ -24,41 +24,8 @@ from rankeval.io.extras import Extras, check_needs, load_extras
 from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
 from rankeval.io.readers import Source
 from rankeval.io.roles import swapped
-from rankeval.notices import Notice, spelled
 from rankeval.registry import reads
-
-
-@dataclass
-class Validation:
-    errors: list[InputError] = field(default_factory=list)
-    notices: list[Notice] = field(default_factory=list)
-    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    users: UserCounts | None = None
-    rows_beyond_k: int | None = None
-    # Notice codes the user chose explicitly (``dedupe``, a user policy): still shown, never
-    # counted as problems by ``strict``.
-    acknowledged: frozenset[str] = frozenset()
-
-    @property
-    def unacknowledged(self) -> list[Notice]:
-        return [n for n in self.notices if n.code not in self.acknowledged]
-
-    def ok(self, strict: bool = False) -> bool:
-        """Scorable: no errors (and, when strict, no warnings the user did not choose)."""
-        return not self.errors and not (strict and self.unacknowledged)
-
-    def to_dict(self, strict: bool = False) -> dict[str, Any]:
-        return {
-            "valid": self.ok(strict),
-            "strict": strict,
-            # named as the notices are: the command line's flags in its reports
-            "errors": [e.render(spelled()) for e in self.errors],
-            "warnings": [n.message for n in self.notices],
-            "notices": [n.to_dict() for n in self.notices],
-            "inputs": self.inputs,
-            "users": dataclasses.asdict(self.users) if self.users else None,
-            "rows_beyond_k": self.rows_beyond_k,
-        }
+from rankeval.results.validation import Validation
 
 
 def validate_inputs(

@@ -1,7 +1,9 @@
 """Off-policy evaluation (``rankeval ope``; SPEC section 10): what a new ranking policy would
 have earned on the slates a logging policy showed, from the log of what users did.
 
-``inputs`` reads the log, the policies and a reward model and codes their ids together;
+``check`` checks the options and ``estimate`` estimates from inputs ``api/ope.py`` has read
+(``ope``, the library's verb); ``inputs`` reads the log, the policies' probabilities and a
+reward model from opened tables and codes their ids together;
 ``policy`` turns each policy (a ranked run, sampled rankings, probabilities) into its
 probabilities of the logged slots; ``estimators`` holds the estimators over those arrays;
 ``result`` the intervals, the weights' diagnostics and what a report shows.
@@ -11,18 +13,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from rankeval.analysis.gates import Gate, Verdict
 from rankeval.errors import InputError, OptionError
-from rankeval.io.columns import COLUMNS, resolve_column
 from rankeval.io.encode import factorize_list
-from rankeval.io.load import load_predictions, open_input
-from rankeval.io.run_names import run_names
-from rankeval.offpolicy.estimators import ESTIMATORS, SLATE, TOP1, Estimator, parts
-from rankeval.offpolicy.inputs import PROBABILITIES, Log, code_log, code_rankings, read
+from rankeval.offpolicy.estimators import (
+    ESTIMATORS,
+    SLATE,
+    TOP1,
+    Estimator,
+    parts,
+    propensity,
+    weights,
+)
+from rankeval.offpolicy.inputs import Log, Table, code_log, code_rankings
 from rankeval.offpolicy.policy import (
     RewardModel,
     Target,
@@ -40,38 +49,24 @@ from rankeval.offpolicy.result import (
 )
 
 
-def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
-        estimators: Sequence[str] | str | None = None, clip: float | None = None,
-        reward_model: Any = None, level: float = 0.95, rounds: int = 2000, seed: int = 0,
-        ties: str = "trec", fail_under: Sequence[str] = (), log_format: str | None = None,
-        run_format: str | None = None, reward_model_format: str | None = None,
-        reading: dict[str, Any] | None = None, **columns: str | None) -> OffPolicy:
-    """Estimate what each run (a new policy) would have earned on the log's slates.
-
-    ``log``: one row per shown slot (user, position, item, reward, and the logging policy's
-    propensity of the item at the position, of the top k, or of the whole slate). ``runs``:
-    one or several new policies, each a ranked run (user, item, rank or score), sampled
-    rankings (a ``sample`` column) or probabilities of the logged slots (user, position,
-    item, ``probability`` ...). Any input: a path, ``-`` or a pandas, polars or Arrow table.
-    ``estimators``: names (default: every one the inputs allow); ``clip``: the largest
-    weight; ``reward_model``: predicted rewards (user, position, item, predicted_reward) for
-    the direct and doubly robust estimators; ``fail_under``: gates ``'snips=0.03'``;
-    ``columns``: ``user_col=`` ... for columns the aliases do not find.
-    """
-    runs = list(runs) if isinstance(runs, list | tuple) else [runs]
-    names = run_names(runs, names, _name)  # one each, never twice, as compare's
+def check(clip: float | None, level: float, fail_under: Sequence[str] | str
+          ) -> list[tuple[str, float, str]]:
+    """The options checked before any input is read; the gates parsed."""
     if clip is not None and not clip > 0:
         raise OptionError(f"--clip must be above 0, got {clip}")
     if not 0 < level < 1:
         raise OptionError(f"the interval's level must lie in (0, 1), got {level}")
-    gates = _gates(fail_under)
-    cols = {f"{c}_col": columns.pop(f"{c}_col", None) for c in COLUMNS}
-    if columns:
-        raise OptionError(f"unknown option {next(iter(columns))!r}")
-    table = read(log, "log", log_format, cols, reading)
-    policies = [_open_policy(r, run_format, cols, reading) for r in runs]
-    model = (read(reward_model, "reward_model", reward_model_format, cols, reading)
-             if reward_model is not None else None)
+    return _gates(fail_under)
+
+
+def estimate(table: Table, policies: list, model: Table | None, names: list[str], *,
+             estimators: Sequence[str] | str | None, clip: float | None, level: float,
+             rounds: int, seed: int, ties: str, gates: list[tuple[str, float, str]]
+             ) -> OffPolicy:
+    """What each policy (a read ``Table`` of probabilities, or loaded ``Predictions``) would
+    have earned on the log's slates (``table``), with a reward ``model`` or without, as
+    ``api.ope`` reads them: every estimator's value, intervals, diagnostics and the gates'
+    verdicts."""
     coded = _code(table, policies, model, ties)
     lg: Log = coded["log"]
     wanted = _estimators(estimators, lg, coded, model is not None)
@@ -93,36 +88,12 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     result = OffPolicy(summary, out, differences, level, clip, contexts=lg.ids,
                        context="slate_id" if lg.has_slates else "user_id")
     if gates:
-        from dataclasses import replace
-
         result = replace(result, verdicts=_verdicts(gates, result))
     return result
 
 
-def _name(run: Any, i: int) -> str:
-    """A run's default name: its path as given (``run1``... for an in-memory table)."""
-    return str(run) if isinstance(run, str) else f"run{i}"
-
-
-def _open_policy(run: Any, fmt: str | None, cols: dict[str, str | None],
-                 reading: dict[str, Any] | None):
-    """A run as the policy form its columns say: probabilities when it has a probability
-    column and a position column, else a ranked run (or sampled rankings)."""
-    table = open_input(run, "predictions", fmt, reading)
-    names = list(table.columns)
-    has_probability = any(resolve_column(names, c, cols.get(f"{c}_col"), table.label, False)
-                          for c in PROBABILITIES)
-    if has_probability and resolve_column(names, "rank", cols.get("rank_col"), table.label,
-                                          False):
-        return read(table, "policy", None, cols, reading)
-    return load_predictions(table, cols.get("user_col"), cols.get("item_col"),
-                            cols.get("rank_col"), cols.get("score_col"), cols.get("sample_col"))
-
-
 def _code(table, policies, model, ties: str) -> dict[str, Any]:
     """Every input's ids over shared dictionaries, the log sorted, each policy's target."""
-    from rankeval.offpolicy.inputs import Table
-
     sides = [table, *policies, *([model] if model is not None else [])]
 
     def ids(p, role: str):
@@ -169,8 +140,6 @@ def _subset(table, keep):
     """A read table's rows ``keep`` (a slice or a mask)."""
     if isinstance(keep, slice):
         return table
-    from dataclasses import replace
-
     rows = pa.array(np.flatnonzero(keep))
     return replace(table, values={k: v.take(rows) if isinstance(v, pa.ChunkedArray | pa.Array)
                                   else v[keep] for k, v in table.values.items()})
@@ -202,8 +171,6 @@ def _estimators(asked, lg: Log, coded, has_model: bool) -> list[Estimator]:
 
 def _run_result(name: str, target: Target, got: dict, bands: dict, lg: Log,
                 clip: float | None, wanted: list[Estimator]) -> RunResult:
-    from rankeval.offpolicy.estimators import propensity, weights
-
     estimates = {k: Estimate(k, p.value(), *bands[k]) for k, p in got.items()}
     kinds = {e.weights for e in wanted if e.name in got and e.weights}
     diag, warnings = {}, []
@@ -253,8 +220,6 @@ def _gates(texts: Sequence[str]) -> list[tuple[str, float, str]]:
 
 
 def _verdicts(gates, result: OffPolicy) -> list:
-    from rankeval.analysis.gates import Gate, Verdict
-
     out = []
     for name, threshold, text in gates:
         for run in result.runs:

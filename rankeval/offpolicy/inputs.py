@@ -24,7 +24,6 @@ from rankeval.io.cast import ID
 from rankeval.io.checked import finite_column, id_column, read_typed, report_rows
 from rankeval.io.columns import resolve_role
 from rankeval.io.encode import duplicates, factorize, pair_keys
-from rankeval.io.load import open_input
 from rankeval.io.readers import Source
 from rankeval.kernels.chunk import segment_positions
 
@@ -46,11 +45,10 @@ class Table:
         return self.source.label
 
 
-def read(data: Any, role: str, fmt: str | None, columns: dict[str, str | None],
-         reading: dict[str, Any] | None = None) -> Table:
-    """A log, a policy's probabilities or a reward model (``role``), its columns found by
-    name or alias (``columns``: the ``{column}_col`` overrides)."""
-    table = data if hasattr(data, "described") else open_input(data, role, fmt, reading)
+def read(table: Any, role: str, columns: dict[str, str | None]) -> Table:
+    """A log, a policy's probabilities or a reward model (``role``) from its opened table
+    (``io.load.open_input``), its columns found by name or alias (``columns``: the
+    ``{column}_col`` overrides)."""
     found = {c: n for c, n in resolve_role(table.columns, role, columns, table.label).items()
              if n is not None}
     ids = {"user", "item", "slate"}

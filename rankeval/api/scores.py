@@ -12,14 +12,18 @@ from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankeval.api.evaluate import evaluate
 from rankeval.errors import OptionError
+from rankeval.io.arrow import fill_null, to_numpy
+from rankeval.io.load import load_train, open_input
 from rankeval.kernels.chunk import segment_positions
 from rankeval.registry import REGISTRY
-from rankeval.settings import make_settings
+from rankeval.settings import TABLE, make_settings
 
 _BLOCK_CELLS = 1 << 23  # scores held at once (64 MiB of float64): the block of users
+_SETTING_NAMES = {s.name for s in TABLE}
 
 
 def evaluate_scores(
@@ -180,7 +184,7 @@ def _is_sparse(x: Any) -> bool:
 
 def _matrix(data: Any, user_ids: np.ndarray, item_ids: np.ndarray, what: str):
     """A users x items CSR matrix of the pairs in ``data`` (sparse already, or a table)."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # import cost: 0.2 s, for sparse inputs only
 
     if _is_sparse(data):
         m = sp.csr_matrix(data)
@@ -188,8 +192,6 @@ def _matrix(data: Any, user_ids: np.ndarray, item_ids: np.ndarray, what: str):
             raise OptionError(f"{what}: a {m.shape} matrix for {len(user_ids)} users x "
                               f"{len(item_ids)} items")
         return m
-    from rankeval.io.load import load_train, open_input
-
     table = load_train(open_input(data, "train"))
     u, i = _positions(table.user, user_ids), _positions(table.item, item_ids)
     ok = (u >= 0) & (i >= 0)
@@ -199,10 +201,6 @@ def _matrix(data: Any, user_ids: np.ndarray, item_ids: np.ndarray, what: str):
 
 def _positions(values: pa.ChunkedArray, names: np.ndarray) -> np.ndarray:
     """Where each id sits among ``names`` (-1: not there)."""
-    import pyarrow.compute as pc
-
-    from rankeval.io.arrow import fill_null, to_numpy
-
     found = pc.index_in(values, value_set=pa.array(names.tolist(), pa.string()))
     return to_numpy(fill_null(found, -1)).astype(np.int64)
 
@@ -215,7 +213,7 @@ def _labels(codes: np.ndarray, names: np.ndarray) -> pa.DictionaryArray:
 
 
 def _sparse_table(m, user_ids: np.ndarray, item_ids: np.ndarray, value: str) -> pa.Table:
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # import cost: 0.2 s, for sparse inputs only
 
     coo = sp.coo_matrix(m)
     if coo.shape != (len(user_ids), len(item_ids)):
@@ -224,11 +222,3 @@ def _sparse_table(m, user_ids: np.ndarray, item_ids: np.ndarray, value: str) -> 
     return pa.table({"user_id": _labels(coo.row, user_ids), "item_id": _labels(coo.col, item_ids),
                      value: pa.array(coo.data.astype(np.float64))})
 
-
-def _setting_names() -> set[str]:
-    from rankeval.settings import TABLE
-
-    return {s.name for s in TABLE}
-
-
-_SETTING_NAMES = _setting_names()

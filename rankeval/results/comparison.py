@@ -1,23 +1,26 @@
-"""The outcome of ``compare``: each run's evaluation, and every test of a run against a
-baseline (``Cell``), with the views reports read (means, undefined metrics, the worse runs)."""
+"""The outcome of ``compare``: each run's evaluation (``RunResult``), and every test of a run
+against a baseline (``analysis.baselines.Cell``), with the views reports read (means,
+undefined metrics, the worse runs). Shown through ``report.views``, as an evaluation is."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from rankeval.analysis.baselines import Cell, WorseVerdict
+from rankeval.analysis.gates import lower_better
 from rankeval.analysis.overlap import KINDS
-from rankeval.analysis.significance import Comparison
-from rankeval.errors import plural
+from rankeval.io.arrow import nan_as_null
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.report import views
 from rankeval.results.evaluation import Evaluation
+
+__all__ = ["Cell", "CompareResult", "RunResult", "WorseVerdict"]
 
 
 @dataclass
@@ -26,83 +29,6 @@ class RunResult:
     path: str
     evaluation: Evaluation
     dropped: int = 0  # evaluated users left out because another run does not have them
-
-
-@dataclass
-class Cell:
-    """One run against one baseline on one metric."""
-
-    run: str
-    metric: str
-    stats: Comparison
-    p_adjusted: float
-    significant: bool | None  # None: the test is undefined here (never "not significant")
-    # significant, but |delta| below --min-effect (what matters); None: no minimum given
-    small: bool | None = None
-    baseline: str = ""
-
-    @property
-    def tested(self) -> bool:
-        """Whether the metric has per-user values to test (a corpus metric has one value per
-        run: a difference, no test)."""
-        return not is_corpus(self.metric)
-
-    @property
-    def defined(self) -> bool:
-        """Whether the comparison has a value: some user has one in both runs (per-user
-        metrics), or both runs have one (corpus metrics)."""
-        return math.isfinite(self.stats.delta) and (bool(self.stats.n) or not self.tested)
-
-    def to_dict(self) -> dict[str, Any]:
-        s = self.stats
-        return {
-            "run": self.run,
-            "baseline": self.baseline,
-            "metric": self.metric,
-            "mean": _finite_or_none(s.mean_b),
-            "baseline_mean": _finite_or_none(s.mean_a),
-            "delta": _finite_or_none(s.delta),
-            "tested": self.tested,
-            "users": s.n if self.tested else None,
-            "p_value": _finite_or_none(s.p_value),
-            "p_adjusted": _finite_or_none(self.p_adjusted),
-            "significant": self.significant,
-            "below_min_effect": self.small,
-            "effect_size": _finite_or_none(s.effect_size),
-            "ci": [_finite_or_none(s.ci_low), _finite_or_none(s.ci_high)],
-            "wins": s.wins,
-            "ties": s.ties,
-            "losses": s.losses,
-        }
-
-
-@dataclass(frozen=True)
-class WorseVerdict:
-    """The ``fail_if_worse`` gate of one run against one baseline: passed when no metric is
-    significantly worse (and, with ``min_effect``, by at least that much)."""
-
-    run: str
-    baseline: str
-    worse: tuple[Cell, ...]
-    tested: int  # the metrics with a test of this run against this baseline
-
-    @property
-    def passed(self) -> bool:
-        return not self.worse
-
-    def message(self) -> str:
-        if self.passed:
-            return (f"passed {self.run} is not significantly worse than {self.baseline} on "
-                    f"any of {plural(self.tested, 'metric')} tested")
-        return (f"FAILED {self.run} is worse than {self.baseline} on "
-                + ", ".join(f"{c.metric}: {c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})"
-                            for c in self.worse))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "fail_if_worse", "run": self.run, "baseline_run": self.baseline,
-                "passed": self.passed,
-                "worse": [{"metric": c.metric, "delta": c.stats.delta,
-                           "p_adjusted": c.p_adjusted} for c in self.worse]}
 
 
 @dataclass
@@ -190,16 +116,11 @@ class CompareResult:
         """Significant differences where a run is worse than a baseline: below it, or above
         it on a metric where lower is better (and, with ``min_effect``, by at least that
         much)."""
-        from rankeval.analysis.gates import lower_better
-
         return [c for c in self.cells if c.significant and not c.small
                 and (c.stats.delta > 0 if lower_better(c.metric) else c.stats.delta < 0)]
 
     def per_user_table(self):
         """The users compared, with every run's value of every metric (``RUN/METRIC``)."""
-
-        from rankeval.io.arrow import nan_as_null
-
         columns = {"user_id": pa.array(self.shared_users.tolist(), pa.string())}
         for run, metrics in self.values.items():
             columns.update({f"{run}/{m}": nan_as_null(v) for m, v in metrics.items()})
@@ -218,7 +139,3 @@ class CompareResult:
 
     def _repr_html_(self) -> str:
         return views.compare_notebook(self)
-
-
-def _finite_or_none(x: float) -> float | None:
-    return x if math.isfinite(x) else None
