@@ -168,7 +168,8 @@ def test_validate_finds_every_problem_as_locally(ray_session):
 def test_partitions_are_the_same_in_every_process(ray_session):
     """Every input's rows of a user meet in one partition: the hash of the id's text is
     computed alike in the driver and in the workers (no per-process hash seed)."""
-    from rankeval.ray.exchange import partition_of, remote
+    from rankeval.engines.distributed.hashing import partition_of
+    from rankeval.ray.exchange import remote
 
     text = pa.chunked_array([[f"u{i}" for i in range(500)] + [None, "", "u7"]])
     here = partition_of(text, 7)

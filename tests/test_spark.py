@@ -19,12 +19,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
+from rankeval.engines.distributed.chunks import KEY, ROWS
+from rankeval.engines.distributed.merge import merged_errors
 from rankeval.errors import InputError, OptionError
 from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
-from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import KEY, ROWS, complete_users, partition_chunks
+from rankeval.spark.worker import complete_users, partition_chunks
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -937,8 +938,8 @@ def test_a_file_pyarrow_cannot_read_is_one_line(spark, run_cli, tmp_path):
 def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):
     """Each row once, in the blob of its user's partition, the rows of a partition in their
     order; a user's partition is the same for every integer type of its id."""
+    from rankeval.engines.distributed.chunks import Layout
     from rankeval.spark.exchange import _blobs, partition_of, unpacked
-    from rankeval.spark.worker import Layout
 
     key: pa.Array = pa.array(users)
     if kind != "text":
@@ -972,8 +973,8 @@ def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_by
     """read_pack in this process: every row of every file once, in small pieces (units of a
     few row groups; blobs cut to PACK_BYTES), each partition's rows in input order, the input
     order (SEQ) counted across files and units."""
+    from rankeval.engines.distributed.chunks import SEQ, Layout
     from rankeval.spark import exchange
-    from rankeval.spark.worker import SEQ, Layout
 
     monkeypatch.setattr(exchange, "UNIT_ROWS", 30)
     monkeypatch.setattr(exchange, "PACK_BYTES", pack_bytes)

@@ -25,6 +25,23 @@ import numpy as np
 
 from rankeval.api.evaluate import evaluate as evaluate_on
 from rankeval.dependencies import check_versions
+from rankeval.engines.distributed.chunks import (
+    CHUNK_ROWS,
+    KEY,
+    ChunkResult,
+    Layout,
+    extra_columns,
+    output_schema,
+)
+from rankeval.engines.distributed.merge import (
+    Side,
+    counted,
+    deterministic,
+    empty_inputs,
+    judgements,
+    merged_errors,
+    rows_per_input,
+)
 from rankeval.engines.finish import finish
 from rankeval.engines.partial import merge
 from rankeval.engines.signals import ON_SIGNAL, signal_handlers_kept
@@ -37,9 +54,6 @@ from rankeval.ray.read import Input, job_error, read_input
 from rankeval.ray.result import RayValues
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions
-from rankeval.spark import _empty, _judgements, _rows, counted  # engine-neutral: chunk results in
-from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, Layout, extra_columns, output_schema
 
 __all__ = ["RayValues", "evaluate", "evaluate_inputs", "init", "read_inputs",
            "validate_inputs"]
@@ -156,22 +170,17 @@ def evaluate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
     errors = merged_errors(results)
     if errors:
         raise errors[0]
-    empty = _empty(results, (preds.label, truth.label))
+    empty = empty_inputs(results, (preds.label, truth.label))
     if empty:
         raise empty[0]
-    rows = _rows(results)
+    rows = rows_per_input(results)
     partial = merge([r.partial for r in results if r.partial is not None])
-    judgements = _judgements(results, truth.label, rows[1], settings)
+    found = judgements(results, truth.label, rows[1], settings)
     # finish reads only .source of the inputs, which stay in the object store
-    sides: list[Any] = [_Side(Source(i.label, i.format, n)) for i, n in zip((preds, truth), rows,
-                                                                             strict=True)]
-    ev = finish(partial, settings, sides[0], sides[1], loaded, stats, judgements=judgements)
+    sides: list[Any] = [Side(Source(i.label, i.format, n)) for i, n in zip((preds, truth), rows,
+                                                                            strict=True)]
+    ev = finish(partial, settings, sides[0], sides[1], loaded, stats, judgements=found)
     return dataclasses.replace(ev, store=per_user)
-
-
-class _Side:
-    def __init__(self, source: Source):
-        self.source = source
 
 
 def _scored(preds: Input, truth: Input, settings, columns, partitions, train=None, stats=None
@@ -194,13 +203,8 @@ def _scored(preds: Input, truth: Input, settings, columns, partitions, train=Non
     names, extra = tuple(schema.names[1:-1]), extra_columns(schema, settings)
     kept = [(o[0], r) for o, r in zip(outs, results, strict=True) if r is not None]
     results = [r for _, r in kept]
-    if extra and len({v for r in results for v in r.samples}) < 2:
-        # one sample value in the whole run (a TREC run's Q0): deterministic, as locally
-        results = [dataclasses.replace(r, partial=None if r.partial is None else
-                                       dataclasses.replace(r.partial, samples=None, spread={},
-                                                           sample_totals=None))
-                   for r in results]
-        names, extra = tuple(c for c in names if c not in extra), ()
+    if extra and (fixed := deterministic(results)) is not None:
+        results, names, extra = fixed, tuple(c for c in names if c not in extra), ()
     return results, RayValues([b for b, _ in kept], names, extra)
 
 
@@ -236,8 +240,6 @@ def _layout(inputs: list[Input], columns: dict[str, str | None]
             ) -> tuple[Layout, list[str], bool]:
     """(how the partitions' tables map back to each input's columns, each input's user
     column, whether user ids go as text: when the inputs give them different types)."""
-    from rankeval.spark.worker import KEY
-
     overrides = {c: v for c, v in columns.items() if v}
     sides, users, types = [], [], set()
     for side, data in enumerate(inputs):
@@ -273,7 +275,7 @@ def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
         stats = None
     results, _ = _scored(preds, truth, settings, columns, partitions, extras.train, stats)
     labels = preds.label, truth.label
-    out.errors += merged_errors(results) + _empty(results, labels)
+    out.errors += merged_errors(results) + empty_inputs(results, labels)
     inputs = [preds, truth, *([extras.train] if extras.train is not None else [])]
     layout, _, _ = _layout(inputs, columns)
     for side, data in enumerate(inputs):
@@ -281,5 +283,5 @@ def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
             "path": data.label, "format": data.format,
             "rows": sum(r.rows[side] for r in results),
             "columns": {r: name for r, (_, name) in layout.sides[side].items()}}
-    return counted(out, results, labels, _rows(results), settings)
+    return counted(out, results, labels, rows_per_input(results), settings)
 

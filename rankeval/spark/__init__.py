@@ -27,9 +27,23 @@ from typing import Any, Unpack
 
 from rankeval.api.evaluate import evaluate as evaluate_on
 from rankeval.dependencies import check_versions
+from rankeval.engines.distributed.chunks import (
+    CHUNK_ROWS,
+    ChunkResult,
+    extra_columns,
+    output_schema,
+)
+from rankeval.engines.distributed.merge import (
+    Side,
+    counted,
+    deterministic,
+    empty_inputs,
+    judgements,
+    merged_errors,
+    rows_per_input,
+)
 from rankeval.engines.finish import finish
 from rankeval.engines.partial import merge
-from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
 from rankeval.engines.signals import signal_handlers_kept
 from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, OptionError, RankevalError
@@ -40,8 +54,8 @@ from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions
 from rankeval.spark.frames import combine, describe, is_frame, read, spark_format
 from rankeval.spark.items import SparkExtras, item_stats
-from rankeval.spark.result import SparkValues, merged_errors
-from rankeval.spark.worker import CHUNK_ROWS, ChunkResult, extra_columns, output_schema, run
+from rankeval.spark.result import SparkValues
+from rankeval.spark.worker import run
 
 __all__ = ["SparkValues", "evaluate", "session"]
 
@@ -223,13 +237,8 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
     results = [pickle.loads(bytes(r[0])) for r in rows]
     per_user = out.filter(F.col("kind") == 0).select(*[f"`{n}`" for n in schema.names[1:-1]])
     extra = extra_columns(schema, settings)
-    if extra and len({v for r in results for v in r.samples}) < 2:
-        # one sample value in the whole run (a TREC run's Q0): deterministic, as locally
-        results = [dataclasses.replace(r, partial=None if r.partial is None else
-                                       dataclasses.replace(r.partial, samples=None, spread={},
-                                                           sample_totals=None))
-                   for r in results]
-        per_user, extra = per_user.drop(*extra), ()
+    if extra and (fixed := deterministic(results)) is not None:
+        results, per_user, extra = fixed, per_user.drop(*extra), ()
     return results, _Cached(per_user, out, extra), layout
 
 
@@ -316,49 +325,13 @@ def validate_frames(preds, truth, settings, columns: dict[str, str | None],
         return out
     scored.unpersist()
     labels = preds[1], truth[1]
-    out.errors += merged_errors(results) + _empty(results, labels)
+    out.errors += merged_errors(results) + empty_inputs(results, labels)
     rows = [sum(r.rows[i] for r in results) for i in range(len(layout.sides))]
     inputs = [("predictions", preds), ("truth", truth), ("train", extras.train)]
     for (role, data), roles, n in zip(inputs, layout.sides, rows, strict=False):
         out.inputs[role] = {"path": data[1], "format": data[2], "rows": n,
                             "columns": {r: name for r, (_, name) in roles.items()}}
     return counted(out, results, labels, rows, settings)
-
-
-def counted(out: Validation, results: list[ChunkResult], labels, rows: list[int],
-            settings) -> Validation:
-    """``out`` with the users, notices and judgements that the tasks' partials count, when
-    every chunk could be read (``validate`` on a cluster: Spark's tasks or Ray's)."""
-    if any(r.partial is None for r in results) or not all(rows[:2]):
-        return out
-    partial = merge([r.partial for r in results if r.partial is not None])
-    c = out.users = partial.counts
-    out.notices = [*partial.notices, *user_notices(c, settings, *labels),
-                   *_judgements(results, labels[1], rows[1], settings)]
-    out.rows_beyond_k = partial.rows_beyond_k
-    out.inputs["predictions"]["users"] = c.in_predictions
-    out.inputs["truth"]["users"] = c.in_truth
-    error = unevaluable(c, settings, labels[1], labels[0])
-    if error is not None:
-        out.errors.append(error)
-    return out
-
-
-def _rows(results: list[ChunkResult]) -> list[int]:
-    return [sum(r.rows[i] for r in results) for i in (0, 1)]
-
-
-def _empty(results: list[ChunkResult], labels) -> list[InputError]:
-    return [InputError(label, "no data rows (only a header)")
-            for label, n in zip(labels, _rows(results), strict=True) if not n]
-
-
-def _judgements(results: list[ChunkResult], label: str, rows: int, settings):
-    ranges = [r.relevance for r in results if r.relevance is not None]
-    if not ranges:
-        return []
-    return judgement_notice(label, rows, min(lo for lo, _ in ranges),
-                            max(hi for _, hi in ranges), settings)
 
 
 def _partitions(preds, truth) -> int | None:
@@ -390,36 +363,31 @@ def _file_order(settings, columns, preds) -> bool:
 
 def _finish(results: list[ChunkResult], scored, settings, labels, formats,
             extras: SparkExtras, stats, summaries) -> Evaluation:
-    empty = _empty(results, labels)
+    empty = empty_inputs(results, labels)
     if empty:
         scored.unpersist()
         raise empty[0]
-    rows = _rows(results)
+    rows = rows_per_input(results)
     partials = []
     for r in results:
         assert r.partial is not None  # a chunk without one has errors, raised by now
         partials.append(r.partial)
     partial = merge(partials)
-    judgements = _judgements(results, labels[1], rows[1], settings)
+    found = judgements(results, labels[1], rows[1], settings)
     # The inputs stay on the executors: finish gets stand-ins, of which it reads only
     # .source (the judgements are given), so they are typed Any, not as the inputs.
-    sides: list[Any] = [_Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats,
-                                                                               rows, strict=True)]
+    sides: list[Any] = [Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats,
+                                                                              rows, strict=True)]
     try:
-        extra_sides: dict[str, Any] = {role: _Side(Source(s.path, s.format, s.rows))
+        extra_sides: dict[str, Any] = {role: Side(Source(s.path, s.format, s.rows))
                                        for role, s in summaries.items()}
         ev = finish(partial, settings, sides[0], sides[1], Extras(**extra_sides), stats,
-                    judgements=judgements, extra_inputs=summaries)
+                    judgements=found, extra_inputs=summaries)
     except RankevalError:
         scored.unpersist()
         raise
     return dataclasses.replace(ev, store=SparkValues.of(scored.frame, scored.cache, partial,
                                                          scored.extra))
-
-
-class _Side:
-    def __init__(self, source: Source):
-        self.source = source
 
 
 class _Cached:

@@ -17,8 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.engines.distributed.chunks import KEY, SEQ, SIDE, USER, Layout, output_schema
 from rankeval.errors import InputError, OptionError
-from rankeval.spark.worker import KEY, SEQ, SIDE, USER, Layout, output_schema, run
+from rankeval.spark.worker import run
 
 KIND_USERS = 2  # output rows naming a partition value's users (the driver's check)
 

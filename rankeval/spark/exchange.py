@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from rankeval.engines.distributed.chunks import KEY, Layout
+from rankeval.engines.distributed.hashing import partition_of as text_partition_of
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
-from rankeval.spark.worker import KEY, Layout
 
 TARGET, BLOB = "_t", "_b"  # a blob's shuffle key (lands it in its partition), the blob
 _FIELDS: list[pa.Field] = [pa.field(TARGET, pa.int64()), pa.field(BLOB, pa.binary())]
@@ -169,16 +170,14 @@ def _decoded(table: pa.Table) -> pa.Table:
 
 def partition_of(key: pa.ChunkedArray, parts: int) -> np.ndarray:
     """Each row's partition of users: integers mixed by a multiplicative hash, text by
-    SipHash over its distinct values (``ray.exchange.partition_of``); every input's key
+    SipHash over its distinct values (``distributed.hashing.partition_of``); every input's key
     column has one type (``describe``), so a user lands in one partition."""
     if pa.types.is_integer(key.type):
         x = to_numpy(fill_null(key, 0).combine_chunks()).astype(np.uint64)
         x *= np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits are mixed
         x >>= np.uint64(32)
         return (x % np.uint64(parts)).astype(np.int64)
-    from rankeval.ray.exchange import partition_of as of_text
-
-    return of_text(key, parts)
+    return text_partition_of(key, parts)
 
 
 def _blobs(table: pa.Table, part: np.ndarray, targets: np.ndarray) -> pa.RecordBatch:

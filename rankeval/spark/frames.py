@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rankeval.engines.distributed.chunks import KEY, ROWS, SEQ, SIDE, Layout
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import ALIASES, EXTENSIONS, FORMATS
 from rankeval.io.readers import for_role
-from rankeval.spark.worker import KEY, ROWS, SEQ, SIDE, Layout
 
 # What Spark reads itself (a JSON dict of dicts is a file of one machine).
 SPARK_FORMATS = tuple(f.name for f in FORMATS.values() if f.spark)

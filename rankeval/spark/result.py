@@ -1,5 +1,4 @@
-"""The Spark engine's per-user store (``SparkValues``: the values stay on the cluster) and the
-merge of the input errors found by every task."""
+"""The Spark engine's per-user store (``SparkValues``: the values stay on the cluster)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import OptionError
 from rankeval.io.datasets import write_dataset
 from rankeval.results.store import LocalValues
 
@@ -180,32 +179,3 @@ def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
     if name in ("min", "max"):
         return float(row[f"{name}{i}"])
     return float(quantiles[_quantile(name)])
-
-
-def merged_errors(results) -> list[InputError]:
-    """Every task's input errors as one list: the same problem in several chunks is one
-    error with the counts added and the examples of the smallest user ids (each chunk sends
-    its first five, in user order). Problems keep the order in which checks meet them."""
-    merged: dict[tuple, dict] = {}
-    order: dict[tuple, int] = {}
-    for result in results:
-        for i, e in enumerate(result.errors):
-            key = (e["path"], e["column"], e["problem"], e["hint"], e["unit"])
-            order[key] = min(order.get(key, i), i)
-            if key not in merged:
-                merged[key] = dict(e, examples=list(e["examples"]))
-                continue
-            m = merged[key]
-            m["count"] = None if m["count"] is None or e["count"] is None else (
-                m["count"] + e["count"])
-            m["examples"] += e["examples"]
-    return [InputError(m["path"], m["problem"], column=m["column"], count=m["count"],
-                       examples=_examples(m), hint=m["hint"], unit=m["unit"])
-            for m in (merged[k] for k in sorted(merged, key=order.__getitem__))]
-
-
-def _examples(error: dict) -> list[tuple]:
-    if error["unit"] != "row of user":
-        return error["examples"][:5]
-    first = sorted(error["examples"], key=lambda x: x[0])[:5]
-    return [(repr(user), value) for user, value in first]
