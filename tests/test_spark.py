@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 import rankeval
 from rankeval.engines.distributed.chunks import KEY, ROWS
 from rankeval.engines.distributed.merge import merged_errors
+from rankeval.engines.spark.worker import complete_users, partition_chunks
 from rankeval.errors import InputError, OptionError
 from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
 from rankeval.spark import session
-from rankeval.spark.worker import complete_users, partition_chunks
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -860,7 +860,7 @@ def _numeric(df: pd.DataFrame) -> pd.DataFrame:
 def units_seen(monkeypatch):
     """Units of a few row groups (many tasks, users across units and files), and the units
     each evaluation cut its inputs into: the test fails if Spark read them instead."""
-    from rankeval.spark import exchange
+    from rankeval.engines.spark import driver, exchange
 
     monkeypatch.setattr(exchange, "UNIT_ROWS", 40)
     seen: list = []
@@ -870,7 +870,7 @@ def units_seen(monkeypatch):
         seen.append(found(*args))
         return seen[-1]
 
-    monkeypatch.setattr(exchange, "find_units", spy)
+    monkeypatch.setattr(driver, "find_units", spy)  # the driver's name for it
     return seen
 
 
@@ -939,7 +939,7 @@ def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):
     """Each row once, in the blob of its user's partition, the rows of a partition in their
     order; a user's partition is the same for every integer type of its id."""
     from rankeval.engines.distributed.chunks import Layout
-    from rankeval.spark.exchange import _blobs, partition_of, unpacked
+    from rankeval.engines.spark.exchange import _blobs, partition_of, unpacked
 
     key: pa.Array = pa.array(users)
     if kind != "text":
@@ -974,7 +974,7 @@ def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_by
     few row groups; blobs cut to PACK_BYTES), each partition's rows in input order, the input
     order (SEQ) counted across files and units."""
     from rankeval.engines.distributed.chunks import SEQ, Layout
-    from rankeval.spark import exchange
+    from rankeval.engines.spark import exchange
 
     monkeypatch.setattr(exchange, "UNIT_ROWS", 30)
     monkeypatch.setattr(exchange, "PACK_BYTES", pack_bytes)

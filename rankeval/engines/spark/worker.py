@@ -13,6 +13,7 @@ partial result: sums, counts, notices, errors. Nothing here imports pyspark.
 from __future__ import annotations
 
 import pickle
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import cast
 
@@ -31,6 +32,11 @@ from rankeval.engines.distributed.chunks import (
     stripped,
 )
 from rankeval.io.arrow import from_numpy, to_numpy
+
+# pyspark warns about pandas >= 3 wherever it checks for pandas, mapInArrow included; the
+# engine passes Arrow only. Set here, which the driver and every Python worker import.
+warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                        category=FutureWarning)
 
 
 def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings, flat: bool = False

@@ -1,13 +1,16 @@
 """The Spark engine: Spark reads the inputs (files, directories, globs, any filesystem of
 the cluster, or DataFrames) and runs the local kernels on complete users per partition;
-per-user values stay on the cluster as a DataFrame until asked for (``rankeval.spark``)."""
+per-user values stay on the cluster as a DataFrame until asked for (``rankeval.spark``).
+The class stays light for ``--help``: it imports the driver (pyspark, pyarrow) when it runs."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from rankeval.engines.interface import EXTRA, Engine, Job
+from rankeval.engines.spark.session import session as spark_session
 from rankeval.errors import InputError, OptionError
+from rankeval.io.datasets import check_per_user
 from rankeval.registry import reads
 
 
@@ -38,13 +41,16 @@ class SparkEngine(Engine):
 
     def check_per_user(self, path: str, inputs: list[str]) -> None:
         """--per-user names a Parquet dataset (a directory), never an input."""
-        from rankeval.io.datasets import check_per_user
-
         check_per_user(self.name, path, inputs)
 
     def score(self, job: Job, progress):
+        from rankeval.engines.spark.driver import (  # --help's import cost: numpy, pyarrow
+            CHUNK_ROWS,
+            evaluate_frames,
+            extra_frames,
+            input_frames,
+        )
         from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
-        from rankeval.spark import CHUNK_ROWS, evaluate_frames, extra_frames, input_frames
 
         if reads(job.settings.specs, "subtopics"):
             raise OptionError("the intent-aware metrics (alpha_ndcg, err_ia, ...) run on the "
@@ -67,10 +73,10 @@ class SparkEngine(Engine):
         return result.collect()
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
-        # --help's import cost: numpy, pyarrow
-        from rankeval.engines.validation import Validation
+        # --help's import cost: the driver loads numpy, pyarrow
+        from rankeval.engines.spark.driver import extra_frames, input_frames, validate_frames
+        from rankeval.engines.validation import Validation  # --help's import cost: numpy
         from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
-        from rankeval.spark import extra_frames, input_frames, validate_frames
 
         check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
         spark = session(job.options)
@@ -102,6 +108,4 @@ def session(options: dict[str, Any]):
     ``spark_conf``."""
     if options.get("spark") is not None:
         return options["spark"]
-    from rankeval.spark import session as spark_session
-
     return spark_session(options.get("spark_master"), conf(options.get("spark_conf") or ()))

@@ -11,8 +11,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankeval.analysis.segments import MISSING, Segment, ordered_values, table_labels
 from rankeval.errors import OptionError
+from rankeval.io.arrow import to_numpy
+from rankeval.io.cast import numeric_order
 from rankeval.io.datasets import write_dataset
+from rankeval.names import from_name
 from rankeval.results.store import LocalValues
 
 
@@ -82,10 +86,6 @@ class SparkValues:
         that intervals drawn from them are the local engine's, seed for seed)."""
         if self.local is not None:
             return self
-        from rankeval.io.arrow import to_numpy
-        from rankeval.io.cast import numeric_order
-        from rankeval.names import from_name
-
         table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
         users = table.column("user_id").combine_chunks()
         values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
@@ -104,7 +104,7 @@ class SparkValues:
         """On the cluster in one pass: exact means (from the exact sums), exact percentiles
         (Spark's ``percentile``: numpy's linear interpolation), min, max, share of zeros;
         the sample standard deviation to within rounding of numpy's."""
-        from pyspark.sql import functions as F
+        from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
         metrics = self._metrics(self.spark_frame.columns)
         quantiles = [q for q in (_quantile(n) for n in wanted) if q is not None]
@@ -130,8 +130,6 @@ class SparkValues:
         """The user table (read on this machine: one row per user) joined to the per-user
         values on the cluster; means are sums over counts, as locally (to within the
         rounding of the sum's order)."""
-        from rankeval.analysis.segments import table_labels
-
         users, columns = table_labels(table, by)
         words = list(columns)
         labels = pa.table({"user_id": users, **{f"_seg{j}": pa.array(
@@ -145,10 +143,7 @@ class SparkValues:
 
 def _segment_means(joined, column: str, rank, metrics: list[str]) -> list:
     """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
-    from pyspark.sql import functions as F
-
-    from rankeval.analysis.segments import MISSING, Segment, ordered_values
-
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
     label = F.coalesce(F.col(column), F.lit(MISSING)).alias("label")
     exprs = [F.count(F.lit(1)).alias("users")]
     for i, name in enumerate(metrics):
