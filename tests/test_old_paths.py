@@ -17,7 +17,9 @@ OLD = {
     # the engine moved under rankeval.engines.spark (#47 S6); its door keeps its names
     "rankeval.spark": ("evaluate", "session", "SparkValues", "validate_frames", "input_frames",
                        "extra_frames", "evaluate_frames", "CHUNK_ROWS"),
-    "rankeval.ray": ("evaluate", "init", "read_inputs", "validate_inputs"),
+    # the engine moved under rankeval.engines.ray (#47 S7); its door keeps its names
+    "rankeval.ray": ("evaluate", "init", "read_inputs", "evaluate_inputs", "validate_inputs",
+                     "RayValues"),
     # a third-party engine's imports (docs/development.md); the store: old pickles name it
     "rankeval.engines": ("ENGINES", "EXTRA", "ON_SIGNAL", "Engine", "Job", "engine_options",
                          "get", "register", "run", "signal_handlers_kept"),
@@ -69,7 +71,9 @@ MOVED = ["results.evaluation", "results.store", "api.evaluate", "engines.interfa
          "engines.partition", "engines.sampled", "engines.finish", "engines.local",
          "engines.spark", "engines.ray", "evaluation", "engines.spark.engine",
          "engines.spark.driver", "engines.spark.worker", "engines.distributed.chunks",
-         "engines.distributed.merge", "spark"]
+         "engines.distributed.merge", "spark", "engines.ray.engine", "engines.ray.cluster",
+         "engines.ray.driver", "engines.ray.exchange", "engines.distributed.engine",
+         "engines.distributed.store", "ray"]
 
 
 @pytest.mark.parametrize("module", VOCABULARY + MOVED)

@@ -25,7 +25,6 @@ from rankeval.engines.spark.worker import complete_users, partition_chunks
 from rankeval.errors import InputError, OptionError
 from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
-from rankeval.spark import session
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -37,15 +36,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # Metrics whose expectation over tie orders has no closed form (refused with ties=expected).
 # without a closed form under ties="expected", or corpus metrics that refuse it
 OPEN_FORM = {n for n, m in REGISTRY.items() if not m.tie_expectation}
-
-
-@pytest.fixture(scope="session")
-def spark():
-    spark = session("local[2]", [("spark.sql.shuffle.partitions", "3"),
-                                 ("spark.sql.execution.arrow.maxRecordsPerBatch", "50"),
-                                 ("spark.default.parallelism", "2")])
-    yield spark
-    spark.stop()
 
 
 def generated(seed: int, users: int = 120, items: int = 60, ranks: bool = False):
@@ -118,20 +108,6 @@ SETTINGS = [
     {"max_depth": 7, "judged_only": True},
     {"rbp_p": 0.5, "err_max_grade": 3},
 ]
-
-
-@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values()))
-                         or "defaults")
-def test_every_metric_and_setting_equals_the_local_engine(spark, options):
-    preds, truth = generated(1)
-    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
-                                                                 OPEN_FORM]
-    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
-    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=metrics,
-                                 k=K, chunk_rows=97, **options)
-    same(local, distributed)
-    assert any(n.code == "users_only_in_predictions" for n in local.notices)
-    assert local.users.without_relevant and local.users.without_predictions
 
 
 def test_ranks_duplicates_and_column_names(spark):

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rankeval.engines.interface import EXTRA, Engine, Job
+from rankeval.engines.distributed.engine import DistributedEngine
+from rankeval.engines.interface import Job
 from rankeval.engines.spark.session import session as spark_session
-from rankeval.errors import InputError, OptionError
-from rankeval.io.datasets import check_per_user
-from rankeval.registry import reads
+from rankeval.errors import OptionError
 
 
-class SparkEngine(Engine):
+class SparkEngine(DistributedEngine):
     name = "spark"
+    title, workers = "Spark", "Spark's workers"
     help = ("Apache Spark (inputs read by Spark: Parquet/CSV files, directories, globs, s3a://, "
             "hdfs://; needs rankeval[spark])")
     options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {
@@ -35,61 +35,34 @@ class SparkEngine(Engine):
 
     def check(self, job: Job) -> None:
         conf(job.options.get("spark_conf") or ())
-        if "-" in job.paths:
-            raise OptionError("--engine spark reads paths (files, directories, globs, URLs); "
-                              "standard input is not one")
+        super().check(job)
 
-    def check_per_user(self, path: str, inputs: list[str]) -> None:
-        """--per-user names a Parquet dataset (a directory), never an input."""
-        check_per_user(self.name, path, inputs)
+    def driver(self):
+        from rankeval.engines.spark import driver  # --help's import cost: numpy, pyarrow
 
-    def score(self, job: Job, progress):
-        from rankeval.engines.spark.driver import (  # --help's import cost: numpy, pyarrow
-            CHUNK_ROWS,
-            evaluate_frames,
-            extra_frames,
-            input_frames,
-        )
-        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
+        return driver
 
-        if reads(job.settings.specs, "subtopics"):
-            raise OptionError("the intent-aware metrics (alpha_ndcg, err_ia, ...) run on the "
-                              "local engine: subtopic judgements do not go to Spark's workers")
-        progress.stage("starting Spark")
-        spark = session(job.options)
-        progress.stage(f"scoring {job.predictions} and {job.truth} on Spark")
-        preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
-                                    job.truth_format, spark, job.reading)
-        x = job.extras
-        extras = extra_frames(x, job.columns, spark, job.reading)
-        check_needs(job.settings, extras.given())
-        return evaluate_frames(preds, truth, job.settings, job.columns,
-                               job.options.get("partitions"),
-                               job.options.get("chunk_rows") or CHUNK_ROWS, extras,
-                               job.options.get("spark_partitioned_by"))
+    def start(self, job: Job):
+        return session(job.options)
 
-    def values_here(self, result, progress):
-        progress.stage("per-user values to the driver")
-        return result.collect()
+    def read(self, job: Job, cluster):
+        driver = self.driver()
+        preds, truth = driver.input_frames(job.predictions, job.truth, job.preds_format,
+                                           job.truth_format, cluster, job.reading)
+        return preds, truth, driver.extra_frames(job.extras, job.columns, cluster, job.reading)
 
-    def validate(self, job: Job, acknowledged: frozenset[str]):
-        # --help's import cost: the driver loads numpy, pyarrow
-        from rankeval.engines.spark.driver import extra_frames, input_frames, validate_frames
-        from rankeval.engines.validation import Validation  # --help's import cost: numpy
-        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
+    def evaluate(self, job: Job, preds, truth, extras):
+        driver = self.driver()
+        return driver.evaluate_frames(preds, truth, job.settings, job.columns,
+                                      job.options.get("partitions"),
+                                      job.options.get("chunk_rows") or driver.CHUNK_ROWS,
+                                      extras, job.options.get("spark_partitioned_by"))
 
-        check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
-        spark = session(job.options)
-        x = job.extras
-        try:
-            preds, truth = input_frames(job.predictions, job.truth, job.preds_format,
-                                        job.truth_format, spark, job.reading)
-            extras = extra_frames(x, job.columns, spark, job.reading)
-        except InputError as exc:  # unreadable: the report says so, as locally
-            return Validation(errors=[exc], acknowledged=acknowledged)
-        return validate_frames(preds, truth, job.settings, job.columns, acknowledged,
-                               extras=extras,
-                               partitioned_by=job.options.get("spark_partitioned_by"))
+    def check_inputs(self, job: Job, acknowledged: frozenset[str], preds, truth, extras):
+        return self.driver().validate_frames(
+            preds, truth, job.settings, job.columns, acknowledged, extras=extras,
+            partitioned_by=job.options.get("spark_partitioned_by"))
+
 
 def conf(pairs) -> list[tuple[str, str]]:
     """--spark-conf KEY=VALUE pairs."""

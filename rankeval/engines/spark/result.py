@@ -12,22 +12,21 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.analysis.segments import MISSING, Segment, ordered_values, table_labels
-from rankeval.errors import OptionError
-from rankeval.io.arrow import to_numpy
-from rankeval.io.cast import numeric_order
+from rankeval.engines.distributed.store import ClusterValues, local_values
 from rankeval.io.datasets import write_dataset
-from rankeval.names import from_name
 from rankeval.results.store import LocalValues
 
 
 @dataclass(frozen=True, eq=False)
-class SparkValues:
+class SparkValues(ClusterValues):
     """Per-user values that stay on the cluster: a (cached) Spark DataFrame, user_id + one
     column per metric (``results.store.Store``). The distribution and segment means are
     computed there; the values come to the driver only when asked (``collect``: users x
     metrics doubles), for what needs them all in one place: bootstrap intervals, the HTML
     page's charts, per-query lines."""
 
+    engine = "Spark"
+    frame_kind = "a Spark DataFrame"
     spark_frame: Any  # user_id + one column per metric
     cache: Any = field(default=None, compare=False)
     # metric -> (exact parts of the sum of its per-user values, users it scored)
@@ -46,29 +45,9 @@ class SparkValues:
         return [c for c in columns if c != "user_id" and c not in self.extra
                 and not c.startswith("_seg")]
 
-    @property
-    def here(self) -> bool:
-        return self.local is not None
-
     def frame(self):
         """A Spark DataFrame (cached), one row per evaluated user."""
         return self.spark_frame
-
-    def _here(self, what: str) -> LocalValues:
-        if self.local is None:
-            raise OptionError(f"{what} needs the per-user values on one machine; with the "
-                              "Spark engine they stay on the cluster: use .per_user (a Spark "
-                              "DataFrame), .write_per_user(path), or .collect() first")
-        return self.local
-
-    def values(self, spec) -> np.ndarray:
-        return self._here("values()").values(spec)
-
-    def users(self) -> pa.Array:
-        return self._here("user_ids").users()
-
-    def table(self) -> pa.Table:
-        return self._here("per_user_table()").table()
 
     def write(self, path: str) -> None:
         """A Parquet dataset (a directory) at ``path``, on any filesystem Spark knows
@@ -87,18 +66,7 @@ class SparkValues:
         if self.local is not None:
             return self
         table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
-        users = table.column("user_id").combine_chunks()
-        values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
-                  for name in self._metrics(table.column_names)}
-        extra = {name: to_numpy(table.column(name)) for name in self.extra}
-        extra = {name: v if name == "samples" else v.astype(np.float64)
-                 for name, v in extra.items()}
-        order = numeric_order(users)
-        if order is not None:
-            users = users.take(pa.array(order))
-            values = {s: v[order] for s, v in values.items()}
-            extra = {name: v[order] for name, v in extra.items()}
-        return dataclasses.replace(self, local=LocalValues(values, users, extra))
+        return dataclasses.replace(self, local=local_values(table, self.extra))
 
     def describe(self, wanted: Sequence[str]) -> dict[str, dict[str, float]]:
         """On the cluster in one pass: exact means (from the exact sums), exact percentiles

@@ -35,7 +35,7 @@ from rankeval.engines.distributed.hashing import as_text, partition_of
 @functools.cache
 def remote(fn: Callable) -> Any:
     """``fn`` as a Ray remote function (made once per process)."""
-    import ray
+    import ray  # optional dependency: rankeval[ray]
 
     return ray.remote(fn)
 
@@ -105,5 +105,5 @@ def items(block: pa.Table, column: str) -> pa.Array:
 def warm() -> None:
     """Imports, in a fresh worker while the driver starts reading: this module (numpy,
     pyarrow, the kernels) and Ray Data's readers, which the first tasks need."""
-    import pyarrow.parquet  # noqa: F401
-    import ray.data  # noqa: F401
+    import pyarrow.parquet  # noqa: F401  (import cost: paid here, before the first tasks)
+    import ray.data  # noqa: F401  (optional dependency: rankeval[ray])
