@@ -205,6 +205,17 @@ def per_user_batch(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBa
 
 
 
+def scored(data: pa.Table, layout: Layout, settings, schema: pa.Schema
+           ) -> tuple[pa.RecordBatch | None, ChunkResult]:
+    """One chunk scored (``score_chunk``): its per-user rows in ``schema`` (None for a chunk
+    with errors or without users), and its result without them (``stripped``)."""
+    part = score_chunk(data, layout, settings)
+    rows = None
+    if part.partial is not None and not part.errors and len(part.partial.users):
+        rows = per_user_batch(part.partial, schema, settings)
+    return rows, stripped(part)
+
+
 def stripped(part: ChunkResult) -> ChunkResult:
     """The chunk's result without the partial's per-user arrays (those went out as rows, or
     stay in the object store)."""

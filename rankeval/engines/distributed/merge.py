@@ -5,9 +5,10 @@ samples when it turned out deterministic."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from rankeval.engines.distributed.chunks import ChunkResult
-from rankeval.engines.partial import merge
+from rankeval.engines.partial import Partial, merge
 from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
 from rankeval.engines.validation import Validation
 from rankeval.errors import InputError
@@ -23,10 +24,12 @@ class Side:
         self.source = source
 
 
-def counted(out: Validation, results: list[ChunkResult], labels, rows: list[int],
-            settings) -> Validation:
-    """``out`` with the users, notices and judgements that the tasks' partials count, when
-    every chunk could be read (``validate`` on a cluster: Spark's tasks or Ray's)."""
+def counted(out: Validation, results: list[ChunkResult], labels, settings) -> Validation:
+    """``out`` with the tasks' input errors (and an input without rows) and, when every chunk
+    could be read, the users, notices and judgements their partials count (``validate`` on
+    a cluster: Spark's tasks or Ray's)."""
+    out.errors += merged_errors(results) + empty_inputs(results, labels)
+    rows = rows_per_input(results)
     if any(r.partial is None for r in results) or not all(rows[:2]):
         return out
     partial = merge([r.partial for r in results if r.partial is not None])
@@ -60,6 +63,21 @@ def judgements(results: list[ChunkResult], label: str, rows: int, settings) -> l
         return []
     return judgement_notice(label, rows, min(lo for lo, _ in ranges),
                             max(hi for _, hi in ranges), settings)
+
+
+def merged(results: list[ChunkResult], labels, formats, settings
+           ) -> tuple[Partial, list[Any], list[Notice]]:
+    """Every chunk's partial merged, stand-ins for the two inputs (they stay on the cluster:
+    ``finish`` reads only their ``.source``, so they are typed Any) and the judgement notice;
+    raises the first input error: the tasks' own, then an input without rows."""
+    errors = merged_errors(results) + empty_inputs(results, labels)
+    if errors:
+        raise errors[0]
+    rows = rows_per_input(results)
+    partial = merge([r.partial for r in results if r.partial is not None])  # all, by now
+    sides: list[Any] = [Side(Source(label, fmt, n))
+                        for label, fmt, n in zip(labels, formats, rows, strict=True)]
+    return partial, sides, judgements(results, labels[1], rows[1], settings)
 
 
 def deterministic(results: list[ChunkResult]) -> list[ChunkResult] | None:

@@ -18,17 +18,8 @@ from rankeval.engines.distributed.chunks import (
     extra_columns,
     output_schema,
 )
-from rankeval.engines.distributed.merge import (
-    Side,
-    counted,
-    deterministic,
-    empty_inputs,
-    judgements,
-    merged_errors,
-    rows_per_input,
-)
+from rankeval.engines.distributed.merge import counted, deterministic, merged
 from rankeval.engines.finish import finish
-from rankeval.engines.partial import merge
 from rankeval.engines.ray.cluster import init
 from rankeval.engines.ray.exchange import remote, score, split
 from rankeval.engines.ray.items import RayExtras, item_stats
@@ -38,7 +29,6 @@ from rankeval.engines.ray.result import RayValues
 from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, RankevalError
 from rankeval.io.columns import resolve_role
-from rankeval.io.readers import Source
 from rankeval.results.evaluation import Evaluation
 
 _ROLES = ("predictions", "truth", "train")
@@ -60,18 +50,8 @@ def evaluate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
     stats, loaded = item_stats(preds, extras or RayExtras(), settings, columns)
     train = extras.train if extras is not None else None
     results, per_user = _scored(preds, truth, settings, columns, partitions, train, stats)
-    errors = merged_errors(results)
-    if errors:
-        raise errors[0]
-    empty = empty_inputs(results, (preds.label, truth.label))
-    if empty:
-        raise empty[0]
-    rows = rows_per_input(results)
-    partial = merge([r.partial for r in results if r.partial is not None])
-    found = judgements(results, truth.label, rows[1], settings)
-    # finish reads only .source of the inputs, which stay in the object store
-    sides: list[Any] = [Side(Source(i.label, i.format, n)) for i, n in zip((preds, truth), rows,
-                                                                            strict=True)]
+    partial, sides, found = merged(results, (preds.label, truth.label),
+                                   (preds.format, truth.format), settings)
     ev = finish(partial, settings, sides[0], sides[1], loaded, stats, judgements=found)
     return dataclasses.replace(ev, store=per_user)
 
@@ -164,7 +144,6 @@ def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
         stats = None
     results, _ = _scored(preds, truth, settings, columns, partitions, extras.train, stats)
     labels = preds.label, truth.label
-    out.errors += merged_errors(results) + empty_inputs(results, labels)
     inputs = [preds, truth, *([extras.train] if extras.train is not None else [])]
     layout, _, _ = _layout(inputs, columns)
     for side, data in enumerate(inputs):
@@ -172,5 +151,5 @@ def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
             "path": data.label, "format": data.format,
             "rows": sum(r.rows[side] for r in results),
             "columns": {r: name for r, (_, name) in layout.sides[side].items()}}
-    return counted(out, results, labels, rows_per_input(results), settings)
+    return counted(out, results, labels, settings)
 

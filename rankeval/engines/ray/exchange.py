@@ -25,9 +25,7 @@ from rankeval.engines.distributed.chunks import (
     ChunkResult,
     Layout,
     output_schema,
-    per_user_batch,
-    score_chunk,
-    stripped,
+    scored,
 )
 from rankeval.engines.distributed.hashing import as_text, partition_of
 
@@ -84,14 +82,10 @@ def score(shared: tuple[Layout, Any], *shards: pa.Table) -> tuple[pa.Table, Chun
     present = [s for s in shards if s.num_rows]
     if not present:
         return empty, None
-    data = layout.gathered(present)
-    part = score_chunk(data, layout, settings)
-    if part.partial is not None and not part.errors and len(part.partial.users):
-        per_user = pa.Table.from_batches([per_user_batch(part.partial, schema, settings)])
-        per_user = per_user.select(empty.column_names)
-    else:
-        per_user = empty
-    return per_user, stripped(part)
+    rows, part = scored(layout.gathered(present), layout, settings, schema)
+    if rows is None:
+        return empty, part
+    return pa.Table.from_batches([rows]).select(empty.column_names), part
 
 
 def items(block: pa.Table, column: str) -> pa.Array:

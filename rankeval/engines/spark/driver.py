@@ -17,17 +17,8 @@ from rankeval.engines.distributed.chunks import (
     extra_columns,
     output_schema,
 )
-from rankeval.engines.distributed.merge import (
-    Side,
-    counted,
-    deterministic,
-    empty_inputs,
-    judgements,
-    merged_errors,
-    rows_per_input,
-)
+from rankeval.engines.distributed.merge import Side, counted, deterministic, merged
 from rankeval.engines.finish import finish
-from rankeval.engines.partial import merge
 from rankeval.engines.spark.buckets import check_users, find, run_buckets
 from rankeval.engines.spark.exchange import (
     SCHEMA,
@@ -92,10 +83,6 @@ def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
     stats, summaries = item_stats(preds, extras, settings, columns)
     results, scored, _ = _scored(preds, truth, settings, columns, partitions, chunk_rows,
                                  extras.train, stats, partitioned_by)
-    errors = merged_errors(results)
-    if errors:
-        scored.unpersist()
-        raise errors[0]
     return _finish(results, scored, settings, (preds[1], truth[1]), (preds[2], truth[2]),
                    extras, stats, summaries)
 
@@ -219,13 +206,12 @@ def validate_frames(preds, truth, settings, columns: dict[str, str | None],
         return out
     scored.unpersist()
     labels = preds[1], truth[1]
-    out.errors += merged_errors(results) + empty_inputs(results, labels)
     rows = [sum(r.rows[i] for r in results) for i in range(len(layout.sides))]
     inputs = [("predictions", preds), ("truth", truth), ("train", extras.train)]
     for (role, data), roles, n in zip(inputs, layout.sides, rows, strict=False):
         out.inputs[role] = {"path": data[1], "format": data[2], "rows": n,
                             "columns": {r: name for r, (_, name) in roles.items()}}
-    return counted(out, results, labels, rows, settings)
+    return counted(out, results, labels, settings)
 
 
 def _partitions(preds, truth) -> int | None:
@@ -257,21 +243,11 @@ def _file_order(settings, columns, preds) -> bool:
 
 def _finish(results: list[ChunkResult], scored, settings, labels, formats,
             extras: SparkExtras, stats, summaries) -> Evaluation:
-    empty = empty_inputs(results, labels)
-    if empty:
+    try:
+        partial, sides, found = merged(results, labels, formats, settings)
+    except InputError:
         scored.unpersist()
-        raise empty[0]
-    rows = rows_per_input(results)
-    partials = []
-    for r in results:
-        assert r.partial is not None  # a chunk without one has errors, raised by now
-        partials.append(r.partial)
-    partial = merge(partials)
-    found = judgements(results, labels[1], rows[1], settings)
-    # The inputs stay on the executors: finish gets stand-ins, of which it reads only
-    # .source (the judgements are given), so they are typed Any, not as the inputs.
-    sides: list[Any] = [Side(Source(label, fmt, n)) for label, fmt, n in zip(labels, formats,
-                                                                              rows, strict=True)]
+        raise
     try:
         extra_sides: dict[str, Any] = {role: Side(Source(s.path, s.format, s.rows))
                                        for role, s in summaries.items()}

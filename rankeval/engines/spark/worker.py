@@ -27,9 +27,7 @@ from rankeval.engines.distributed.chunks import (
     ChunkResult,
     Layout,
     output_schema,
-    per_user_batch,
-    score_chunk,
-    stripped,
+    scored,
 )
 from rankeval.io.arrow import from_numpy, to_numpy
 
@@ -47,9 +45,9 @@ def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings, flat: bool 
     schema = output_schema(settings, "sample" in layout.preds)
     chunks = partition_chunks if flat else complete_users
     for chunk in chunks(batches, layout.chunk_rows):
-        part = score_chunk(chunk, layout, settings)
-        if part.partial is not None and not part.errors and len(part.partial.users):
-            yield per_user_batch(part.partial, schema, settings)
+        rows, part = scored(chunk, layout, settings, schema)
+        if rows is not None:
+            yield rows
         yield _summary(part, schema)
 
 
@@ -103,8 +101,9 @@ def _flat(batch: pa.RecordBatch) -> pa.Table:
 
 
 def _summary(part: ChunkResult, schema: pa.Schema) -> pa.RecordBatch:
-    """The chunk's partial without its per-user arrays (those went out as rows)."""
-    blob = pickle.dumps(stripped(part), protocol=pickle.HIGHEST_PROTOCOL)
+    """The chunk's result (its partial without the per-user arrays: those went out as
+    rows), pickled in one row."""
+    blob = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
     columns: list[pa.Array] = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
     columns += [pa.nulls(1, f.type) for f in list(schema)[2:-1]]
     columns.append(pa.array([blob], pa.binary()))
