@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -39,6 +40,29 @@ class Run:
 
     def json(self) -> dict:
         return json.loads(self.stdout)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession (two cores) for the test run (tests marked spark)."""
+    from rankeval.spark import session
+
+    spark = session("local[2]", [("spark.sql.shuffle.partitions", "3"),
+                                 ("spark.sql.execution.arrow.maxRecordsPerBatch", "50"),
+                                 ("spark.default.parallelism", "2")])
+    yield spark
+    spark.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray (two CPUs) for the test run (tests marked ray)."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             logging_level=logging.ERROR)
+    yield ray
+    ray.shutdown()
 
 
 @pytest.fixture(autouse=True)

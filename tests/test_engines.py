@@ -10,6 +10,7 @@ import zlib
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import rankeval
@@ -21,7 +22,8 @@ from rankeval.errors import OptionError
 from rankeval.io.load import load_inputs
 
 from .conftest import SAMPLE
-from .datagen import generate
+from .test_spark import METRICS as ALL_METRICS
+from .test_spark import OPEN_FORM, SETTINGS, K, generated
 
 
 class PartitionEngine(Engine):
@@ -57,7 +59,6 @@ def partitions():
 
 PREDS, TRUTH = str(SAMPLE / "preds.csv"), str(SAMPLE / "truth.csv")
 METRICS = "precision,recall,ndcg,map,mrr,hit_rate,f1,bpref,err,rbp,r_precision,gm_map,num_rel_ret"
-TIED = "precision,recall,ndcg,map,mrr,hit_rate,f1,bpref,r_precision"  # closed forms for ties
 
 
 def test_a_registered_engine_is_a_choice_of_the_command_line(partitions, run_cli):
@@ -76,22 +77,69 @@ def test_a_registered_engine_is_a_choice_of_the_command_line(partitions, run_cli
     assert gate.exit_code == 1 and "FAILED ndcg@10" in gate.stderr
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_registered_engine_equals_the_local_one_in_the_library(partitions, seed):
-    preds, truth = generate(seed, n_users=60, n_items=40, list_len=12, judged=8)
-    preds, truth = (f.astype({"user_id": str, "item_id": str}) for f in (preds, truth))
-    local = rankeval.evaluate(preds, truth, TIED, [3, 10], ties="expected")
-    for parts in (1, 2, 5):
-        theirs = rankeval.evaluate(preds, truth, TIED, [3, 10], ties="expected",
-                                   engine="partitions",
-                                   engine_options={"parts": parts})
-        assert theirs.users == local.users
-        for name, value in local.metrics.items():
-            assert theirs.metrics[name] == pytest.approx(value, abs=1e-12, rel=0), name
-        for spec in local.specs:
-            np.testing.assert_allclose(theirs.values(spec), local.values(spec), atol=1e-12,
-                                       rtol=0)
-        assert [n.to_dict() for n in theirs.notices] == [n.to_dict() for n in local.notices]
+def _dataset(ray, df: pd.DataFrame, blocks: int):
+    """A Ray Dataset of ``blocks`` Arrow blocks (a user's rows across several of them)."""
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    step = -(-len(table) // blocks)
+    return ray.data.from_arrow([table.slice(i, step) for i in range(0, len(table), step)])
+
+
+# Each engine besides the default one, as this test session runs it: what starts it (a
+# fixture), its pytest marks (a JVM, a local Ray: one xdist worker each, left out of make
+# test-fast), its inputs as it takes them (truth, blocks), and options that make it cut the
+# users finely (partials from many tasks merged). An engine registered later is tested here
+# with no row at all (pandas frames, no options) unless it needs one.
+STARTED = {"spark": "spark", "ray": "ray_session", "partitions": "partitions"}
+MARKS = {"spark": [pytest.mark.spark, pytest.mark.xdist_group("spark")],
+         "ray": [pytest.mark.ray, pytest.mark.xdist_group("ray")]}
+INPUTS = {"spark": lambda spark, df, _: spark.createDataFrame(
+              pa.Table.from_pandas(df, preserve_index=False)),
+          "ray": _dataset}
+CUT = {"spark": {"chunk_rows": 97}, "ray": {"partitions": 3}, "partitions": {"parts": 3}}
+OTHERS = [n for n, e in ENGINES.items() if e is not get(None)] + [PartitionEngine.name]
+
+
+def same(local, theirs) -> None:
+    """Per-user values to 1e-12, means to 1e-12, identical counts and notices."""
+    theirs = theirs.collect()  # the values on this machine, whatever the engine
+    assert theirs.users == local.users
+    assert [n.to_dict() for n in theirs.notices] == [n.to_dict() for n in local.notices]
+    assert theirs.prediction_rows_beyond_k == local.prediction_rows_beyond_k
+    assert theirs.tied_users == local.tied_users
+    assert list(theirs.metrics) == list(local.metrics)
+    for name, value in local.metrics.items():
+        assert theirs.metrics[name] == pytest.approx(value, abs=1e-12, rel=0, nan_ok=True), name
+    for name, (low, high) in local.tie_range.items():
+        assert theirs.tie_range[name] == pytest.approx((low, high), abs=1e-12, rel=0,
+                                                       nan_ok=True)
+    a, b = (ev.per_user_table().to_pandas().sort_values("user_id").reset_index(drop=True)
+            for ev in (local, theirs))
+    assert list(b.columns) == list(a.columns) and b["user_id"].tolist() == a["user_id"].tolist()
+    assert len(a) == local.users.evaluated > 0
+    # NaN where a metric cannot score a user (ild, serendipity), on both sides alike
+    np.testing.assert_allclose(b.drop(columns="user_id").to_numpy(dtype=float),
+                               a.drop(columns="user_id").to_numpy(dtype=float), rtol=0,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=MARKS.get(n, ())) for n in OTHERS])
+@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values()))
+                         or "defaults")
+def test_every_engine_gives_the_local_numbers(request, name, options):
+    """Every metric and setting, on every engine of the registry (and this file's test
+    engine), equals the default engine: the same means, per-user values, counts, notices."""
+    started = request.getfixturevalue(STARTED[name]) if name in STARTED else None
+    preds, truth = generated(1)
+    metrics = ALL_METRICS if options.get("ties") != "expected" else [
+        m for m in ALL_METRICS if m not in OPEN_FORM]
+    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
+    given = INPUTS.get(name, lambda _, df, __: df)
+    theirs = rankeval.evaluate(given(started, preds, 3), given(started, truth, 2),
+                               metrics=metrics, k=K, engine=name,
+                               engine_options=CUT.get(name), **options)
+    same(local, theirs)
+    assert any(n.code == "users_only_in_predictions" for n in local.notices)
+    assert local.users.without_relevant and local.users.without_predictions
 
 
 def test_engine_choices_and_options_come_from_the_registry(partitions):

@@ -16,8 +16,12 @@ from .conftest import SAMPLE
 
 OLD = {
     "rankeval.evaluation": ("evaluate", "Evaluation", "InputSummary", "EvaluateOptions"),
-    "rankeval.spark": ("evaluate", "session"),
-    "rankeval.ray": ("evaluate", "init", "read_inputs", "validate_inputs"),
+    # the engine moved under rankeval.engines.spark (#47 S6); its door keeps its names
+    "rankeval.spark": ("evaluate", "session", "SparkValues", "validate_frames", "input_frames",
+                       "extra_frames", "evaluate_frames", "CHUNK_ROWS"),
+    # the engine moved under rankeval.engines.ray (#47 S7); its door keeps its names
+    "rankeval.ray": ("evaluate", "init", "read_inputs", "evaluate_inputs", "validate_inputs",
+                     "RayValues"),
     # a third-party engine's imports (docs/development.md); the store: old pickles name it
     "rankeval.engines": ("ENGINES", "EXTRA", "ON_SIGNAL", "Engine", "Job", "engine_options",
                          "get", "register", "run", "signal_handlers_kept"),
@@ -95,7 +99,11 @@ MOVED = ["results.evaluation", "results.store", "api.evaluate", "engines.interfa
          "engines.spark", "engines.ray", "evaluation", "results.validation", "api.validate",
          "api.convert", "api.scores", "api.power", "api.score", "api.rbo", "api.sampled",
          "api.ope", "api.compare", "results.comparison", "analysis.baselines",
-         "analysis.changes"]
+         "analysis.changes", "engines.spark.engine",
+         "engines.spark.driver", "engines.spark.worker", "engines.distributed.chunks",
+         "engines.distributed.merge", "spark", "engines.ray.engine", "engines.ray.cluster",
+         "engines.ray.driver", "engines.ray.exchange", "engines.distributed.engine",
+         "engines.distributed.store", "ray"]
 
 
 @pytest.mark.parametrize("module", VOCABULARY + MOVED)
@@ -109,3 +117,31 @@ def test_each_module_imports_first(module):
     run = subprocess.run([sys.executable, "-c", f"import rankeval.{module}"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize(("module", "optional"), [("rankeval.spark", "pyspark"),
+                                                  ("rankeval.ray", "ray")])
+def test_the_engine_doors_import_without_their_engine(module, optional):
+    """``rankeval.spark`` and ``rankeval.ray`` and every name of their ``__all__`` resolve
+    with neither pyspark nor ray imported: each engine's package imports it when it runs."""
+    import subprocess
+    import sys
+
+    code = (f"import sys, {module} as m; [getattr(m, n) for n in m.__all__]; "
+            "print(sorted({'pyspark', 'ray'} & set(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]", (module, optional)
+
+
+def test_spark_submit_prints_a_file_beside_the_log_configuration():
+    """``python -m rankeval.spark.submit`` (docs/spark.md) prints the file spark-submit runs;
+    the Spark session's log4j2.properties is in the package where it looks for it."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "rankeval.spark.submit"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert Path(out).is_file() and Path(out).name == "submit.py"
+    session = importlib.import_module("rankeval.engines.spark.session")
+    assert Path(session.__file__).with_name("log4j2.properties").is_file()

@@ -9,7 +9,6 @@ ray is a test requirement: a missing one fails these tests, it never skips them.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -24,20 +23,10 @@ import rankeval
 from rankeval.errors import InputError, OptionError
 from rankeval.ray import evaluate as ray_evaluate
 
-from .test_spark import BEYOND, METRICS, OPEN_FORM, SETTINGS, K, _extras, generated
+from .test_spark import BEYOND, K, _extras, generated
 
 # Under pytest-xdist, every Ray test runs on one worker: one local Ray per test run.
 pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
-
-
-@pytest.fixture(scope="session")
-def ray_session():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.ERROR)
-    yield ray
-    ray.shutdown()
 
 
 def dataset(df: pd.DataFrame, blocks: int = 3):
@@ -73,20 +62,6 @@ def same(local, distributed, renamed: tuple[str, str] = ("", "")) -> None:
     np.testing.assert_allclose(theirs.drop(columns="user_id").to_numpy(dtype=float),
                                ours.drop(columns="user_id").to_numpy(dtype=float), rtol=0,
                                atol=1e-12)
-
-
-@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values()))
-                         or "defaults")
-def test_every_metric_and_setting_equals_the_local_engine(ray_session, options):
-    preds, truth = generated(1)
-    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
-                                                                 OPEN_FORM]
-    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
-    distributed = ray_evaluate(dataset(preds), dataset(truth, 2), metrics=metrics, k=K,
-                               partitions=3, **options)
-    same(local, distributed)
-    assert any(n.code == "users_only_in_predictions" for n in local.notices)
-    assert local.users.without_relevant and local.users.without_predictions
 
 
 def test_ranks_duplicates_and_column_names(ray_session):
@@ -168,7 +143,8 @@ def test_validate_finds_every_problem_as_locally(ray_session):
 def test_partitions_are_the_same_in_every_process(ray_session):
     """Every input's rows of a user meet in one partition: the hash of the id's text is
     computed alike in the driver and in the workers (no per-process hash seed)."""
-    from rankeval.ray.exchange import partition_of, remote
+    from rankeval.engines.distributed.hashing import partition_of
+    from rankeval.engines.ray.exchange import remote
 
     text = pa.chunked_array([[f"u{i}" for i in range(500)] + [None, "", "u7"]])
     here = partition_of(text, 7)

@@ -45,14 +45,20 @@ def _leftovers(folder: Path, before: set[str]) -> list[str]:
     return sorted(set(os.listdir(folder)) - before)
 
 
-def test_sigterm_ends_a_correction_table_inside_scipy(tmp_path):
-    """``rankeval sampled``'s correction table is one scipy call of minutes: the handler
-    could not run until it returned, and ``timeout`` left the process running."""
+# Every cut-off from 1 to 400: a table each, about a minute of linear algebra in all
+MANY_KS = ",".join(map(str, range(1, 401)))
+
+
+def test_sigterm_ends_the_correction_tables_inside_their_linear_algebra(tmp_path):
+    """``rankeval sampled``'s correction tables are numpy and BLAS calls: once a single
+    scipy call of minutes, where the handler could not run until it returned and ``timeout``
+    left the process running; now a table per metric and cut-off, each a second at most."""
     out = tmp_path / "out.json"
     proc = subprocess.Popen([*COMMAND, "sampled", str(SAMPLE / "sampled_a.csv"),
-                             "--candidates", "50000", "--negatives", "999", "-f", "json",
-                             "-o", str(out)], stderr=subprocess.PIPE, env=ENV, cwd=tmp_path)
-    time.sleep(3)  # well inside the table (minutes of work)
+                             "--candidates", "50000", "--negatives", "999", "-k", MANY_KS,
+                             "-f", "json", "-o", str(out)], stderr=subprocess.PIPE, env=ENV,
+                            cwd=tmp_path)
+    time.sleep(3)  # well inside the tables (a minute of work)
     assert proc.poll() is None
     took, err = _ended_by(proc, signal.SIGTERM)
     assert proc.returncode == 143, err
@@ -126,8 +132,8 @@ def _long_runs(i: dict[str, str], out: str) -> dict[str, tuple[list[str], float]
         "convert": (["convert", i["p"], out + ".jsonl"], 6.0),
         "ope": (["ope", i["log"], i["cand"], "--rounds", "20000", "-f", "json", "-o", out],
                 2.0),
-        "sampled": (["sampled", i["ranks"], "--candidates", "30000", "--negatives", "100",
-                     "-f", "json", "-o", out], 5.0),  # its correction table: minutes
+        "sampled": (["sampled", i["ranks"], "--candidates", "30000", "--negatives", "999",
+                     "-k", MANY_KS, "-f", "json", "-o", out], 5.0),  # its tables: a minute
         "metrics": (["metrics", "-f", "json"], 0.0),  # nothing to read: it has finished
     }
 

@@ -19,12 +19,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
+from rankeval.engines.distributed.chunks import KEY, ROWS
+from rankeval.engines.distributed.merge import merged_errors
+from rankeval.engines.spark.worker import complete_users, partition_chunks
 from rankeval.errors import InputError, OptionError
 from rankeval.registry import REGISTRY
 from rankeval.spark import evaluate as spark_evaluate
-from rankeval.spark import session
-from rankeval.spark.result import merged_errors
-from rankeval.spark.worker import KEY, ROWS, complete_users, partition_chunks
 
 # every metric that needs no extra input (those are test_spark_items'), whole lists too
 METRICS = [n for n, m in REGISTRY.items() if not m.needs] + ["ndcg@all", "map@all",
@@ -36,15 +36,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 # Metrics whose expectation over tie orders has no closed form (refused with ties=expected).
 # without a closed form under ties="expected", or corpus metrics that refuse it
 OPEN_FORM = {n for n, m in REGISTRY.items() if not m.tie_expectation}
-
-
-@pytest.fixture(scope="session")
-def spark():
-    spark = session("local[2]", [("spark.sql.shuffle.partitions", "3"),
-                                 ("spark.sql.execution.arrow.maxRecordsPerBatch", "50"),
-                                 ("spark.default.parallelism", "2")])
-    yield spark
-    spark.stop()
 
 
 def generated(seed: int, users: int = 120, items: int = 60, ranks: bool = False):
@@ -117,20 +108,6 @@ SETTINGS = [
     {"max_depth": 7, "judged_only": True},
     {"rbp_p": 0.5, "err_max_grade": 3},
 ]
-
-
-@pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values()))
-                         or "defaults")
-def test_every_metric_and_setting_equals_the_local_engine(spark, options):
-    preds, truth = generated(1)
-    metrics = METRICS if options.get("ties") != "expected" else [m for m in METRICS if m not in
-                                                                 OPEN_FORM]
-    local = rankeval.evaluate(preds, truth, metrics=metrics, k=K, **options)
-    distributed = spark_evaluate(frame(spark, preds), frame(spark, truth), metrics=metrics,
-                                 k=K, chunk_rows=97, **options)
-    same(local, distributed)
-    assert any(n.code == "users_only_in_predictions" for n in local.notices)
-    assert local.users.without_relevant and local.users.without_predictions
 
 
 def test_ranks_duplicates_and_column_names(spark):
@@ -859,7 +836,7 @@ def _numeric(df: pd.DataFrame) -> pd.DataFrame:
 def units_seen(monkeypatch):
     """Units of a few row groups (many tasks, users across units and files), and the units
     each evaluation cut its inputs into: the test fails if Spark read them instead."""
-    from rankeval.spark import exchange
+    from rankeval.engines.spark import driver, exchange
 
     monkeypatch.setattr(exchange, "UNIT_ROWS", 40)
     seen: list = []
@@ -869,7 +846,7 @@ def units_seen(monkeypatch):
         seen.append(found(*args))
         return seen[-1]
 
-    monkeypatch.setattr(exchange, "find_units", spy)
+    monkeypatch.setattr(driver, "find_units", spy)  # the driver's name for it
     return seen
 
 
@@ -937,8 +914,8 @@ def test_a_file_pyarrow_cannot_read_is_one_line(spark, run_cli, tmp_path):
 def test_blobs_carry_each_partitions_rows_in_their_order(users, parts, kind):
     """Each row once, in the blob of its user's partition, the rows of a partition in their
     order; a user's partition is the same for every integer type of its id."""
-    from rankeval.spark.exchange import _blobs, partition_of, unpacked
-    from rankeval.spark.worker import Layout
+    from rankeval.engines.distributed.chunks import Layout
+    from rankeval.engines.spark.exchange import _blobs, partition_of, unpacked
 
     key: pa.Array = pa.array(users)
     if kind != "text":
@@ -972,8 +949,8 @@ def test_units_read_every_row_once_in_input_order(tmp_path, monkeypatch, pack_by
     """read_pack in this process: every row of every file once, in small pieces (units of a
     few row groups; blobs cut to PACK_BYTES), each partition's rows in input order, the input
     order (SEQ) counted across files and units."""
-    from rankeval.spark import exchange
-    from rankeval.spark.worker import SEQ, Layout
+    from rankeval.engines.distributed.chunks import SEQ, Layout
+    from rankeval.engines.spark import exchange
 
     monkeypatch.setattr(exchange, "UNIT_ROWS", 30)
     monkeypatch.setattr(exchange, "PACK_BYTES", pack_bytes)

@@ -8,8 +8,8 @@ from typing import Any
 
 from rankeval.engines.interface import Engine
 from rankeval.engines.local import LocalEngine
-from rankeval.engines.ray import RayEngine  # imports ray only when it runs
-from rankeval.engines.spark import SparkEngine  # imports pyspark only when it runs
+from rankeval.engines.ray.engine import RayEngine  # imports ray only when it runs
+from rankeval.engines.spark.engine import SparkEngine  # imports pyspark only when it runs
 from rankeval.errors import OptionError
 
 ENGINES: dict[str, Engine] = {}

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rankeval.engines.distributed.chunks import KEY, ROWS, SEQ, SIDE, Layout
 from rankeval.errors import InputError, OptionError
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import ALIASES, EXTENSIONS, FORMATS
 from rankeval.io.readers import for_role
-from rankeval.spark.worker import KEY, ROWS, SEQ, SIDE, Layout
 
 # What Spark reads itself (a JSON dict of dicts is a file of one machine).
 SPARK_FORMATS = tuple(f.name for f in FORMATS.values() if f.spark)
@@ -59,7 +59,7 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _quoted(name: str) -> str:
+def quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -75,7 +75,7 @@ def describe(inputs, columns: dict[str, str | None]) -> tuple[Layout, bool]:
              for side, (df, label, _) in enumerate(inputs)]
     types = [df.schema[n["user"]].dataType for (df, _, _), n in zip(inputs, named, strict=True)]
     for (df, label, _), names in zip(inputs, named, strict=True):
-        _check_id_type(df, names["user"], label, "user")
+        check_id_type(df, names["user"], label, "user")
     sides = tuple({role: (KEY if role == "user" else f"{'ptr'[side]}_{role}", name)
                    for role, name in names.items()} for side, names in enumerate(named))
     layout = Layout(tuple(i[1] for i in inputs), tuple(i[2] for i in inputs), sides)
@@ -88,19 +88,19 @@ def combine(inputs, columns: dict[str, str | None], partitions: int | None = Non
     interactions when given; each a (DataFrame, label, format)) as one row per user with
     the list of its rows (with their input order when ``ordered``: the file order
     decides)."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
     layout, key_text = describe(inputs, columns)
     frames = []
     for side, (df, _, _) in enumerate(inputs):
         # One user column shared by every input, as written when its type is the same in
         # all (Spark hashes equal values alike), else as text everywhere.
-        user = F.col(_quoted(layout.sides[side]["user"][1]))
+        user = F.col(quoted(layout.sides[side]["user"][1]))
         key = user.cast("string") if key_text else user
         frames.append(df.select(
             key.alias(KEY), F.lit(side).cast("byte").alias(SIDE),
             *([F.monotonically_increasing_id().alias(SEQ)] if ordered else []),
-            *[F.col(_quoted(name)).alias(inner) for inner, name in layout.sides[side].values()
+            *[F.col(quoted(name)).alias(inner) for inner, name in layout.sides[side].values()
               if inner != KEY]))
     both = frames[0]
     for other in frames[1:]:
@@ -117,7 +117,7 @@ def combine(inputs, columns: dict[str, str | None], partitions: int | None = Non
     return both.groupBy(KEY).agg(F.collect_list(F.struct(*rows)).alias(ROWS)), layout
 
 
-def _check_id_type(df, column: str, label: str, what: str) -> None:
+def check_id_type(df, column: str, label: str, what: str) -> None:
     """Ids whose text Spark and Arrow write alike (users are grouped, items looked up by it)."""
     kind = type(df.schema[column].dataType).__name__
     if kind not in _ID_TYPES:

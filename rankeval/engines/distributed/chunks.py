@@ -1,23 +1,16 @@
-"""What runs on Spark's executors: the local engine over chunks of complete users.
-
-Spark hands ``run`` one partition as Arrow record batches of one row per user, the user's rows
-of every input gathered in a list (by ``groupBy`` after repartitioning by user);
-``complete_users`` flattens them into chunks of about ``CHUNK_ROWS`` rows of complete users
-(Parquet inputs read by pyarrow, ``exchange``, and inputs already partitioned by user,
-``buckets``, come flat: ``partition_chunks``). Each chunk is loaded and
-checked by the same functions as a local file and scored by
-``engine.evaluate_partition``. Out come per-user rows (kind 0) and one row per chunk (kind 1)
-holding its pickled partial result: sums, counts, notices, errors. Nothing here imports
-pyspark.
+"""Chunks of complete users, as both cluster engines score them in their tasks (Spark's
+executors, ``engines.spark.worker``; Ray's tasks, ``engines.ray.exchange``): the combined
+layout of the inputs' columns (``Layout``), the output schema of per-user rows and partials,
+and ``score_chunk``, which loads and checks a chunk with the local loaders and scores it with
+``engine.evaluate_partition``. Nothing here imports pyspark or ray.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import pickle
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +21,7 @@ from rankeval.engines.partial import Partial
 from rankeval.engines.partition import evaluate_partition
 from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
-from rankeval.io.arrow import from_numpy, nan_as_null, to_numpy
+from rankeval.io.arrow import nan_as_null
 from rankeval.io.extras import Extras
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import Predictions, Train, Truth, load_predictions, load_train, load_truth
@@ -100,69 +93,6 @@ def extra_columns(schema: pa.Schema, settings) -> tuple[str, ...]:
 
 def per_user_specs(settings) -> list:
     return [s for s in settings.specs if REGISTRY[s.name].scope != CORPUS]
-
-
-def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings, flat: bool = False
-        ) -> Iterator[pa.RecordBatch]:
-    """The mapInArrow function: every chunk's per-user rows, then its partial. ``batches``:
-    one row per user with the list of its rows (``frames.combine``), or, ``flat``, one row
-    per input row of complete users (``buckets``)."""
-    schema = output_schema(settings, "sample" in layout.preds)
-    chunks = partition_chunks if flat else complete_users
-    for chunk in chunks(batches, layout.chunk_rows):
-        part = score_chunk(chunk, layout, settings)
-        if part.partial is not None and not part.errors and len(part.partial.users):
-            yield _per_user(part.partial, schema, settings)
-        yield _summary(part, schema)
-
-
-def partition_chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
-    """A partition's rows (every one of its users complete: repartitioned by user) as
-    tables of complete users of about ``rows`` rows each, each user's rows in their order."""
-    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
-    if not tables:
-        return
-    data = pa.concat_tables(tables)
-    del tables
-    if data.num_rows <= rows:
-        yield data
-        return
-    encoded = cast(pa.DictionaryArray, pc.dictionary_encode(data.column(KEY)).combine_chunks())
-    user = to_numpy(encoded.indices)
-    per_user = np.bincount(user)
-    chunk = ((np.cumsum(per_user) - per_user) // rows)[user]  # by the user's first row
-    # one filter per chunk: no sort, and each row copied once
-    for c in range(int(chunk.max()) + 1):
-        part = data.filter(from_numpy(chunk == c))
-        if part.num_rows:
-            yield part
-
-
-def complete_users(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
-    """Tables of at least ``rows`` rows (the last may be smaller), one row per input row,
-    from batches of one row per user (``KEY`` and the list of its rows, ``ROWS``): every
-    table holds all the rows of its users."""
-    pending: list[pa.Table] = []
-    n = 0
-    for batch in batches:
-        if not batch.num_rows:
-            continue
-        pending.append(_flat(batch))
-        n += pending[-1].num_rows
-        if n >= rows:
-            yield pa.concat_tables(pending)
-            pending, n = [], 0
-    if pending:
-        yield pa.concat_tables(pending)
-
-
-def _flat(batch: pa.RecordBatch) -> pa.Table:
-    """Users with their rows as lists -> one row per input row, the user repeated."""
-    lists = batch.column(ROWS)
-    values = pc.list_flatten(lists)
-    users = batch.column(KEY).take(pc.list_parent_indices(lists))
-    return pa.Table.from_arrays([users, *values.flatten()],
-                                names=[KEY, *[f.name for f in values.type]])
 
 
 @dataclass(frozen=True)
@@ -258,7 +188,8 @@ def _user_text(users: pa.ChunkedArray, row: int) -> str:
     return "" if value is None else str(value)
 
 
-def _per_user(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
+def per_user_batch(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
+    """A chunk's per-user rows (kind 0) in ``schema``."""
     n = len(partial.users)
     columns: list[pa.Array] = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
     # NaN (a user the metric cannot score) as null: the per-user dataset's empty cell
@@ -272,16 +203,25 @@ def _per_user(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _summary(part: ChunkResult, schema: pa.Schema) -> pa.RecordBatch:
-    """The chunk's partial without its per-user arrays (those went out as rows)."""
-    partial = part.partial
-    if partial is not None:
-        partial = dataclasses.replace(partial, users=pa.array([], pa.string()),
-                                      values={s: np.zeros(0) for s in partial.values},
-                                      samples=None, spread={})  # sample_totals stay
-    blob = pickle.dumps(dataclasses.replace(part, partial=partial),
-                        protocol=pickle.HIGHEST_PROTOCOL)
-    columns: list[pa.Array] = [pa.array([1], pa.int8()), pa.nulls(1, pa.string())]
-    columns += [pa.nulls(1, f.type) for f in list(schema)[2:-1]]
-    columns.append(pa.array([blob], pa.binary()))
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+def scored(data: pa.Table, layout: Layout, settings, schema: pa.Schema
+           ) -> tuple[pa.RecordBatch | None, ChunkResult]:
+    """One chunk scored (``score_chunk``): its per-user rows in ``schema`` (None for a chunk
+    with errors or without users), and its result without them (``stripped``)."""
+    part = score_chunk(data, layout, settings)
+    rows = None
+    if part.partial is not None and not part.errors and len(part.partial.users):
+        rows = per_user_batch(part.partial, schema, settings)
+    return rows, stripped(part)
+
+
+def stripped(part: ChunkResult) -> ChunkResult:
+    """The chunk's result without the partial's per-user arrays (those went out as rows, or
+    stay in the object store)."""
+    if part.partial is None:
+        return part
+    partial = dataclasses.replace(part.partial, users=pa.array([], pa.string()),
+                                  values={s: np.zeros(0) for s in part.partial.values},
+                                  samples=None, spread={})  # sample_totals stay
+    return dataclasses.replace(part, partial=partial)

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import logging
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+from pyarrow import fs as pafs
 
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.formats import ALIASES, EXTENSIONS
@@ -63,8 +68,6 @@ def read_input(data: Any, role: str, fmt: str | None, flag: str,
 def resolve(path: str) -> tuple[Any, list[str]]:
     """(filesystem, files): a file, the data files under a directory (hidden ones, ``_*``
     and ``.*``, left out as Spark and Ray do), or the files a glob matches, in path order."""
-    from pyarrow import fs as pafs
-
     try:
         if "://" in path:
             filesystem, root = pafs.FileSystem.from_uri(path)
@@ -91,8 +94,6 @@ def resolve(path: str) -> tuple[Any, list[str]]:
 
 def _glob(filesystem, pattern: str) -> list[str]:
     """Files matching ``pattern`` (``*`` within one path component, as a shell's)."""
-    from pyarrow import fs as pafs
-
     parts = pattern.split("/")
     first = next(i for i, p in enumerate(parts) if _GLOB & set(p))
     base = "/".join(parts[:first]) or "/"
@@ -132,14 +133,11 @@ def _extension(name: str) -> str | None:
 
 
 def _dataset(path: str, filesystem, files: list[str], fmt: str, reading: dict[str, Any]):
-    import ray.data
+    import ray.data  # optional dependency: rankeval[ray]
 
     if fmt == "parquet":
         with _parquet_v1():
             return ray.data.read_parquet(files, filesystem=filesystem), None
-    import pyarrow as pa
-    import pyarrow.csv as pa_csv
-
     delimiter = reading.get("delimiter") or ("\t" if fmt == "tsv" else ",")
     encoding = reading.get("encoding") or "utf-8"
     names = _header(path, filesystem, files[0], delimiter, encoding)
@@ -155,9 +153,6 @@ def _dataset(path: str, filesystem, files: list[str], fmt: str, reading: dict[st
 def _csv_problem(path: str, filesystem, files: list[str], options: dict) -> InputError | None:
     """What Arrow said of the first file it cannot parse (Ray's error keeps its own words
     only), read again here: the local engine's message."""
-    import pyarrow as pa
-    import pyarrow.csv as pa_csv
-
     for name in files:
         try:
             with filesystem.open_input_stream(name, compression="detect") as fh:
@@ -175,7 +170,7 @@ def _parquet_v1():
     given the files (listed by ``resolve``), it reads a small file in 0.1 s where the second
     (Ray 2.60's default) takes 1.2-3 s, a second of it listing them again (measured on two
     cores)."""
-    from ray.data import DataContext
+    from ray.data import DataContext  # optional dependency: rankeval[ray]
 
     context = DataContext.get_current()
     saved = context.enable_progress_bars, getattr(context, "use_datasource_v2", None)
@@ -208,9 +203,7 @@ def quiet():
     """Ray Data's console lines (execution plans, progress, a failed read's traceback) off
     stderr while rankeval runs a dataset, whoever started Ray: stderr is for rankeval's
     lines, and Ray's session log files keep them all."""
-    import logging
-
-    import ray.data  # noqa: F401  (sets up its loggers when first imported)
+    import ray.data  # noqa: F401  (optional dependency; sets up its loggers when imported)
 
     handlers = [h for h in logging.getLogger("ray.data").handlers
                 if isinstance(h, logging.StreamHandler)]  # the console's, not the file's

@@ -14,11 +14,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.build.items import ItemStats, ItemTally, ItemVectors, stats_from
+from rankeval.engines.spark.frames import check_id_type, quoted
 from rankeval.errors import InputError
 from rankeval.io.arrow import to_numpy
 from rankeval.io.columns import EXTRA, resolve_role
 from rankeval.results.evaluation import InputSummary
-from rankeval.spark.frames import _check_id_type, _quoted
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
     are None when no extra input is given."""
     if not extras.given():
         return None, {}
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
     overrides = {c: v for c, v in columns.items() if v}
     p_item = resolve_role(list(preds[0].columns), "predictions", overrides, preds[1])["item"]
@@ -56,7 +56,7 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
         user = names["user"]
         assert user is not None  # required: resolve_role raises without it
         counts = df.agg(F.count(F.lit(1)).alias("rows"),
-                        F.countDistinct(F.col(_quoted(user)).cast("string"))
+                        F.countDistinct(F.col(quoted(user)).cast("string"))
                         .alias("users")).collect()[0]
         n_users = int(counts["users"])
         summaries["train"] = InputSummary(label, fmt, int(counts["rows"]), n_users)
@@ -78,25 +78,25 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
 
 def _items(df, column: str, label: str):
     """The distinct item ids (as text) of a frame; empty ids are left to the checks."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
-    _check_id_type(df, column, label, "item")
-    item = F.col(_quoted(column)).cast("string")
+    check_id_type(df, column, label, "item")
+    item = F.col(quoted(column)).cast("string")
     return df.select(item.alias("item")).filter(F.col("item").isNotNull()).distinct()
 
 
 def _popularity(df, names: dict, label: str, popularity: str):
     """Per training item: its distinct users, or its interactions (rows, or summed counts)."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
-    _check_id_type(df, names["item"], label, "item")
+    check_id_type(df, names["item"], label, "item")
     if popularity == "users":
-        pop = F.countDistinct(F.col(_quoted(names["user"])).cast("string"))
+        pop = F.countDistinct(F.col(quoted(names["user"])).cast("string"))
     elif names.get("count"):
-        pop = F.sum(F.col(_quoted(names["count"])).cast("double"))
+        pop = F.sum(F.col(quoted(names["count"])).cast("double"))
     else:
         pop = F.count(F.lit(1))
-    item = F.col(_quoted(names["item"])).cast("string").alias("item")
+    item = F.col(quoted(names["item"])).cast("string").alias("item")
     return df.groupBy(item).agg(pop.cast("double").alias("pop"), F.lit(True).alias("trained")
                                 ).filter(F.col("item").isNotNull())
 
@@ -104,10 +104,10 @@ def _popularity(df, names: dict, label: str, popularity: str):
 def _check_catalog(df, column: str, label: str) -> int:
     """The catalog's rows; empty ids refused as locally (the catalog is not per user, so
     no task checks it)."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
-    _check_id_type(df, column, label, "item")
-    item = F.col(_quoted(column)).cast("string")
+    check_id_type(df, column, label, "item")
+    item = F.col(quoted(column)).cast("string")
     row = df.agg(F.count(F.lit(1)).alias("rows"),
                  F.count(F.when(item.isNull() | (item == ""), 1)).alias("empty")).collect()[0]
     if row["empty"]:

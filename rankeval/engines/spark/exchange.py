@@ -17,14 +17,20 @@ Nothing here imports pyspark but ``shuffle_keys``, which asks Spark.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
+from pyarrow import fs as pafs
 
+from rankeval.engines.distributed.chunks import KEY, Layout
+from rankeval.engines.distributed.hashing import partition_of as text_partition_of
+from rankeval.engines.spark.buckets import combined
 from rankeval.errors import InputError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
-from rankeval.spark.worker import KEY, Layout
 
 TARGET, BLOB = "_t", "_b"  # a blob's shuffle key (lands it in its partition), the blob
 _FIELDS: list[pa.Field] = [pa.field(TARGET, pa.int64()), pa.field(BLOB, pa.binary())]
@@ -51,8 +57,6 @@ def find_units(frames: list, wanted: list[set[str]], user: list[str]) -> Units |
     name order; None, for Spark to read them, when a file is on a filesystem pyarrow does not
     reach (``s3a://``) or lacks a ``wanted`` column (a Hive partition directory), or an
     input's ``user`` column is a number in one file and text in another."""
-    from concurrent.futures import ThreadPoolExecutor
-
     files: list[tuple[int, str]] = []
     for side, df in enumerate(frames):
         try:
@@ -94,8 +98,6 @@ class _Unreachable(Exception):
 
 def _footer(uri: str):
     """A file's Parquet metadata (None for an empty file)."""
-    import pyarrow.parquet as pq
-
     try:
         fs, path = open_uri(uri)
         if fs.get_file_info(path).size == 0:
@@ -117,16 +119,12 @@ def _kind(kind: pa.DataType) -> str:
 def open_uri(uri: str):
     """(pyarrow filesystem, path) of a file URI as Spark lists it (``file:/tmp/a%20b``,
     ``hdfs://host/p``, ``s3://...``); Hadoop's ``s3a://`` and ``s3n://`` are not pyarrow's."""
-    from urllib.parse import unquote, urlparse
-
-    from pyarrow import fs
-
     parsed = urlparse(uri)
     if parsed.scheme in ("", "file"):
-        return fs.LocalFileSystem(), unquote(parsed.path)
+        return pafs.LocalFileSystem(), unquote(parsed.path)
     if parsed.scheme in ("s3a", "s3n"):
         raise ValueError(f"{parsed.scheme}:// is Hadoop's")
-    return fs.FileSystem.from_uri(uri)
+    return pafs.FileSystem.from_uri(uri)
 
 
 def read_pack(batches: Iterable[pa.RecordBatch], units: Units, layout: Layout, key_text: bool,
@@ -134,10 +132,6 @@ def read_pack(batches: Iterable[pa.RecordBatch], units: Units, layout: Layout, k
     """The mapInArrow function before the shuffle: for each unit this task was given (the
     rows of ``batches`` hold their indices), its rows with the combined layout's columns,
     as one blob per partition of users they fall in (``_blobs``)."""
-    import pyarrow.parquet as pq
-
-    from rankeval.spark.buckets import combined
-
     for batch in batches:
         for index in map(int, batch.column(0).to_numpy()):
             side, uri, groups, seen = units.units[index]
@@ -169,16 +163,14 @@ def _decoded(table: pa.Table) -> pa.Table:
 
 def partition_of(key: pa.ChunkedArray, parts: int) -> np.ndarray:
     """Each row's partition of users: integers mixed by a multiplicative hash, text by
-    SipHash over its distinct values (``ray.exchange.partition_of``); every input's key
+    SipHash over its distinct values (``distributed.hashing.partition_of``); every input's key
     column has one type (``describe``), so a user lands in one partition."""
     if pa.types.is_integer(key.type):
         x = to_numpy(fill_null(key, 0).combine_chunks()).astype(np.uint64)
         x *= np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the high bits are mixed
         x >>= np.uint64(32)
         return (x % np.uint64(parts)).astype(np.int64)
-    from rankeval.ray.exchange import partition_of as of_text
-
-    return of_text(key, parts)
+    return text_partition_of(key, parts)
 
 
 def _blobs(table: pa.Table, part: np.ndarray, targets: np.ndarray) -> pa.RecordBatch:
@@ -213,7 +205,7 @@ def unpacked(batches: Iterable[pa.RecordBatch], layout: Layout) -> list[pa.Recor
 def shuffle_keys(spark, parts: int) -> np.ndarray:
     """For each partition p < ``parts``, a long that Spark's hash partitioning into ``parts``
     sends to p (a tiny job: Spark's own hash, whatever its version computes)."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
     found: dict[int, int] = {}
     span, start = 16 * parts, 0

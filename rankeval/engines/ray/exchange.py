@@ -1,6 +1,6 @@
 """What runs in Ray's tasks: every input block split by a hash of its user ids, then each
-partition of users scored whole by the local engine (``spark.worker.score_chunk``: the same
-loaders, checks and kernels as a local run).
+partition of users scored whole by the local engine (``distributed.chunks.score_chunk``: the
+same loaders, checks and kernels as a local run).
 
 Ray Data's own shuffles (``repartition(keys=...)``, ``groupby``) cost seconds per job
 (100,000 rows and a trivial function: 1.6-5 s with Ray 2.60 on two cores; its hash shuffles
@@ -11,31 +11,29 @@ these functions when a job starts.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.io.arrow import to_numpy
-from rankeval.spark.worker import (
+from rankeval.engines.distributed.chunks import (
     KEY,
     SIDE,
     ChunkResult,
     Layout,
-    _per_user,
     output_schema,
-    score_chunk,
+    scored,
 )
+from rankeval.engines.distributed.hashing import as_text, partition_of
 
 
 @functools.cache
 def remote(fn: Callable) -> Any:
     """``fn`` as a Ray remote function (made once per process)."""
-    import ray
+    import ray  # optional dependency: rankeval[ray]
 
     return ray.remote(fn)
 
@@ -52,7 +50,7 @@ def split(side: int, columns: list[tuple[str, str]], user: str, parts: int, text
                              promote_options="permissive")
     if parts == 1:
         return table
-    text = _text(table.column(KEY))
+    text = as_text(table.column(KEY))
     part = partition_of(text, parts) if text is not None else np.zeros(len(table), np.int64)
     order = np.argsort(part, kind="stable")
     bounds = np.searchsorted(part[order], np.arange(parts + 1))
@@ -64,7 +62,7 @@ def _combined(block: pa.Table, side: int, columns: list[tuple[str, str]], user: 
               text_key: bool) -> pa.Table:
     """One block with the combined layout's columns."""
     users = block.column(user)
-    text = _text(users) if text_key else None
+    text = as_text(users) if text_key else None
     arrays: list[Any] = [users if text is None else text,
                          pa.array(np.full(block.num_rows, side, np.int8))]
     names = [KEY, SIDE]
@@ -73,27 +71,6 @@ def _combined(block: pa.Table, side: int, columns: list[tuple[str, str]], user: 
             arrays.append(block.column(name))
             names.append(inner)
     return pa.table(arrays, names=names)
-
-
-def _text(users: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    """User ids as text, as the loaders compare them (None: not castable, nested values; the
-    loader then says so)."""
-    try:
-        return users if pa.types.is_string(users.type) else users.cast(pa.string())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-
-
-def partition_of(text: pa.ChunkedArray, parts: int) -> np.ndarray:
-    """Each row's partition: a hash of its text that every process computes alike (pandas'
-    SipHash with a fixed key, over the block's distinct ids only); null ids go to 0."""
-    from pandas.util import hash_array
-
-    encoded = cast(pa.DictionaryArray, pc.dictionary_encode(text.combine_chunks()))
-    distinct = encoded.dictionary.to_numpy(zero_copy_only=False).astype(object)
-    of_distinct = np.append(hash_array(distinct, categorize=False) % np.uint64(parts), 0)
-    codes = to_numpy(encoded.indices.fill_null(len(distinct))).astype(np.int64)
-    return of_distinct[codes].astype(np.int64)
 
 
 def score(shared: tuple[Layout, Any], *shards: pa.Table) -> tuple[pa.Table, ChunkResult | None]:
@@ -105,29 +82,15 @@ def score(shared: tuple[Layout, Any], *shards: pa.Table) -> tuple[pa.Table, Chun
     present = [s for s in shards if s.num_rows]
     if not present:
         return empty, None
-    data = layout.gathered(present)
-    part = score_chunk(data, layout, settings)
-    if part.partial is not None and not part.errors and len(part.partial.users):
-        per_user = pa.Table.from_batches([_per_user(part.partial, schema, settings)])
-        per_user = per_user.select(empty.column_names)
-    else:
-        per_user = empty
-    return per_user, _stripped(part)
-
-
-def _stripped(part: ChunkResult) -> ChunkResult:
-    """The partial without its per-user arrays (those stay in the object store)."""
-    if part.partial is None:
-        return part
-    partial = dataclasses.replace(part.partial, users=pa.array([], pa.string()),
-                                  values={s: np.zeros(0) for s in part.partial.values},
-                                  samples=None, spread={})  # sample_totals stay
-    return dataclasses.replace(part, partial=partial)
+    rows, part = scored(layout.gathered(present), layout, settings, schema)
+    if rows is None:
+        return empty, part
+    return pa.Table.from_batches([rows]).select(empty.column_names), part
 
 
 def items(block: pa.Table, column: str) -> pa.Array:
     """The distinct item ids of a block, as text (the item statistics' ids)."""
-    text = _text(block.column(column))
+    text = as_text(block.column(column))
     if text is None:
         return pa.array([], pa.string())
     return pc.unique(text.combine_chunks()).drop_null()
@@ -136,5 +99,5 @@ def items(block: pa.Table, column: str) -> pa.Array:
 def warm() -> None:
     """Imports, in a fresh worker while the driver starts reading: this module (numpy,
     pyarrow, the kernels) and Ray Data's readers, which the first tasks need."""
-    import pyarrow.parquet  # noqa: F401
-    import ray.data  # noqa: F401
+    import pyarrow.parquet  # noqa: F401  (import cost: paid here, before the first tasks)
+    import ray.data  # noqa: F401  (optional dependency: rankeval[ray])

@@ -8,17 +8,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.errors import OptionError
+from rankeval.engines.distributed.store import ClusterValues, local_values
+from rankeval.engines.ray.read import quiet
 from rankeval.io.datasets import write_dataset
 from rankeval.results.store import LocalValues
 
 
 @dataclass(frozen=True, eq=False)
-class RayValues:
+class RayValues(ClusterValues):
     """Per-user values that stay where they were computed (``results.store.Store``): the
     tables of the scoring tasks, user_id + one column per metric, as a Ray Dataset
     (``frame``). They come to the driver when asked (``collect``: users x metrics doubles),
@@ -27,20 +27,18 @@ class RayValues:
     collecting them once (kept for later calls), then as locally: the same numbers, bit for
     bit."""
 
+    engine = "Ray"
+    frame_kind = "a Ray Dataset"
     blocks: list  # ObjectRef[pa.Table], one per partition of users (some maybe empty)
     columns: tuple[str, ...]  # user_id, the metrics, the extra columns
     extra: tuple[str, ...] = ()  # after the metrics: a stochastic run's samples and sds
     local: LocalValues | None = None
     _cache: dict = field(default_factory=dict, repr=False)  # collected once, for describe
 
-    @property
-    def here(self) -> bool:
-        return self.local is not None
-
     def frame(self):
         """A Ray Dataset, one row per evaluated user (in no particular order)."""
         if "dataset" not in self._cache:
-            import ray.data
+            import ray.data  # optional dependency: rankeval[ray]
 
             # the tasks' tables hold a stochastic run's extra columns even when the run
             # turned out deterministic (one sample value in all): a projection drops them
@@ -49,33 +47,19 @@ class RayValues:
             self._cache["dataset"] = ds
         return self._cache["dataset"]
 
-    def _here(self, what: str) -> LocalValues:
-        if self.local is None:
-            raise OptionError(f"{what} needs the per-user values on one machine; with the "
-                              "Ray engine they stay on the cluster: use .per_user (a Ray "
-                              "Dataset), .write_per_user(path), or .collect() first")
-        return self.local
-
-    def values(self, spec) -> np.ndarray:
-        return self._here("values()").values(spec)
-
-    def users(self) -> pa.Array:
-        return self._here("user_ids").users()
-
-    def table(self) -> pa.Table:
-        return self._here("per_user_table()").table()
-
     def collect(self) -> RayValues:
         """The store with the values on the driver too, in the local engine's user order (so
         that intervals drawn from them are the local engine's, seed for seed)."""
         if self.local is not None:
             return self
         if "local" not in self._cache:
-            self._cache["local"] = _local(self._table(), self.extra)
+            table = self._table()
+            table = table.take(pc.sort_indices(table.column("user_id")))  # byte order
+            self._cache["local"] = local_values(table, self.extra)
         return dataclasses.replace(self, local=self._cache["local"], _cache=self._cache)
 
     def _table(self) -> pa.Table:
-        import ray
+        import ray  # optional dependency: rankeval[ray]
 
         tables = ray.get(self.blocks)
         if not tables:
@@ -95,9 +79,7 @@ class RayValues:
         write_dataset(path, "ray", self._write)
 
     def _write(self, path: str) -> None:
-        from ray.data.datasource import FilenameProvider
-
-        from rankeval.ray.read import quiet
+        from ray.data.datasource import FilenameProvider  # optional dependency: rankeval[ray]
 
         class _Parts(FilenameProvider):  # part-*.parquet, as Spark names them
             def get_filename_for_task(self, write_uuid, task_index):
@@ -111,27 +93,3 @@ class RayValues:
         mode = {"mode": "overwrite"} if "://" in path else {}
         with quiet():
             self.frame().write_parquet(path, filename_provider=_Parts(), **mode)
-
-
-def _local(table: pa.Table, extra: tuple[str, ...]) -> LocalValues:
-    """The values as the local engine keeps them: users in byte order, numbered ids in
-    their numbers' order, as its codes give them."""
-    from rankeval.io.arrow import to_numpy
-    from rankeval.io.cast import numeric_order
-    from rankeval.names import from_name
-
-    table = table.take(pc.sort_indices(table.column("user_id")))  # byte order
-    users = table.column("user_id").combine_chunks()
-    metrics = [c for c in table.column_names[1:] if c not in extra]
-    values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
-              for name in metrics}
-    more = {name: to_numpy(table.column(name)) for name in extra}
-    more = {name: v if name == "samples" else v.astype(np.float64) for name, v in more.items()}
-    order = numeric_order(users)
-    if order is not None:
-        users = users.take(pa.array(order))
-        values = {s: v[order] for s, v in values.items()}
-        more = {name: v[order] for name, v in more.items()}
-    return LocalValues(values, users, more)
-
-

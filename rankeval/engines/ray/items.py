@@ -17,12 +17,13 @@ import pyarrow.compute as pc
 
 from rankeval.build.items import ItemStats
 from rankeval.build.items import item_stats as local_item_stats
+from rankeval.engines.ray.exchange import items, remote
+from rankeval.engines.ray.read import Input, read_input
 from rankeval.io.columns import EXTRA, resolve_role
 from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_catalog, load_train
 from rankeval.io.readers import Source
-from rankeval.ray.read import Input, read_input
 
 
 @dataclass(frozen=True)
@@ -76,9 +77,7 @@ def item_stats(preds: Input, extras: RayExtras, settings, columns
 
 def predicted_items(preds: Input, columns: dict[str, str]) -> pa.ChunkedArray:
     """The distinct predicted item ids, as text, found where the blocks are."""
-    import ray
-
-    from rankeval.ray.exchange import items, remote
+    import ray  # optional dependency: rankeval[ray]
 
     item = resolve_role(preds.columns, "predictions", columns, preds.label)["item"]
     assert item is not None  # required: resolve_role raises without it
@@ -90,7 +89,7 @@ def predicted_items(preds: Input, columns: dict[str, str]) -> pa.ChunkedArray:
 
 def _table(data: Input) -> MemoryTable:
     """An input's blocks brought here, as a table the local loaders read."""
-    import ray
+    import ray  # optional dependency: rankeval[ray]
 
     tables = ray.get(data.blocks)
     table = (pa.concat_tables(tables, promote_options="permissive") if tables else

@@ -1,5 +1,4 @@
-"""The Spark engine's per-user store (``SparkValues``: the values stay on the cluster) and the
-merge of the input errors found by every task."""
+"""The Spark engine's per-user store (``SparkValues``: the values stay on the cluster)."""
 
 from __future__ import annotations
 
@@ -12,19 +11,22 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from rankeval.errors import InputError, OptionError
+from rankeval.analysis.segments import MISSING, Segment, ordered_values, table_labels
+from rankeval.engines.distributed.store import ClusterValues, local_values
 from rankeval.io.datasets import write_dataset
 from rankeval.results.store import LocalValues
 
 
 @dataclass(frozen=True, eq=False)
-class SparkValues:
+class SparkValues(ClusterValues):
     """Per-user values that stay on the cluster: a (cached) Spark DataFrame, user_id + one
     column per metric (``results.store.Store``). The distribution and segment means are
     computed there; the values come to the driver only when asked (``collect``: users x
     metrics doubles), for what needs them all in one place: bootstrap intervals, the HTML
     page's charts, per-query lines."""
 
+    engine = "Spark"
+    frame_kind = "a Spark DataFrame"
     spark_frame: Any  # user_id + one column per metric
     cache: Any = field(default=None, compare=False)
     # metric -> (exact parts of the sum of its per-user values, users it scored)
@@ -43,29 +45,9 @@ class SparkValues:
         return [c for c in columns if c != "user_id" and c not in self.extra
                 and not c.startswith("_seg")]
 
-    @property
-    def here(self) -> bool:
-        return self.local is not None
-
     def frame(self):
         """A Spark DataFrame (cached), one row per evaluated user."""
         return self.spark_frame
-
-    def _here(self, what: str) -> LocalValues:
-        if self.local is None:
-            raise OptionError(f"{what} needs the per-user values on one machine; with the "
-                              "Spark engine they stay on the cluster: use .per_user (a Spark "
-                              "DataFrame), .write_per_user(path), or .collect() first")
-        return self.local
-
-    def values(self, spec) -> np.ndarray:
-        return self._here("values()").values(spec)
-
-    def users(self) -> pa.Array:
-        return self._here("user_ids").users()
-
-    def table(self) -> pa.Table:
-        return self._here("per_user_table()").table()
 
     def write(self, path: str) -> None:
         """A Parquet dataset (a directory) at ``path``, on any filesystem Spark knows
@@ -83,29 +65,14 @@ class SparkValues:
         that intervals drawn from them are the local engine's, seed for seed)."""
         if self.local is not None:
             return self
-        from rankeval.io.arrow import to_numpy
-        from rankeval.io.cast import numeric_order
-        from rankeval.names import from_name
-
         table = self.spark_frame.orderBy("user_id").toArrow()  # byte order, as local codes
-        users = table.column("user_id").combine_chunks()
-        values = {from_name(name): to_numpy(table.column(name)).astype(np.float64)
-                  for name in self._metrics(table.column_names)}
-        extra = {name: to_numpy(table.column(name)) for name in self.extra}
-        extra = {name: v if name == "samples" else v.astype(np.float64)
-                 for name, v in extra.items()}
-        order = numeric_order(users)
-        if order is not None:
-            users = users.take(pa.array(order))
-            values = {s: v[order] for s, v in values.items()}
-            extra = {name: v[order] for name, v in extra.items()}
-        return dataclasses.replace(self, local=LocalValues(values, users, extra))
+        return dataclasses.replace(self, local=local_values(table, self.extra))
 
     def describe(self, wanted: Sequence[str]) -> dict[str, dict[str, float]]:
         """On the cluster in one pass: exact means (from the exact sums), exact percentiles
         (Spark's ``percentile``: numpy's linear interpolation), min, max, share of zeros;
         the sample standard deviation to within rounding of numpy's."""
-        from pyspark.sql import functions as F
+        from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
         metrics = self._metrics(self.spark_frame.columns)
         quantiles = [q for q in (_quantile(n) for n in wanted) if q is not None]
@@ -131,8 +98,6 @@ class SparkValues:
         """The user table (read on this machine: one row per user) joined to the per-user
         values on the cluster; means are sums over counts, as locally (to within the
         rounding of the sum's order)."""
-        from rankeval.analysis.segments import table_labels
-
         users, columns = table_labels(table, by)
         words = list(columns)
         labels = pa.table({"user_id": users, **{f"_seg{j}": pa.array(
@@ -146,10 +111,7 @@ class SparkValues:
 
 def _segment_means(joined, column: str, rank, metrics: list[str]) -> list:
     """One ``Segment`` per label of ``column`` (``(missing)``: users not in the table)."""
-    from pyspark.sql import functions as F
-
-    from rankeval.analysis.segments import MISSING, Segment, ordered_values
-
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
     label = F.coalesce(F.col(column), F.lit(MISSING)).alias("label")
     exprs = [F.count(F.lit(1)).alias("users")]
     for i, name in enumerate(metrics):
@@ -180,32 +142,3 @@ def _stat(name: str, n: int, row: dict, i: int, quantiles: dict, sums) -> float:
     if name in ("min", "max"):
         return float(row[f"{name}{i}"])
     return float(quantiles[_quantile(name)])
-
-
-def merged_errors(results) -> list[InputError]:
-    """Every task's input errors as one list: the same problem in several chunks is one
-    error with the counts added and the examples of the smallest user ids (each chunk sends
-    its first five, in user order). Problems keep the order in which checks meet them."""
-    merged: dict[tuple, dict] = {}
-    order: dict[tuple, int] = {}
-    for result in results:
-        for i, e in enumerate(result.errors):
-            key = (e["path"], e["column"], e["problem"], e["hint"], e["unit"])
-            order[key] = min(order.get(key, i), i)
-            if key not in merged:
-                merged[key] = dict(e, examples=list(e["examples"]))
-                continue
-            m = merged[key]
-            m["count"] = None if m["count"] is None or e["count"] is None else (
-                m["count"] + e["count"])
-            m["examples"] += e["examples"]
-    return [InputError(m["path"], m["problem"], column=m["column"], count=m["count"],
-                       examples=_examples(m), hint=m["hint"], unit=m["unit"])
-            for m in (merged[k] for k in sorted(merged, key=order.__getitem__))]
-
-
-def _examples(error: dict) -> list[tuple]:
-    if error["unit"] != "row of user":
-        return error["examples"][:5]
-    first = sorted(error["examples"], key=lambda x: x[0])[:5]
-    return [(repr(user), value) for user, value in first]

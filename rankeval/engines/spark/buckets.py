@@ -16,9 +16,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+from pyarrow import fs as pafs
 
+from rankeval.engines.distributed.chunks import KEY, SEQ, SIDE, USER, Layout, output_schema
+from rankeval.engines.spark.worker import run
 from rankeval.errors import InputError, OptionError
-from rankeval.spark.worker import KEY, SEQ, SIDE, USER, Layout, output_schema, run
 
 KIND_USERS = 2  # output rows naming a partition value's users (the driver's check)
 
@@ -36,8 +40,6 @@ def find(paths: list[str], column: str) -> Buckets:
     """The partition values of ``column`` under every input path and their files; every
     value of the predictions must be one of the truth's (users without truth rows are
     allowed: their value then holds predictions only)."""
-    import pyarrow.dataset as ds
-
     found: list[dict[str, list[str]]] = []
     for path in paths:
         fs, root = filesystem(path)
@@ -62,14 +64,12 @@ def find(paths: list[str], column: str) -> Buckets:
 
 def filesystem(path: str):
     """(filesystem, path within it) of a local path or a URI pyarrow knows."""
-    from pyarrow import fs
-
     if "://" not in path:
-        return fs.LocalFileSystem(), os.path.abspath(path)
+        return pafs.LocalFileSystem(), os.path.abspath(path)
     if path.startswith(("s3a://", "s3n://")):
         raise OptionError(f"{path}: partitioned inputs are read by pyarrow, which knows s3:// "
                           "but not Hadoop's s3a://; write the path as s3://")
-    return fs.FileSystem.from_uri(path)
+    return pafs.FileSystem.from_uri(path)
 
 
 def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Layout,
@@ -78,8 +78,6 @@ def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Lay
     ``batches`` hold their indices), its rows of every input scored by ``worker.run`` (they
     are complete users), then one row per user seen (kind ``KIND_USERS``, the value in the
     partial column) for the driver's check that no user is under two values."""
-    from pyarrow import parquet as pq
-
     schema = output_schema(settings, "sample" in layout.preds)
     systems = [filesystem(uri)[0] for uri in buckets.uri]
     for batch in batches:
@@ -130,7 +128,7 @@ def combined(table: pa.Table, side: int, layout: Layout, key_text: bool,
 def check_users(frame) -> None:
     """A user under two partition values: the inputs are not partitioned by user, and the
     user's rows were scored apart. The first few, named."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
 
     twice = (frame.filter(F.col("kind") == KIND_USERS).groupBy(USER)
              .agg(F.collect_set("partial").alias("values")).filter(F.size("values") > 1)

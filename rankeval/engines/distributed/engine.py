@@ -1,0 +1,87 @@
+"""What the cluster engines' classes share (``DistributedEngine``): the cluster reads paths
+(standard input is not one), ``--per-user`` is a dataset the cluster writes, the intent-aware
+metrics stay local, per-user values come to the driver on demand, and ``score`` and
+``validate`` go the same way: start the cluster, read the inputs there, check what the
+metrics need, then score or validate. Each engine gives ``driver()`` (its driver module,
+imported when it runs: the class stays light for ``--help``) and the four steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rankeval.engines.interface import EXTRA, Engine, Job
+from rankeval.errors import InputError, OptionError
+from rankeval.io.datasets import check_per_user
+from rankeval.registry import reads
+
+
+class DistributedEngine(Engine):
+    """An engine whose inputs are read and scored on a cluster (Spark, Ray)."""
+
+    title = ""  # the cluster's name in messages: "Spark"
+    workers = ""  # where the rows go: "Spark's workers"
+
+    def check(self, job: Job) -> None:
+        if "-" in job.paths:
+            raise OptionError(f"--engine {self.name} reads paths (files, directories, globs, "
+                              "URLs); standard input is not one")
+
+    def check_per_user(self, path: str, inputs: list[str]) -> None:
+        """--per-user names a Parquet dataset (a directory), never an input."""
+        check_per_user(self.name, path, inputs)
+
+    def score(self, job: Job, progress):
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
+
+        if reads(job.settings.specs, "subtopics"):
+            raise OptionError("the intent-aware metrics (alpha_ndcg, err_ia, ...) run on the "
+                              f"local engine: subtopic judgements do not go to {self.workers}")
+        progress.stage(f"starting {self.title}")
+        cluster = self.start(job)
+        progress.stage(f"scoring {label(job.predictions)} and {label(job.truth)} on "
+                       f"{self.title}")
+        preds, truth, extras = self.read(job, cluster)
+        check_needs(job.settings, extras.given())
+        return self.evaluate(job, preds, truth, extras)
+
+    def values_here(self, result, progress):
+        progress.stage("per-user values to the driver")
+        return result.collect()
+
+    def validate(self, job: Job, acknowledged: frozenset[str]):
+        from rankeval.engines.validation import Validation  # --help's import cost: numpy
+        from rankeval.io.extras import check_needs  # --help's import cost: numpy, pyarrow
+
+        check_needs(job.settings, {n for n in EXTRA if job.extras.get(n) is not None})
+        cluster = self.start(job)
+        try:
+            preds, truth, extras = self.read(job, cluster)
+        except InputError as exc:  # unreadable: the report says so, as locally
+            return Validation(errors=[exc], acknowledged=acknowledged)
+        return self.check_inputs(job, acknowledged, preds, truth, extras)
+
+    def driver(self) -> Any:
+        """The engine's driver module (imported when a job runs)."""
+        raise NotImplementedError
+
+    def start(self, job: Job) -> Any:
+        """The cluster for the job (a session, a client)."""
+        raise NotImplementedError
+
+    def read(self, job: Job, cluster: Any) -> tuple[Any, Any, Any]:
+        """The predictions, the truth and the extra inputs, as the cluster reads them."""
+        raise NotImplementedError
+
+    def evaluate(self, job: Job, preds: Any, truth: Any, extras: Any):
+        """Score what ``read`` gave: an ``Evaluation``."""
+        raise NotImplementedError
+
+    def check_inputs(self, job: Job, acknowledged: frozenset[str], preds: Any, truth: Any,
+                     extras: Any):
+        """Validate what ``read`` gave: a ``Validation``."""
+        raise NotImplementedError
+
+
+def label(data: Any) -> str:
+    """An input in the progress line: its path, or its type (a DataFrame, a Dataset)."""
+    return data if isinstance(data, str) else type(data).__name__
