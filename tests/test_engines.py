@@ -22,6 +22,7 @@ from rankeval.errors import OptionError
 from rankeval.io.load import load_inputs
 
 from .conftest import SAMPLE
+from .datagen import generate
 from .test_spark import METRICS as ALL_METRICS
 from .test_spark import OPEN_FORM, SETTINGS, K, generated
 
@@ -140,6 +141,19 @@ def test_every_engine_gives_the_local_numbers(request, name, options):
     same(local, theirs)
     assert any(n.code == "users_only_in_predictions" for n in local.notices)
     assert local.users.without_relevant and local.users.without_predictions
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("parts", [1, 2, 5])
+def test_any_cut_of_the_users_merges_to_the_local_numbers(partitions, seed, parts):
+    """The exact merge of partials holds for any number of parts, one part included."""
+    preds, truth = generate(seed, n_users=60, n_items=40, list_len=12, judged=8)
+    preds, truth = (f.astype({"user_id": str, "item_id": str}) for f in (preds, truth))
+    tied = "precision,recall,ndcg,map,mrr,hit_rate,f1,bpref,r_precision"  # closed forms
+    local = rankeval.evaluate(preds, truth, tied, [3, 10], ties="expected")
+    theirs = rankeval.evaluate(preds, truth, tied, [3, 10], ties="expected",
+                               engine="partitions", engine_options={"parts": parts})
+    same(local, theirs)
 
 
 def test_engine_choices_and_options_come_from_the_registry(partitions):
