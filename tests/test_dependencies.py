@@ -102,10 +102,18 @@ def _spark(monkeypatch) -> None:
     assert rankeval.spark.session() is active
 
 
+def _no_ray_running(monkeypatch) -> None:
+    """As in a fresh process: a Ray another test of this worker started is not joined."""
+    import ray
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+
+
 def _ray(monkeypatch) -> None:
     """A cluster address where nothing answers: the check comes before any connection."""
     import rankeval.ray
 
+    _no_ray_running(monkeypatch)
     with pytest.raises(RankevalError, match="nothing answers"):
         rankeval.ray.init("127.0.0.1:9")
 
@@ -147,9 +155,10 @@ def test_score_warns_in_one_line_and_still_logs(newer, run_cli, tmp_path, monkey
     assert "logged to W&B run" in r.stderr
 
 
-def test_an_engine_warns_on_the_command_line_in_one_line(newer, run_cli):
+def test_an_engine_warns_on_the_command_line_in_one_line(newer, run_cli, monkeypatch):
     """The command line says every DependencyWarning as one line, wherever it is raised."""
     package, release = newer("ray")
+    _no_ray_running(monkeypatch)
     r = run_cli("score", "--engine", "ray", "--ray-address", "127.0.0.1:9",
                 SAMPLE / "preds.csv", SAMPLE / "truth.csv")
     assert r.exit_code == 2
