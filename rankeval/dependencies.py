@@ -13,6 +13,12 @@ import warnings
 EXTRAS = ("mlflow", "wandb", "spark", "ray")  # the optional integrations and engines
 
 
+def install_hint(extra: str) -> str:
+    """How to install an extra's packages: from rankeval's checkout, never by name (an
+    unrelated project holds the name ``rankeval`` on PyPI)."""
+    return f"pip install -e '.[{extra}]' in rankeval's checkout (the extra rankeval[{extra}])"
+
+
 class DependencyWarning(UserWarning):
     """An optional package's installed release is outside the range rankeval was tested with."""
 

@@ -7,6 +7,7 @@ release outside its range warns once, in one line."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from importlib import metadata
 
@@ -183,3 +184,45 @@ def _direct(extra: str) -> list[str]:
                 and not req.marker.evaluate({"extra": ""}):
             out.append(line)
     return out
+
+
+# What each optional package's absence looks like, and the call that meets it
+MISSING = {
+    "mlflow": (["mlflow"], lambda: __import__("rankeval.integrations.mlflow",
+                                              fromlist=["require"]).require()),
+    "wandb": (["wandb"], lambda: __import__("rankeval.integrations.wandb",
+                                            fromlist=["require"]).require()),
+    "spark": (["pyspark", "pyspark.sql"], lambda: __import__("rankeval.spark",
+                                                             fromlist=["session"]).session()),
+    "ray": (["ray"], lambda: __import__("rankeval.ray", fromlist=["init"]).init()),
+    "report": (["matplotlib"], None),
+}
+
+
+def test_every_extra_has_its_missing_case():
+    assert sorted(MISSING) == sorted(e for e in EXTRAS if e not in ("test", "docs"))
+
+
+@pytest.mark.parametrize("extra", sorted(MISSING))
+def test_a_missing_package_names_its_extra_as_the_checkout_installs_it(extra, monkeypatch):
+    """One hint for every optional package, from the checkout (the name rankeval on PyPI is
+    another project's): never 'pip install rankeval...' by name."""
+    modules, call = MISSING[extra]
+    if call is None:  # the HTML report's charts: matplotlib looked up once, at import
+        from rankeval.report import charts, html
+
+        monkeypatch.setattr(charts, "matplotlib", None)
+        call = html.check_available
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
+    with pytest.raises(RankevalError) as caught:
+        call()
+    assert dependencies.install_hint(extra) in str(caught.value)
+
+
+def test_no_message_says_install_rankeval_by_name():
+    import re
+
+    said = re.compile(r"pip install ['\"]?rankeval")
+    for path in (ROOT / "rankeval").rglob("*.py"):
+        assert not said.search(path.read_text()), path

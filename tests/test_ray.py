@@ -476,5 +476,5 @@ def test_no_ray_is_one_clear_line(tmp_path):
                           SAMPLE / "preds.parquet", SAMPLE / "truth.parquet"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 2 and not out.stdout
-    assert out.stderr == ("rankeval: error: the Ray engine needs ray: pip install "
-                          "'rankeval[ray]' (from this checkout: pip install -e '.[ray]')\n")
+    assert out.stderr == ("rankeval: error: the Ray engine needs ray: pip install -e "
+                          "'.[ray]' in rankeval's checkout (the extra rankeval[ray])\n")

@@ -28,7 +28,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from rankeval.dependencies import check_versions
+from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
 from rankeval.integrations.support import failure, held_logs, scoped_env, shown_uri
 
@@ -48,8 +48,7 @@ def require():
     try:
         import mlflow  # optional dependency (rankeval[mlflow])
     except ImportError:
-        raise OptionError("MLflow logging needs mlflow: pip install 'rankeval[mlflow]' (from "
-                          "this checkout: pip install -e '.[mlflow]')") from None
+        raise OptionError(f"MLflow logging needs mlflow: {install_hint('mlflow')}") from None
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     check_versions("mlflow")
     return mlflow

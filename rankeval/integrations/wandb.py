@@ -25,7 +25,7 @@ import os
 from contextlib import suppress
 from typing import Any
 
-from rankeval.dependencies import check_versions
+from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
 from rankeval.integrations.support import failure, scoped_env, shown_uri
 
@@ -40,8 +40,7 @@ def require():
     try:
         import wandb  # optional dependency (rankeval[wandb])
     except ImportError:
-        raise OptionError("W&B logging needs wandb: pip install 'rankeval[wandb]' (from this "
-                          "checkout: pip install -e '.[wandb]')") from None
+        raise OptionError(f"W&B logging needs wandb: {install_hint('wandb')}") from None
     check_versions("wandb")
     return wandb
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from rankeval import __version__
+from rankeval.dependencies import install_hint
 from rankeval.errors import OptionError
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
@@ -50,7 +51,7 @@ def check_available() -> None:
     """Before any input is read: the plotting library is installed."""
     if not charts.available():
         raise OptionError("the HTML report draws its charts with matplotlib: "
-                          "pip install 'rankeval[report]' (or matplotlib)")
+                          f"{install_hint('report')}, or pip install matplotlib")
 
 
 def render(ev) -> str:

@@ -9,7 +9,7 @@ import socket
 import warnings
 from typing import Any
 
-from rankeval.dependencies import check_versions
+from rankeval.dependencies import check_versions, install_hint
 from rankeval.engines.ray.exchange import remote, warm
 from rankeval.engines.ray.read import job_error
 from rankeval.engines.signals import ON_SIGNAL, signal_handlers_kept
@@ -24,8 +24,7 @@ def init(address: str | None = None):
     try:
         import ray  # optional dependency: rankeval[ray]
     except ImportError:
-        raise RankevalError("the Ray engine needs ray: pip install 'rankeval[ray]' (from this "
-                            "checkout: pip install -e '.[ray]')") from None
+        raise RankevalError(f"the Ray engine needs ray: {install_hint('ray')}") from None
     check_versions("ray")
     if ray.is_initialized():
         return ray

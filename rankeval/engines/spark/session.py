@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from rankeval.dependencies import check_versions
+from rankeval.dependencies import check_versions, install_hint
 from rankeval.engines.signals import signal_handlers_kept
 from rankeval.errors import RankevalError
 
@@ -23,7 +23,7 @@ def session(master: str | None = None, conf: Iterable[tuple[str, str]] = ()):
     try:
         from pyspark.sql import SparkSession  # optional dependency: rankeval[spark]
     except ImportError:
-        raise RankevalError("the Spark engine needs pyspark: pip install 'rankeval[spark]'"
+        raise RankevalError(f"the Spark engine needs pyspark: {install_hint('spark')}"
                             ) from None
     check_versions("spark")
     active = SparkSession.getActiveSession()
