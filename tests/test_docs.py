@@ -173,7 +173,8 @@ def test_site_builds_strict_and_offline(tmp_path):
                          cwd=ROOT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "WARNING" not in out.stderr, out.stderr[-3000:]
-    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    # the offline plugin: page.html, not page/index.html (links work opened from disk)
+    api = (tmp_path / "site" / "api.html").read_text()
     for name in ("evaluate", "Evaluation", "evaluate_scores", "validate_inputs", "convert",
                  "make_settings"):
         assert f'id="rankeval.{name}"' in api, name
