@@ -26,7 +26,7 @@ README = (ROOT / "README.md").read_text()
 DOCS = ROOT / "docs"
 # The README first: its first example is `make run`'s command.
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
-COMMANDS = ["score", "compare", "power", "validate", "convert", "metrics", "ope", "sampled"]
+COMMANDS = sorted(cli.commands)
 
 
 def _name(page) -> str:
@@ -58,6 +58,14 @@ def test_readme_links_every_page_and_every_link_resolves():
     pages = {_name(p) for p in DOCS.rglob("*.md")} - {"docs/index.md", "docs/changelog.md"}
     assert pages <= links, pages - links
     assert "CHANGELOG.md" in links
+
+
+def test_the_home_page_names_every_command():
+    """The site's home page once listed five of eight commands: its list is held to the CLI's."""
+    home = (DOCS / "index.md").read_text()
+    listed = re.findall(r"^    - \[`([a-z-]+)`\]\(commands/([a-z-]+)\.md\): \S", home, re.M)
+    assert sorted(name for name, _ in listed) == COMMANDS
+    assert all(name == page for name, page in listed)
 
 
 def test_first_screen_has_the_two_commands_and_an_example():
