@@ -104,6 +104,10 @@ docs: $(VENV)/.test browser ## Regenerate the metric reference's table and the r
 	p = pathlib.Path('docs/metrics.md'); s = p.read_text(); \
 	a, b = s.index('<!-- metrics:start'), s.index('<!-- metrics:end -->'); \
 	a = s.index('\n', a) + 1; p.write_text(s[:a] + metrics_markdown() + s[b:])"
+	$(BIN)/python -c "import pathlib; from rankeval.report.catalog import presets_markdown; \
+	p = pathlib.Path('docs/conventions.md'); s = p.read_text(); \
+	a, b = s.index('<!-- presets:start'), s.index('<!-- presets:end -->'); \
+	a = s.index('\n', a) + 1; p.write_text(s[:a] + presets_markdown() + s[b:])"
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command

@@ -41,6 +41,7 @@ def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
             raise OptionError(f"{{option}} must be {what} in {span}, got {value!r}", name)
         return int(x) if integer else x
     parse.span = span  # type: ignore[attr-defined]
+    parse.integer = integer  # type: ignore[attr-defined]
     return parse
 
 
@@ -82,6 +83,11 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            True, False, True),
     Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
            False, True, False),
+    Preset("ranx", "ranx 0.3", "ranx", None, False, False, False),
+    Preset("recbole", "RecBole 1.2 (its evaluator's metrics)", "recbole", None,
+           False, False, False),
+    Preset("recommenders", "Microsoft Recommenders 1.2 (python_evaluation)", "recommenders",
+           None, False, False, False),
 )}
 
 
@@ -101,6 +107,9 @@ class Setting:
     trec_eval: Any = UNSET  # the value under --compat trec_eval; UNSET: not trec_eval's concern
     trec_eval_9: Any = _AS_TEN  # under --compat trec_eval-9, where 9.0.8 differs from 10.0
     ir_measures: Any = UNSET  # under --compat ir_measures; UNSET: rankeval's default
+    ranx: Any = UNSET  # under --compat ranx
+    recbole: Any = UNSET  # under --compat recbole
+    recommenders: Any = UNSET  # under --compat recommenders (Microsoft Recommenders)
     comparable: bool = True  # reports computed with different values cannot be compared
     footer: Callable[[Any], str | None] = lambda value: None
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
@@ -155,12 +164,16 @@ class Setting:
 TABLE: tuple[Setting, ...] = (
     Setting(
         "gain",
-        "Gain of a relevance r in CG/DCG/NDCG: linear r, or exponential 2^r - 1.",
+        "Gain of a relevance r in CG/DCG/NDCG: linear r, exponential 2^r - 1, or binary: 1 "
+        "for any r > 0 (RecBole; grades then only decide what is relevant elsewhere).",
         "linear",
-        ("linear", "exponential"),
+        ("linear", "exponential", "binary"),
         trec_eval="linear",
         footer=lambda v: f"gain {v}",
         ir_measures="linear",
+        ranx="linear",
+        recbole="binary",
+        recommenders="binary",
     ),
     Setting(
         "ap_denominator",
@@ -170,6 +183,9 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="relevant",
         footer=lambda v: "AP / " + ("min(R, K)" if v == "min" else "R"),
         ir_measures="relevant",
+        ranx="relevant",
+        recbole="min",
+        recommenders="min",
     ),
     Setting(
         "rr_target",
@@ -179,6 +195,9 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="first-relevant",
         footer=lambda v: f"RR target {v}",
         ir_measures="first-relevant",
+        ranx="first-relevant",
+        recbole="first-relevant",
+        recommenders="first-relevant",
     ),
     Setting(
         "relevance_threshold",
@@ -189,6 +208,7 @@ TABLE: tuple[Setting, ...] = (
         metavar="T",
         footer=lambda v: "relevant: " + ("relevance > 0" if v is None else f"relevance >= {v:g}"),
         ir_measures=1.0,
+        ranx=1.0,  # its rel_lvl
     ),
     Setting(
         "ties",
@@ -200,6 +220,8 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="trec",
         footer=lambda v: f"ties {v}",
         ir_measures="trec",
+        ranx="trec",  # the nearest rule: its unstable sort orders long tied runs its own way
+        recommenders="input",  # a stable sort by user, then score
     ),
     Setting(
         "order_by",
@@ -211,6 +233,9 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="score",
         footer=lambda v: None if v == "rank" else "lists ordered by score",
         ir_measures="score",
+        ranx="score",
+        recbole="score",
+        recommenders="score",
     ),
     Setting(
         "zero_relevant_users",
@@ -220,6 +245,9 @@ TABLE: tuple[Setting, ...] = (
         trec_eval="zero",
         footer=lambda v: f"users without relevant items: {v}",
         ir_measures="zero",
+        ranx="zero",  # its queries with nothing relevant score 0 and count
+        recbole="skip",
+        recommenders="skip",
     ),
     Setting(
         "skip_missing_users",
@@ -229,6 +257,9 @@ TABLE: tuple[Setting, ...] = (
         trec_eval=True,
         footer=lambda v: f"users without predictions: {'skip' if v else 'zero'}",
         ir_measures=False,
+        ranx=False,
+        recbole=False,
+        recommenders=True,  # its users are those of both the truth and the predictions
     ),
     Setting(
         "missing_user_counts",
@@ -277,14 +308,16 @@ TABLE: tuple[Setting, ...] = (
     Setting(
         "rbp_gain",
         "What an item earns in RBP: 1 when relevant, or its grade divided by the user's "
-        "highest grade when that exceeds 1, whatever the relevance threshold (trec_eval 10.0).",
+        "highest grade when that exceeds 1, whatever the relevance threshold (trec_eval 10.0), "
+        "or the grade itself when relevant (raw: ranx).",
         "binary",
-        ("binary", "graded"),
+        ("binary", "graded", "raw"),
         trec_eval="graded",
         trec_eval_9=UNSET,
         footer=lambda v: f"RBP gain {v}",
         applies_to=("rbp",),
         ir_measures="graded",  # its RBP without rel= is graded
+        ranx="raw",
     ),
     Setting(
         "rbp_residual_tail",
@@ -376,15 +409,80 @@ TABLE: tuple[Setting, ...] = (
         ("users", "interactions"),
         footer=lambda v: f"popularity: {v}",
         applies_to=("arp", "long_tail", "novelty"),
+        recbole="interactions",
+        recommenders="interactions",
     ),
     Setting(
         "tail_share",
-        "long_tail: the short head is the most popular items holding 1 - S of all popularity.",
+        "long_tail: the tail's share S, of all popularity (the short head, the most popular "
+        "items, holds 1 - S) or of the training items (see {opt:tail_by}).",
         0.2,
         parse=_number("tail_share", 0, 1, True, True),
         metavar="S",
-        footer=lambda v: f"long tail beyond {1 - v:.0%} of popularity",
+        footer=lambda v: f"long tail share {v:g}",
         applies_to=("long_tail",),
+        recbole=0.1,  # its tail_ratio
+    ),
+    Setting(
+        "tail_by",
+        "long_tail: what {opt:tail_share} measures: the tail's share of all popularity (the "
+        "short head holds the rest), or its share of the items seen in training, the least "
+        "popular ones, ties by id (RecBole's TailPercentage; unseen items are not tail).",
+        "popularity",
+        ("popularity", "items"),
+        footer=lambda v: f"tail by {v}",
+        applies_to=("long_tail",),
+        recbole="items",
+    ),
+    Setting(
+        "novelty_model",
+        "novelty's item probability: the share of training users who met the item "
+        "(discovery), or the item's share of all training popularity (choice; Castells et al. "
+        "2011, Microsoft Recommenders with {opt:popularity} interactions).",
+        "discovery",
+        ("discovery", "choice"),
+        footer=lambda v: f"novelty: {v} model",
+        applies_to=("novelty",),
+        recommenders="choice",
+    ),
+    Setting(
+        "novelty_unseen",
+        "novelty of an item unseen in training: the rarest, log2(N + 1) with N the model's "
+        "denominator, or 0 (Microsoft Recommenders leaves it out of the sum, not the count).",
+        "rarest",
+        ("rarest", "zero"),
+        footer=lambda v: None if v == "rarest" else "unseen items: novelty 0",
+        applies_to=("novelty",),
+        recommenders="zero",
+    ),
+    Setting(
+        "catalog_padding",
+        "Items added to the catalog's size in coverage, gini and norm_entropy (RecBole "
+        "counts its padding item: 1).",
+        0,
+        parse=_number("catalog_padding", 0, 2**31, False, False, integer=True),
+        metavar="N",
+        footer=lambda v: f"catalog padded by {v}" if v else None,
+        applies_to=("coverage", "gini", "norm_entropy"),
+        recbole=1,
+    ),
+    Setting(
+        "entropy_unit",
+        "entropy in bits (log2) or nats (natural log, RecBole).",
+        "bits",
+        ("bits", "nats"),
+        footer=lambda v: f"entropy in {v}",
+        applies_to=("entropy",),
+        recbole="nats",
+    ),
+    Setting(
+        "entropy_per_item",
+        "Divide entropy by the number of distinct recommended items (RecBole's "
+        "ShannonEntropy).",
+        False,
+        footer=lambda v: "entropy per recommended item" if v else None,
+        applies_to=("entropy",),
+        recbole=True,
     ),
     Setting(
         "dedupe",

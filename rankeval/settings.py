@@ -57,6 +57,12 @@ class Settings:
     exclude_seen_truth: bool = False
     popularity: str = "users"
     tail_share: float = 0.2
+    tail_by: str = "popularity"
+    novelty_model: str = "discovery"
+    novelty_unseen: str = "rarest"
+    catalog_padding: int = 0
+    entropy_unit: str = "bits"
+    entropy_per_item: bool = False
     dedupe: bool = False
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
@@ -103,6 +109,12 @@ class SettingOptions(TypedDict, total=False):
     exclude_seen_truth: bool | None
     popularity: str | None
     tail_share: float | None
+    tail_by: str | None
+    novelty_model: str | None
+    novelty_unseen: str | None
+    catalog_padding: int | None
+    entropy_unit: str | None
+    entropy_per_item: bool | None
     dedupe: bool | None
 
 

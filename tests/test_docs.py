@@ -16,8 +16,10 @@ import sys
 import pytest
 
 from rankeval.cli import cli, metrics_markdown
+from rankeval.conventions import PRESETS
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.registry import REGISTRY
+from rankeval.report.catalog import presets_markdown
 from rankeval.settings import TABLE
 
 from .conftest import ROOT
@@ -33,14 +35,23 @@ def _name(page) -> str:
     return str(page.relative_to(ROOT))
 
 
-def _between_markers(text: str) -> str:
-    start, end = text.index("<!-- metrics:start"), text.index("<!-- metrics:end -->")
+def _between_markers(text: str, name: str = "metrics") -> str:
+    start, end = text.index(f"<!-- {name}:start"), text.index(f"<!-- {name}:end -->")
     return text[text.index("\n", start) + 1:end]
 
 
 def test_metric_reference_table_is_the_registry():
     """`make docs` regenerates it; a metric added to the registry must be in the page."""
     assert _between_markers((DOCS / "metrics.md").read_text()) == metrics_markdown()
+
+
+def test_the_presets_table_is_the_settings_table():
+    """Every claim that a preset reproduces a tool is a row the code reads (`make docs`
+    regenerates the page's table from it)."""
+    page = _between_markers((DOCS / "conventions.md").read_text(), "presets")
+    assert page == presets_markdown()
+    for name in PRESETS:
+        assert f"`{name}`" in page
 
 
 def test_readme_is_a_front_page():

@@ -41,7 +41,8 @@ KS = [1, 3, 10]
 # A value off the default for each setting that takes a number (a new one must be added here).
 NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_grade": 6.0,
            "patience": 0.7,
-           "tail_share": 0.5, "gains": "1=0.5,2=2", "collection_size": 1000}
+           "tail_share": 0.5, "gains": "1=0.5,2=2", "collection_size": 1000,
+           "catalog_padding": 1}
 
 
 def _conventions() -> list[dict]:

@@ -156,7 +156,10 @@ def test_partitions_are_the_same_in_every_process(ray_session):
 @pytest.mark.parametrize("options", [
     {}, {"exclude_seen": True, "exclude_seen_truth": True},
     {"popularity": "interactions", "tail_share": 0.4, "exclude_seen": True},
-], ids=["defaults", "exclude_seen", "interactions"])
+    {"popularity": "interactions", "tail_by": "items", "tail_share": 0.1,
+     "novelty_model": "choice", "novelty_unseen": "zero", "catalog_padding": 1,
+     "entropy_unit": "nats", "entropy_per_item": True},
+], ids=["defaults", "exclude_seen", "interactions", "peers' conventions"])
 def test_beyond_accuracy_equals_the_local_engine(ray_session, options):
     preds, truth = generated(11)
     train, catalog, features = _extras(11, preds)

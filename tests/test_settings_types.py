@@ -28,7 +28,7 @@ def test_the_keywords_are_the_table():
     assert list(hints) == [s.name for s in TABLE]
     for s in TABLE:  # flags take bools, choices text, free values numbers (gains: pairs)
         want = bool if s.is_flag else str if s.choices or s.name == "gains" else (
-            int if s.name in ("max_depth", "collection_size") else float)
+            int if getattr(s.parse, "integer", False) else float)
         assert hints[s.name] == want | None, s.name
     assert set(typing.get_type_hints(EvaluateOptions)) >= set(hints)
 

@@ -58,27 +58,27 @@ def evaluate(
 
     The settings (keywords; None means the default):
 
-    - gain: 'linear' | 'exponential' (default 'linear'). Gain of a relevance r in
-      CG/DCG/NDCG: linear r, or exponential 2^r - 1.
-    - ap_denominator: 'min' | 'relevant' (default 'min'). Divide AP@K by min(R, K), or by
-      R, all relevant items (trec_eval).
-    - rr_target: 'first-relevant' | 'most-relevant' (default 'first-relevant'). MRR uses
-      the rank of the first relevant item, or of the most relevant one.
+    - gain: 'linear' | 'exponential' | 'binary' (default 'linear'). Gain of a relevance r in
+      CG/DCG/NDCG: linear r, exponential 2^r - 1, or binary: 1 for any r > 0 (RecBole;
+      grades then only decide what is relevant elsewhere).
+    - ap_denominator: 'min' | 'relevant' (default 'min'). Divide AP@K by min(R, K), or by R,
+      all relevant items (trec_eval).
+    - rr_target: 'first-relevant' | 'most-relevant' (default 'first-relevant'). MRR uses the
+      rank of the first relevant item, or of the most relevant one.
     - relevance_threshold: T (default None). An item is relevant when relevance >= T
       (default: relevance > 0).
     - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic'
       (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item id
-      ascending, or file order; or scored fairly: the expected value over all their
-      orders, or the best or worst order (relevant items first or last).
-    - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the
-      run has both a rank and a score column: its ranks, or its scores (trec_eval,
-      pytrec_eval and ir_measures read scores and never ranks); a run with one of
-      them is ordered by that one.
+      ascending, or file order; or scored fairly: the expected value over all their orders,
+      or the best or worst order (relevant items first or last).
+    - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the run has
+      both a rank and a score column: its ranks, or its scores (trec_eval, pytrec_eval and
+      ir_measures read scores and never ranks); a run with one of them is ordered by that
+      one.
     - zero_relevant_users: 'skip' | 'zero' (default 'skip'). Users with no relevant item:
       leave out, or score 0 and average in (trec_eval).
-    - skip_missing_users: True | False (default False). Leave out users with relevant
-      items but no predictions (default: they score 0; trec_eval leaves them out unless
-      given -c).
+    - skip_missing_users: True | False (default False). Leave out users with relevant items
+      but no predictions (default: they score 0; trec_eval leaves them out unless given -c).
     - missing_user_counts: 'counted' | 'zero' (default 'counted'). num_q and num_rel of a
       user scored without predictions: counted, as trec_eval -c counts them, or 0 like every
       other metric, as ir_measures fills a query missing from the run.
@@ -87,19 +87,20 @@ def evaluate(
     - judged_only: True | False (default False). Condensed lists: drop the items without a
       judgement in the truth before cutting at K, so that the rest move up (trec_eval -J;
       Sakai 2007).
-    - rbp_p: P (default 0.8). Persistence p of rank-biased precision: the chance of
-      reading on to the next item (trec_eval 10.0: 0.9).
-    - rbp_gain: 'binary' | 'graded' (default 'binary'). What an item earns in RBP: 1 when
-      relevant, or its grade divided by the user's highest grade when that exceeds 1,
-      whatever the relevance threshold (trec_eval 10.0).
+    - rbp_p: P (default 0.8). Persistence p of rank-biased precision: the chance of reading
+      on to the next item (trec_eval 10.0: 0.9).
+    - rbp_gain: 'binary' | 'graded' | 'raw' (default 'binary'). What an item earns in RBP: 1
+      when relevant, or its grade divided by the user's highest grade when that exceeds 1,
+      whatever the relevance threshold (trec_eval 10.0), or the grade itself when relevant
+      (raw: ranx).
     - rbp_residual_tail: 'always' | 'if-unjudged' (default 'always'). rbp_residual counts
       the weight past the list's end always (Moffat and Zobel), or only when the list holds
       an unjudged item, else it is 0 (trec_eval 10.0's rbp_resid).
-    - patience: P (default 0.5). The expected-exposure reader's patience p: an item at
-      rank i gets exposure p^(i-1) (Diaz et al. 2020; the paper's 0.5).
-    - gains: G=V,... (default None). The gain of each grade in the DCG family, as
-      GRADE=GAIN pairs (e.g. gains 1=1,2=3); a grade not named keeps its own value, and
-      the gain function then applies (trec_eval's ndcg.1=1,2=3).
+    - patience: P (default 0.5). The expected-exposure reader's patience p: an item at rank
+      i gets exposure p^(i-1) (Diaz et al. 2020; the paper's 0.5).
+    - gains: G=V,... (default None). The gain of each grade in the DCG family, as GRADE=GAIN
+      pairs (e.g. gains 1=1,2=3); a grade not named keeps its own value, and the gain
+      function then applies (trec_eval's ndcg.1=1,2=3).
     - collection_size: N (default None). Items in the collection, read by utility's fourth
       coefficient (the non-relevant items not retrieved) alone (trec_eval -N).
     - recall_rounding: 'plus-0.9' | 'round' (default 'plus-0.9'). How iprec turns a recall
@@ -108,14 +109,32 @@ def evaluate(
     - err_max_grade: G (default 4.0). Highest relevance grade of ERR: a grade g stops the
       reader with probability (2^g - 1) / 2^max (gdeval and ir_measures use 4); higher
       grades are an error.
-    - exclude_seen: True | False (default False). Drop predicted (user, item) pairs
-      present in train before cutting at K; the rest move up.
+    - exclude_seen: True | False (default False). Drop predicted (user, item) pairs present
+      in train before cutting at K; the rest move up.
     - exclude_seen_truth: True | False (default False). Also drop truth rows whose (user,
       item) pair is in train.
     - popularity: 'users' | 'interactions' (default 'users'). Item popularity from train:
       its distinct users, or its interactions (rows, or the sum of the count column).
-    - tail_share: S (default 0.2). long_tail: the short head is the most popular items
-      holding 1 - S of all popularity.
+    - tail_share: S (default 0.2). long_tail: the tail's share S, of all popularity (the
+      short head, the most popular items, holds 1 - S) or of the training items (see
+      tail_by).
+    - tail_by: 'popularity' | 'items' (default 'popularity'). long_tail: what tail_share
+      measures: the tail's share of all popularity (the short head holds the rest), or its
+      share of the items seen in training, the least popular ones, ties by id (RecBole's
+      TailPercentage; unseen items are not tail).
+    - novelty_model: 'discovery' | 'choice' (default 'discovery'). novelty's item
+      probability: the share of training users who met the item (discovery), or the item's
+      share of all training popularity (choice; Castells et al. 2011, Microsoft Recommenders
+      with popularity interactions).
+    - novelty_unseen: 'rarest' | 'zero' (default 'rarest'). novelty of an item unseen in
+      training: the rarest, log2(N + 1) with N the model's denominator, or 0 (Microsoft
+      Recommenders leaves it out of the sum, not the count).
+    - catalog_padding: N (default 0). Items added to the catalog's size in coverage, gini
+      and norm_entropy (RecBole counts its padding item: 1).
+    - entropy_unit: 'bits' | 'nats' (default 'bits'). entropy in bits (log2) or nats
+      (natural log, RecBole).
+    - entropy_per_item: True | False (default False). Divide entropy by the number of
+      distinct recommended items (RecBole's ShannonEntropy).
     - dedupe: True | False (default False). Keep the best-ranked of repeated (user, item)
       predictions instead of failing.
 

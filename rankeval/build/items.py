@@ -94,7 +94,7 @@ def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None
         return None
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
     stats = stats_from(item_tally(preds, extras.train, extras.catalog, settings.popularity),
-                       settings.tail_share, vectors)
+                       settings, vectors)
     return dataclasses.replace(stats, groups=extras.item_groups, propensity=extras.propensity)
 
 
@@ -140,19 +140,21 @@ def item_tally(preds: Predictions, train: Train | None, catalog: Catalog | None,
     return ItemTally(ids, predicted, trained, member, pop, n_users)
 
 
-def stats_from(tally: ItemTally, tail_share: float, vectors: ItemVectors | None = None
-               ) -> ItemStats:
+def stats_from(tally: ItemTally, settings, vectors: ItemVectors | None = None) -> ItemStats:
     """Item statistics from a tally (made here, or by a distributed engine): predicted items
     outside the catalog join it; without one, the catalog is every trained or predicted
-    item."""
+    item. The catalog's size counts ``catalog_padding`` more (RecBole's padding item)."""
     if tally.catalog is not None:
         outside = int(np.count_nonzero(tally.predicted & ~tally.catalog))
         member = tally.catalog | tally.predicted
     else:
         member, outside = tally.predicted | tally.trained, 0
-    return ItemStats(ids=tally.ids, pop=tally.pop,
-                     tail=_long_tail(tally.pop, member, tail_share),
-                     n_train_users=tally.n_train_users, catalog_size=int(member.sum()),
+    tail = (_long_tail(tally.pop, member, settings.tail_share)
+            if settings.tail_by == "popularity"
+            else _least_popular(tally.pop, tally.trained, settings.tail_share))
+    return ItemStats(ids=tally.ids, pop=tally.pop, tail=tail,
+                     n_train_users=tally.n_train_users,
+                     catalog_size=int(member.sum()) + settings.catalog_padding,
                      fallback=tally.catalog is None, outside=outside, vectors=vectors,
                      member=member)
 
@@ -207,4 +209,16 @@ def _long_tail(pop: np.ndarray, member: np.ndarray, tail_share: float) -> np.nda
     held = np.cumsum(pop[ranked])
     size = int(np.searchsorted(held, (1.0 - tail_share) * total - 1e-12 * total)) + 1
     tail[ranked[:size]] = False
+    return tail
+
+
+def _least_popular(pop: np.ndarray, trained: np.ndarray, tail_share: float) -> np.ndarray:
+    """The items seen in training by popularity ascending, then id ascending: the first
+    max(floor(tail_share n), 1) of the n are the tail (RecBole's TailPercentage with
+    tail_ratio < 1); items unseen in training are not."""
+    tail = np.zeros(len(pop), dtype=bool)
+    items = np.flatnonzero(trained)
+    if len(items):
+        ranked = items[np.lexsort((items, pop[items]))]
+        tail[ranked[:max(int(len(items) * tail_share), 1)]] = True
     return tail

@@ -425,7 +425,8 @@ def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes
     metric needs them."""
     pop, tail = stats.at(codes.item_ids)
     chunk = dataclasses.replace(chunk, popularity=pop, long_tail=tail,
-                                n_train_users=stats.n_train_users)
+                                n_train_users=stats.n_train_users,
+                                popularity_total=float(stats.pop.sum()))
     if stats.vectors is None:
         return chunk
     vectors, has = feature_arrays(stats, codes.item_ids)

@@ -20,7 +20,7 @@ from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
-from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
+from rankeval.settings import COMPAT, PRESETS, ROWS, TABLE, UNSET
 
 _RENAMED_KEY = "rankeval.renamed"
 
@@ -135,13 +135,15 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         f"Known: {', '.join(REGISTRY)}. Default: {', '.join(DEFAULT_METRICS)}.")),
     "compat": (("--compat",), dict(
         type=click.Choice(COMPAT, case_sensitive=False),
-        help="Every convention as trec_eval 10.0's (AP over R, relevance >= 1, users without "
-        "relevant items scored 0, users missing from the run left out unless "
+        help="Every convention as one tool computes it ("
+        + "; ".join(f"{p.name}: {p.tool}" for p in PRESETS.values())
+        + "); a setting given too overrides its preset. trec_eval: AP over R, relevance >= 1, "
+        "users without relevant items scored 0, users missing from the run left out unless "
         "--no-skip-missing-users as with -c, lists ordered by score and never by a rank "
-        "column, trec ties, RBP p 0.9 graded, recall levels rounded), and trec_eval measure "
-        "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10); trec_eval-9: "
-        "as trec_eval 9.0.8 and pytrec_eval; ir_measures: as ir_measures' default providers, "
-        "with its measure strings (nDCG@10  P(rel=2)@5  AP).")),
+        "column, trec ties, RBP p 0.9 graded, recall levels rounded, and trec_eval measure "
+        "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10); ir_measures: "
+        "its measure strings (nDCG@10  P(rel=2)@5  AP). Each preset's values: the "
+        "conventions page of the docs.")),
     "preds_format": (("--preds-format",), dict(
         type=click.Choice(PREDS_CHOICES, case_sensitive=False),
         help="Format of the predictions (default: from the extension; required for -).")),

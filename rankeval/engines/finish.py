@@ -34,6 +34,7 @@ from rankeval.notices import Notice
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.results.evaluation import Evaluation, InputSummary
 from rankeval.results.store import LocalValues
+from rankeval.settings import Settings
 
 
 def evaluate_inputs(preds: Predictions, truth: Truth, settings,
@@ -80,7 +81,7 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
             users = len(pc.unique(data.user)) if isinstance(data, Train) else 0
             inputs[role] = InputSummary(data.source.path, data.source.format, data.source.rows,
                                         users)
-    corpus = {str(spec): corpus_value(spec, partial, stats) for spec in settings.specs
+    corpus = {str(spec): corpus_value(spec, partial, stats, settings) for spec in settings.specs
               if REGISTRY[spec.name].scope == CORPUS}
     if any(math.isnan(v) for v in corpus.values()):
         partial = dataclasses.replace(partial, notices=[*partial.notices,
@@ -121,9 +122,12 @@ def evaluation_of(partial: Partial, settings, inputs: dict[str, InputSummary],
     )
 
 
-def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None) -> float:
+def corpus_value(spec: MetricSpec, partial: Partial, stats: ItemStats | None,
+                 settings: Settings) -> float:
     counts = partial.item_counts[spec.k]
     lists = Lists(counts=counts.counts, users=counts.users,
                   k=spec.k if spec.k is not None else counts.longest,
-                  catalog_size=stats.catalog_size if stats is not None else 0)
+                  catalog_size=stats.catalog_size if stats is not None else 0,
+                  entropy_unit=settings.entropy_unit,
+                  entropy_per_item=settings.entropy_per_item)
     return CORPUS_KERNELS[spec.name](lists)

@@ -47,10 +47,12 @@ class Chunk:
     # have no list to empty.
     emptied: np.ndarray | None = None
     # With --train: per item code, its training popularity and whether it is in the long
-    # tail; and the number of training users (novelty). Shared by every partition.
+    # tail; the number of training users and the total popularity (novelty). Shared by every
+    # partition.
     popularity: np.ndarray | None = None
     long_tail: np.ndarray | None = None
     n_train_users: int = 0
+    popularity_total: float = 0.0  # the popularity of every training item added up
     # With --item-features: per item code, its unit feature vector (a zero row without
     # features) and whether it has one; per user, the sum of the unit vectors of its training
     # items and how many distinct training items it has (serendipity).
@@ -110,6 +112,7 @@ class Chunk:
             popularity=self.popularity,
             long_tail=self.long_tail,
             n_train_users=self.n_train_users,
+            popularity_total=self.popularity_total,
             vectors=self.vectors,
             has_vector=self.has_vector,
             profile=None if self.profile is None else self.profile[start:stop],

@@ -22,13 +22,15 @@ class Lists:
     users: int  # users with at least one item in their top K
     k: int  # the cut-off (for @all: the longest list)
     catalog_size: int  # 0 when no catalog is known
+    entropy_unit: str = "bits"  # or "nats" (the settings' entropy_unit)
+    entropy_per_item: bool = False  # entropy divided by the distinct items (RecBole)
 
 
 def _coverage(x: Lists) -> float:
     return len(x.counts) / x.catalog_size if x.catalog_size else 0.0
 
 
-def _entropy(x: Lists) -> float:
+def _bits(x: Lists) -> float:
     total = float(x.counts.sum())
     if not total:  # no slot to share out (undefined_when in the registry)
         return math.nan
@@ -36,8 +38,13 @@ def _entropy(x: Lists) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
+def _entropy(x: Lists) -> float:
+    value = _bits(x) * (math.log(2) if x.entropy_unit == "nats" else 1.0)
+    return value / len(x.counts) if x.entropy_per_item and len(x.counts) else value
+
+
 def _norm_entropy(x: Lists) -> float:
-    return _entropy(x) / float(np.log2(x.catalog_size)) if x.catalog_size > 1 else math.nan
+    return _bits(x) / float(np.log2(x.catalog_size)) if x.catalog_size > 1 else math.nan
 
 
 def _gini(x: Lists) -> float:

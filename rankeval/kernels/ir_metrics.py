@@ -94,9 +94,12 @@ def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
 
 def _rbp(s: Sums, k: float) -> np.ndarray:
     """(1 - p) sum p^(i - 1) g_i: g is 1 per hit, or (``rbp_gain`` graded, trec_eval 10.0)
-    the grade over the user's highest grade when that exceeds 1."""
+    the grade over the user's highest grade when that exceeds 1, or (raw, ranx) the grade of
+    each relevant item."""
     p = s.conv.rbp_p
-    user, pos, w = s.graded if s.conv.rbp_gain == "graded" else (s.h_user, s.h_pos, s.h_w)
+    gains = {"binary": lambda: (s.h_user, s.h_pos, s.h_w), "graded": lambda: s.graded,
+             "raw": lambda: s.raw}
+    user, pos, w = gains[s.conv.rbp_gain]()
     weights = (1.0 - p) * np.power(p, pos - 1.0)
     if w is not None:
         weights *= w

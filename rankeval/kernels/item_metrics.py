@@ -19,14 +19,15 @@ def _long_tail(s: Sums, k: float) -> np.ndarray:
 
 
 def _novelty(s: Sums, k: float) -> np.ndarray:
-    """-log2(pop / U) per item; an item unseen in training counts log2(U + 1), the largest
-    finite value (SPEC section 7)."""
+    """-log2(pop / N) per item, N the training users (the discovery model) or all training
+    popularity (the choice model); an item unseen in training counts log2(N + 1), the largest
+    finite value (SPEC section 7), or 0 (``novelty_unseen``)."""
     c = s.c
-    u = float(c.n_train_users)
+    n = float(c.n_train_users if s.conv.novelty_model == "discovery" else c.popularity_total)
     pop = c.popularity
     assert pop is not None  # item metrics run with --train, which fills it in
-    info = np.where(pop > 0, -np.log2(np.where(pop > 0, pop, 1.0) / max(u, 1.0)),
-                    np.log2(u + 1.0))
+    unseen = np.log2(n + 1.0) if s.conv.novelty_unseen == "rarest" else 0.0
+    info = np.where(pop > 0, -np.log2(np.where(pop > 0, pop, 1.0) / max(n, 1.0)), unseen)
     return s.mean_over_list("novelty", k, info[c.item])
 
 

@@ -18,9 +18,11 @@ from rankeval.params import gain_pairs
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
-    """linear: max(r, 0); exponential: 2^r - 1 for r > 0, else 0."""
+    """linear: max(r, 0); exponential: 2^r - 1 for r > 0, else 0; binary: 1 for r > 0."""
     if kind == "linear":
         return np.maximum(relevance, 0.0)
+    if kind == "binary":
+        return (relevance > 0).astype(np.float64)
     return np.where(relevance > 0, np.exp2(np.maximum(relevance, 0.0)) - 1.0, 0.0)
 
 
@@ -34,6 +36,8 @@ def scaled_gain(relevance: np.ndarray, top: np.ndarray, kind: str) -> np.ndarray
     """gain(r) / gain(top), computed without forming either (top >= r > 0 per row)."""
     if kind == "linear":
         return relevance / top
+    if kind == "binary":
+        return np.ones(len(relevance))
     ln2 = np.log(2.0)
     # (2^r - 1) / (2^t - 1) = 2^(r - t) (1 - 2^-r) / (1 - 2^-t)
     return np.exp2(relevance - top) * np.expm1(-relevance * ln2) / np.expm1(-top * ln2)
@@ -156,6 +160,18 @@ class Sums:
         rel = np.where(c.rel > 0, c.rel, 0.0)
         top = c.max_relevance[c.user]
         w = np.where(top > 1, rel / np.where(top > 1, top, 1.0), rel)
+        if self.expected:
+            w = (self.group_sum(w) / self.group_size)[self.group]
+        rows = np.flatnonzero(w > 0)
+        return c.user[rows], c.pos[rows], w[rows]
+
+    @cached_property
+    def raw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(user, position, gain) of the relevant rows, the gain being the grade itself
+        (ranx's RBP); under expected ties, each row holds its group's mean."""
+        c = self.c
+        t = self.conv.relevance_threshold
+        w = np.where(c.rel > 0 if t is None else c.rel >= t, c.rel, 0.0)
         if self.expected:
             w = (self.group_sum(w) / self.group_size)[self.group]
         rows = np.flatnonzero(w > 0)

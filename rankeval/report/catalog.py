@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rankeval.conventions import PRESETS, TABLE, UNSET
+
 HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected")
 
 
@@ -50,3 +52,29 @@ def records(registry) -> list[dict[str, Any]]:
         }
         for m in registry.values()
     ]
+
+
+def _preset_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def presets_markdown() -> str:
+    """The Markdown table of every ``--compat`` preset's values (docs/conventions.md): a row
+    per setting some preset sets, a column per preset; blank where the preset leaves the
+    default."""
+    names = list(PRESETS)
+    lines = ["| setting | default | " + " | ".join(f"`{n}`" for n in names) + " |",
+             "|---|---|" + "---|" * len(names)]
+    for row in TABLE:
+        values = [row.preset(n) for n in names]
+        if all(v is UNSET for v in values):
+            continue
+        cells = ["" if v is UNSET else f"`{_preset_value(v)}`" for v in values]
+        lines.append(f"| `--{row.name.replace('_', '-')}` | `{_preset_value(row.default)}` | "
+                     + " | ".join(cells) + " |")
+    tools = "; ".join(f"`{p.name}`: {p.tool}" for p in PRESETS.values())
+    return "\n".join(lines) + f"\n\nThe tools: {tools}.\n"

@@ -70,8 +70,7 @@ def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats
     table = joined.toArrow()
     table = table.take(pc.sort_indices(table.column("item")))  # byte order, as factorize's
     vectors = None if extras.item_features is None else ItemVectors.of(extras.item_features)
-    stats = stats_from(_tally(table, n_users, extras.catalog is not None), settings.tail_share,
-                       vectors)
+    stats = stats_from(_tally(table, n_users, extras.catalog is not None), settings, vectors)
     return dataclasses.replace(stats, groups=extras.item_groups,
                                propensity=extras.propensity), summaries
 
