@@ -16,6 +16,8 @@ from rankeval.version import __version__ as __version__
 # (and `rankeval --help`) stays light.
 _EXPORTS = {
     "evaluate": "api.evaluate",
+    "agree": "api.agree",
+    "Agreement": "results.agreement",
     "evaluate_scores": "api.scores",
     "power": "api.power",
     "compare": "api.compare",
@@ -44,6 +46,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 if TYPE_CHECKING:
     from rankeval.analysis.overlap import Overlap as Overlap
     from rankeval.analysis.sampled import SampledResult as SampledResult
+    from rankeval.api.agree import agree as agree
     from rankeval.api.compare import compare as compare
     from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
@@ -61,6 +64,7 @@ if TYPE_CHECKING:
     from rankeval.offpolicy.result import OffPolicy as OffPolicy
     from rankeval.registry import REGISTRY as REGISTRY
     from rankeval.registry import Metric as Metric
+    from rankeval.results.agreement import Agreement as Agreement
     from rankeval.results.comparison import CompareResult as CompareResult
     from rankeval.results.evaluation import Evaluation as Evaluation
     from rankeval.settings import Settings as Settings

@@ -70,6 +70,12 @@ CASES: dict[str, dict[str, list[str] | None]] = {
         "input": ["sampled", MISSING, "--candidates", "1000", "--negatives", "100"],
         "usage": ["sampled", "--no-such-option"],
     },
+    "agree": {
+        "pass": ["agree", str(SAMPLE / "agree_human.csv"), str(SAMPLE / "agree_machine.csv")],
+        "gate": None,
+        "input": ["agree", str(SAMPLE / "agree_human.csv"), MISSING],
+        "usage": ["agree", "--no-such-option"],
+    },
 }
 EXPECTED = {"pass": 0, "gate": 1, "input": 2, "usage": 2}
 STDERR = ("closed", "closed with stdout", "full")

@@ -56,6 +56,7 @@ BASE = {
     "validate": ["validate", "P", "T"],
     "convert": ["convert", "P", "OUT"],
     "metrics": ["metrics"],
+    "agree": ["agree", "T", "P"],
 }
 
 

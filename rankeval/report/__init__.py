@@ -37,22 +37,22 @@ class Format:
 # command -> the function each format's module renders its result with
 RENDERERS = {"score": "render", "compare": "render_compare", "power": "render_power",
              "validate": "render_validation", "metrics": "render_metrics",
-             "ope": "render_ope", "sampled": "render_sampled"}
+             "ope": "render_ope", "sampled": "render_sampled", "agree": "render_agree"}
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
         Format("table", "table", ("score", "compare", "validate", "power", "metrics", "ope",
-                           "sampled"),
+                           "sampled", "agree"),
                "a table for people", console=True),
         Format("json", "json", ("score", "compare", "validate", "power", "metrics", "ope",
-                           "sampled"),
+                           "sampled", "agree"),
                "every number, for programs"),
-        Format("csv", "csv", ("score", "compare", "power", "ope", "sampled"),
+        Format("csv", "csv", ("score", "compare", "power", "ope", "sampled", "agree"),
                "one row per metric, full precision"),
         Format("markdown", "markdown", ("score", "compare", "power", "metrics", "ope",
-                                 "sampled"),
+                                 "sampled", "agree"),
                "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
                per_query=True),

@@ -151,3 +151,8 @@ def render_metrics(registry) -> str:
 def render_validation(result, strict: bool = False) -> str:
     """``rankeval validate -f json``: every problem and count."""
     return dumps(result.to_dict(strict))
+
+
+def render_agree(result) -> str:
+    """``rankeval agree -f json``: every number, undefined ones null with why."""
+    return dumps(result.to_dict())

@@ -6,6 +6,7 @@ import os
 import re
 
 from rankeval.report import sections, visible
+from rankeval.report.agreement import sections as agree_sections
 from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -129,3 +130,7 @@ def render_metrics(registry) -> str:
         lines.append(f"| `{name}` | {aliases} | {summary} | `{formula}` | {takes} | "
                      f"{expected} |")
     return "\n".join(lines) + "\n"
+
+
+def render_agree(result) -> str:
+    return blocks(agree_sections(result))
