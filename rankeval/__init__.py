@@ -17,6 +17,7 @@ from rankeval.version import __version__ as __version__
 _EXPORTS = {
     "evaluate": "api.evaluate",
     "evaluate_scores": "api.scores",
+    "evaluate_gold": "api.gold",
     "power": "api.power",
     "compare": "api.compare",
     "ope": "api.ope",
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from rankeval.api.compare import compare as compare
     from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
+    from rankeval.api.gold import evaluate_gold as evaluate_gold
     from rankeval.api.ope import ope as ope
     from rankeval.api.power import power as power
     from rankeval.api.rbo import rbo as rbo
