@@ -394,3 +394,53 @@ def test_max_drop_reads_a_gold_baseline_as_its_ppi_estimates(run_cli, tmp_path):
     verdict = _strict(r.stdout)["gates"][0]
     want = _strict(base.read_text())["gold"]["estimates"]["ndcg@10"]["ppi"]["value"]
     assert verdict["baseline"] == pytest.approx(want)
+
+
+# --- trackers ---------------------------------------------------------------------------------
+
+def test_mlflow_logs_the_gold_estimates(run_cli, tmp_path, monkeypatch):
+    import mlflow
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "rankeval-gold")
+    mlflow.set_tracking_uri(None)
+    try:
+        r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--mlflow")
+        assert r.exit_code == 0, r.stderr
+        client = mlflow.MlflowClient()
+        (run,) = client.search_runs([client.get_experiment_by_name("rankeval-gold")
+                                     .experiment_id])
+    finally:
+        while mlflow.active_run() is not None:
+            mlflow.end_run()
+    names = json.loads(run.data.tags["rankeval.metrics"])
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10")
+    want = dict(ev.gold.rows())
+    assert {"ndcg@10[ppi]", "ndcg@10[ppi:low]", "ndcg@10[lambda]", "ndcg@10[bias]"} <= set(
+        names.values())
+    for key, name in names.items():
+        value = ev.metrics.get(name, want.get(name))
+        assert run.data.metrics[key] == pytest.approx(value, abs=1e-12), name
+
+
+def test_wandb_logs_the_gold_estimates(run_cli, tmp_path, monkeypatch):
+    from .test_wandb import _run
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    import wandb
+
+    try:
+        r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--wandb")
+        assert r.exit_code == 0, r.stderr
+        got = _run(tmp_path)
+    finally:
+        wandb.teardown()
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10")
+    for name, value in ev.gold.rows():
+        assert got["summary"][name] == pytest.approx(value, abs=1e-12), name
+    (table,) = got["tables"].values()
+    assert "gold:ndcg@10" in table["columns"]  # both values per query

@@ -6,7 +6,6 @@ import csv
 import io
 
 from rankeval.registry import REGISTRY
-from rankeval.report.gold import csv_rows as gold_rows
 from rankeval.report.numbers import exact
 
 
@@ -42,7 +41,7 @@ def render(ev) -> str:
             writer.writerow([f"{gap.metric}[gap:{column}]", spec.name, spec.column,
                              exact(gap.gap), "gap", *([""] * len(stats))])
     if ev.gold is not None:  # --gold: rows "ndcg@10[ppi]", "ndcg@10[ppi:low]", ...
-        for name, value in gold_rows(ev.gold):
+        for name, value in ev.gold.rows():
             spec = next(s for s in ev.specs if str(s) == name.partition("[")[0])
             writer.writerow([name, spec.name, spec.column, exact(value), "gold",
                              *([""] * len(stats))])

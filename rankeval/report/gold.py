@@ -1,10 +1,7 @@
-"""``score --gold`` in the machine formats and on the HTML page (#48): the CSV rows of each
-metric's estimates, and the chart of the machine-only, gold-only and PPI estimates side by
-side with their intervals. The tables for people are ``sections.gold``'s."""
+"""``score --gold`` on the HTML page (#48): the chart of the machine-only, gold-only and PPI
+estimates side by side with their intervals. The tables for people are ``sections.gold``'s."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 from rankeval.report import charts
 from rankeval.report.html_page import charts_grid, section, section_table, text
@@ -12,28 +9,6 @@ from rankeval.report.sections import Section
 
 ESTIMATES = ("machine", "gold", "ppi")  # drawn side by side, in this order
 LABELS = {"machine": "machine only", "gold": "gold only", "ppi": "PPI"}
-
-
-def csv_rows(gold) -> Iterator[tuple[str, float]]:
-    """(row name, value): ``ndcg@10[ppi]``, ``ndcg@10[ppi:low]``, ... ``ndcg@10[lambda]``,
-    ``ndcg@10[effective_gold]``, and with --gold-plan ``ndcg@10[plan:ppi]``."""
-    for metric, g in gold.metrics.items():
-        e = g.estimate
-        for what in (*ESTIMATES, "bias"):
-            interval = getattr(e, what)
-            yield f"{metric}[{what}]", interval.value
-            yield f"{metric}[{what}:low]", interval.low
-            yield f"{metric}[{what}:high]", interval.high
-        yield f"{metric}[lambda]", e.lam
-        yield f"{metric}[effective_gold]", e.effective_gold
-        yield f"{metric}[gold_queries]", float(e.gold_queries)
-        yield f"{metric}[other_queries]", float(e.other_queries)
-        for s in e.strata:
-            yield f"{metric}[ppi:{s.name}]", s.ppi.value
-            yield f"{metric}[lambda:{s.name}]", s.lam
-        if g.plan is not None:
-            yield f"{metric}[plan:gold_alone]", g.plan[0]
-            yield f"{metric}[plan:ppi]", g.plan[1]
 
 
 def html_section(ev, parts: dict[str, Section]) -> str:

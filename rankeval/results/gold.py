@@ -6,6 +6,7 @@ numbers, named)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +91,28 @@ class GoldEstimates:
 
     def intervals(self) -> dict[str, Interval]:
         return {m: g.estimate.ppi for m, g in self.metrics.items()}
+
+    def rows(self) -> Iterator[tuple[str, float]]:
+        """(row name, value): ``ndcg@10[ppi]``, ``ndcg@10[ppi:low]``, ...,
+        ``ndcg@10[lambda]``, ``ndcg@10[effective_gold]``, per stratum ``ndcg@10[ppi:S]``, and
+        with --gold-plan ``ndcg@10[plan:ppi]``: the CSV report's rows, what trackers log."""
+        for metric, g in self.metrics.items():
+            e = g.estimate
+            for what in ("machine", "gold", "ppi", "bias"):
+                interval = getattr(e, what)
+                yield f"{metric}[{what}]", interval.value
+                yield f"{metric}[{what}:low]", interval.low
+                yield f"{metric}[{what}:high]", interval.high
+            yield f"{metric}[lambda]", e.lam
+            yield f"{metric}[effective_gold]", e.effective_gold
+            yield f"{metric}[gold_queries]", float(e.gold_queries)
+            yield f"{metric}[other_queries]", float(e.other_queries)
+            for s in e.strata:
+                yield f"{metric}[ppi:{s.name}]", s.ppi.value
+                yield f"{metric}[lambda:{s.name}]", s.lam
+            if g.plan is not None:
+                yield f"{metric}[plan:gold_alone]", g.plan[0]
+                yield f"{metric}[plan:ppi]", g.plan[1]
 
     def to_dict(self) -> dict[str, Any]:
         return {
