@@ -19,6 +19,7 @@ _EXPORTS = {
     "agree": "api.agree",
     "Agreement": "results.agreement",
     "evaluate_scores": "api.scores",
+    "evaluate_gold": "api.gold",
     "power": "api.power",
     "compare": "api.compare",
     "ope": "api.ope",
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from rankeval.api.compare import compare as compare
     from rankeval.api.convert import convert as convert
     from rankeval.api.evaluate import evaluate as evaluate
+    from rankeval.api.gold import evaluate_gold as evaluate_gold
     from rankeval.api.ope import ope as ope
     from rankeval.api.power import power as power
     from rankeval.api.rbo import rbo as rbo

@@ -173,6 +173,17 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{_users(n)} evaluated in {p['run']} {_are(n)} left out of the comparison because "
         "another run does not evaluate them"
     ),
+    "few_gold": lambda n, p, o: (
+        f"only {plural(n, 'gold query', 'gold queries')} in {p['path']} (fewer than 30): "
+        "the normal intervals of the gold estimates are rough; judge more queries by hand "
+        f"({o('gold_plan')} says how many)"
+    ),
+    "gold_left_out": lambda n, p, o: (
+        f"{plural(n, 'gold query', 'gold queries')} of {p['path']} left out of {p['metric']}: "
+        "undefined under the machine or the human judgments (no relevant item under one of "
+        f"them, or not in the evaluated queries; {o('zero_relevant_users', 'zero')} scores "
+        "them 0)"
+    ),
 }
 
 # The notice each explicit choice answers (``validate``: an option given on purpose, such as

@@ -126,19 +126,25 @@ def test_gold_needed_is_the_least_that_reaches_the_width(seed, half_width):
     h, a_gold, a_other = _world(seed, 60, 900, grades=False)
     alone, ppi = gold_needed(h, a_gold, a_other, half_width)
     z = 1.959963984540054
-    lam = tuned_lambda(h, a_gold, a_other)
-    var_a = float(np.var(np.concatenate([a_gold, a_other])))
-    var_r = float(np.var(h - lam * a_gold))
+    every = np.concatenate([a_gold, a_other])
+    var_a = float(np.var(every))
     total = len(h) + len(a_other)
+    cov = float(np.cov(h, a_gold, ddof=0)[0, 1])
 
-    def width(m: int) -> float:
+    def width(m: int) -> float:  # PPI++'s weight tuned for m gold queries of the total
+        lam = min(1.0, max(0.0, cov / ((1 + m / (total - m)) * float(np.var(every, ddof=1)))))
+        var_r = float(np.var(h - lam * a_gold))
         return z * math.sqrt(lam**2 * var_a / (total - m) + var_r / m)
 
     fits = [m for m in range(2, total) if width(m) <= half_width]
+    lam_now = min(1.0, max(0.0, cov / ((1 + len(h) / len(a_other))
+                                       * float(np.var(every, ddof=1)))))
     assert (ppi if math.isfinite(ppi) else None) == (fits[0] if fits else None)
     need = z * math.sqrt(float(np.var(h))) / half_width
     assert alone == math.ceil(need**2)
-    assert not math.isfinite(ppi) or ppi <= alone  # the machine judgments never cost gold
+    assert lam_now == pytest.approx(tuned_lambda(h, a_gold, a_other))
+    # the machine judgments never cost gold: PPI reaches the width wherever gold alone does
+    assert not math.isfinite(alone) or ppi <= alone
 
 
 def test_undefined_where_the_sample_cannot_say():

@@ -323,15 +323,22 @@ def judge(ev, plan) -> Gates:
     """``plan``'s verdicts on an evaluation's values (its metrics, the segment gaps for
     --max-gap, each segment's means for METRIC[COLUMN=VALUE]) and its baseline deltas."""
     baseline = None
+    means = dict(ev.metrics)
+    why = dict(ev.undefined)
+    gold = getattr(ev, "gold", None)
+    if gold is not None:  # --gold: the gates judge each metric's PPI estimate (SPEC §12)
+        means.update(gold.estimates())
+        why.update({m: f"{m}'s PPI estimate is undefined (fewer than two gold queries with "
+                    "a value, or no other query)" for m, v in gold.estimates().items()
+                    if math.isnan(v)})
     if plan.baseline is not None:
-        rows = plan.comparison(ev.metrics)
+        rows = plan.comparison(means)
         baseline = {
             "path": plan.baseline.path,
             "metrics": {m: b for m, b, _, _ in rows},
             "delta": {m: d for m, _, _, d in rows},
         }
-    values = dict(ev.metrics)
-    why = dict(ev.undefined)
+    values = dict(means)
     for column, rows in ev.gaps.items():  # ndcg@10[gap:country], for --max-gap
         for gap in rows:
             values[f"{gap.metric}[gap:{column}]"] = gap.gap

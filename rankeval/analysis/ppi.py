@@ -70,6 +70,26 @@ class PPIEstimate:
     gold_queries: int
     other_queries: int
     effective_gold: float
+    # stratified PPI (``stratified_ppi_mean``): each stratum's part; ``lam`` is then NaN
+    strata: tuple[Stratum, ...] = ()
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One stratum of a stratified estimate: its name, its share ``weight`` of every query,
+    its gold and other queries, its own weight ``lam`` and its own PPI estimate."""
+
+    name: str
+    weight: float
+    gold_queries: int
+    other_queries: int
+    lam: float
+    ppi: Interval
+
+    @property
+    def rate(self) -> float:
+        """The share of the stratum's queries in the gold sample."""
+        return self.gold_queries / (self.gold_queries + self.other_queries)
 
 
 def tuned_lambda(h: np.ndarray, a_gold: np.ndarray, a_other: np.ndarray) -> float:
@@ -115,11 +135,65 @@ def ppi_mean(h, a_gold, a_other, level: float = 0.95, lam: float | None = None
     return PPIEstimate(ppi, weight, gold, machine, bias, n, big_n, effective)
 
 
+def stratified_ppi_mean(h, a_gold, a_other, gold_strata, other_strata, level: float = 0.95,
+                        lam: float | None = None) -> PPIEstimate:
+    """Stratified PPI (Fisch et al., NeurIPS 2024): the gold sample drawn uniformly within
+    each stratum, at rates that may differ. Each stratum ``k`` (``gold_strata`` and
+    ``other_strata`` name each query's) gets SPEC §12's estimate ``theta_k`` with its own
+    PPI++ weight ``lam_k`` (or the fixed ``lam``) and variance ``v_k``; with ``w_k`` the
+    stratum's share of every query,
+
+        estimate = sum_k w_k * theta_k,   variance = sum_k w_k^2 * v_k.
+
+    The gold-only estimate and the judge's bias are the same weighted sums of their
+    per-stratum means (their variances likewise); the machine-only mean is over every query
+    (it samples nothing). One stratum: ``ppi_mean`` exactly. A stratum of fewer than two gold
+    queries has no variance: everything but the machine mean is then undefined (NaN); one
+    without other queries is its gold mean (``lam_k`` 0)."""
+    h, a_gold, a_other = (np.asarray(x, dtype=np.float64) for x in (h, a_gold, a_other))
+    gold_strata, other_strata = np.asarray(gold_strata), np.asarray(other_strata)
+    if len(h) != len(a_gold) or len(h) != len(gold_strata) or len(a_other) != len(
+            other_strata):
+        raise ValueError("each query needs its values and its stratum")
+    names = np.unique(np.concatenate([gold_strata, other_strata]))
+    every = np.concatenate([a_gold, a_other])
+    machine = Interval.normal(float(every.mean()), float(every.std() / math.sqrt(len(every))),
+                              level)
+    z = _z(level)
+    parts, sums = [], np.zeros((3, 2))  # (ppi, gold, bias) x (value, variance)
+    for name in names:
+        g, o = gold_strata == name, other_strata == name
+        n, big_n = int(g.sum()), int(o.sum())
+        weight = (n + big_n) / len(every)
+        if n < 2:
+            return PPIEstimate(UNDEFINED, math.nan, UNDEFINED, machine, UNDEFINED, len(h),
+                               len(a_other), math.nan)
+        part = (ppi_mean(h[g], a_gold[g], a_other[o], level, lam) if big_n
+                else _gold_alone(h[g], a_gold[g], level))
+        parts.append(Stratum(str(name), weight, n, big_n, part.lam, part.ppi))
+        for row, est in enumerate((part.ppi, part.gold, part.bias)):
+            sums[row] += weight * est.value, weight**2 * est.se**2
+    ppi, gold, bias = (Interval(v, math.sqrt(var), v - z * math.sqrt(var),
+                                v + z * math.sqrt(var)) for v, var in sums)
+    effective = len(h) * sums[1, 1] / sums[0, 1] if sums[0, 1] > 0 else math.nan
+    return PPIEstimate(ppi, parts[0].lam if len(parts) == 1 else math.nan, gold, machine, bias,
+                       len(h), len(a_other), effective, tuple(parts))
+
+
+def _gold_alone(h: np.ndarray, a_gold: np.ndarray, level: float) -> PPIEstimate:
+    """A stratum whose every query is gold: its gold mean is its PPI estimate."""
+    gold = Interval.normal(float(h.mean()), float(h.std() / math.sqrt(len(h))), level)
+    diff = a_gold - h
+    bias = Interval.normal(float(diff.mean()), float(diff.std() / math.sqrt(len(h))), level)
+    return PPIEstimate(gold, 0.0, gold, gold, bias, len(h), 0, float(len(h)))
+
+
 def gold_needed(h, a_gold, a_other, half_width: float, level: float = 0.95,
                 lam: float | None = None) -> tuple[float, float]:
     """How many gold queries (of the same query set) the observed variances call for to reach
     an interval of ``half_width``: (gold alone, PPI). The total number of queries stays
-    n + N, so a gold query more is an unlabeled one fewer; NaN where even judging every
+    n + N, so a gold query more is an unlabeled one fewer; PPI++ tunes its weight for each
+    number of gold queries (a fixed ``lam`` stays fixed); NaN where even judging every
     query by hand would not reach it, or where the sample gives no variance to plan from."""
     if not half_width > 0:
         raise OptionError(f"{{option}} must be above 0, got {half_width}", "gold_plan")
@@ -130,10 +204,16 @@ def gold_needed(h, a_gold, a_other, half_width: float, level: float = 0.95,
     z = _z(level)
     var_h = float(h.var())
     alone = math.ceil((z * math.sqrt(var_h) / half_width) ** 2) if var_h > 0 else 2
-    weight = tuned_lambda(h, a_gold, a_other) if lam is None else float(lam)
-    var_a = float(np.concatenate([a_gold, a_other]).var())
-    var_r = float((h - weight * a_gold).var())
+    every = np.concatenate([a_gold, a_other])
+    var_a, cov = float(every.var()), float(np.mean((h - h.mean()) * (a_gold - a_gold.mean())))
     sizes = np.arange(2, total, dtype=np.float64)  # gold queries; the rest unlabeled
+    if lam is not None:
+        weight = np.full_like(sizes, float(lam))
+    else:  # PPI++ at each size: its own tuned weight (never worse than the gold alone)
+        spread = float(every.var(ddof=1))
+        weight = (np.clip(cov / ((1 + sizes / (total - sizes)) * spread), 0, 1)
+                  if spread > 0 else np.zeros_like(sizes))
+    var_r = var_h - 2 * weight * cov + weight**2 * float(a_gold.var())  # var(h - w a_gold)
     width = z * np.sqrt(weight**2 * var_a / (total - sizes) + var_r / sizes)
     reached = np.flatnonzero(width <= half_width)
     ppi = float(sizes[reached[0]]) if len(reached) else math.nan

@@ -9,6 +9,7 @@ import click
 
 from rankeval.cli.app import cli, error, show_notices, warn
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
+from rankeval.cli.gold import gold_options, gold_request, with_gold
 from rankeval.cli.options import (
     Command,
     engine_options,
@@ -83,6 +84,7 @@ from rankeval.report import FORMATS
 @option("confidence")
 @option("rounds")
 @option("seed")
+@gold_options
 @engine_options
 @report_options("score")
 def score(predictions, truth, **kw) -> int:
@@ -149,11 +151,13 @@ def score(predictions, truth, **kw) -> int:
               None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet,
               gaps=bool(kw["max_gap"]))
     engine.check(job)
+    gold = gold_request(kw, job, engine, {"--output": output, "--per-user": per_user,
+                                          "--junit": kw["junit"], "--html": kw["html"]})
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)
     trackers = _trackers(kw)
 
-    result = run(engine, job).judged(plan)
+    result = with_gold(engine, job, run(engine, job), gold).judged(plan)
     if margins:
         from rankeval.api.score import against_file  # --help's import cost: numpy
 

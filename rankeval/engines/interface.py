@@ -51,6 +51,8 @@ class Engine:
     # command-line options: name -> (flags, click keywords); the library takes them too
     options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {}
     keywords: ClassVar[tuple[str, ...]] = ()  # the library's further keywords (a session, ...)
+    # --gold: the engine gives both judgments' per-query values on this machine (#48)
+    gold: ClassVar[bool] = True
 
     def check(self, job: Job) -> None:
         """Before any input is read: the job can run here (paths, options)."""

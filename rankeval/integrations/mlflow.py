@@ -30,7 +30,13 @@ from typing import Any
 
 from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
-from rankeval.integrations.support import failure, held_logs, scoped_env, shown_uri
+from rankeval.integrations.support import (
+    failure,
+    held_logs,
+    logged_metrics,
+    scoped_env,
+    shown_uri,
+)
 
 _KEY = re.compile(r"[^\w.\- /:]")
 # MLflow's defaults retry a tracking server for minutes (7 retries, backoff factor 2, 120 s a
@@ -121,14 +127,15 @@ def _log(mlflow, ev, run_id: str | None, artifacts: bool, prefix: str) -> str:
     else:
         context = mlflow.start_run(run_id=run_id)  # that run, or a new one
     with context as run:
-        keys = metric_keys(list(ev.metrics))
-        defined = {keys[m]: float(v) for m, v in ev.metrics.items()
+        values = logged_metrics(ev)
+        keys = metric_keys(list(values))
+        defined = {keys[m]: float(v) for m, v in values.items()
                    if v is not None and math.isfinite(v)}
         mlflow.log_metrics({prefix + k: v for k, v in defined.items()})
         mlflow.log_params({prefix + k: v for k, v in params(ev).items()})
         mlflow.set_tag(f"{prefix}rankeval.metrics",
-                       json.dumps({prefix + keys[m]: m for m in ev.metrics}))
-        undefined = [m for m in ev.metrics if prefix + keys[m] not in
+                       json.dumps({prefix + keys[m]: m for m in values}))
+        undefined = [m for m in values if prefix + keys[m] not in
                      {prefix + k for k in defined}]
         if undefined:
             mlflow.set_tag(f"{prefix}rankeval.undefined", json.dumps(undefined))

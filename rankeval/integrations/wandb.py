@@ -27,7 +27,7 @@ from typing import Any
 
 from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
-from rankeval.integrations.support import failure, scoped_env, shown_uri
+from rankeval.integrations.support import failure, logged_metrics, scoped_env, shown_uri
 
 # For rankeval's own run, unless the user set them: wandb.init gives up after 15 s (W&B's
 # default: 90 s), and W&B's console lines stay out of rankeval's output (rankeval names the run)
@@ -94,7 +94,7 @@ def _log(wandb, run, ev) -> str:
     run.config.update({f"rankeval/{k}": v for k, v in params(ev).items()},
                       allow_val_change=True)
     undefined = []
-    for name, value in ev.metrics.items():
+    for name, value in logged_metrics(ev).items():
         if value is not None and math.isfinite(value):
             run.summary[name] = float(value)
         else:

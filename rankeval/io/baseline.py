@@ -51,7 +51,15 @@ def read_report(path: str, flag: str = "{opt:baseline}") -> Report:
             f"{where}: report schema {schema!r} is newer than this rankeval understands "
             f"(schema {SCHEMA_VERSION}, rankeval {__version__}); upgrade rankeval"
         )
-    metrics = doc["metrics"]
+    metrics = dict(doc["metrics"])
+    gold = doc.get("gold")
+    if isinstance(gold, dict) and isinstance(gold.get("estimates"), dict):
+        # a report of score --gold: its gates judged the PPI estimates, and so do ours
+        for name, row in gold["estimates"].items():
+            ppi = row.get("ppi") if isinstance(row, dict) else None
+            if not isinstance(ppi, dict) or "value" not in ppi:
+                raise OptionError(f"{where}: gold estimate {name!r} has no 'ppi' value")
+            metrics[name] = ppi["value"]
     bad = [k for k, v in metrics.items() if v is not None and not _finite_number(v)]
     if bad:
         raise OptionError(f"{where}: metric values that are not finite numbers: {bad[:5]}")

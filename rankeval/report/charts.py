@@ -336,3 +336,30 @@ def heatmap(name: str, title: str, labels: Sequence[str], difference: Sequence[S
     ax.set_title(title)
     return svg(fig, name, title)
 
+
+
+@styled
+def intervals(name: str, title: str, labels: Sequence[str], series: Sequence[str],
+              values: Sequence[Sequence]) -> str:
+    """Per label, one estimate per series side by side, each a point with its interval
+    (``values[i][j]``: an object with ``value``, ``low``, ``high``; NaN: not drawn)."""
+    n, m = len(labels), len(series)
+    fig, (ax,) = figure(5.6, 0.9 + 0.3 * n * max(m, 1), labels)
+    step = 0.8 / m
+    y = np.arange(n)
+    for j, s in enumerate(series):
+        at = y - 0.4 + step * (j + 0.5)
+        for i in range(n):
+            v = values[i][j]
+            if np.isfinite(v.low):
+                ax.plot([v.low, v.high], [at[i], at[i]], color=color(j), linewidth=2)
+        shown = [i for i in range(n) if np.isfinite(values[i][j].value)]
+        ax.plot([values[i][j].value for i in shown], [at[i] for i in shown], "o",
+                color=color(j), markersize=5, label=s)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel("mean over the queries")
+    ax.set_title(title)
+    ax.legend(loc="lower right", bbox_to_anchor=(1, 1), ncol=m, fontsize=8, borderaxespad=0.2)
+    return svg(fig, name, title)

@@ -41,6 +41,11 @@ def render(ev) -> str:
             spec = next(s for s in ev.specs if str(s) == gap.metric)
             writer.writerow([f"{gap.metric}[gap:{column}]", spec.name, spec.column,
                              exact(gap.gap), "gap", *([""] * len(stats))])
+    if ev.gold is not None:  # --gold: rows "ndcg@10[ppi]", "ndcg@10[ppi:low]", ...
+        for name, value in ev.gold.rows():
+            spec = next(s for s in ev.specs if str(s) == name.partition("[")[0])
+            writer.writerow([name, spec.name, spec.column, exact(value), "gold",
+                             *([""] * len(stats))])
     for column, segments in ev.segments.items():  # rows "ndcg@10[country=DE]"
         for seg in segments:
             for metric, value in seg.metrics.items():

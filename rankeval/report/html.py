@@ -17,6 +17,7 @@ from rankeval.errors import OptionError
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
 from rankeval.report.compare_html import compare_sections
+from rankeval.report.gold import html_section as gold_section
 from rankeval.report.html_page import (
     CSS,
     LONG_ROWS,
@@ -67,6 +68,7 @@ def render(ev) -> str:
     parts = {s.key: s for s in model.score(ev, UNDEFINED)}
     sections = [
         _gates(parts.get("gates")), _headline(ev) if long else _summary(ev, parts),
+        gold_section(ev, parts),
         curves_section(view), distributions_section(view, parts.get("distribution")),
         _segments_score(ev, parts), _fairness(ev, parts), popularity_section(view),
         _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),

@@ -8,7 +8,10 @@ disappears; adding keys is compatible):
      users, comparisons, top_changes, warnings (compare). An undefined number (SPEC section
      9) is null, and "undefined" maps each undefined metric to why (added compatibly).
      Compare's "baselines" lists every baseline ("baseline" stays the first) and each
-     comparison names its "baseline" (added compatibly).
+     comparison names its "baseline" (added compatibly). "gold" (score --gold): per metric
+     the PPI, gold-only, machine-only and bias estimates with their intervals, lambda, the
+     effective gold queries, strata and plan; a baseline report with it is read as its PPI
+     estimates (added compatibly).
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ def document(ev) -> dict[str, Any]:
         "group_exposure": ({metric: {"users": t.users, "groups": [
             {"group": g, "exposure": e, "target": tg, "ratio": None if r != r else r}
             for g, e, tg, r in t.rows()]} for metric, t in ev.group_exposure.items()} or None),
+        **({"gold": ev.gold.to_dict()} if ev.gold is not None else {}),
         "warnings": ev.warnings,
         "notices": [n.to_dict() for n in ev.notices],
     }

@@ -60,7 +60,7 @@ def table(key: str, head, rows, **kw) -> Section:
 def score(ev, undefined: str = UNDEFINED) -> list[Section]:
     """An evaluation's sections: gates, summary, baseline, distribution, segments, ties, and
     what the numbers rest on (``undefined``: how the format shows an undefined value)."""
-    out = [*gates(ev), summary(ev, undefined)]
+    out = [*gates(ev), summary(ev, undefined), *gold(ev, undefined)]
     if ev.gates.baseline is not None:
         rows = comparison(ev)
         out.append(table(
@@ -140,6 +140,65 @@ def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFIN
     if interval is None or not defined(value):
         return fixed(value, undefined=undefined)
     return f"{fixed(value)} [{fixed(interval[0])}, {fixed(interval[1])}]"
+
+
+def _interval(i, undefined: str = UNDEFINED, sign: bool = False) -> str:
+    if not defined(i.low):
+        return undefined
+    return f"[{fixed(i.low, sign=sign)}, {fixed(i.high, sign=sign)}]"
+
+
+def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
+    """``--gold``: per metric the machine-only, gold-only and PPI estimates, the judge's bias
+    and what the machine judgments were worth; the strata; the plan; the assumption."""
+    g = ev.gold
+    if g is None:
+        return []
+    level = f"{g.level:.0%}"
+    rows = [[m, fixed(e.machine.value, undefined=undefined),
+             fixed(e.gold.value, undefined=undefined), fixed(e.ppi.value, undefined=undefined),
+             _interval(e.ppi, undefined), fixed(e.lam, 2, undefined="per stratum" if e.strata
+                                                else undefined),
+             fixed(e.bias.value, sign=True, undefined=undefined),
+             _interval(e.bias, undefined, sign=True),
+             f"{fixed(e.effective_gold, 1, undefined=undefined)} of {e.gold_queries:,}"]
+            for m, e in ((m, x.estimate) for m, x in g.metrics.items())]
+    first = next(iter(g.metrics.values()), None)
+    queries = (f"{first.estimate.gold_queries + first.estimate.other_queries:,}"
+               if first else f"{g.truth_queries:,}")
+    notes = [f"machine: the machine judgments of all {queries} queries (biased when the "
+             f"judge is); gold: the {g.gold_queries:,} gold queries alone; PPI: {g.method}, "
+             f"with its {level} interval; bias: machine minus gold on the gold queries "
+             "(positive: the judge overrates), with its interval; effective gold: the gold "
+             "queries alone that would give the PPI interval's width",
+             f"assumption: {g.assumption}",
+             "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate"]
+    if g.few:
+        notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
+                     "are rough")
+    if g.not_estimated:
+        notes.append("no PPI estimate: " + "; ".join(f"{m} ({why})"
+                                                     for m, why in g.not_estimated.items()))
+    out = [table("gold", ["metric", "machine", "gold", "PPI", f"{level} interval", "lambda",
+                          "bias", "bias interval", "effective gold"], rows,
+                 title="With the gold sample {}", subject=g.path, notes=tuple(notes))]
+    if first is not None and first.estimate.strata:
+        out.append(table("gold_strata", ["stratum", "queries", "gold", "rate", "weight"],
+                         [[s.name, f"{s.gold_queries + s.other_queries:,}",
+                           f"{s.gold_queries:,}", f"{s.rate:.1%}", fixed(s.weight)]
+                          for s in first.estimate.strata],
+                         title=f"Strata of {g.strata_column} (for {first.metric})",
+                         data=frozenset({0})))
+    if g.plan_half_width is not None:
+        out.append(table("gold_plan", ["metric", "gold alone", "with PPI"],
+                         [[m, count(x.plan[0], "unreachable"), count(x.plan[1], "unreachable")]
+                          for m, x in g.metrics.items() if x.plan is not None],
+                         title=f"Gold queries for a {level} interval of half-width "
+                               f"{g.plan_half_width:g}",
+                         notes=(f"of {queries} queries in all, from the observed variances "
+                                "(the closed form of SPEC §12); unreachable: not even by "
+                                "judging every query by hand",)))
+    return out
 
 
 def corpus_line(ev) -> str:

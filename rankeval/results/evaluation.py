@@ -93,6 +93,8 @@ class Evaluation:
     gaps: dict[str, list] = field(default_factory=dict)
     # awrf metric -> exposure by item group against its target (``kernels.fairness``)
     group_exposure: dict[str, Any] = field(default_factory=dict)
+    # --gold: the estimates corrected by a human-judged sample (``results.gold``)
+    gold: Any = None
 
     @property
     def specs(self) -> list[MetricSpec]:

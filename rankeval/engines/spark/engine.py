@@ -32,6 +32,7 @@ class SparkEngine(DistributedEngine):
     }
     # the library's: a session to use, partitions of users, rows scored at once in a task
     keywords: ClassVar[tuple[str, ...]] = ("spark", "partitions", "chunk_rows")
+    gold = False  # the per-query sums PPI needs are not added up over partitions yet
 
     def check(self, job: Job) -> None:
         conf(job.options.get("spark_conf") or ())

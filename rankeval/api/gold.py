@@ -1,0 +1,259 @@
+"""Machine-judged truth with a human-judged gold sample (#48, SPEC §12): ``evaluate_gold``
+(the library's verb, ``rankeval.evaluate_gold``) and ``with_gold`` (what ``score --gold``
+adds to the evaluation it ran).
+
+The run is scored twice on the same engine: against the machine-judged truth (every query)
+and against the gold file (the gold queries). Per metric, the per-query values of the two
+are paired by query id and handed to ``analysis.ppi``: the gold queries are the labelled
+set, the truth's other queries the unlabelled one, as ``ppi_py`` takes them. A gold query
+whose metric is undefined under either judgments (no relevant item, with the default
+``zero_relevant_users='skip'``) is left out of that metric, counted in a notice.
+
+Strata (``gold_strata=COLUMN``): a column of the truth naming each query's stratum (one per
+query); the gold file may hold it too, and must then agree. Each stratum's share of the
+queries and its sampling rate (its gold queries over its queries) come from the truth.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
+from rankeval.api.evaluate import evaluate
+from rankeval.engines.interface import Job
+from rankeval.engines.pipeline import run
+from rankeval.engines.registry import get
+from rankeval.errors import InputError, OptionError, plural
+from rankeval.io.arrow import to_numpy
+from rankeval.io.cast import ID
+from rankeval.io.checked import id_column, read_typed
+from rankeval.io.columns import resolve_role
+from rankeval.io.formats import STDIN
+from rankeval.io.load import open_input
+from rankeval.notices import Notice
+from rankeval.registry import CORPUS, MEAN, REGISTRY
+from rankeval.results.evaluation import Evaluation
+from rankeval.results.gold import FEW, GoldEstimates, GoldMetric
+from rankeval.results.store import LocalValues
+
+PER_USER = "gold:{metric}"  # the per-user column of a metric's value under the gold file
+
+
+@dataclass(frozen=True)
+class Queries:
+    """The distinct queries of a judgments file, as text, and each one's stratum."""
+
+    label: str
+    ids: pa.Array
+    strata: pa.Array | None = None
+
+
+@dataclass(frozen=True)
+class GoldRequest:
+    """What ``--gold`` asks: the gold file and how to read it, the estimator's options."""
+
+    gold: Any
+    gold_format: str | None = None
+    lam: float | None = None  # None: PPI++ tunes it
+    strata: str | None = None  # the column naming each query's stratum
+    level: float = 0.95
+    plan: float | None = None  # --gold-plan HALF_WIDTH
+
+    def check(self, job: Job, engine) -> None:
+        """Before any input is read: the options, and inputs that can be read twice."""
+        if not engine.gold:
+            raise OptionError(f"{{opt:gold}} needs the per-query values of both judgments on "
+                              f"this machine: the {engine.name} engine does not give them yet "
+                              "(use --engine local)")
+        if self.lam is not None and not 0 <= self.lam <= 1:
+            raise OptionError(f"{{opt:ppi_lambda}} must lie in [0, 1], got {self.lam}")
+        if self.plan is not None and not self.plan > 0:
+            raise OptionError(f"{{opt:gold_plan}} must be above 0, got {self.plan}")
+        if STDIN in (job.predictions, job.truth, self.gold):
+            raise OptionError("{opt:gold} scores the run against TRUTH and the gold file in "
+                              "turn: give files, not - (standard input is read once)")
+
+
+def evaluate_gold(predictions: Any, truth: Any, gold: Any,
+                  metrics: str | Iterable[str] | None = None,
+                  k: int | str | Iterable[int | str] | None = None, *,
+                  gold_format: str | None = None, ppi_lambda: float | None = None,
+                  gold_strata: str | None = None, confidence: float = 0.95,
+                  gold_plan: float | None = None, **options: Any) -> Evaluation:
+    """Evaluate ``predictions`` against machine-judged ``truth`` (every query) corrected by
+    ``gold``, human judgments of a uniform random sample of the queries (SPEC §12).
+
+    The result is ``evaluate``'s (its ``metrics`` the machine-only means) with ``.gold``: per
+    metric the PPI++ estimate and its ``confidence`` interval, the gold-only and machine-only
+    means, the judge's bias (machine minus gold on the gold queries: positive, it overrates)
+    and the effective number of gold queries. ``ppi_lambda``: a fixed weight (1 classic PPI,
+    0 the gold sample alone); ``gold_strata``: the truth's column naming each query's
+    stratum, for stratified PPI; ``gold_plan``: a half-width, for the gold queries it calls
+    for. ``gold_format``: the gold file's format (default ``truth_format``'s). The other
+    keywords are ``evaluate``'s.
+
+    >>> ev = evaluate_gold("run.csv", "llm.qrels", "human.qrels", "ndcg@10")
+    >>> ev.gold.metrics["ndcg@10"].estimate.ppi
+    """
+    request = GoldRequest(gold, gold_format, ppi_lambda, gold_strata, confidence, gold_plan)
+    if request.lam is not None and not 0 <= request.lam <= 1:
+        raise OptionError(f"{{option}} must lie in [0, 1], got {request.lam}", "ppi_lambda")
+    if request.plan is not None and not request.plan > 0:
+        raise OptionError(f"{{option}} must be above 0, got {request.plan}", "gold_plan")
+    if not get(options.get("engine")).gold:
+        raise OptionError(f"gold needs the per-query values of both judgments on this "
+                          f"machine: the {options.get('engine')} engine does not give them yet "
+                          "(use engine='local')")
+    columns = {c: options.get(c) for c in ("user_col", "item_col", "relevance_col",
+                                           "subtopic_col")}
+    truth_format = options.get("truth_format")
+    inputs = _queries_of(truth, gold, request, truth_format, columns, {})
+    machine = evaluate(predictions, truth, metrics, k, **options)
+    human = evaluate(predictions, gold, metrics, k,
+                     **{**options, "truth_format": gold_format or truth_format})
+    return _combined(machine, human, inputs, request)
+
+
+def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Evaluation:
+    """``score --gold``: ``result`` (the job run against the machine-judged truth) with the
+    gold estimates, the job run again against the gold file on the same engine."""
+    inputs = _queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
+                         job.reading)
+    gold_job = Job(job.predictions, request.gold, job.settings, job.columns, job.reading,
+                   job.preds_format, request.gold_format or job.truth_format, job.extras,
+                   job.options, keep_values=True, quiet=True)
+    human = run(engine, gold_job)
+    return _combined(result, human, inputs, request)
+
+
+def _queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
+                columns: dict[str, Any], reading: dict[str, Any]) -> tuple[Queries, Queries]:
+    """The truth's and the gold file's queries, checked: the gold file holds judged pairs,
+    of the truth's queries only, and agrees with the truth on each query's stratum."""
+    every = _queries(truth, truth_format, columns, reading, request.strata, required=True)
+    sample = _queries(gold, request.gold_format or truth_format, columns, reading,
+                      request.strata, required=False)
+    outside = pc.invert(pc.is_in(sample.ids, value_set=every.ids))
+    if pc.any(outside).as_py():
+        stray = pc.filter(sample.ids, outside)
+        raise InputError(sample.label, f"{_some(stray)} not in the truth {every.label}: the "
+                         "gold queries must be a sample of the truth's")
+    if sample.strata is not None and every.strata is not None:
+        theirs = pc.take(every.strata, pc.index_in(sample.ids, value_set=every.ids))
+        differ = pc.not_equal(theirs, sample.strata)
+        if pc.any(differ).as_py():
+            raise InputError(sample.label, f"{_some(pc.filter(sample.ids, differ))} in another "
+                             f"stratum than in the truth {every.label}", column=request.strata)
+    return every, sample
+
+
+def _queries(data: Any, fmt: str | None, columns: dict[str, Any], reading: dict[str, Any],
+             strata: str | None, required: bool) -> Queries:
+    """The distinct queries of a judgments file (its user column), and with ``strata`` the
+    stratum of each (``required``: the file must have the column); one stratum per query."""
+    table = open_input(data, "truth", fmt, reading)
+    label = table.label
+    user = resolve_role(table.columns, "truth", columns, label)["user"]
+    assert user is not None  # required: resolve_role raises without it
+    named = strata if strata is not None and strata in table.columns else None
+    if strata is not None and required and named is None:
+        raise InputError(label, f"no column {strata!r} to read the strata from "
+                         f"({{opt:gold_strata}}); its columns: {', '.join(table.columns)}")
+    types: dict[str, pa.DataType] = {user: ID}
+    if named is not None:
+        types[named] = ID
+    read = read_typed(table, types)
+    ids = _flat(id_column(read, user, label).cast(pa.string()))
+    if named is None:
+        return Queries(label, _flat(pc.unique(ids)))
+    pairs = pa.table([ids, _flat(id_column(read, named, label).cast(pa.string()))],
+                     names=["q", "s"])
+    grouped = pairs.group_by("q").aggregate([("s", "count_distinct"), ("s", "min")])
+    mixed = _flat(grouped["s_count_distinct"]).to_numpy() > 1
+    if mixed.any():
+        raise InputError(label, f"{_some(_flat(grouped['q']).filter(pa.array(mixed)))} in more "
+                         "than one stratum: a stratum is a property of the query", column=named)
+    return Queries(label, _flat(grouped["q"]), _flat(grouped["s_min"]))
+
+
+def _flat(values: Any) -> pa.Array:
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
+def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Queries],
+              request: GoldRequest) -> Evaluation:
+    """The machine evaluation with the gold estimates and the per-query gold values."""
+    every, sample = inputs
+    ids = machine.user_id_array.cast(pa.string())
+    gold_ids = human.user_id_array.cast(pa.string())
+    in_sample = pc.is_in(ids, value_set=sample.ids).to_numpy(zero_copy_only=False)
+    where = pc.index_in(ids, value_set=gold_ids)
+    found = pc.is_valid(where).to_numpy(zero_copy_only=False)
+    rows = to_numpy(where.fill_null(0))
+    strata = None
+    if every.strata is not None:
+        strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))
+                          ).astype(str)
+    out, per_user, notices, skipped = {}, {}, [], {}
+    for spec in machine.specs:
+        metric, row = str(spec), REGISTRY[spec.name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[metric] = ("one value for the run, no per-query values" if
+                               row.scope == CORPUS else "not a mean over queries")
+            continue
+        a = machine.values(spec)
+        h = np.where(found, human.values(spec)[rows], np.nan)
+        per_user[PER_USER.format(metric=metric)] = np.where(in_sample, h, np.nan)
+        gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+        other = ~in_sample & ~np.isnan(a)
+        if strata is None:
+            estimate = ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
+        else:
+            _strata_checked(strata[gold], strata[other], request.strata, sample.label)
+            estimate = stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
+                                           strata[other], request.level, request.lam)
+        plan = (None if request.plan is None else
+                gold_needed(h[gold], a[gold], a[other], request.plan, request.level,
+                            request.lam))
+        left = len(sample.ids) - int(gold.sum())
+        if left:
+            notices.append(Notice("gold_left_out", left, {"path": sample.label,
+                                                          "metric": metric}))
+        out[metric] = GoldMetric(metric, estimate, left, plan)
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
+                              len(sample.ids), out, request.strata, request.plan, skipped)
+    store = machine.store
+    if isinstance(store, LocalValues):  # the engines that give --gold keep values here
+        store = LocalValues(store.arrays, store.ids, {**store.extra, **per_user})
+    return dataclasses.replace(machine, gold=estimates, store=store,
+                               inputs={**machine.inputs, "gold": human.inputs["truth"]},
+                               notices=[*machine.notices, *notices])
+
+
+def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
+                    label: str) -> None:
+    """Every stratum has at least two gold queries (else no variance to estimate from)."""
+    names, counts = np.unique(gold, return_counts=True)
+    known = dict(zip(names.tolist(), counts.tolist(), strict=True))
+    short = [s for s in np.unique(np.concatenate([gold, other])).tolist() if known.get(s, 0) < 2]
+    if short:
+        shown = ", ".join(f"{s!r} ({plural(known.get(s, 0), 'gold query', 'gold queries')})"
+                          for s in short[:5])
+        raise InputError(label, f"{plural(len(short), 'stratum', 'strata')} with fewer than "
+                         f"two gold queries, e.g. {shown}: stratified PPI estimates each "
+                         "stratum's variance from its own gold queries", column=column)
+
+
+def _some(queries: pa.Array) -> str:
+    """``3 queries (e.g. 'q7', 'q9', 'q12')``."""
+    shown = ", ".join(repr(q) for q in queries[:5].to_pylist())
+    return f"{plural(len(queries), 'query', 'queries')} (e.g. {shown})"

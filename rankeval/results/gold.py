@@ -1,0 +1,135 @@
+"""What ``--gold`` adds to an evaluation (#48, SPEC §12): per metric, its mean over every query
+from machine judgments corrected by a human-judged (gold) sample: the PPI++ estimate and the
+machine-only, gold-only and bias estimates beside it, as plain data (``analysis.ppi``'s
+numbers, named)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rankeval.analysis.ppi import Interval, PPIEstimate
+
+UNIFORM = ("the gold queries are assumed a uniform random sample of the queries (draw them at "
+           "random, not by hand)")
+STRATIFIED = ("the gold queries are assumed a uniform random sample within each stratum of "
+              "{column} (stratified PPI, Fisch et al. 2024; rates per stratum below)")
+FEW = 30  # fewer gold queries than this: a warning (the normal interval is rough)
+
+
+@dataclass(frozen=True)
+class GoldMetric:
+    """One metric under the gold sample: ``estimate`` (analysis.ppi), the gold queries left
+    out because the metric is undefined on them under either judgments, and with
+    ``--gold-plan`` the gold queries the half-width calls for (gold alone, PPI)."""
+
+    metric: str
+    estimate: PPIEstimate
+    left_out: int = 0
+    plan: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.estimate
+        out: dict[str, Any] = {
+            "ppi": _interval(e.ppi), "lambda": _number(e.lam),
+            "gold": _interval(e.gold), "machine": _interval(e.machine),
+            "bias": _interval(e.bias),
+            "gold_queries": e.gold_queries, "other_queries": e.other_queries,
+            "effective_gold": _number(e.effective_gold), "left_out": self.left_out,
+        }
+        if e.strata:
+            out["strata"] = [{"stratum": s.name, "weight": s.weight, "rate": s.rate,
+                              "gold_queries": s.gold_queries,
+                              "other_queries": s.other_queries, "lambda": _number(s.lam),
+                              "ppi": _interval(s.ppi)} for s in e.strata]
+        if self.plan is not None:
+            out["plan"] = {"gold_alone": _number(self.plan[0]), "ppi": _number(self.plan[1])}
+        return out
+
+
+@dataclass(frozen=True)
+class GoldEstimates:
+    """Every metric's estimates under one gold file, and how they were made."""
+
+    path: str
+    level: float
+    lam: float | None  # the fixed weight asked for; None: PPI++ tunes it per metric
+    truth_queries: int  # queries in the machine-judged truth
+    gold_queries: int  # queries in the gold file
+    metrics: dict[str, GoldMetric]
+    strata_column: str | None = None
+    plan_half_width: float | None = None
+    # metric -> why it has no estimate (a corpus metric, a geometric mean)
+    not_estimated: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def assumption(self) -> str:
+        """The sampling assumption every report states."""
+        if self.strata_column is None:
+            return UNIFORM
+        return STRATIFIED.format(column=repr(self.strata_column))
+
+    @property
+    def method(self) -> str:
+        """How the estimate was made, in words."""
+        what = ("PPI++ (lambda tuned per metric)" if self.lam is None else
+                "classic PPI (lambda 1)" if self.lam == 1 else
+                "the gold sample alone (lambda 0)" if self.lam == 0 else
+                f"PPI with lambda {self.lam:g}")
+        return f"stratified {what}, per stratum" if self.strata_column else what
+
+    @property
+    def few(self) -> bool:
+        """Fewer than ``FEW`` gold queries: the normal interval is rough."""
+        return self.gold_queries < FEW
+
+    def estimates(self) -> dict[str, float]:
+        """Metric -> its PPI estimate: the value the gates judge."""
+        return {m: g.estimate.ppi.value for m, g in self.metrics.items()}
+
+    def intervals(self) -> dict[str, Interval]:
+        return {m: g.estimate.ppi for m, g in self.metrics.items()}
+
+    def rows(self) -> Iterator[tuple[str, float]]:
+        """(row name, value): ``ndcg@10[ppi]``, ``ndcg@10[ppi:low]``, ...,
+        ``ndcg@10[lambda]``, ``ndcg@10[effective_gold]``, per stratum ``ndcg@10[ppi:S]``, and
+        with --gold-plan ``ndcg@10[plan:ppi]``: the CSV report's rows, what trackers log."""
+        for metric, g in self.metrics.items():
+            e = g.estimate
+            for what in ("machine", "gold", "ppi", "bias"):
+                interval = getattr(e, what)
+                yield f"{metric}[{what}]", interval.value
+                yield f"{metric}[{what}:low]", interval.low
+                yield f"{metric}[{what}:high]", interval.high
+            yield f"{metric}[lambda]", e.lam
+            yield f"{metric}[effective_gold]", e.effective_gold
+            yield f"{metric}[gold_queries]", float(e.gold_queries)
+            yield f"{metric}[other_queries]", float(e.other_queries)
+            for s in e.strata:
+                yield f"{metric}[ppi:{s.name}]", s.ppi.value
+                yield f"{metric}[lambda:{s.name}]", s.lam
+            if g.plan is not None:
+                yield f"{metric}[plan:gold_alone]", g.plan[0]
+                yield f"{metric}[plan:ppi]", g.plan[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "level": self.level, "method": self.method,
+            "lambda": self.lam, "assumption": self.assumption,
+            "truth_queries": self.truth_queries, "gold_queries": self.gold_queries,
+            "strata_column": self.strata_column, "plan_half_width": self.plan_half_width,
+            "gates_judge": "ppi",
+            "estimates": {m: g.to_dict() for m, g in self.metrics.items()},
+            "not_estimated": self.not_estimated,
+        }
+
+
+def _number(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _interval(i: Interval) -> dict[str, float | None]:
+    return {"value": _number(i.value), "low": _number(i.low), "high": _number(i.high),
+            "se": _number(i.se)}

@@ -1,0 +1,446 @@
+"""``score --gold`` and ``rankeval.evaluate_gold`` (#48, SPEC §12): machine-judged truth
+corrected by a human-judged gold sample. End to end against ppi_py on the per-query values
+rankeval writes, SPEC's worked example 12 through the command, stratified PPI against its
+definition and by simulation, every exit-2 class, every report format, the gates."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+import rankeval
+from rankeval.analysis.ppi import ppi_mean, stratified_ppi_mean
+
+from .conftest import ROOT
+
+DATA = ROOT / "sample_data"
+RUN, MACHINE, HUMAN = (str(DATA / n) for n in ("judged_llm.run", "judged_llm.qrels",
+                                                "judged_human.qrels"))
+
+
+def _strict(text: str):
+    """JSON that holds no NaN or Infinity."""
+    def refuse(name):
+        raise AssertionError(f"JSON holds {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+# --- end to end against ppi_py -------------------------------------------------------------
+
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.37])
+def test_cli_equals_ppi_py_on_the_per_query_values_it_writes(run_cli, tmp_path, lam):
+    """The per-user file keeps both values per query; ppi_py on them gives the report's."""
+    users, report = tmp_path / "users.csv", tmp_path / "report.json"
+    r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10,p@5", "--gold", HUMAN, "--per-user",
+                users, "-f", "json", "-o", report,
+                *(["--ppi-lambda", str(lam)] if lam is not None else []))
+    assert r.exit_code == 0, r.stderr
+    doc = _strict(report.read_text())
+    per_user = pd.read_csv(users, dtype={"user_id": str})
+    gold_queries = {line.split()[0] for line in Path(HUMAN).read_text().splitlines()}
+    assert len(gold_queries) == 50
+    for metric in ("ndcg@10", "precision@5"):
+        gold = per_user["user_id"].isin(gold_queries).to_numpy()
+        h = per_user[f"gold:{metric}"].to_numpy()
+        a = per_user[metric].to_numpy()
+        assert np.isnan(h[~gold]).all() and not np.isnan(h[gold]).any()
+        point = ppi_mean_pointestimate(h[gold], a[gold], a[~gold], lam=lam)
+        low, high = ppi_mean_ci(h[gold], a[gold], a[~gold], alpha=0.05, lam=lam)
+        ppi = doc["gold"]["estimates"][metric]["ppi"]
+        assert ppi["value"] == pytest.approx(float(np.squeeze(point)), abs=1e-9)
+        assert (ppi["low"], ppi["high"]) == pytest.approx(
+            (float(np.squeeze(low)), float(np.squeeze(high))), abs=1e-9)
+        row = doc["gold"]["estimates"][metric]
+        assert row["gold"]["value"] == pytest.approx(h[gold].mean(), abs=1e-12)
+        assert row["machine"]["value"] == pytest.approx(a.mean(), abs=1e-12)
+        assert row["machine"]["value"] == pytest.approx(doc["metrics"][metric], abs=1e-12)
+        assert row["bias"]["value"] == pytest.approx((a[gold] - h[gold]).mean(), abs=1e-12)
+        assert (row["gold_queries"], row["other_queries"]) == (50, 200)
+        if lam is not None:
+            assert row["lambda"] == lam
+
+
+def test_library_verb_is_the_command():
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10", ppi_lambda=None)
+    est = ev.gold.metrics["ndcg@10"].estimate
+    per_user = ev.per_user
+    gold = per_user["gold:ndcg@10"].notna().to_numpy()
+    a, h = per_user["ndcg@10"].to_numpy(), per_user["gold:ndcg@10"].to_numpy()
+    again = ppi_mean(h[gold], a[gold], a[~gold])
+    assert est == again
+    assert ev.metrics["ndcg@10"] == pytest.approx(a.mean())
+    assert "gold" in ev.to_dict() and ev.to_dict()["gold"]["method"].startswith("PPI++")
+
+
+def test_the_sample_world_is_what_its_generator_says():
+    """sample_data/make_judged.py's outputs are committed as it writes them, and the PPI
+    intervals of the sample cover each run's true nDCG@10 while the machine judgments
+    reverse the runs' order."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_judged", DATA / "make_judged.py")
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["make_judged"] = gen  # its dataclass looks its module up
+    spec.loader.exec_module(gen)
+    w = gen.world()
+    assert sorted(w.gold) == sorted({line.split()[0]
+                                     for line in Path(HUMAN).read_text().splitlines()})
+    truth = gen.true_ndcg(w)
+    assert truth["bm25"] > truth["llm"]
+    machine, ppi = {}, {}
+    for name in ("bm25", "llm"):
+        ev = rankeval.evaluate_gold(str(DATA / f"judged_{name}.run"), MACHINE, HUMAN, "ndcg@10")
+        machine[name] = ev.metrics["ndcg@10"]
+        ppi[name] = ev.gold.metrics["ndcg@10"].estimate.ppi
+        assert ppi[name].low <= truth[name] <= ppi[name].high, (name, ppi[name], truth)
+    assert machine["llm"] > machine["bm25"]  # the judge's favour reverses the order
+    assert ppi["bm25"].value > ppi["llm"].value
+    # the true value by rankeval from every human grade equals the generator's by hand
+    full = w.human.rename(columns={"query": "user_id", "doc": "item_id", "grade": "relevance"})
+    for name, run in w.runs.items():
+        frame = run.rename(columns={"query": "user_id", "doc": "item_id"})
+        assert rankeval.evaluate(frame, full, "ndcg@10").metrics["ndcg@10"] == pytest.approx(
+            truth[name], abs=1e-12)
+
+
+# --- SPEC's worked example 12 through the command ------------------------------------------
+
+A = [1, 0.5, 0.5, 1, 0, 1, 0.5, 1, 0]  # machine precision@2 of q1..q9
+H = [1, 0, 0.5, 1]  # human precision@2 of the gold queries q1..q4
+
+
+def _qrels(values, path: Path) -> None:
+    """Judgments giving each query the precision@2 ``values`` of a run listing d1, d2; an
+    unretrieved relevant document keeps a query of 0 evaluated."""
+    lines = []
+    for i, v in enumerate(values, 1):
+        hits = round(v * 2)
+        lines += [f"q{i} 0 d{j} {int(j <= hits)}" for j in (1, 2)] + [f"q{i} 0 x 1"]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def example12(tmp_path):
+    run = tmp_path / "example.run"
+    run.write_text("".join(f"q{i} Q0 d{j} {j} {3 - j} r\n" for i in range(1, 10)
+                           for j in (1, 2)))
+    _qrels(A, tmp_path / "machine.qrels")
+    _qrels(H, tmp_path / "human.qrels")
+    return run, tmp_path / "machine.qrels", tmp_path / "human.qrels"
+
+
+@pytest.mark.parametrize("lam, value, low, high", [
+    (None, 0.55, 0.1891, 0.9109), ("1", 0.375, -0.0707, 0.8207)])
+def test_worked_example_12_end_to_end(run_cli, example12, lam, value, low, high):
+    run, machine, human = example12
+    r = run_cli("score", run, machine, "-m", "p@2", "--gold", human, "-f", "json",
+                *(["--ppi-lambda", lam] if lam else []))
+    assert r.exit_code == 0, r.stderr
+    row = _strict(r.stdout)["gold"]["estimates"]["precision@2"]
+    assert row["ppi"]["value"] == pytest.approx(value, abs=1e-12)
+    assert (row["ppi"]["low"], row["ppi"]["high"]) == pytest.approx((low, high), abs=1e-4)
+    assert row["lambda"] == pytest.approx(0.3 if lam is None else 1.0, abs=1e-12)
+    assert row["gold"]["value"] == pytest.approx(0.625, abs=1e-12)
+    assert row["bias"]["value"] == pytest.approx(0.125, abs=1e-12)
+    assert "fewer than 30" in r.stderr  # 4 gold queries: a warning, the interval still shown
+
+
+# --- stratified PPI -------------------------------------------------------------------------
+
+def _strata_world(rng, sizes=(300, 200), rates=(0.15, 0.5), means=(0.2, 0.8),
+                  bias=(0.05, 0.05)):
+    """Two strata of different means and judge biases, sampled at different rates."""
+    h, a, s, gold = [], [], [], []
+    for k, (size, rate, mean, b) in enumerate(zip(sizes, rates, means, bias, strict=True)):
+        hk = rng.beta(10 * mean, 10 * (1 - mean), size)
+        h.append(hk)
+        a.append(hk + b + rng.normal(0, 0.1, size))
+        s.append(np.full(size, f"s{k}"))
+        picked = np.zeros(size, dtype=bool)
+        picked[rng.permutation(size)[:round(size * rate)]] = True
+        gold.append(picked)
+    return tuple(np.concatenate(x) for x in (h, a, s, gold))
+
+
+def test_one_stratum_is_plain_ppi_and_ppi_py():
+    rng = np.random.default_rng(5)
+    h, a, _, gold = _strata_world(rng)
+    one = np.full(len(h), "all")
+    for lam in (None, 1.0, 0.0):
+        strat = stratified_ppi_mean(h[gold], a[gold], a[~gold], one[gold], one[~gold], lam=lam)
+        plain = ppi_mean(h[gold], a[gold], a[~gold], lam=lam)
+        for what in ("ppi", "gold", "bias", "machine"):
+            got, want = getattr(strat, what), getattr(plain, what)
+            assert (got.value, got.low, got.high) == pytest.approx(
+                (want.value, want.low, want.high), abs=1e-12), what
+        assert strat.lam == plain.lam and strat.effective_gold == pytest.approx(
+            plain.effective_gold)
+        low, high = ppi_mean_ci(h[gold], a[gold], a[~gold], alpha=0.05, lam=lam)
+        assert (strat.ppi.low, strat.ppi.high) == pytest.approx(
+            (float(np.squeeze(low)), float(np.squeeze(high))), abs=1e-9)
+
+
+def test_stratified_is_the_weighted_sum_of_ppi_py_per_stratum():
+    """Fisch et al.'s estimator from its definition: each stratum's PPI++ by ppi_py, weighted
+    by the stratum's share of the queries; the variances by the squared weights."""
+    rng = np.random.default_rng(6)
+    h, a, s, gold = _strata_world(rng)
+    est = stratified_ppi_mean(h[gold], a[gold], a[~gold], s[gold], s[~gold])
+    value, variance, z = 0.0, 0.0, 1.959963984540054
+    for k in ("s0", "s1"):
+        g, o = gold & (s == k), ~gold & (s == k)
+        w = (s == k).mean()
+        point = float(np.squeeze(ppi_mean_pointestimate(h[g], a[g], a[o])))
+        low, high = (float(np.squeeze(x)) for x in ppi_mean_ci(h[g], a[g], a[o], alpha=0.05))
+        value += w * point
+        variance += w**2 * ((high - low) / (2 * z)) ** 2
+    assert est.ppi.value == pytest.approx(value, abs=1e-9)
+    assert est.ppi.se == pytest.approx(math.sqrt(variance), abs=1e-9)
+    assert [x.name for x in est.strata] == ["s0", "s1"] and math.isnan(est.lam)
+    assert [x.rate for x in est.strata] == pytest.approx([0.15, 0.5])
+
+
+def test_stratified_coverage_by_simulation():
+    """1,000 worlds of two strata sampled at 15% and 50%: the stratified 95% interval covers
+    the mean of the queries' distribution in 93-97% of them; plain PPI, blind to the unequal
+    rates, is biased toward the oversampled stratum and covers far less."""
+    rng = np.random.default_rng(2024)
+    worlds, covered, plain_covered = 1000, 0, 0
+    target = (300 * 0.2 + 200 * 0.8) / 500
+    for _ in range(worlds):
+        h, a, s, gold = _strata_world(rng)
+        est = stratified_ppi_mean(h[gold], a[gold], a[~gold], s[gold], s[~gold])
+        covered += est.ppi.low <= target <= est.ppi.high
+        blind = ppi_mean(h[gold], a[gold], a[~gold])
+        plain_covered += blind.ppi.low <= target <= blind.ppi.high
+    assert 0.93 <= covered / worlds <= 0.97, covered
+    assert plain_covered / worlds < 0.8, plain_covered
+
+
+def test_gold_strata_end_to_end(run_cli, tmp_path):
+    """--gold-strata COLUMN: the truth's column names each query's stratum; the report
+    equals stratified_ppi_mean on the per-query values written."""
+    machine = pd.read_csv(MACHINE, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    human = pd.read_csv(HUMAN, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    number = machine["user_id"].str[1:].astype(int)
+    machine["topic"] = np.where(number % 3 == 0, "head", "tail")
+    human = human.merge(machine[["user_id", "item_id", "topic"]], on=["user_id", "item_id"])
+    machine.drop(columns="it").to_csv(tmp_path / "machine.csv", index=False)
+    human.drop(columns="it").to_csv(tmp_path / "human.csv", index=False)
+    users = tmp_path / "users.csv"
+    r = run_cli("score", RUN, tmp_path / "machine.csv", "-m", "ndcg@10", "--gold",
+                tmp_path / "human.csv", "--gold-strata", "topic", "--per-user", users,
+                "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    row = _strict(r.stdout)["gold"]["estimates"]["ndcg@10"]
+    per = pd.read_csv(users, dtype={"user_id": str})
+    stratum = np.where(per["user_id"].str[1:].astype(int) % 3 == 0, "head", "tail")
+    gold = per["gold:ndcg@10"].notna().to_numpy()
+    h, a = per["gold:ndcg@10"].to_numpy(), per["ndcg@10"].to_numpy()
+    want = stratified_ppi_mean(h[gold], a[gold], a[~gold], stratum[gold], stratum[~gold])
+    assert row["ppi"]["value"] == pytest.approx(want.ppi.value, abs=1e-12)
+    assert row["ppi"]["low"] == pytest.approx(want.ppi.low, abs=1e-12)
+    assert [s["stratum"] for s in row["strata"]] == ["head", "tail"]
+    assert row["lambda"] is None  # one per stratum
+    text = run_cli("score", RUN, tmp_path / "machine.csv", "-m", "ndcg@10", "--gold",
+                   tmp_path / "human.csv", "--gold-strata", "topic").stdout
+    assert "Strata of topic" in text and "uniform random sample within each stratum" in text
+
+
+# --- bad input: one line, exit 2 -----------------------------------------------------------
+
+def _bad_cases(tmp_path: Path) -> dict[str, tuple[list[str], str]]:
+    stray = tmp_path / "stray.qrels"
+    stray.write_text(Path(HUMAN).read_text() + "q999 0 d01 1\n")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("user_id,item_id,relevance\n")
+    machine = pd.read_csv(MACHINE, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    human = pd.read_csv(HUMAN, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    machine["topic"] = np.where(machine["user_id"] == "q001", "rare", "common")
+    machine.to_csv(tmp_path / "strata.csv", index=False)
+    mixed = machine.copy()
+    mixed.loc[0, "topic"] = "other"  # q000 in two strata
+    mixed.to_csv(tmp_path / "mixed.csv", index=False)
+    human["topic"] = "elsewhere"
+    human.to_csv(tmp_path / "human_strata.csv", index=False)
+    t = str(tmp_path)
+    return {
+        "not a subset": ([RUN, MACHINE, "--gold", str(stray)], "q999"),
+        "no judged pair": ([RUN, MACHINE, "--gold", str(empty)], "no data rows"),
+        "no such gold file": ([RUN, MACHINE, "--gold", f"{t}/none.qrels"], "none.qrels"),
+        "strata column missing": ([RUN, MACHINE, "--gold", HUMAN, "--gold-strata", "topic"],
+                                  "no column 'topic'"),
+        "query in two strata": ([RUN, f"{t}/mixed.csv", "--gold", HUMAN, "--gold-strata",
+                                 "topic"], "more than one stratum"),
+        "stratum of one gold query": ([RUN, f"{t}/strata.csv", "--gold", HUMAN,
+                                       "--gold-strata", "topic"], "fewer than two gold"),
+        "strata that disagree": ([RUN, f"{t}/strata.csv", "--gold", f"{t}/human_strata.csv",
+                                  "--gold-strata", "topic"], "another stratum"),
+        "lambda out of range": ([RUN, MACHINE, "--gold", HUMAN, "--ppi-lambda", "1.5"],
+                                "--ppi-lambda"),
+        "lambda without gold": ([RUN, MACHINE, "--ppi-lambda", "0.5"], "--gold"),
+        "plan without gold": ([RUN, MACHINE, "--gold-plan", "0.05"], "--gold"),
+        "plan not above 0": ([RUN, MACHINE, "--gold", HUMAN, "--gold-plan", "0"],
+                             "--gold-plan"),
+        "gold from stdin": ([RUN, MACHINE, "--gold", "-"], "standard input"),
+        "output over the gold file": ([RUN, MACHINE, "--gold", HUMAN, "-o", HUMAN],
+                                      "--output"),
+        "a distributed engine": ([RUN, MACHINE, "--gold", HUMAN, "--engine", "ray"],
+                                 "engine"),
+    }
+
+
+CASES = ["not a subset", "no judged pair", "no such gold file", "strata column missing",
+         "query in two strata", "stratum of one gold query", "strata that disagree",
+         "lambda out of range", "lambda without gold", "plan without gold", "plan not above 0",
+         "gold from stdin", "output over the gold file", "a distributed engine"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_gold_input_is_one_line_and_exit_2(run_cli, tmp_path, case):
+    cases = _bad_cases(tmp_path)
+    assert sorted(cases) == sorted(CASES)
+    args, said = cases[case]
+    before = Path(HUMAN).read_bytes()
+    r = run_cli("score", *args, "-m", "ndcg@10")
+    assert r.exit_code == 2, (r.exit_code, r.stderr)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("rankeval: error:"), lines
+    assert said in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    assert Path(HUMAN).read_bytes() == before
+
+
+# --- every report format --------------------------------------------------------------------
+
+def test_every_score_format_shows_the_gold_estimates(run_cli, tmp_path, monkeypatch):
+    base = ["score", RUN, MACHINE, "-m", "ndcg@10,p@5", "--gold", HUMAN]
+    table = run_cli(*base).stdout
+    assert "With the gold sample" in table and "PPI" in table and "assumption:" in table
+    assert "uniform random sample" in table
+    doc = _strict(run_cli(*base, "-f", "json").stdout)["gold"]
+    assert doc["assumption"].startswith("the gold queries are assumed a uniform")
+    assert doc["gates_judge"] == "ppi" and doc["gold_queries"] == 50
+    assert isinstance(doc["estimates"]["ndcg@10"]["lambda"], float)
+    rows = {line.split(",")[0]: line for line in run_cli(*base, "-f", "csv").stdout.splitlines()}
+    for suffix in ("ppi", "ppi:low", "ppi:high", "gold", "machine", "bias", "lambda",
+                   "effective_gold"):
+        assert f"ndcg@10[{suffix}]" in rows and rows[f"ndcg@10[{suffix}]"].endswith(",gold")
+    markdown = run_cli(*base, "-f", "markdown").stdout
+    assert "| metric | machine | gold | PPI |" in markdown and "assumption:" in markdown
+    html = tmp_path / "report.html"
+    assert run_cli(*base, "-f", "html", "-o", html).exit_code == 0
+    page = html.read_text()
+    assert 'id="gold"' in page and 'id="gold-chart"' in page and "<svg" in page
+    assert "machine only" in page and "gold only" in page  # the chart's legend
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert run_cli(*base).exit_code == 0
+    assert "| metric | machine | gold | PPI |" in summary.read_text()
+
+
+def test_gold_plan(run_cli):
+    r = run_cli("score", RUN, MACHINE, "-m", "p@5", "--gold", HUMAN, "--gold-plan", "0.04",
+                "-f", "json")
+    row = _strict(r.stdout)["gold"]["estimates"]["precision@5"]
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "p@5")
+    per = ev.per_user
+    gold = per["gold:precision@5"].notna().to_numpy()
+    h, a = per["gold:precision@5"].to_numpy(), per["precision@5"].to_numpy()
+    from rankeval.analysis.ppi import gold_needed
+
+    alone, ppi = gold_needed(h[gold], a[gold], a[~gold], 0.04)
+    assert row["plan"] == {"gold_alone": alone, "ppi": ppi} and math.isfinite(ppi)
+    assert ppi < alone  # the machine judgments are worth gold queries
+    assert "Gold queries for a 95% interval of half-width 0.04" in run_cli(
+        "score", RUN, MACHINE, "-m", "p@5", "--gold", HUMAN, "--gold-plan", "0.04").stdout
+
+
+# --- gates ------------------------------------------------------------------------------------
+
+def test_gates_judge_the_ppi_estimate(run_cli, tmp_path):
+    """The machine mean of ndcg@10 is 0.7666 and its PPI estimate 0.7377: a threshold
+    between them passes on the machine judgments alone and fails with --gold."""
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10")
+    machine, ppi = ev.metrics["ndcg@10"], ev.gold.metrics["ndcg@10"].estimate.ppi.value
+    assert ppi < 0.75 < machine
+    gate = ["--fail-under", "ndcg@10=0.75"]
+    assert run_cli("score", RUN, MACHINE, "-m", "ndcg@10", *gate).exit_code == 0
+    junit = tmp_path / "gates.xml"
+    r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, *gate,
+                "--junit", junit)
+    assert r.exit_code == 1 and f"{ppi:.4f}" in r.stderr
+    assert f"{ppi:.4f}" in junit.read_text() or f"{ppi}" in junit.read_text()
+    assert run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--fail-under",
+                   "ndcg@10=0.73").exit_code == 0
+
+
+def test_max_drop_reads_a_gold_baseline_as_its_ppi_estimates(run_cli, tmp_path):
+    base = tmp_path / "base.json"
+    bm25 = str(DATA / "judged_bm25.run")
+    assert run_cli("score", bm25, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "-f", "json",
+                   "-o", base).exit_code == 0
+    # machine judgments: llm beats bm25 (no drop); PPI: llm falls 0.12 below bm25
+    r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--baseline", base,
+                "--max-drop", "0.05", "-f", "json")
+    assert r.exit_code == 1, r.stderr
+    verdict = _strict(r.stdout)["gates"][0]
+    want = _strict(base.read_text())["gold"]["estimates"]["ndcg@10"]["ppi"]["value"]
+    assert verdict["baseline"] == pytest.approx(want)
+
+
+# --- trackers ---------------------------------------------------------------------------------
+
+def test_mlflow_logs_the_gold_estimates(run_cli, tmp_path, monkeypatch):
+    import mlflow
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "rankeval-gold")
+    mlflow.set_tracking_uri(None)
+    try:
+        r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--mlflow")
+        assert r.exit_code == 0, r.stderr
+        client = mlflow.MlflowClient()
+        (run,) = client.search_runs([client.get_experiment_by_name("rankeval-gold")
+                                     .experiment_id])
+    finally:
+        while mlflow.active_run() is not None:
+            mlflow.end_run()
+    names = json.loads(run.data.tags["rankeval.metrics"])
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10")
+    want = dict(ev.gold.rows())
+    assert {"ndcg@10[ppi]", "ndcg@10[ppi:low]", "ndcg@10[lambda]", "ndcg@10[bias]"} <= set(
+        names.values())
+    for key, name in names.items():
+        value = ev.metrics.get(name, want.get(name))
+        assert run.data.metrics[key] == pytest.approx(value, abs=1e-12), name
+
+
+def test_wandb_logs_the_gold_estimates(run_cli, tmp_path, monkeypatch):
+    from .test_wandb import _run
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    import wandb
+
+    try:
+        r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--wandb")
+        assert r.exit_code == 0, r.stderr
+        got = _run(tmp_path)
+    finally:
+        wandb.teardown()
+    ev = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10")
+    for name, value in ev.gold.rows():
+        assert got["summary"][name] == pytest.approx(value, abs=1e-12), name
+    (table,) = got["tables"].values()
+    assert "gold:ndcg@10" in table["columns"]  # both values per query
