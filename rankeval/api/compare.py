@@ -65,7 +65,7 @@ def compare(
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> CompareResult:
     """Compare runs against ``truth``: each run's means, and each run against the baseline
@@ -112,7 +112,7 @@ def compare(
         fail_if_worse=fail_if_worse, rbo=rbo)
 
 
-def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
+def _read(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | None,
           columns: dict[str, Any], extra: dict[str, Any], settings):
     """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
     table = open_input(truth, "truth", truth_format, reading)
@@ -198,9 +198,9 @@ def compare_runs(
     ci_level: float = 0.95,
     top_changes: int = 0,
     preds_format: str | None = None,
-    columns: dict[str, str | None] | None = None,
+    columns: Mapping[str, str | None] | None = None,
     truth_table=None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     extras=None,
     segments: Any = None,
     segment_by: Any = (),

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
-from rankeval.engines.interface import EXTRA, Job
+from rankeval.engines.interface import EXTRA, Inputs, Job
 from rankeval.engines.pipeline import run
 from rankeval.engines.registry import engine_options as own_options
 from rankeval.engines.registry import get
-from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.io.extras import check_needs
+from rankeval.io.options import Columns, ExtraInputs
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions, make_settings
 
@@ -130,14 +130,13 @@ def evaluate(
     chosen = get(engine)
     given = own_options(chosen, dict(engine_options or {}))
     rest: dict[str, Any] = dict(options)
-    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
-    extras = {"train": train, "catalog": catalog, "item_features": item_features,
-              "item_groups": item_groups, "propensity": propensity,
-              **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
+    columns = Columns.take(rest)
+    extras = ExtraInputs(train, catalog, item_features, item_groups, propensity,
+                         **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA})
     settings = make_settings(metrics, k, compat=compat, **rest)
-    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
-    job = Job(predictions, truth, settings, columns, {}, preds_format, truth_format, extras,
-              given)
+    check_needs(settings, extras.given())
+    job = Job(Inputs(predictions, truth, preds_format, truth_format), settings, columns,
+              extras=extras, options=given)
     chosen.check(job)
     return run(chosen, job)
 

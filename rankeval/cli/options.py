@@ -16,8 +16,9 @@ from rankeval.analysis.choices import MAX_ROUNDS
 from rankeval.cli.app import flag, warn
 from rankeval.cli.config import config_option, verbose_option
 from rankeval.engines import ENGINES
-from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
+from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
+from rankeval.io.options import ExtraInputs, Reading
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
@@ -389,16 +390,17 @@ def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
+    """--user-col ...: the column names a command takes (the scoring ones are
+    ``io.options.Columns``; ``rankeval ope`` has its own)."""
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS if f"{c}_col" in kw}
 
 
-def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
+def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
     """--train, --catalog, ... and their formats, as ``io.extras.load_extras``
     takes them."""
-    return {name: kw.pop(name) for n in EXTRA for name in (n, f"{n}_format")}
+    return ExtraInputs.take(kw)
 
 
-def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:
+def pop_reading(kw: dict[str, Any]) -> Reading:
     """How to read text inputs: ``delimiter`` and ``encoding``."""
-    return {name: kw.pop(name) for name in ("delimiter", "encoding", "preds_encoding",
-                                            "truth_encoding") if name in kw}
+    return Reading.take(kw)

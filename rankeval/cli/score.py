@@ -13,7 +13,6 @@ from rankeval.cli.options import (
     Command,
     engine_options,
     option,
-    pop_columns,
     pop_engine,
     pop_extras,
     pop_reading,
@@ -21,9 +20,11 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
+from rankeval.engines.interface import Breakdown, Inputs, Job
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
 from rankeval.integrations import mlflow, wandb
 from rankeval.integrations.support import IntegrationError
+from rankeval.io.options import Columns
 from rankeval.report import FORMATS
 
 
@@ -114,7 +115,7 @@ def score(predictions, truth, **kw) -> int:
     """
     from rankeval.analysis.gates import plan_gates
     from rankeval.compat import left_out
-    from rankeval.engines import EXTRA, Job, run
+    from rankeval.engines import run
 
     # --help's import cost: numpy, pyarrow
     from rankeval.io.extras import check_needs
@@ -129,25 +130,24 @@ def score(predictions, truth, **kw) -> int:
         raise OptionError("{opt:per_query} adds per-user lines to --format trec and "
                           "ir_measures; for other "
                           "formats use {opt:per_user} FILE")
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    columns, reading, extra = Columns.take(kw), pop_reading(kw), pop_extras(kw)
     engine, options = pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
     for message in left_out(kw["metrics"], settings.compat):
         warn(message)
-    check_needs(settings, {n for n in EXTRA if extra[n] is not None})
+    check_needs(settings, extra.given())
     plan = plan_gates(settings, kw["fail_under"], kw["fail_over"], kw["max_drop"],
                       kw["baseline"], kw["allow_settings_change"], kw["max_gap"],
                       segmented=bool(kw["segments"] and kw["segment_by"]))
     segment_by = _check_breakdowns(kw["stats"], kw["segments"], kw["segment_by"],
                                    kw["segment_bins"])
     margins = _margins(kw, settings)
-    job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
-              kw["truth_format"], extra, options, stats=kw["stats"], segments=kw["segments"],
-              segment_by=segment_by,
+    job = Job(Inputs(predictions, truth, kw["preds_format"], kw["truth_format"]), settings,
+              columns, reading, extra, options,
+              Breakdown(kw["stats"], kw["segments"], segment_by, bool(kw["max_gap"])),
               intervals=(kw["confidence"], kw["rounds"], kw["seed"]) if kw["intervals"] else
-              None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet,
-              gaps=bool(kw["max_gap"]))
+              None, keep_values=bool(kw["html"] or kw["per_query"] or margins), quiet=quiet)
     engine.check(job)
     _check_outputs(output, per_user, kw["junit"], fmt, job.paths, kw["baseline"], kw["html"],
                    engine)

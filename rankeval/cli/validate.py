@@ -10,7 +10,6 @@ from rankeval.cli.emit import emit
 from rankeval.cli.options import (
     Command,
     engine_options,
-    pop_columns,
     pop_engine,
     pop_extras,
     pop_reading,
@@ -18,9 +17,10 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
-from rankeval.engines.interface import Job
+from rankeval.engines.interface import Inputs, Job
 from rankeval.errors import EXIT_USAGE, plural
 from rankeval.io.columns import EXTRA
+from rankeval.io.options import Columns
 from rankeval.io.output import check_distinct, check_writable
 from rankeval.notices import ANSWERS
 from rankeval.settings import make_settings
@@ -55,12 +55,12 @@ def validate(predictions, truth, strict, **kw) -> int:
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    columns, reading, extra = Columns.take(kw), pop_reading(kw), pop_extras(kw)
     engine, options = pop_engine(kw)
     settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
                              compat=kw["compat"], **pop_settings(kw))
-    job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
-              kw["truth_format"], extra, options)
+    job = Job(Inputs(predictions, truth, kw["preds_format"], kw["truth_format"]), settings,
+              columns, reading, extra, options)
     result = run_validate(engine, job, acknowledged)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, "validate", result, strict=strict)
