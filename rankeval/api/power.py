@@ -6,6 +6,7 @@ their per-user files read) and paired by user; ``analysis/power.py`` does the st
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,11 @@ import pyarrow as pa
 
 from rankeval.analysis.paired import align, floats, refuse_repeated_users
 from rankeval.analysis.power import Effect, PowerResult, analyse, check
-from rankeval.engines.interface import Inputs, Job
+from rankeval.api.request import request
 from rankeval.engines.pipeline import run
-from rankeval.engines.registry import get
 from rankeval.errors import OptionError
-from rankeval.io.extras import check_needs
 from rankeval.io.load import open_input
-from rankeval.io.options import Columns, ExtraInputs, Reading
 from rankeval.names import from_name
-from rankeval.settings import make_settings
 
 
 def power(
@@ -93,12 +90,10 @@ def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_forma
     if run_a is None or run_b is None or truth is None:
         raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
                           "{opt:per_user_a} and {opt:per_user_b}")
-    rest = dict(options)
-    columns, extras = Columns.take(rest), ExtraInputs.take(rest)
-    settings = make_settings(metrics, k, compat=compat, **rest)
-    check_needs(settings, extras.given())
-    a, b = (run(get("local"), Job(Inputs(r, truth, preds_format, truth_format), settings,
-                                  columns, Reading.of(reading), extras))
+    made = request(run_a, truth, metrics, k, {"compat": compat, "preds_format": preds_format,
+                                             "truth_format": truth_format, **options},
+                   engine_options={}, reading=reading)
+    a, b = (run(made.engine, replace(made.job, inputs=replace(made.job.inputs, predictions=r)))
             for r in (run_a, run_b))
     specs = [s for s in a.specs if str(s) not in a.corpus]
     if not specs:

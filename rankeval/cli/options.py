@@ -12,13 +12,13 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from rankeval.analysis.choices import MAX_ROUNDS
+from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
 from rankeval.cli.config import config_option, verbose_option
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
-from rankeval.io.options import ExtraInputs, Reading
+from rankeval.io.options import Columns, ExtraInputs, Reading
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
@@ -369,13 +369,101 @@ def engine_options(f):
                                       for name in e.options))(f)
 
 
-def pop_engine(kw: dict[str, Any]):
-    """The chosen engine and its options, taken out of a command's keyword arguments."""
-    from rankeval.engines import engine_options as chosen
-    from rankeval.engines import get
+def per_user_options(f):
+    """score's per-user outputs: --per-user FILE, and trec_eval's -q and -n."""
+    return _stack(
+        click.option("--per-user", metavar="FILE",
+                     help="Also write one row per evaluated user: .csv, .parquet, or - for "
+                     "stdout (with --engine spark or ray: a directory, written as a Parquet "
+                     "dataset)."),
+        click.option("--per-query", is_flag=True,
+                     help="With --format trec: a line per user and measure before the 'all' "
+                     "lines (trec_eval's -q)."),
+        click.option("--no-summary", is_flag=True,
+                     help="With --format trec --per-query: the per-user lines alone, without "
+                     "the 'all' lines (trec_eval's -n)."))(f)
 
-    engine = get(kw.pop("engine"))
-    return engine, chosen(engine, kw)
+
+def gate_options(f):
+    """score's quality gates (``api.score.GateOptions``) and --junit, their report."""
+    return _stack(
+        click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also "
+                     "'ndcg@10>=0.35')."),
+        click.option("--fail-over", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate: exit 1 when METRIC's mean is above VALUE (repeatable)."),
+        click.option("--max-gap", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate with --segments/--segment-by: exit 1 when METRIC's largest gap "
+                     "between segments (best mean - worst) exceeds VALUE (repeatable)."),
+        click.option("--baseline", metavar="REPORT.json",
+                     help="A JSON report of an earlier run (-f json -o FILE) to compare with."),
+        click.option("--max-drop", multiple=True, metavar="[METRIC=]DROP[%]",
+                     help="Gate against --baseline: exit 1 when METRIC falls more than DROP "
+                     "(absolute, or relative with %); without METRIC, for every metric in both "
+                     "reports."),
+        click.option("--allow-settings-change", is_flag=True,
+                     help="Compare with a --baseline computed with other settings."),
+        option("non_inferior", help="Gate against --baseline-per-user: exit 1 unless this run "
+               "is shown not worse than the baseline by more than MARGIN (absolute, or % of "
+               "the baseline's mean): the one-sided (1 - alpha) lower bound of the paired "
+               "difference lies above -MARGIN (repeatable)."),
+        option("equivalent", help="Gate against --baseline-per-user: exit 1 unless this run "
+               "is shown within MARGIN of the baseline either way (two one-sided tests, TOST) "
+               "(repeatable)."),
+        click.option("--baseline-per-user", metavar="FILE",
+                     help="The baseline run's per-user values (its --per-user file), for "
+                     "--non-inferior and --equivalent: the users are paired by id."),
+        option("alpha", help="Significance level of --non-inferior and --equivalent."),
+        click.option("--junit", metavar="FILE",
+                     help="Also write the gates as JUnit XML test cases."))(f)
+
+
+def tracker_options(f):
+    """--mlflow and --wandb: where else a score is logged."""
+    return _stack(
+        click.option("--mlflow", is_flag=True,
+                     help="Also log the metrics, settings and reports to MLflow: the active "
+                     "run, or a new one in MLFLOW_EXPERIMENT_NAME at MLFLOW_TRACKING_URI "
+                     "(default a local SQLite file); needs rankeval[mlflow]."),
+        click.option("--wandb", is_flag=True,
+                     help="Also log the metrics, settings and per-user values to Weights & "
+                     "Biases: the active run, or a new one in WANDB_PROJECT (offline unless "
+                     "WANDB_MODE or WANDB_API_KEY says otherwise); needs rankeval[wandb]."))(f)
+
+
+def segment_options(f):
+    """--segments, --segment-by, --segment-bins: the metrics by user segment."""
+    return _stack(option("segments"), option("segment_by"), option("segment_bins"))(f)
+
+
+def breakdown_options(f):
+    """score's additions after scoring: --html, the segments, --stats, the intervals."""
+    return _stack(option("html"), segment_options, option("stats"), option("intervals"),
+                  option("confidence"), option("rounds"), option("seed"))(f)
+
+
+def test_options(f):
+    """compare's paired tests: --test, --rounds, --seed, --alpha, --correction."""
+    return _stack(
+        click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
+                     help="Paired significance test over users."),
+        option("rounds"), option("seed"),
+        option("alpha", help="Significance level, after the correction."),
+        click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
+                     show_default=True, help="Multiple-comparison correction across the "
+                     "runs, per metric: family-wise (holm, bonferroni) or false discovery "
+                     "rate (bh: Benjamini-Hochberg; by: Benjamini-Yekutieli, for any "
+                     "dependence)."))(f)
+
+
+def pop_options(kw: dict[str, Any]) -> dict[str, Any]:
+    """The library's keywords among a command's (removed from ``kw``): the settings,
+    --compat, the formats, the columns, the extra inputs, and every engine's options (what
+    ``api.request.request`` takes as ``options``)."""
+    names = [*(s.name for s in TABLE), "compat", "preds_format", "truth_format",
+             *Columns.names(), *ExtraInputs.names(),
+             *(name for e in ENGINES.values() for name in e.options)]
+    return {name: kw.pop(name) for name in names if name in kw}
 
 
 def report_options(command: str) -> Callable:
