@@ -23,7 +23,7 @@ from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
 
-_RENAMED_KEY = "rankeval.renamed"
+RENAMED_KEY = "rankeval.renamed"
 
 
 class _EngineChoice(click.ParamType):
@@ -49,7 +49,7 @@ class Command(click.Command):
         from rankeval.cli.memory import for_one_run
 
         for_one_run()
-        for name, value in ctx.meta.get(_RENAMED_KEY, {}).items():
+        for name, value in ctx.meta.get(RENAMED_KEY, {}).items():
             if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE,
                                                       ParameterSource.ENVIRONMENT):
                 ctx.params[name] = value
@@ -116,7 +116,7 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
 
     def remember(ctx: click.Context, param, value):
         if _given(value):
-            ctx.meta.setdefault(_RENAMED_KEY, {})[name] = value
+            ctx.meta.setdefault(RENAMED_KEY, {})[name] = value
             warn(f"{old} is now {flag(name)}; the old spelling will be removed")
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("help", "show_default", "default")}
@@ -266,7 +266,7 @@ def option(name: str, *, command: str | None = None, **override: Any) -> Callabl
     flags, kwargs = SPECS[name]
     kwargs = {**kwargs, **override}
     renamed = [_renamed(old, name, **kwargs) for old, new in RENAMED.items() if new == name]
-    return _stack(click.option(*flags, name, **kwargs), *renamed)
+    return stack(click.option(*flags, name, **kwargs), *renamed)
 
 
 def report_format(command: str) -> Callable:
@@ -338,7 +338,7 @@ def column_options(f, roles: tuple[str, ...] = _SCORING_ROLES):
     return f
 
 
-def _stack(*decorators: Callable) -> Callable:
+def stack(*decorators: Callable) -> Callable:
     """Several option decorators as one, listed in ``--help`` in the order given."""
 
     def apply(f):
@@ -353,7 +353,7 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     """What every command that scores or checks inputs takes: -k, -m, the settings, the
     columns and the input formats."""
     preds = {"help": preds_help} if preds_help else {}
-    return _stack(option("k"), option("metrics"), settings_options, column_options,
+    return stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
                   option("catalog"), option("item_features"), option("item_groups"),
                   option("propensity"), option("train_format"), option("catalog_format"),
@@ -365,13 +365,13 @@ def scoring_options(preds_help: str | None = None) -> Callable:
 
 def engine_options(f):
     """--engine and every engine's own options (the Spark engine's --spark-master, ...)."""
-    return _stack(option("engine"), *(option(name) for e in ENGINES.values()
+    return stack(option("engine"), *(option(name) for e in ENGINES.values()
                                       for name in e.options))(f)
 
 
 def per_user_options(f):
     """score's per-user outputs: --per-user FILE, and trec_eval's -q and -n."""
-    return _stack(
+    return stack(
         click.option("--per-user", metavar="FILE",
                      help="Also write one row per evaluated user: .csv, .parquet, or - for "
                      "stdout (with --engine spark or ray: a directory, written as a Parquet "
@@ -386,7 +386,7 @@ def per_user_options(f):
 
 def gate_options(f):
     """score's quality gates (``api.score.GateOptions``) and --junit, their report."""
-    return _stack(
+    return stack(
         click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
                      help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also "
                      "'ndcg@10>=0.35')."),
@@ -420,7 +420,7 @@ def gate_options(f):
 
 def tracker_options(f):
     """--mlflow and --wandb: where else a score is logged."""
-    return _stack(
+    return stack(
         click.option("--mlflow", is_flag=True,
                      help="Also log the metrics, settings and reports to MLflow: the active "
                      "run, or a new one in MLFLOW_EXPERIMENT_NAME at MLFLOW_TRACKING_URI "
@@ -433,18 +433,18 @@ def tracker_options(f):
 
 def segment_options(f):
     """--segments, --segment-by, --segment-bins: the metrics by user segment."""
-    return _stack(option("segments"), option("segment_by"), option("segment_bins"))(f)
+    return stack(option("segments"), option("segment_by"), option("segment_bins"))(f)
 
 
 def breakdown_options(f):
     """score's additions after scoring: --html, the segments, --stats, the intervals."""
-    return _stack(option("html"), segment_options, option("stats"), option("intervals"),
+    return stack(option("html"), segment_options, option("stats"), option("intervals"),
                   option("confidence"), option("rounds"), option("seed"))(f)
 
 
 def test_options(f):
     """compare's paired tests: --test, --rounds, --seed, --alpha, --correction."""
-    return _stack(
+    return stack(
         click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
                      help="Paired significance test over users."),
         option("rounds"), option("seed"),
@@ -468,7 +468,7 @@ def pop_options(kw: dict[str, Any]) -> dict[str, Any]:
 
 def report_options(command: str) -> Callable:
     """How a command reports: -f (its formats), -o, --config, -q, -v, --debug."""
-    return _stack(report_format(command), option("output"), config_option, option("quiet"),
+    return stack(report_format(command), option("output"), config_option, option("quiet"),
                   verbose_option, option("debug"))
 
 
