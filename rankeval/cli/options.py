@@ -15,10 +15,12 @@ from click.core import ParameterSource
 from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
 from rankeval.cli.config import config_option, verbose_option
+from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.io.options import Columns, ExtraInputs, Reading
+from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, ROWS, TABLE, UNSET
@@ -46,8 +48,6 @@ class Command(click.Command):
     once its options are parsed (not for ``--help``), the process's allocators are set up."""
 
     def invoke(self, ctx: click.Context):
-        from rankeval.cli.memory import for_one_run
-
         for_one_run()
         for name, value in ctx.meta.get(RENAMED_KEY, {}).items():
             if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE,
@@ -98,8 +98,6 @@ class _Cutoffs(click.ParamType):
     numeric = True
 
     def convert(self, value, param, ctx):
-        from rankeval.names import parse_ks
-
         parse_ks([str(value)])  # an OptionError, in the words the library uses
         return value
 

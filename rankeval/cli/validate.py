@@ -42,7 +42,7 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
     from rankeval.api.request import request  # --help's import cost: numpy, pyarrow
-    from rankeval.api.validate import validate as run_validate
+    from rankeval.api.validate import validate as run_validate  # --help's import cost: numpy
 
     check_writable(kw["output"], "--output")
     check_distinct({"--output": kw["output"]},
