@@ -50,13 +50,16 @@ def test_evaluation_reads_well_in_a_notebook():
 def test_help_of_evaluate_lists_every_setting_with_its_values():
     import typing
 
-    from rankeval.settings import EvaluateOptions
+    from rankeval.api.request import Options
+    from rankeval.io.options import Columns, ExtraInputs
 
     text = pydoc.render_doc(evaluate, renderer=pydoc.plaintext)
     params = inspect.signature(evaluate).parameters
-    # the keywords are typed (Unpack of a TypedDict: what IDEs and mypy read)
-    assert params["options"].annotation == "Unpack[EvaluateOptions]"
-    keywords = typing.get_type_hints(EvaluateOptions)
+    # the keywords are typed (Unpack of a TypedDict: what IDEs and mypy read), declared once
+    assert params["options"].annotation == "Unpack[Options]"
+    keywords = typing.get_type_hints(Options)
+    assert {*Columns.names(), *ExtraInputs.names(), "compat", "preds_format",
+            "truth_format"} <= set(keywords)
     for s in TABLE:
         assert s.name in keywords
         assert f"{s.name}: " in text

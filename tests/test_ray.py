@@ -451,7 +451,7 @@ def test_help_lists_every_setting_as_the_local_api():
     local = inspect.signature(rankeval.evaluate).parameters
     ours = inspect.signature(ray_evaluate).parameters
     assert ours["options"].annotation == local["options"].annotation == \
-        "Unpack[EvaluateOptions]"
+        "Unpack[Options]"
     assert "rankeval.evaluate" in ray_evaluate.__doc__
 
 

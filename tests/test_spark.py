@@ -654,7 +654,7 @@ def test_help_lists_every_setting_as_the_local_api():
     spark = inspect.signature(spark_evaluate).parameters
     # the same typed keywords: the settings, the column names (Unpack of one TypedDict)
     assert spark["options"].annotation == local["options"].annotation == \
-        "Unpack[EvaluateOptions]"
+        "Unpack[Options]"
     assert "rankeval.evaluate" in spark_evaluate.__doc__
 
 

@@ -48,7 +48,7 @@ def agree(
     human_format: str | None = None,
     machine_format: str | None = None,
     preds_format: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> Agreement:
     """How far ``machine`` qrels agree with ``human`` qrels (paths or in-memory tables, as

@@ -22,11 +22,11 @@ from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.analysis.significance import CORRECTIONS, TESTS
+from rankeval.api.request import NEEDS, request
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
 from rankeval.io.arrow import from_numpy, to_numpy
-from rankeval.io.columns import COLUMN_OPTIONS, EXTRA
-from rankeval.io.extras import check_needs, load_extras
+from rankeval.io.extras import load_extras
 from rankeval.io.load import Truth, load_predictions, load_truth, open_input
 from rankeval.io.roles import swapped
 from rankeval.io.run_names import run_names
@@ -34,7 +34,6 @@ from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.registry import reads
 from rankeval.results.comparison import CompareResult, RunResult
-from rankeval.settings import make_settings
 
 
 def compare(
@@ -65,7 +64,7 @@ def compare(
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> CompareResult:
     """Compare runs against ``truth``: each run's means, and each run against the baseline
@@ -90,30 +89,31 @@ def compare(
     >>> r.cell("pr", "ndcg@10").stats.delta, r.passed
     """
     labels, paths = _named(runs, names)
-    rest = dict(options)
-    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
-    extra = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
-    settings = make_settings(metrics, k, compat=compat, **rest)
-    if rbo is not None:
-        rbo = check_p(rbo)
-    check_needs(settings, {n for n in EXTRA if extra[n] is not None})
-    check_segments(segments, _listed(segment_by), segment_bins)
-    margins = parse_margins(_listed(non_inferior), _listed(equivalent), settings)
-    wanted = parse_min_effect(_listed(min_effect), list(settings.metrics))
-    truth_table, judged, extras = _read(truth, truth_format, reading, columns, extra, settings)
+    # the options in compare's order, before any read; the runs are read one by one below
+    made = request(None, truth, metrics, k, {"compat": compat, "preds_format": preds_format,
+                                             "truth_format": truth_format, **options},
+                   engine_options={}, reading=reading, checks={
+        "rbo": lambda s: None if rbo is None else check_p(rbo),
+        "needs": NEEDS,
+        "segments": lambda s: check_segments(segments, _listed(segment_by), segment_bins),
+        "margins": lambda s: parse_margins(_listed(non_inferior), _listed(equivalent), s),
+        "min_effect": lambda s: parse_min_effect(_listed(min_effect), list(s.metrics))})
+    job, checked = made.job, made.checked
+    truth_table, judged, extras = _read(truth, truth_format, job.reading, job.columns,
+                                        job.extras, job.settings)
     return compare_runs(
-        judged, list(zip(labels, paths, strict=True)), settings, baseline=baseline_run,
+        judged, list(zip(labels, paths, strict=True)), job.settings, baseline=baseline_run,
         test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,
         ci_level=confidence, top_changes=top_changes, preds_format=preds_format,
-        columns=columns, truth_table=truth_table, reading=reading, extras=extras,
+        columns=job.columns, truth_table=truth_table, reading=job.reading, extras=extras,
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
-        intervals=intervals, margins=margins,
-        all_pairs=("tukey" if all_pairs is True else all_pairs or None), min_effect=wanted,
-        fail_if_worse=fail_if_worse, rbo=rbo)
+        intervals=intervals, margins=checked["margins"],
+        all_pairs=("tukey" if all_pairs is True else all_pairs or None),
+        min_effect=checked["min_effect"], fail_if_worse=fail_if_worse, rbo=checked["rbo"])
 
 
-def _read(truth: Any, truth_format: str | None, reading: dict[str, Any] | None,
-          columns: dict[str, Any], extra: dict[str, Any], settings):
+def _read(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | None,
+          columns: Mapping[str, Any], extra: Mapping[str, Any], settings):
     """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
     table = open_input(truth, "truth", truth_format, reading)
     extras = load_extras(extra, columns, reading)
@@ -198,9 +198,9 @@ def compare_runs(
     ci_level: float = 0.95,
     top_changes: int = 0,
     preds_format: str | None = None,
-    columns: dict[str, str | None] | None = None,
+    columns: Mapping[str, str | None] | None = None,
     truth_table=None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     extras=None,
     segments: Any = None,
     segment_by: Any = (),

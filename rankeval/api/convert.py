@@ -8,6 +8,7 @@ dict-of-dicts JSON need a score per row, so they are written in ranking order wi
 from __future__ import annotations
 
 import gzip
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def convert(
     relevance_col: str | None = None,
     subtopic_col: str | None = None,
     sample_col: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
 ) -> Converted:
     """Read ``source`` as predictions or truth and write it to ``target`` ("-": stdout)."""
     if kind is not None and kind not in KINDS:
@@ -154,7 +155,7 @@ def _kind_from_name(path: str) -> str | None:
     return _KIND_BY_SUFFIX.get(suffixes[-1]) if suffixes else None
 
 
-def _open_either(source: str, fmt: str, reading: dict) -> tuple[Table, str]:
+def _open_either(source: str, fmt: str, reading: Mapping[str, Any]) -> tuple[Table, str]:
     """A file of unknown kind whose layout tells (TREC: a run if it has a run's 6 fields,
     else qrels, 4 fields)."""
     try:

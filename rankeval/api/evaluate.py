@@ -10,14 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
-from rankeval.engines.interface import EXTRA, Job
+from rankeval.api.request import Options, request
 from rankeval.engines.pipeline import run
-from rankeval.engines.registry import engine_options as own_options
-from rankeval.engines.registry import get
-from rankeval.io.columns import COLUMN_OPTIONS
-from rankeval.io.extras import check_needs
 from rankeval.results.evaluation import Evaluation
-from rankeval.settings import EvaluateOptions, make_settings
 
 
 def evaluate(
@@ -26,17 +21,9 @@ def evaluate(
     metrics: str | Iterable[str] | None = None,
     k: int | str | Iterable[int | str] | None = None,
     *,
-    compat: str | None = None,
-    preds_format: str | None = None,
-    truth_format: str | None = None,
-    train: Any = None,
-    catalog: Any = None,
-    item_features: Any = None,
-    item_groups: Any = None,
-    propensity: Any = None,
     engine: str = "local",
     engine_options: Mapping[str, Any] | None = None,
-    **options: Unpack[EvaluateOptions],
+    **options: Unpack[Options],
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
 
@@ -139,24 +126,15 @@ def evaluate(
       predictions instead of failing.
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
-    ``relevance_col``, ``count_col`` (train), ``propensity_col``; formats: ``train_format``,
-    ``catalog_format``, ``item_features_format``, ``item_groups_format``,
-    ``propensity_format``.
+    ``relevance_col``, ``count_col`` (train), ``subtopic_col``, ``sample_col``,
+    ``propensity_col``; formats (default: from the extension): ``preds_format``,
+    ``truth_format``, ``train_format``, ``catalog_format``, ``item_features_format``,
+    ``item_groups_format``, ``propensity_format``. Every keyword is declared once, in
+    ``rankeval.api.request.Options``.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
-    chosen = get(engine)
-    given = own_options(chosen, dict(engine_options or {}))
-    rest: dict[str, Any] = dict(options)
-    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
-    extras = {"train": train, "catalog": catalog, "item_features": item_features,
-              "item_groups": item_groups, "propensity": propensity,
-              **{f"{n}_format": rest.pop(f"{n}_format", None) for n in EXTRA}}
-    settings = make_settings(metrics, k, compat=compat, **rest)
-    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
-    job = Job(predictions, truth, settings, columns, {}, preds_format, truth_format, extras,
-              given)
-    chosen.check(job)
-    return run(chosen, job)
-
+    made = request(predictions, truth, metrics, k, options, engine=engine,
+                   engine_options=engine_options or {})
+    return run(made.engine, made.job)

@@ -17,7 +17,7 @@ queries and its sampling rate (its gold queries over its queries) come from the 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
 from rankeval.api.evaluate import evaluate
-from rankeval.engines.interface import Job
+from rankeval.engines.interface import Breakdown, Job
 from rankeval.engines.pipeline import run
 from rankeval.engines.registry import get
 from rankeval.errors import InputError, OptionError, plural
@@ -126,15 +126,17 @@ def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Eva
     gold estimates, the job run again against the gold file on the same engine."""
     inputs = _queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
                          job.reading)
-    gold_job = Job(job.predictions, request.gold, job.settings, job.columns, job.reading,
-                   job.preds_format, request.gold_format or job.truth_format, job.extras,
-                   job.options, keep_values=True, quiet=True)
+    gold_job = dataclasses.replace(
+        job, inputs=dataclasses.replace(job.inputs, truth=request.gold,
+                                        truth_format=request.gold_format or job.truth_format),
+        breakdown=Breakdown(), intervals=None, keep_values=True, quiet=True)
     human = run(engine, gold_job)
     return _combined(result, human, inputs, request)
 
 
 def _queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
-                columns: dict[str, Any], reading: dict[str, Any]) -> tuple[Queries, Queries]:
+                columns: Mapping[str, Any], reading: Mapping[str, Any]
+                ) -> tuple[Queries, Queries]:
     """The truth's and the gold file's queries, checked: the gold file holds judged pairs,
     of the truth's queries only, and agrees with the truth on each query's stratum."""
     every = _queries(truth, truth_format, columns, reading, request.strata, required=True)
@@ -154,7 +156,7 @@ def _queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str |
     return every, sample
 
 
-def _queries(data: Any, fmt: str | None, columns: dict[str, Any], reading: dict[str, Any],
+def _queries(data: Any, fmt: str | None, columns: Mapping[str, Any], reading: Mapping[str, Any],
              strata: str | None, required: bool) -> Queries:
     """The distinct queries of a judgments file (its user column), and with ``strata`` the
     stratum of each (``required``: the file must have the column); one stratum per query."""

@@ -4,7 +4,7 @@ model are opened here; ``offpolicy`` checks, codes and estimates."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rankeval.errors import OptionError
@@ -21,7 +21,7 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
         reward_model: Any = None, level: float = 0.95, rounds: int = 2000, seed: int = 0,
         ties: str = "trec", fail_under: Sequence[str] = (), log_format: str | None = None,
         run_format: str | None = None, reward_model_format: str | None = None,
-        reading: dict[str, Any] | None = None, **columns: str | None) -> OffPolicy:
+        reading: Mapping[str, Any] | None = None, **columns: str | None) -> OffPolicy:
     """Estimate what each run (a new policy) would have earned on the log's slates.
 
     ``log``: one row per shown slot (user, position, item, reward, and the logging policy's
@@ -54,7 +54,7 @@ def _name(run: Any, i: int) -> str:
 
 
 def _open_policy(run: Any, fmt: str | None, cols: dict[str, str | None],
-                 reading: dict[str, Any] | None):
+                 reading: Mapping[str, Any] | None):
     """A run as the policy form its columns say: probabilities when it has a probability
     column and a position column, else a ranked run (or sampled rankings)."""
     table = open_input(run, "predictions", fmt, reading)

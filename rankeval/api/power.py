@@ -5,6 +5,8 @@ their per-user files read) and paired by user; ``analysis/power.py`` does the st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +15,11 @@ import pyarrow as pa
 
 from rankeval.analysis.paired import align, floats, refuse_repeated_users
 from rankeval.analysis.power import Effect, PowerResult, analyse, check
-from rankeval.engines.interface import Job
+from rankeval.api.request import request
 from rankeval.engines.pipeline import run
-from rankeval.engines.registry import get
 from rankeval.errors import OptionError
-from rankeval.io.columns import COLUMN_OPTIONS, EXTRA
-from rankeval.io.extras import check_needs
 from rankeval.io.load import open_input
 from rankeval.names import from_name
-from rankeval.settings import make_settings
 
 
 def power(
@@ -45,7 +43,7 @@ def power(
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> PowerResult:
     """How many users a comparison of run B against run A needs, and what it can detect.
@@ -92,13 +90,11 @@ def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_forma
     if run_a is None or run_b is None or truth is None:
         raise OptionError("power needs two runs and the truth (RUN_A RUN_B TRUTH), or "
                           "{opt:per_user_a} and {opt:per_user_b}")
-    rest = dict(options)
-    columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
-    extras = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
-    settings = make_settings(metrics, k, compat=compat, **rest)
-    check_needs(settings, {n for n in EXTRA if extras[n] is not None})
-    a, b = (run(get("local"), Job(r, truth, settings, columns, reading, preds_format,
-                                  truth_format, extras)) for r in (run_a, run_b))
+    made = request(run_a, truth, metrics, k, {"compat": compat, "preds_format": preds_format,
+                                             "truth_format": truth_format, **options},
+                   engine_options={}, reading=reading)
+    a, b = (run(made.engine, replace(made.job, inputs=replace(made.job.inputs, predictions=r)))
+            for r in (run_a, run_b))
     specs = [s for s in a.specs if str(s) not in a.corpus]
     if not specs:
         raise OptionError("power needs a per-user metric (corpus metrics have one value per "

@@ -3,6 +3,7 @@ truth read). The runs are read here; ``analysis/overlap.py`` computes the overla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rankeval.analysis.overlap import Overlap, check_p, overlap
@@ -13,7 +14,7 @@ from rankeval.settings import make_settings
 
 def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | None = None,
         compat: str | None = None, preds_format: str | None = None,
-        reading: dict[str, Any] | None = None, user_col: str | None = None,
+        reading: Mapping[str, Any] | None = None, user_col: str | None = None,
         item_col: str | None = None, rank_col: str | None = None,
         score_col: str | None = None, **options: Any) -> Overlap:
     """Rank-biased overlap of ``run`` and ``baseline`` (paths or tables, as ``evaluate``

@@ -21,7 +21,7 @@ def sampled(runs: Any, candidates: int, negatives: int | None = None, *, truth: 
             ties: str = "expected", names: Sequence[str] | None = None,
             preds_format: str | None = None, truth_format: str | None = None,
             columns: Mapping[str, str | None] | None = None,
-            reading: dict[str, Any] | None = None) -> SampledResult:
+            reading: Mapping[str, Any] | None = None) -> SampledResult:
     """Sampled metrics and their corrections toward the full ranking among ``candidates``
     items (Krichene and Rendle 2020).
 

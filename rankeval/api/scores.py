@@ -8,22 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.api.evaluate import evaluate
+from rankeval.api.request import request
+from rankeval.engines.pipeline import run as run_job
 from rankeval.errors import OptionError
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.load import load_train, open_input
 from rankeval.kernels.chunk import segment_positions
 from rankeval.registry import REGISTRY
-from rankeval.settings import TABLE, make_settings
+from rankeval.settings import Settings
 
 _BLOCK_CELLS = 1 << 23  # scores held at once (64 MiB of float64): the block of users
-_SETTING_NAMES = {s.name for s in TABLE}
 
 
 def evaluate_scores(
@@ -55,25 +56,33 @@ def evaluate_scores(
     compute, n_u, n_i = _scorer(scores, n_users, n_items)
     user_ids = _ids(users, n_u, "users")
     item_ids = _ids(items, n_i, "items")
-    settings = make_settings(metrics, k, compat=options.get("compat"),
-                             **{n: v for n, v in options.items() if n in _SETTING_NAMES})
-    depth = max(settings.k) if settings.k else None
-    if depth is None:
-        raise OptionError("evaluate_scores needs a cut-off K: the lists are each user's top K")
-    seen = _matrix(exclude, user_ids, item_ids, "exclude") if exclude is not None else None
-    run = _top_k(compute, n_u, n_i, depth, seen, user_ids, item_ids)
-    gold = truth
-    if _is_sparse(truth):
-        gold = _sparse_table(truth, user_ids, item_ids, "relevance")
-    # The columns are the catalog; the seen items are the training interactions (popularity)
-    # unless other ones are given.
-    needs = {n for spec in settings.specs for n in REGISTRY[spec.name].needs}
-    if "catalog" in needs:
-        options.setdefault("catalog", pa.table({"item_id": pa.array(item_ids.tolist(),
-                                                                    pa.string())}))
-    if seen is not None and options.get("train") is None and "interactions" in needs:
-        options["train"] = _sparse_table(seen, user_ids, item_ids, "count")
-    return evaluate(run, gold, metrics, k, **options)
+    masked: list[Any] = []  # the seen items' matrix, once the cut-off is known
+
+    def supplied(settings: Settings) -> dict[str, Any]:
+        """The cut-off checked, then the extra inputs the scores give: the columns are the
+        catalog; the seen items are the training interactions (popularity) unless other
+        ones are given."""
+        if not settings.k:
+            raise OptionError("evaluate_scores needs a cut-off K: the lists are each user's "
+                              "top K")
+        seen = _matrix(exclude, user_ids, item_ids, "exclude") if exclude is not None else None
+        masked.append(seen)
+        needs = {n for spec in settings.specs for n in REGISTRY[spec.name].needs}
+        out: dict[str, Any] = {}
+        if "catalog" in needs and "catalog" not in options:
+            out["catalog"] = pa.table({"item_id": pa.array(item_ids.tolist(), pa.string())})
+        if seen is not None and "interactions" in needs:
+            out["train"] = _sparse_table(seen, user_ids, item_ids, "count")
+        return out
+
+    engine, own = options.pop("engine", "local"), options.pop("engine_options", None)
+    made = request(None, None, metrics, k, options, engine=engine,
+                   engine_options=own or {}, extras_for=supplied)
+    run = _top_k(compute, n_u, n_i, max(made.job.settings.k), masked[0], user_ids, item_ids)
+    gold = _sparse_table(truth, user_ids, item_ids, "relevance") if _is_sparse(truth) else truth
+    job = replace(made.job, inputs=replace(made.job.inputs, predictions=run, truth=gold))
+    made.engine.check(job)
+    return run_job(made.engine, job)
 
 
 def _scorer(scores: Any, n_users: int | None, n_items: int | None

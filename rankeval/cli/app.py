@@ -25,6 +25,7 @@ from rankeval.integrations.action import COMMANDS
 from rankeval.io.output import remove_pending
 from rankeval.io.paths import SUMMARY, check_command
 from rankeval.notices import spelling
+from rankeval.report import visible
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
@@ -45,8 +46,6 @@ def _printable(text: str) -> str:
     """Messages carry file names and values from data: bytes that are not UTF-8 (surrogates)
     are shown, not crashed on, and control characters (ANSI escapes) are shown as escapes,
     never sent to the terminal."""
-    from rankeval.report import visible
-
     return visible(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
@@ -216,7 +215,7 @@ def console(file, width: int | None = None, plain: bool = False, like=None):
     ``like``: the stream the text is for (a terminal gets colour and its own width). Anything
     else gets a width no table reaches, so that no number is ever cut to fit 80 columns.
     """
-    from rich.console import Console
+    from rich.console import Console  # --help's import cost: rich, for the reports alone
 
     plain = plain or bool(os.environ.get("NO_COLOR"))
     stream = like if like is not None else file

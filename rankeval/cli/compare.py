@@ -5,74 +5,86 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from rankeval.analysis.choices import CORRECTIONS, TESTS
 from rankeval.cli.app import cli, show_notices, warn
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     MAX_USERS_SHOWN,
+    RENAMED_KEY,
     Command,
     number,
     option,
-    pop_columns,
-    pop_extras,
-    pop_reading,
-    pop_settings,
+    pop_options,
     report_options,
     scoring_options,
+    segment_options,
+    stack,
+    test_options,
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
 from rankeval.io.columns import EXTRA
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, per_user_format, write_per_user
+
+
+def run_options(f):
+    """The runs' names and which of them are the baselines."""
+    return stack(
+        click.option("--name", "names", multiple=True,
+                     help="A name per run, in order (default: the file stems)."),
+        click.option("--baseline-run", multiple=True, metavar="RUN",
+                     help="The run the others are compared with (default: the first run); "
+                     "repeat for several baselines, each run tested against each, corrected "
+                     "over all tests of a metric."),
+        click.option("--baseline", "_old_baseline_run", hidden=True, expose_value=False,
+                     callback=lambda ctx, p, v: _renamed_baseline(ctx, v)))(f)
+
+
+def view_options(f):
+    """What compare adds to the tests: intervals, the users most changed, per-user values."""
+    return stack(
+        option("intervals", help="Add a bootstrap confidence interval (over the users "
+               "compared) to every run's mean."),
+        option("confidence"),
+        click.option("--top-changes", type=number(0, MAX_USERS_SHOWN, integer=True),
+                     default=0, metavar="N",
+                     help="List the N users most helped and most hurt, per run and metric."),
+        click.option("--per-user", metavar="FILE",
+                     help="Also write every run's per-user values side by side (columns "
+                     "RUN/METRIC) for the users compared: .csv, .parquet, or - for stdout."))(f)
+
+
+def compare_gate_options(f):
+    """compare's gates and what they weigh: --fail-if-worse, --min-effect, --all-pairs,
+    --rbo, the margins."""
+    return stack(
+        click.option("--fail-if-worse", is_flag=True,
+                     help="Gate: exit 1 when a run is significantly worse than the baseline."),
+        click.option("--min-effect", multiple=True, metavar="[METRIC=]DELTA[%]",
+                     help="The smallest difference that matters (absolute, or % of the "
+                     "baseline's mean), for METRIC or every metric: a significant difference "
+                     "below it is marked ~, not *, and --fail-if-worse ignores it "
+                     "(repeatable)."),
+        click.option("--all-pairs", is_flag=True,
+                     help="Also test every pair of runs: randomised Tukey HSD over all pairs "
+                     "(the default; --rounds permutations), or the paired --test with the "
+                     "--correction given, over all pairs; the runs grouped by a compact "
+                     "letter display."),
+        click.option("--rbo", type=number(0, 1, low_open=True, high_open=True), metavar="P",
+                     help="Also the rank-biased overlap (Webber et al. 2010) of each run with "
+                     "each baseline, user by user, with persistence P (0.9: the top 10 ranks "
+                     "weigh 86%): its extrapolated value, its min and max bounds and their "
+                     "residual."),
+        option("non_inferior"), option("equivalent"))(f)
 
 
 @cli.command(name="compare", cls=Command)
 @click.argument("files", metavar="RUN_A RUN_B [RUN...] TRUTH", nargs=-1, required=True)
 @scoring_options(preds_help="Format of every run (default: each from its extension).")
-@click.option("--name", "names", multiple=True,
-              help="A name per run, in order (default: the file stems).")
-@click.option("--baseline-run", multiple=True, metavar="RUN",
-              help="The run the others are compared with (default: the first run); repeat "
-              "for several baselines, each run tested against each, corrected over all "
-              "tests of a metric.")
-@click.option("--baseline", "_old_baseline_run", hidden=True, expose_value=False,
-              callback=lambda ctx, p, v: _renamed_baseline(ctx, v))
-@click.option("--test", type=click.Choice(TESTS),
-              default="t", show_default=True, help="Paired significance test over users.")
-@option("rounds")
-@option("seed")
-@option("alpha", help="Significance level, after the correction.")
-@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
-              show_default=True, help="Multiple-comparison correction across the runs, per "
-              "metric: family-wise (holm, bonferroni) or false discovery rate (bh: "
-              "Benjamini-Hochberg; by: Benjamini-Yekutieli, for any dependence).")
-@option("intervals", help="Add a bootstrap confidence interval (over the users compared) to "
-        "every run's mean.")
-@option("confidence")
-@click.option("--top-changes", type=number(0, MAX_USERS_SHOWN, integer=True), default=0,
-              metavar="N",
-              help="List the N users most helped and most hurt, per run and metric.")
-@click.option("--per-user", metavar="FILE",
-              help="Also write every run's per-user values side by side (columns RUN/METRIC) "
-              "for the users compared: .csv, .parquet, or - for stdout.")
-@click.option("--fail-if-worse", is_flag=True,
-              help="Gate: exit 1 when a run is significantly worse than the baseline.")
-@click.option("--min-effect", multiple=True, metavar="[METRIC=]DELTA[%]",
-              help="The smallest difference that matters (absolute, or % of the baseline's "
-              "mean), for METRIC or every metric: a significant difference below it is marked "
-              "~, not *, and --fail-if-worse ignores it (repeatable).")
-@click.option("--all-pairs", is_flag=True,
-              help="Also test every pair of runs: randomised Tukey HSD over all pairs (the "
-              "default; --rounds permutations), or the paired --test with the --correction "
-              "given, over all pairs; the runs grouped by a compact letter display.")
-@click.option("--rbo", type=number(0, 1, low_open=True, high_open=True), metavar="P",
-              help="Also the rank-biased overlap (Webber et al. 2010) of each run with each "
-              "baseline, user by user, with persistence P (0.9: the top 10 ranks weigh 86%): "
-              "its extrapolated value, its min and max bounds and their residual.")
-@option("non_inferior")
-@option("equivalent")
-@option("segments")
-@option("segment_by")
-@option("segment_bins")
+@run_options
+@test_options
+@view_options
+@compare_gate_options
+@segment_options
 @option("html")
 @report_options("compare")
 def compare_command(files, **kw) -> int:
@@ -98,12 +110,11 @@ def compare_command(files, **kw) -> int:
     """
     from rankeval.api.compare import compare  # --help's import cost: numpy, pyarrow
 
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    reading = Reading.take(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
-    _check_outputs(kw, [truth, *runs, *(path for n in EXTRA
-                                        if (path := extra[n]))])
+    _check_outputs(kw, [truth, *runs, *(path for n in EXTRA if (path := kw[n]))])
     result = compare(
-        runs, truth, list(kw["metrics"]) or None, list(kw["k"]) or None,
+        runs, truth, list(kw.pop("metrics")) or None, list(kw.pop("k")) or None,
         names=list(kw["names"]) or None, baseline_run=list(kw["baseline_run"]) or None,
         test=kw["test"], rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
         correction=kw["correction"], confidence=kw["confidence"], intervals=kw["intervals"],
@@ -111,9 +122,7 @@ def compare_command(files, **kw) -> int:
         non_inferior=kw["non_inferior"], equivalent=kw["equivalent"],
         fail_if_worse=kw["fail_if_worse"], rbo=kw["rbo"],
         segments=kw["segments"], segment_by=kw["segment_by"],
-        segment_bins=kw["segment_bins"], compat=kw["compat"], preds_format=kw["preds_format"],
-        truth_format=kw["truth_format"], reading=reading, **columns, **extra,
-        **pop_settings(kw))
+        segment_bins=kw["segment_bins"], reading=reading, **pop_options(kw))
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
     show_notices(result.notices, kw["quiet"])
@@ -152,10 +161,8 @@ def _all_pairs(kw) -> bool | str:
 
 def _renamed_baseline(ctx: click.Context, value: str | None) -> None:
     """compare's old --baseline (a run name); in score --baseline is a report file."""
-    from rankeval.cli.options import _RENAMED_KEY
-
     if value is not None:
-        ctx.meta.setdefault(_RENAMED_KEY, {})["baseline_run"] = (value,)
+        ctx.meta.setdefault(RENAMED_KEY, {})["baseline_run"] = (value,)
         warn("compare --baseline is now --baseline-run (--baseline names a report file in "
              "score); the old spelling will be removed")
 

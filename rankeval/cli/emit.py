@@ -4,10 +4,14 @@ for a file, and every other format from its report module."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 from typing import Any
 
-from rankeval.cli.app import console
+from rankeval.cli.app import console, warn
+from rankeval.io.formats import STDOUT
+from rankeval.io.output import check_writable, write_text
+from rankeval.report import FORMATS, check_available, renderer
 
 
 def emit(output: str, fmt: str, command: str, subject: Any, to_stderr: bool = False,
@@ -17,10 +21,6 @@ def emit(output: str, fmt: str, command: str, subject: Any, to_stderr: bool = Fa
     A console format (the table) goes to stdout (stderr when the data owns stdout), or as plain
     text to a file; every other format is its module's text.
     """
-    from rankeval.io.formats import STDOUT
-    from rankeval.io.output import write_text
-    from rankeval.report import FORMATS, renderer
-
     render = renderer(fmt, command)
     if not FORMATS[fmt].console:
         write_text(output, render(subject, **options))
@@ -37,9 +37,6 @@ def emit(output: str, fmt: str, command: str, subject: Any, to_stderr: bool = Fa
 
 def check_html(fmt: str, html: str | None) -> None:
     """Before reading anything: an HTML report can be drawn and written."""
-    from rankeval.io.output import check_writable
-    from rankeval.report import check_available
-
     check_available(fmt)
     if html is not None:
         check_available("html")
@@ -51,20 +48,15 @@ def write_html(path: str | None, command: str, subject: Any) -> None:
     """``--html FILE``: the HTML report of ``command``'s result beside the chosen format."""
     if path is None:
         return
-    from rankeval.io.output import write_text
-    from rankeval.report import renderer
-
     write_text(path, renderer("html", command)(subject))
 
 
 def step_summary(result: Any, command: str) -> None:
     """On GitHub Actions (GITHUB_STEP_SUMMARY names a file): the Markdown summary of the
     result appended to it; a summary that cannot be written is a warning."""
-    import os
-
     if not os.environ.get("GITHUB_STEP_SUMMARY"):  # the Markdown module (and rich) only then
         return
-    from rankeval.cli.app import warn
+    # --help's import cost: numpy, pyarrow (the Markdown module, on GitHub Actions alone)
     from rankeval.report.markdown import append_step_summary
 
     problem = append_step_summary(result, command=command)

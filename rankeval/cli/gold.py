@@ -59,11 +59,3 @@ def gold_request(kw: dict[str, Any], job, engine, outputs: dict[str, str | None]
     check_distinct({k: v for k, v in outputs.items() if v and "://" not in v}, [kw["gold"]])
     return request
 
-
-def with_gold(engine, job, result, request):
-    """The evaluation with the gold estimates (itself without --gold)."""
-    if request is None:
-        return result
-    from rankeval.api.gold import with_gold as attach  # --help's import cost: numpy
-
-    return attach(engine, job, result, request)

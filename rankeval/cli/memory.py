@@ -55,7 +55,7 @@ def release_arrow_memory() -> None:
     is the user's choice and wins."""
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
-    import pyarrow as pa
+    import pyarrow as pa  # --help's import cost: pyarrow, once a command runs
 
     # Under an address-space limit (ulimit -v) jemalloc's reservations fail and pyarrow's
     # jemalloc crashes the process (SIGSEGV on a thread's first allocation) where glibc's
@@ -69,7 +69,7 @@ def release_arrow_memory() -> None:
 
 def _address_space_limited() -> bool:
     try:
-        import resource
+        import resource  # optional dependency: POSIX only
     except ImportError:  # not POSIX
         return False
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)

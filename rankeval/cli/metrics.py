@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli
+from rankeval.cli.emit import emit
+from rankeval.io.formats import STDOUT
 from rankeval.registry import REGISTRY
 from rankeval.report import choices
 
@@ -26,9 +28,6 @@ def metrics_command(fmt: str) -> int:
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
     rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
     """
-    from rankeval.cli.emit import emit
-    from rankeval.io.formats import STDOUT
-
     # through the one writer: a full disk or a closed pipe is handled as for every report
     emit(STDOUT, fmt, "metrics", REGISTRY)
     return 0
@@ -36,6 +35,6 @@ def metrics_command(fmt: str) -> int:
 
 def metrics_markdown() -> str:
     """The metrics table of the documentation, generated from the registry."""
-    from rankeval.report.markdown import render_metrics
+    from rankeval.report.markdown import render_metrics  # --help's import cost: numpy, pyarrow
 
     return render_metrics(REGISTRY)

@@ -12,17 +12,20 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from rankeval.analysis.choices import MAX_ROUNDS
+from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
 from rankeval.cli.config import config_option, verbose_option
+from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
-from rankeval.io.columns import COLUMNS, EXTRA, OPE_ROLES, ROLES
+from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
+from rankeval.io.options import Columns, ExtraInputs, Reading
+from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS, REGISTRY
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, PRESETS, ROWS, TABLE, UNSET
 
-_RENAMED_KEY = "rankeval.renamed"
+RENAMED_KEY = "rankeval.renamed"
 
 
 class _EngineChoice(click.ParamType):
@@ -45,10 +48,8 @@ class Command(click.Command):
     once its options are parsed (not for ``--help``), the process's allocators are set up."""
 
     def invoke(self, ctx: click.Context):
-        from rankeval.cli.memory import for_one_run
-
         for_one_run()
-        for name, value in ctx.meta.get(_RENAMED_KEY, {}).items():
+        for name, value in ctx.meta.get(RENAMED_KEY, {}).items():
             if ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE,
                                                       ParameterSource.ENVIRONMENT):
                 ctx.params[name] = value
@@ -97,8 +98,6 @@ class _Cutoffs(click.ParamType):
     numeric = True
 
     def convert(self, value, param, ctx):
-        from rankeval.names import parse_ks
-
         parse_ks([str(value)])  # an OptionError, in the words the library uses
         return value
 
@@ -115,7 +114,7 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
 
     def remember(ctx: click.Context, param, value):
         if _given(value):
-            ctx.meta.setdefault(_RENAMED_KEY, {})[name] = value
+            ctx.meta.setdefault(RENAMED_KEY, {})[name] = value
             warn(f"{old} is now {flag(name)}; the old spelling will be removed")
 
     kwargs = {k: v for k, v in kwargs.items() if k not in ("help", "show_default", "default")}
@@ -267,7 +266,7 @@ def option(name: str, *, command: str | None = None, **override: Any) -> Callabl
     flags, kwargs = SPECS[name]
     kwargs = {**kwargs, **override}
     renamed = [_renamed(old, name, **kwargs) for old, new in RENAMED.items() if new == name]
-    return _stack(click.option(*flags, name, **kwargs), *renamed)
+    return stack(click.option(*flags, name, **kwargs), *renamed)
 
 
 def report_format(command: str) -> Callable:
@@ -339,7 +338,7 @@ def column_options(f, roles: tuple[str, ...] = _SCORING_ROLES):
     return f
 
 
-def _stack(*decorators: Callable) -> Callable:
+def stack(*decorators: Callable) -> Callable:
     """Several option decorators as one, listed in ``--help`` in the order given."""
 
     def apply(f):
@@ -354,7 +353,7 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     """What every command that scores or checks inputs takes: -k, -m, the settings, the
     columns and the input formats."""
     preds = {"help": preds_help} if preds_help else {}
-    return _stack(option("k"), option("metrics"), settings_options, column_options,
+    return stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
                   option("catalog"), option("item_features"), option("item_groups"),
                   option("propensity"), option("train_format"), option("catalog_format"),
@@ -366,22 +365,110 @@ def scoring_options(preds_help: str | None = None) -> Callable:
 
 def engine_options(f):
     """--engine and every engine's own options (the Spark engine's --spark-master, ...)."""
-    return _stack(option("engine"), *(option(name) for e in ENGINES.values()
+    return stack(option("engine"), *(option(name) for e in ENGINES.values()
                                       for name in e.options))(f)
 
 
-def pop_engine(kw: dict[str, Any]):
-    """The chosen engine and its options, taken out of a command's keyword arguments."""
-    from rankeval.engines import engine_options as chosen
-    from rankeval.engines import get
+def per_user_options(f):
+    """score's per-user outputs: --per-user FILE, and trec_eval's -q and -n."""
+    return stack(
+        click.option("--per-user", metavar="FILE",
+                     help="Also write one row per evaluated user: .csv, .parquet, or - for "
+                     "stdout (with --engine spark or ray: a directory, written as a Parquet "
+                     "dataset)."),
+        click.option("--per-query", is_flag=True,
+                     help="With --format trec: a line per user and measure before the 'all' "
+                     "lines (trec_eval's -q)."),
+        click.option("--no-summary", is_flag=True,
+                     help="With --format trec --per-query: the per-user lines alone, without "
+                     "the 'all' lines (trec_eval's -n)."))(f)
 
-    engine = get(kw.pop("engine"))
-    return engine, chosen(engine, kw)
+
+def gate_options(f):
+    """score's quality gates (``api.score.GateOptions``) and --junit, their report."""
+    return stack(
+        click.option("--fail-under", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate: exit 1 when METRIC's mean is below VALUE (repeatable; also "
+                     "'ndcg@10>=0.35')."),
+        click.option("--fail-over", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate: exit 1 when METRIC's mean is above VALUE (repeatable)."),
+        click.option("--max-gap", multiple=True, metavar="METRIC=VALUE",
+                     help="Gate with --segments/--segment-by: exit 1 when METRIC's largest gap "
+                     "between segments (best mean - worst) exceeds VALUE (repeatable)."),
+        click.option("--baseline", metavar="REPORT.json",
+                     help="A JSON report of an earlier run (-f json -o FILE) to compare with."),
+        click.option("--max-drop", multiple=True, metavar="[METRIC=]DROP[%]",
+                     help="Gate against --baseline: exit 1 when METRIC falls more than DROP "
+                     "(absolute, or relative with %); without METRIC, for every metric in both "
+                     "reports."),
+        click.option("--allow-settings-change", is_flag=True,
+                     help="Compare with a --baseline computed with other settings."),
+        option("non_inferior", help="Gate against --baseline-per-user: exit 1 unless this run "
+               "is shown not worse than the baseline by more than MARGIN (absolute, or % of "
+               "the baseline's mean): the one-sided (1 - alpha) lower bound of the paired "
+               "difference lies above -MARGIN (repeatable)."),
+        option("equivalent", help="Gate against --baseline-per-user: exit 1 unless this run "
+               "is shown within MARGIN of the baseline either way (two one-sided tests, TOST) "
+               "(repeatable)."),
+        click.option("--baseline-per-user", metavar="FILE",
+                     help="The baseline run's per-user values (its --per-user file), for "
+                     "--non-inferior and --equivalent: the users are paired by id."),
+        option("alpha", help="Significance level of --non-inferior and --equivalent."),
+        click.option("--junit", metavar="FILE",
+                     help="Also write the gates as JUnit XML test cases."))(f)
+
+
+def tracker_options(f):
+    """--mlflow and --wandb: where else a score is logged."""
+    return stack(
+        click.option("--mlflow", is_flag=True,
+                     help="Also log the metrics, settings and reports to MLflow: the active "
+                     "run, or a new one in MLFLOW_EXPERIMENT_NAME at MLFLOW_TRACKING_URI "
+                     "(default a local SQLite file); needs rankeval[mlflow]."),
+        click.option("--wandb", is_flag=True,
+                     help="Also log the metrics, settings and per-user values to Weights & "
+                     "Biases: the active run, or a new one in WANDB_PROJECT (offline unless "
+                     "WANDB_MODE or WANDB_API_KEY says otherwise); needs rankeval[wandb]."))(f)
+
+
+def segment_options(f):
+    """--segments, --segment-by, --segment-bins: the metrics by user segment."""
+    return stack(option("segments"), option("segment_by"), option("segment_bins"))(f)
+
+
+def breakdown_options(f):
+    """score's additions after scoring: --html, the segments, --stats, the intervals."""
+    return stack(option("html"), segment_options, option("stats"), option("intervals"),
+                  option("confidence"), option("rounds"), option("seed"))(f)
+
+
+def test_options(f):
+    """compare's paired tests: --test, --rounds, --seed, --alpha, --correction."""
+    return stack(
+        click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
+                     help="Paired significance test over users."),
+        option("rounds"), option("seed"),
+        option("alpha", help="Significance level, after the correction."),
+        click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
+                     show_default=True, help="Multiple-comparison correction across the "
+                     "runs, per metric: family-wise (holm, bonferroni) or false discovery "
+                     "rate (bh: Benjamini-Hochberg; by: Benjamini-Yekutieli, for any "
+                     "dependence)."))(f)
+
+
+def pop_options(kw: dict[str, Any]) -> dict[str, Any]:
+    """The library's keywords among a command's (removed from ``kw``): the settings,
+    --compat, the formats, the columns, the extra inputs, and every engine's options (what
+    ``api.request.request`` takes as ``options``)."""
+    names = [*(s.name for s in TABLE), "compat", "preds_format", "truth_format",
+             *Columns.names(), *ExtraInputs.names(),
+             *(name for e in ENGINES.values() for name in e.options)]
+    return {name: kw.pop(name) for name in names if name in kw}
 
 
 def report_options(command: str) -> Callable:
     """How a command reports: -f (its formats), -o, --config, -q, -v, --debug."""
-    return _stack(report_format(command), option("output"), config_option, option("quiet"),
+    return stack(report_format(command), option("output"), config_option, option("quiet"),
                   verbose_option, option("debug"))
 
 
@@ -391,16 +478,17 @@ def pop_settings(kw: dict[str, Any]) -> dict[str, Any]:
 
 
 def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
+    """--user-col ...: the column names a command takes (the scoring ones are
+    ``io.options.Columns``; ``rankeval ope`` has its own)."""
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS if f"{c}_col" in kw}
 
 
-def pop_extras(kw: dict[str, Any]) -> dict[str, str | None]:
+def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
     """--train, --catalog, ... and their formats, as ``io.extras.load_extras``
     takes them."""
-    return {name: kw.pop(name) for n in EXTRA for name in (n, f"{n}_format")}
+    return ExtraInputs.take(kw)
 
 
-def pop_reading(kw: dict[str, Any]) -> dict[str, str | None]:
+def pop_reading(kw: dict[str, Any]) -> Reading:
     """How to read text inputs: ``delimiter`` and ``encoding``."""
-    return {name: kw.pop(name) for name in ("delimiter", "encoding", "preds_encoding",
-                                            "truth_encoding") if name in kw}
+    return Reading.take(kw)

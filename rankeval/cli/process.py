@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from rankeval.cli.memory import retain_freed_memory
+from rankeval.engines.signals import ON_SIGNAL
 
 GRACE = 0.5  # seconds the command has to unwind by itself after a signal
 _WATCHDOG_STACK = 256 << 10
@@ -233,8 +234,6 @@ class Signals:
         processes it started (a Spark JVM still starting, which would outlive it) ended."""
         with contextlib.suppress(BaseException):
             self._cleanup()
-        from rankeval.engines import ON_SIGNAL  # --help's import cost: engines loads numpy
-
         for hook in list(ON_SIGNAL):  # each on a thread of its own: none may hold the exit
             worker = threading.Thread(target=_quietly, args=(hook,), daemon=True)
             worker.start()

@@ -95,7 +95,7 @@ def sampled_command(runs, **kw) -> int:
                      preds_format=kw["preds_format"], truth_format=kw["truth_format"],
                      columns=columns, reading=reading)
     if not kw["quiet"]:
-        from rankeval.report.sampled import grouped
+        from rankeval.report.sampled import grouped  # --help's import cost: numpy, pyarrow
 
         for line in result.warnings:
             warn(line)

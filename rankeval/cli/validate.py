@@ -10,20 +10,15 @@ from rankeval.cli.emit import emit
 from rankeval.cli.options import (
     Command,
     engine_options,
-    pop_columns,
-    pop_engine,
-    pop_extras,
-    pop_reading,
-    pop_settings,
+    pop_options,
     report_options,
     scoring_options,
 )
-from rankeval.engines.interface import Job
 from rankeval.errors import EXIT_USAGE, plural
 from rankeval.io.columns import EXTRA
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable
 from rankeval.notices import ANSWERS
-from rankeval.settings import make_settings
 
 
 @cli.command(cls=Command)
@@ -46,6 +41,7 @@ def validate(predictions, truth, strict, **kw) -> int:
       rankeval validate preds.parquet truth.parquet -f json | jq .errors
       rankeval validate --engine spark hdfs:///recs/preds/ hdfs:///recs/truth/
     """
+    from rankeval.api.request import request  # --help's import cost: numpy, pyarrow
     from rankeval.api.validate import validate as run_validate  # --help's import cost: numpy
 
     check_writable(kw["output"], "--output")
@@ -55,13 +51,11 @@ def validate(predictions, truth, strict, **kw) -> int:
     ctx = click.get_current_context()
     acknowledged = frozenset(code for name, code in ANSWERS.items()
                              if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE)
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
-    engine, options = pop_engine(kw)
-    settings = make_settings(list(kw["metrics"]) or None, list(kw["k"]) or None,
-                             compat=kw["compat"], **pop_settings(kw))
-    job = Job(predictions, truth, settings, columns, reading, kw["preds_format"],
-              kw["truth_format"], extra, options)
-    result = run_validate(engine, job, acknowledged)
+    # the inputs' problems, the metrics' extra inputs among them, are the report's
+    made = request(predictions, truth, list(kw.pop("metrics")) or None,
+                   list(kw.pop("k")) or None, pop_options(kw), engine=kw.pop("engine"),
+                   reading=Reading.take(kw), checks={})
+    result = run_validate(made, acknowledged)
     fmt = kw["fmt"].lower()
     emit(kw["output"], fmt, "validate", result, strict=strict)
     if result.ok(strict):

@@ -1,5 +1,7 @@
-"""What every engine is: a ``Job`` (one evaluation as every engine takes it) and the
-``Engine`` interface (``check``, ``score``, ``validate``, its own options)."""
+"""What every engine is: a ``Job`` (one evaluation as every engine takes it, made of option
+groups: ``Inputs``, ``io.options``' ``Columns``, ``Reading`` and ``ExtraInputs``,
+``Breakdown``) and the ``Engine`` interface (``check``, ``score``, ``validate``, its own
+options)."""
 
 from __future__ import annotations
 
@@ -8,31 +10,84 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rankeval.io.columns import EXTRA  # the optional inputs (--train, ...)
+from rankeval.io.options import Columns, ExtraInputs, Reading
 from rankeval.io.output import check_writable, per_user_format
+from rankeval.settings import Settings
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The two main inputs (paths, or tables the engine reads) and their formats (None: from
+    the extension)."""
+
+    predictions: Any
+    truth: Any
+    preds_format: str | None = None
+    truth_format: str | None = None
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """What the pipeline adds after scoring, by users: the distribution's statistics
+    (``Evaluation.with_stats``), the segments (a user table or path) and the columns to break
+    the metrics down by (``Evaluation.by_segment``), and whether the segment gaps are wanted
+    wherever the values are (a ``--max-gap`` gate). Checked by ``api.request``."""
+
+    stats: str | None = None
+    segments: Any = None
+    segment_by: Sequence[str] = ()
+    gaps: bool = False
 
 
 @dataclass(frozen=True)
 class Job:
-    """One evaluation, as every engine takes it: the inputs (paths, or tables the engine
-    reads), how to read and score them, and what to add after scoring."""
+    """One evaluation, as every engine takes it: the inputs, how to read and score them
+    (the option groups of ``io.options``, the settings, the engine's own options), and what
+    to add after scoring. ``api.request`` builds it."""
 
-    predictions: Any
-    truth: Any
-    settings: Any  # settings.Settings
-    columns: dict[str, str | None] = field(default_factory=dict)
-    reading: dict[str, Any] = field(default_factory=dict)
-    preds_format: str | None = None
-    truth_format: str | None = None
-    # train, catalog, item_features and their *_format
-    extras: dict[str, Any] = field(default_factory=dict)
+    inputs: Inputs
+    settings: Settings
+    columns: Columns = field(default_factory=Columns)
+    reading: Reading = field(default_factory=Reading)
+    extras: ExtraInputs = field(default_factory=ExtraInputs)  # train, catalog ... and formats
     options: dict[str, Any] = field(default_factory=dict)  # the engine's own options
-    stats: Any = None  # distribution statistics (``Evaluation.with_stats``)
-    segments: Any = None  # a user table or path (``Evaluation.by_segment``)
-    segment_by: Sequence[str] = ()
+    breakdown: Breakdown = field(default_factory=Breakdown)
     intervals: tuple[float, int, int] | None = None  # (level, rounds, seed)
     keep_values: bool = False  # every per-user value wanted on this machine (HTML, -q lines)
     quiet: bool = True  # no progress line
-    gaps: bool = False  # segment gaps wanted wherever the values are (a --max-gap gate)
+
+    # The fields of the groups, as engines read them
+    @property
+    def predictions(self) -> Any:
+        return self.inputs.predictions
+
+    @property
+    def truth(self) -> Any:
+        return self.inputs.truth
+
+    @property
+    def preds_format(self) -> str | None:
+        return self.inputs.preds_format
+
+    @property
+    def truth_format(self) -> str | None:
+        return self.inputs.truth_format
+
+    @property
+    def stats(self) -> str | None:
+        return self.breakdown.stats
+
+    @property
+    def segments(self) -> Any:
+        return self.breakdown.segments
+
+    @property
+    def segment_by(self) -> Sequence[str]:
+        return self.breakdown.segment_by
+
+    @property
+    def gaps(self) -> bool:
+        return self.breakdown.gaps
 
     @property
     def paths(self) -> list[str]:

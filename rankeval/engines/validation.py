@@ -8,6 +8,7 @@ path the Spark and Ray engines name).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -35,10 +36,10 @@ def validate_inputs(
     *,
     preds_format: str | None = None,
     truth_format: str | None = None,
-    columns: dict[str, str | None] | None = None,
+    columns: Mapping[str, str | None] | None = None,
     acknowledged: frozenset[str] = frozenset(),
-    reading: dict[str, Any] | None = None,
-    extra: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Validation:
     """Read both inputs (and ``extra``: train, catalog and their formats) and run every check
     of ``score``, collecting problems, not stopping."""
@@ -77,8 +78,8 @@ def validate_inputs(
 
 
 def validate_file(data: Any, role: str, settings, *, fmt: str | None = None,
-                  columns: dict[str, str | None] | None = None,
-                  reading: dict[str, Any] | None = None) -> Validation:
+                  columns: Mapping[str, str | None] | None = None,
+                  reading: Mapping[str, Any] | None = None) -> Validation:
     """One run (``role`` "predictions") or truth file alone, with every check ``validate`` and
     ``score`` make of it (the pre-commit hook's check): the other side is made of the file's
     own distinct (user, item) pairs, so that every user is evaluated and every list ordered

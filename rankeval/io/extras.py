@@ -40,7 +40,7 @@ class Extras:
 
 
 def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | None = None,
-                reading: dict[str, Any] | None = None) -> Extras:
+                reading: Mapping[str, Any] | None = None) -> Extras:
     """Open and load the optional inputs in ``given`` (``EXTRA``: ``train``, ``catalog``,
     ``item_features``, ``item_groups``, ``propensity``; paths or in-memory tables, each
     with its ``NAME_format``), with the same column options as the main inputs."""
@@ -66,7 +66,7 @@ ON_DRIVER = ("item_features", "item_groups", "propensity")
 
 
 def load_on_driver(given: Mapping[str, Any], columns: Mapping[str, str | None] | None,
-                   reading: dict[str, Any] | None) -> dict[str, Any]:
+                   reading: Mapping[str, Any] | None) -> dict[str, Any]:
     """``given``'s ``ON_DRIVER`` inputs loaded here, by name (each with its format)."""
     here = {n: given[n] for n in ON_DRIVER if given.get(n) is not None}
     if not here:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -333,7 +333,7 @@ def _roles(**names: str | None) -> dict[str, str]:
 
 
 def open_input(data: Any, role: str, fmt: str | None = None,
-               reading: dict[str, Any] | None = None) -> Table | MemoryTable:
+               reading: Mapping[str, Any] | None = None) -> Table | MemoryTable:
     """A path (``-``: standard input) or an in-memory table (pandas, polars, Arrow table,
     record batch or batch reader) as a table to load; ``reading``: delimiter, encoding."""
     if isinstance(data, str | os.PathLike):
@@ -345,10 +345,10 @@ def open_input(data: Any, role: str, fmt: str | None = None,
 def load_inputs(
     predictions: Any,
     truth: Any,
-    columns: dict[str, str | None] | None = None,
+    columns: Mapping[str, str | None] | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
-    reading: dict[str, Any] | None = None,
+    reading: Mapping[str, Any] | None = None,
     subtopics: bool = False,
 ) -> tuple[Predictions, Truth]:
     """Open and load both inputs; ``columns`` maps ``user_col``... to column names;

@@ -13,6 +13,7 @@ import io
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -256,7 +257,7 @@ def encoding_option(role: str) -> str:
     return "{opt:" + OWN_ENCODING.get(role, "encoding") + "}"
 
 
-def for_role(reading: dict[str, Any] | None, role: str) -> dict[str, Any]:
+def for_role(reading: Mapping[str, Any] | None, role: str) -> dict[str, Any]:
     """How to read the text of the input ``role``: the delimiter, and its own encoding
     (``preds_encoding``, ``truth_encoding``), else the one of every input (``encoding``)."""
     given = dict(reading or {})

@@ -3,6 +3,7 @@ given the wrong way round."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ def swapped(preds: Table | MemoryTable, truth: Table | MemoryTable) -> None:
         )
 
 
-def guess_role(path: str, fmt: str | None = None, reading: dict[str, Any] | None = None,
+def guess_role(path: str, fmt: str | None = None, reading: Mapping[str, Any] | None = None,
                flag: str = "{opt:preds_format}") -> str | None:
     """What a file holds, when its name or header says: ``.qrels`` or a relevance column
     without rank or score is truth; ``.run`` or rank/score without relevance is predictions.

@@ -17,14 +17,15 @@ This module is the public door; the engine lives in ``rankeval.engines.ray`` (``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Unpack
 
 from rankeval.api.evaluate import evaluate as evaluate_on
+from rankeval.api.request import Options
 from rankeval.engines.ray.cluster import init
 from rankeval.engines.ray.driver import evaluate_inputs, read_inputs, validate_inputs
 from rankeval.engines.ray.result import RayValues
 from rankeval.results.evaluation import Evaluation
-from rankeval.settings import EvaluateOptions
 
 __all__ = ["RayValues", "evaluate", "evaluate_inputs", "init", "read_inputs",
            "validate_inputs"]
@@ -33,20 +34,12 @@ __all__ = ["RayValues", "evaluate", "evaluate_inputs", "init", "read_inputs",
 def evaluate(
     predictions: Any,
     truth: Any,
-    metrics: str | Any = None,
-    k: int | str | Any = None,
+    metrics: str | Iterable[str] | None = None,
+    k: int | str | Iterable[int | str] | None = None,
     *,
-    compat: str | None = None,
-    preds_format: str | None = None,
-    truth_format: str | None = None,
-    train: Any = None,
-    catalog: Any = None,
-    item_features: Any = None,
-    item_groups: Any = None,
-    propensity: Any = None,
     ray_address: str | None = None,
     partitions: int | None = None,
-    **options: Unpack[EvaluateOptions],
+    **options: Unpack[Options],
 ) -> Evaluation:
     """``rankeval.evaluate`` on Ray: ``predictions``, ``truth`` (and ``train``, ``catalog``)
     are Ray Datasets (columns found by name or alias, or named with ``user_col``...) or paths
@@ -58,10 +51,7 @@ def evaluate(
     (default: one per CPU of the cluster, fewer for inputs under 50,000 rows a partition,
     more past 2M rows a partition). Every
     other keyword is ``rankeval.evaluate``'s."""
-    result = evaluate_on(predictions, truth, metrics, k, compat=compat,
-                         preds_format=preds_format, truth_format=truth_format, train=train,
-                         catalog=catalog, item_features=item_features,
-                         item_groups=item_groups, propensity=propensity, engine="ray",
+    result = evaluate_on(predictions, truth, metrics, k, engine="ray",
                          engine_options={"ray_address": ray_address,
                                          "partitions": partitions}, **options)
     assert isinstance(result.store, RayValues)  # what the Ray engine gives

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any, Unpack
 
 from rankeval.api.evaluate import evaluate as evaluate_on
+from rankeval.api.request import Options
 from rankeval.engines.distributed.chunks import CHUNK_ROWS as CHUNK_ROWS
 from rankeval.engines.spark.driver import evaluate_frames as evaluate_frames
 from rankeval.engines.spark.driver import extra_frames as extra_frames
@@ -30,7 +31,6 @@ from rankeval.engines.spark.driver import validate_frames as validate_frames
 from rankeval.engines.spark.result import SparkValues
 from rankeval.engines.spark.session import session
 from rankeval.results.evaluation import Evaluation
-from rankeval.settings import EvaluateOptions
 
 # and, as before the engine moved under rankeval.engines.spark (#47): CHUNK_ROWS,
 # input_frames, extra_frames, evaluate_frames, validate_frames
@@ -43,19 +43,11 @@ def evaluate(
     metrics: str | Iterable[str] | None = None,
     k: int | str | Iterable[int | str] | None = None,
     *,
-    compat: str | None = None,
-    preds_format: str | None = None,
-    truth_format: str | None = None,
-    train: Any = None,
-    catalog: Any = None,
-    item_features: Any = None,
-    item_groups: Any = None,
-    propensity: Any = None,
     spark: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
     partitioned_by: str | None = None,
-    **options: Unpack[EvaluateOptions],
+    **options: Unpack[Options],
 ) -> Evaluation:
     """``rankeval.evaluate`` on Spark: ``predictions``, ``truth`` (and ``train``,
     ``catalog``) are Spark DataFrames (columns found by name or alias, or named with
@@ -69,10 +61,7 @@ def evaluate(
     (``bucket=0/``...): each value is scored in one task, read by pyarrow, with no
     shuffle. Every other keyword is ``rankeval.evaluate``'s.
     """
-    result = evaluate_on(predictions, truth, metrics, k, compat=compat,
-                         preds_format=preds_format, truth_format=truth_format, train=train,
-                         catalog=catalog, item_features=item_features,
-                         item_groups=item_groups, propensity=propensity, engine="spark",
+    result = evaluate_on(predictions, truth, metrics, k, engine="spark",
                          engine_options={"spark": spark, "partitions": partitions,
                                          "chunk_rows": chunk_rows,
                                          "spark_partitioned_by": partitioned_by}, **options)
