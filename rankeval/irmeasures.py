@@ -24,19 +24,21 @@ class Name:
     ours: str
     whole: bool = False
     becomes: tuple[tuple[str, Any, str], ...] = ()  # (param, value, metric it then is)
+    requires: tuple[str, ...] = ()  # parameters ir_measures refuses the measure without
+    at: str | None = None  # what ir_measures refuses it without after the @ (e.g. "10")
 
 
 NAMES: dict[str, Name] = {
     "AP": Name("map", whole=True),
-    "P": Name("precision"),
-    "R": Name("recall"),
+    "P": Name("precision", at="10"),
+    "R": Name("recall", at="10"),
     "RR": Name("mrr", whole=True),
     "nDCG": Name("ndcg", whole=True),
     "Rprec": Name("r_precision"),
     "Bpref": Name("bpref"),
     "infAP": Name("inf_ap"),
-    "IPrec": Name("iprec"),
-    "Success": Name("hit_rate"),
+    "IPrec": Name("iprec", at="0.5"),
+    "Success": Name("hit_rate", at="10"),
     "SetP": Name("set_precision", becomes=(("relative", True, "set_relative_precision"),)),
     "SetR": Name("set_recall"),
     "SetF": Name("set_f1"),
@@ -45,18 +47,18 @@ NAMES: dict[str, Name] = {
     "NumRel": Name("num_rel"),
     "NumRet": Name("num_ret", becomes=(("rel", None, "num_rel_ret"),)),  # NumRet(rel=1)
     "Judged": Name("judged", whole=True),
-    "ERR": Name("err"),
-    "RBP": Name("rbp"),
+    "ERR": Name("err", at="10"),
+    "RBP": Name("rbp", requires=("rel",)),  # ir_measures: "Unsupported measures {RBP}"
     "Compat": Name("compat"),
     # cwl_eval's C/W/L measures
-    "SDCG": Name("sdcg"),
-    "INST": Name("inst"),
-    "INSQ": Name("insq"),
-    "BPM": Name("bpm"),
-    "NERR8": Name("nerr8"),
-    "NERR9": Name("nerr9"),
-    "NERR10": Name("nerr10"),
-    "NERR11": Name("nerr11"),
+    "SDCG": Name("sdcg", requires=("max_rel",)),
+    "INST": Name("inst", requires=("max_rel",)),
+    "INSQ": Name("insq", requires=("max_rel",)),
+    "BPM": Name("bpm", requires=("max_rel",)),
+    "NERR8": Name("nerr8", requires=("max_rel",)),
+    "NERR9": Name("nerr9", requires=("max_rel",)),
+    "NERR10": Name("nerr10", requires=("max_rel",)),
+    "NERR11": Name("nerr11", requires=("max_rel",)),
     # the intent-aware measures (pyndeval's ndeval); a bare name takes every K, as in rankeval
     "alpha_nDCG": Name("alpha_ndcg"),
     "alpha_DCG": Name("alpha_dcg"),
@@ -83,10 +85,12 @@ MISSING = {
 }
 
 
-def read(word: str, pairs: list[tuple[str, Any]], compat: bool
+def read(word: str, pairs: list[tuple[str, Any]], compat: bool, at: str | None = None
          ) -> tuple[str, list[tuple[str, Any]], bool] | None:
     """An ir_measures spelling as (rankeval's name, parameters, whether a bare name is the
-    whole list), or None when ``word`` is not one (rankeval reads it)."""
+    whole list), or None when ``word`` is not one (rankeval reads it). ``compat``: under
+    --compat ir_measures, where a string ir_measures refuses is refused (``at``: what
+    follows its @, if anything)."""
     if word in SPELLED:
         word, fixed = SPELLED[word]
         pairs = [*fixed.items(), *pairs]
@@ -99,6 +103,15 @@ def read(word: str, pairs: list[tuple[str, Any]], compat: bool
     name = NAMES.get(word)
     if name is None:
         return None
+    missing = [p for p in name.requires if p not in dict(pairs)]
+    if compat and missing:
+        raise OptionError(f"ir_measures refuses {word} without {missing[0]}= (e.g. "
+                          f"{word}({missing[0]}=1)); without --compat ir_measures, "
+                          f"{name.ours} takes rankeval's default")
+    if compat and name.at is not None and at is None:
+        raise OptionError(f"{word} needs a cut-off under --compat ir_measures, which refuses "
+                          f"it without one (e.g. {word}@{name.at}); without the preset, "
+                          f"{name.ours} takes every K")
     ours = name.ours
     for param, value, metric in name.becomes:
         given = dict(pairs)

@@ -201,7 +201,7 @@ def parse(text: str, ir_measures: bool = False
         k = repr(float(dict(pairs)[level]))
         pairs = [(n, v) for n, v in pairs if n != level]
     whole = False
-    irm = irmeasures.read(word, pairs, ir_measures)
+    irm = irmeasures.read(word, pairs, ir_measures, k)
     if irm is not None:
         word, pairs, whole = irm
     name = LOOKUP.get(word.lower())

@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankeval import evaluate
+from rankeval import evaluate, irmeasures
+from rankeval.errors import OptionError
 from rankeval.irmeasures import MISSING, write
+from rankeval.registry import REGISTRY
 
 from .datagen import as_dicts, generate
 
@@ -194,8 +196,43 @@ def test_every_measure_ir_measures_registers_is_read_or_refused_by_name():
         try:
             spec = from_name(text, ir_measures=True)
         except OptionError as e:
-            # a bare name rankeval takes at every K (P, ERR_IA): with a cut-off, one metric
-            assert "needs a cut-off" in str(e) and "cutoff" in measure.SUPPORTED_PARAMS, text
-            text += "@10"
+            if "ir_measures refuses" in str(e):  # its provider needs the parameter (RBP's rel=)
+                missing = irmeasures.NAMES[word].requires
+                assert missing and all(m in measure.SUPPORTED_PARAMS for m in missing), text
+                params = ",".join(filter(None, [params, *(f"{m}=1" for m in missing)]))
+                text = word + f"({params})" + ("@10" if "cutoff" in required else "")
+            else:  # a bare name rankeval takes at every K (P, ERR_IA): one metric at a K
+                assert "needs a cut-off" in str(e) and "cutoff" in measure.SUPPORTED_PARAMS, text
+                text += "@10"
             spec = from_name(text, ir_measures=True)
         assert write(spec) == str(ir_measures.parse_measure(text)), text
+
+
+def _ir_measures_takes(measure: str) -> bool:
+    """Whether ir_measures itself computes ``measure`` (its default providers)."""
+    try:
+        parsed = ir_measures.parse_measure(measure)
+        list(ir_measures.iter_calc([parsed], {"1": {"a": 1, "b": 0}}, {"1": {"a": 1.0, "b": 0.5}}))
+    except (ValueError, AssertionError, NameError):
+        return False
+    return True
+
+
+# The intent-aware measures read subtopic qrels (tests/test_diversity.py): left out here.
+REFUSABLE = [w for w, n in irmeasures.NAMES.items()
+             if "subtopics" not in REGISTRY[n.ours].needs]
+
+
+@pytest.mark.parametrize("measure", [m for w in REFUSABLE for m in (w, f"{w}@5")])
+def test_what_ir_measures_refuses_is_refused(measure):
+    """Under --compat ir_measures a measure string reads as ir_measures reads it, and one it
+    refuses (RBP without rel=, the C/W/L measures without max_rel=, P or ERR without a
+    cut-off) is refused, not computed with rankeval's defaults: ir_measures itself decides."""
+    preds = pd.DataFrame({"user_id": ["1"] * 2, "item_id": ["a", "b"], "score": [1.0, 0.5]})
+    truth = pd.DataFrame({"user_id": ["1", "1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    try:
+        evaluate(preds, truth, [measure], compat="ir_measures")
+        ours = True
+    except OptionError:
+        ours = False
+    assert ours == _ir_measures_takes(measure), measure
