@@ -56,6 +56,7 @@ BASE = {
     "validate": ["validate", "P", "T"],
     "convert": ["convert", "P", "OUT"],
     "metrics": ["metrics"],
+    "interleave": ["interleave", "score", "L"],  # a group: its subcommands' files are theirs
 }
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 
 from rankeval.registry import REGISTRY
+from rankeval.report.interleaving import csv_text as interleave_csv
 from rankeval.report.numbers import exact
 
 
@@ -108,3 +109,7 @@ def render_power(result) -> str:
             "" if values[f] is None else values[f] if isinstance(values[f], int)
             else exact(values[f]) for f in fields[2:])])
     return out.getvalue()
+
+
+def render_interleave(result) -> str:
+    return interleave_csv(result)

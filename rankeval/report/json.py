@@ -151,3 +151,8 @@ def render_metrics(registry) -> str:
 def render_validation(result, strict: bool = False) -> str:
     """``rankeval validate -f json``: every problem and count."""
     return dumps(result.to_dict(strict))
+
+
+def render_interleave(result) -> str:
+    """``rankeval interleave score|simulate -f json``: every pair, plan and gate."""
+    return dumps({"rankeval": __version__, **result.to_dict()})

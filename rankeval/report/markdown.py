@@ -6,6 +6,7 @@ import os
 import re
 
 from rankeval.report import sections, visible
+from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -70,7 +71,8 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
         return None
     from rankeval.io.output import append_bytes
 
-    text = {"score": render, "compare": render_compare, "ope": render_ope}[command](subject)
+    text = {"score": render, "compare": render_compare, "ope": render_ope,
+            "interleave": render_interleave}[command](subject)
     try:
         append_bytes(path, (text + "\n").encode("utf-8"))
     except OSError as exc:
@@ -129,3 +131,7 @@ def render_metrics(registry) -> str:
         lines.append(f"| `{name}` | {aliases} | {summary} | `{formula}` | {takes} | "
                      f"{expected} |")
     return "\n".join(lines) + "\n"
+
+
+def render_interleave(result) -> str:
+    return blocks(interleave_sections(result))

@@ -8,6 +8,7 @@ import io
 from rich.markup import escape
 
 from rankeval.report import sections, visible
+from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.sections import Section
 
 
@@ -124,3 +125,7 @@ def render_validation(result, console, strict: bool = False) -> None:
     """``rankeval validate``: its lines as written (not wrapped, not styled)."""
     (part,) = sections.validation(result, strict)
     console.file.write("\n".join(part.notes) + "\n")
+
+
+def render_interleave(result, console) -> None:
+    draw(console, verdict_last(interleave_sections(result)))
