@@ -416,3 +416,31 @@ def test_simulate_refuses_in_one_line(run_cli, write, runs, args, words):
                                              "relevance": [4]}))
     r = run_cli("interleave", "simulate", runs[0], runs[1], qrels, *args)
     assert r.exit_code == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("column", "value", "method", "words"), [
+    ("p_A", 1.5, "probabilistic", "1 value outside [0, 1] (chances)"),
+    ("p_A", None, "probabilistic", "empty value"),
+    ("rank_A", 0, "balanced", "1 rank below 1 or not a number"),
+])
+def test_a_per_ranker_column_out_of_range(run_cli, write, column, value, method, words):
+    log = _example_13().drop(columns="team")
+    log["p_A"], log["p_B"] = 0.5, 0.5
+    log["rank_A"], log["rank_B"] = log["position"], log["position"]
+    log[column] = log[column].astype(float)
+    log.loc[3, column] = value
+    path = write("log.csv", log)
+    r = run_cli("interleave", "score", path, "--method", method)
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert words in r.stderr and f"column '{column}'" in r.stderr
+
+
+def test_by_user_groups_impressions_by_their_user(run_cli, write):
+    log = _example_13()
+    log["user_id"] = [f"u{i // 4}" for i in range(len(log))]
+    doc = _json(run_cli("interleave", "score", write("log.csv", log), "--by", "user", "-f",
+                        "json"))
+    assert doc["group_by"] == "user" and doc["log"]["groups"] == log["user_id"].nunique()
+    log.loc[1, "user_id"] = "someone else"  # one impression, two users
+    r = run_cli("interleave", "score", write("bad.csv", log), "--by", "user")
+    assert r.exit_code == 2 and "impression is in more than one user" in r.stderr

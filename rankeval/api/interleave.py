@@ -70,7 +70,7 @@ def _check_make(runs: Sequence[Any], method: str, k: int, tau: float) -> None:
         raise OptionError(f"{{option}} must be a number above 0, got {tau}", "tau")
 
 
-class _Lists:
+class RunLists:
     """Several runs' ranked lists over shared codes: ``lists[run, query, position]`` (item
     codes, ``NONE`` past a list's end), and the ids of the codes."""
 
@@ -138,7 +138,7 @@ def make(runs: Sequence[Any], *, method: str = "team-draft", k: int = 10, seed: 
     if output is not None:
         target_format = _check_output(output, output_format, method, teams,
                                       [r for r in runs if isinstance(r, str)])
-    data = _Lists(runs, run_format, reading, None if method == "probabilistic" else k)
+    data = RunLists(runs, run_format, reading, None if method == "probabilistic" else k)
     rng = np.random.default_rng(seed)
     chances = None
     if method == "team-draft":
@@ -295,7 +295,7 @@ def _model_parameters(model: str, user: str, click: Sequence[float] | None,
     return out
 
 
-def _grades(lists: _Lists, query: np.ndarray, item: np.ndarray,
+def grades_of(lists: RunLists, query: np.ndarray, item: np.ndarray,
             truth_user: np.ndarray, truth_item: np.ndarray, grade: np.ndarray) -> np.ndarray:
     """Each shown (query, item)'s grade (0 when not judged; ``NONE`` for an empty slot)."""
     width = int(max(item.max(initial=0), truth_item.max(initial=0))) + 1
@@ -339,7 +339,7 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
         raise OptionError("{opt:alpha} and {opt:power} must lie in (0, 1)")
     teams = run_names(runs, names)
     qrels = load_truth(open_input(truth, "truth", truth_format, reading))
-    data = _Lists(runs, run_format, reading, None if method == "probabilistic" else k,
+    data = RunLists(runs, run_format, reading, None if method == "probabilistic" else k,
                   qrels.user, qrels.item)
     t_user, t_item = data.extra
     assert t_user is not None and t_item is not None
@@ -359,7 +359,7 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
     for t in range(trials):
         drawn = pool[rng.integers(0, len(pool), impressions)]
         per_pair = simulated_outcomes(data.lists[:, drawn, :], drawn, method, k, tau, rng,
-                                      lambda q, i: _grades(data, q, i, t_user, t_item, grade),
+                                      lambda q, i: grades_of(data, q, i, t_user, t_item, grade),
                                       click_model, params)
         groups.append(drawn)
         for p in pairs:
@@ -402,7 +402,7 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
 
 
 def simulated_outcomes(lists: np.ndarray, query: np.ndarray, method: str, k: int, tau: float,
-                       rng: np.random.Generator, grades_of, click_model: str,
+                       rng: np.random.Generator, grade_lookup, click_model: str,
                        params: dict[str, Any]) -> dict[tuple[int, int], np.ndarray]:
     """One batch of impressions (``lists``: runs x impressions x depth, the drawn queries'
     lists): interleaved, clicked under the click model, credited; per pair of runs each
@@ -416,7 +416,7 @@ def simulated_outcomes(lists: np.ndarray, query: np.ndarray, method: str, k: int
         team = None
     else:
         items, team, chances = probabilistic(lists, k, rng, tau)
-    grades = grades_of(np.repeat(query[:, None], items.shape[1], axis=1), items)
+    grades = grade_lookup(np.repeat(query[:, None], items.shape[1], axis=1), items)
     if click_model == "pbm":
         examine = (None if params["examine"] == "1/position"
                    else np.asarray(params["examine"], dtype=np.float64))
