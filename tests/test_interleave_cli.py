@@ -444,3 +444,34 @@ def test_by_user_groups_impressions_by_their_user(run_cli, write):
     log.loc[1, "user_id"] = "someone else"  # one impression, two users
     r = run_cli("interleave", "score", write("bad.csv", log), "--by", "user")
     assert r.exit_code == 2 and "impression is in more than one user" in r.stderr
+
+
+def test_the_preference_matrix_and_the_trajectory(run_cli, write):
+    rng = np.random.default_rng(4)
+    rows = []
+    for n in range(300):
+        clicks = rng.random(3) < [0.6, 0.4, 0.3]
+        rows += [(f"q{n % 40}", f"i{n:03d}", j + 1, f"d{n}-{j}", t, int(c))
+                 for j, (t, c) in enumerate(zip("XYZ", clicks, strict=True))]
+    path = write("log.csv", _log(rows))
+    doc = _json(run_cli("interleave", "score", path, "-f", "json"))
+    text = run_cli("interleave", "score", path).stdout
+    matrix = text[text.index("Preference matrix"):].splitlines()
+    for p in doc["pairs"]:
+        star = "*" if p["p_adjusted"] < 0.05 else ""
+        row_a = next(line for line in matrix if line.startswith(p["a"] + " "))
+        row_b = next(line for line in matrix if line.startswith(p["b"] + " "))
+        assert f"{p['delta']:+.4f}{star}" in row_a and f"{-p['delta']:+.4f}{star}" in row_b
+    path_points = doc["trajectory"]
+    assert [t["impressions"] for t in path_points] == sorted(t["impressions"] for t in
+                                                              path_points)
+    last, first_pair = path_points[-1], doc["pairs"][0]
+    assert last["impressions"] == 300 and last["delta"] == first_pair["delta"]
+    assert last["ci"] == first_pair["ci"]
+    # the first checkpoint: the impressions first in the log, judged alone
+    first = path_points[0]["impressions"]
+    head = _json(run_cli("interleave", "score", write("head.csv", _log(rows[:3 * first])),
+                         "-f", "json"))["pairs"][0]
+    assert path_points[0]["delta"] == pytest.approx(head["delta"])
+    page = run_cli("interleave", "score", path, "-f", "html").stdout
+    assert page.count("<svg") == 4  # three pairs' bars and the trajectory

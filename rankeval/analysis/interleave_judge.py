@@ -210,3 +210,19 @@ def gates(pairs: list[Pair], per_pair: dict[tuple[int, int], np.ndarray],
             out.append(Gate("fail_if_worse", teams[candidate], teams[baseline], delta, bound,
                             None, alpha, not worse))
     return out
+
+
+def trajectory(outcome: np.ndarray, group_of: np.ndarray, arrival: np.ndarray,
+               level: float, rounds: int, seed: int, points: int = 8
+               ) -> list[tuple[int, float, float, float]]:
+    """Delta and its interval over the first n impressions to arrive, at ``points``
+    checkpoints up to all of them: how the verdict firmed up as the log grew."""
+    order = np.argsort(arrival, kind="stable")
+    total = len(order)
+    marks = sorted({max(1, round(total * (i + 1) / points)) for i in range(points)})
+    out = []
+    for n in marks:
+        first = order[:n]
+        p = preference(outcome[first], group_of[first], 0, 1, level, rounds, seed)
+        out.append((int(n), p.delta, p.low, p.high))
+    return out

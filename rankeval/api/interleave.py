@@ -24,6 +24,7 @@ from rankeval.analysis.interleave_judge import (
     counted_clicks,
     gates,
     judge,
+    trajectory,
 )
 from rankeval.analysis.interleaving import (
     balanced_credits,
@@ -155,7 +156,9 @@ def make(runs: Sequence[Any], *, method: str = "team-draft", k: int = 10, seed: 
         "rank": from_numpy((slot + 1).astype(np.int64)),
     }
     if method != "balanced":
-        columns["team"] = pa.array(np.asarray(teams, dtype=object)[team[q, slot]], pa.string())
+        codes = from_numpy(team[q, slot].astype(np.int32))  # one text per team, not per slot
+        columns["team"] = pa.DictionaryArray.from_arrays(codes, pa.array(list(teams))).cast(
+            pa.string())
     if chances is not None:
         for r, name in enumerate(teams):
             columns[f"{PREFIXES['chance']}{name}"] = from_numpy(chances[q, slot, r])
@@ -262,13 +265,18 @@ def score(log: Any, *, method: str = "team-draft", clicks: str = "all",
                             "no_click_share": p.plan.no_click_share,
                             "design_effect": p.plan.design_effect}
                            if p.plan is not None else None)) for p in pairs]
+    first = pairs[0].preference
+    # the checkpoints' intervals from at most 2,000 rounds; the last is the verdict itself
+    path = (trajectory(per_pair[first.a, first.b], group_of, slots.arrival, level,
+                       min(rounds, 2000), seed)[:-1] if slots.arrival is not None else [])
+    path.append((slots.impressions, first.delta, first.low, first.high))
     summary = {"path": slots.path, "rows": slots.rows, "impressions": slots.impressions,
                "groups": slots.groups, "clicks": int(slots.clicked.sum()),
                "counted_clicks": int(counted.sum()), "other_events": slots.other_events,
                "columns": slots.columns}
     return InterleaveScore(summary, method, teams, clicks, min_dwell, slots.group_by, level,
                            rounds, seed, correction, results, verdicts, teams[base], alpha,
-                           power, plan)
+                           power, plan, path)
 
 
 def _model_parameters(model: str, user: str, click: Sequence[float] | None,

@@ -109,6 +109,8 @@ class SlotLog:
     group_by: str
     dwell: np.ndarray | None = None
     order: np.ndarray | None = None  # each slot's click order in time (-1: no time)
+    arrival: np.ndarray | None = None  # each impression's place in the log (first row, or
+    # earliest time when the log has times): 0 the first shown
     chance: np.ndarray | None = None
     rank_of: np.ndarray | None = None
     other_events: int = 0  # event rows neither a click nor a slot shown
@@ -369,8 +371,13 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str | None,
     timing = None
     if "timestamp" in cols:
         timing = _time_order(data.column(cols["timestamp"]))[order]
+    first = np.full(len(imp_names), n, dtype=np.int64)
+    np.minimum.at(first, imp_code, timing_rows if (timing_rows := _first_times(
+        data, cols, n)) is not None else np.arange(n))
+    arrival = np.empty(len(imp_names), dtype=np.int64)
+    arrival[np.argsort(first, kind="stable")] = np.arange(len(imp_names))
     return SlotLog(
-        path=label, impression=imp_code[order], group=group_code[order],
+        path=label, arrival=arrival, impression=imp_code[order], group=group_code[order],
         position=pos[order], item=item_code[order],
         team=team[order] if team is not None else None, clicked=clicked[order],
         teams=teams, impressions=len(imp_names), groups=len(group_names), rows=n,
@@ -378,6 +385,15 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str | None,
                               if wanted else {}),
         group_by=group_by if group_col is not None else "impression", dwell=dwell,
         order=timing, chance=chance, rank_of=rank_of, other_events=other)
+
+
+def _first_times(data: pa.Table, cols: dict[str, str], n: int) -> np.ndarray | None:
+    """Each row's place in time, rows without a time after every timed one (in file
+    order); None when the log has no times."""
+    if "timestamp" not in cols:
+        return None
+    ranked = _time_order(data.column(cols["timestamp"]))
+    return np.where(ranked >= 0, ranked, n + np.arange(n))
 
 
 def _time_order(stamps: pa.ChunkedArray) -> np.ndarray:

@@ -33,7 +33,7 @@ from rankeval.report.html_page import (
     table,
     text,
 )
-from rankeval.report.interleaving import bars
+from rankeval.report.interleaving import bars, trajectory_svg
 from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.offpolicy import sections as ope_sections
 from rankeval.report.sampled import sections as sampled_sections
@@ -238,6 +238,12 @@ def render_interleave(result) -> str:
                            for caption, svg in bars(result))
     gates = [s for s in parts if s.key == "gates"]
     rest = [s for s in parts if s.key != "gates"]
+    grown = trajectory_svg(result)
+    if grown:
+        pair = result.pairs[0]
+        figures_html += (f"<figure>{grown}<figcaption>Delta of {text(pair.a)} over "
+                         f"{text(pair.b)} and its interval over the first n impressions of "
+                         "the log (in the order they came)</figcaption></figure>")
     return page("rankeval: interleave score", lead, [
         *(section("gates", s.heading(), section_table(s)) for s in gates),
         section("bars", "Wins, ties and losses; Delta with its interval",

@@ -84,6 +84,8 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
     out.append(table("pairs", head, rows, title="Which ranker users prefer: {}",
                      subject=log["path"], data=frozenset({0, 1}), left=frozenset({0, 1}),
                      tones=tuple(tones), notes=tuple(notes)))
+    if multi:
+        out.append(matrix_section(result, undefined))
     if result.plan_delta is not None:
         out.append(table(
             "plan", ["A", "B", "impressions", "decided", "no-click share", "design effect"],
@@ -98,6 +100,30 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
                    "log's outcomes (their spread, share without a click, and the clustering "
                    f"of impressions in {PLURAL[result.group_by]})",)))
     return out
+
+
+def matrix_section(result, undefined: str = UNDEFINED) -> Section:
+    """Multileaving's preference matrix: Delta of the row's team over the column's, marked *
+    where the corrected sign test is significant at alpha."""
+    cells = result.matrix()
+    rows, tones = [], []
+    for team, line in zip(result.teams, cells, strict=True):
+        row, tone = [team], [0]
+        for cell in line:
+            if cell is None:
+                row.append("")
+                tone.append(0)
+                continue
+            value, p = cell
+            mark = "*" if defined(p) and p < result.alpha else ""
+            row.append(fixed(value, sign=True, undefined=undefined) + mark)
+            tone.append((1 if value > 0 else -1) if mark else 0)
+        rows.append(row)
+        tones.append(tuple(tone))
+    return table("matrix", ["row over column", *result.teams], rows,
+                 title="Preference matrix", data=frozenset({0}), tones=tuple(tones),
+                 notes=(f"Delta of the row's team over the column's; *: p adjusted "
+                        f"({result.correction}) below {result.alpha:g}",))
 
 
 def gate_sections(gates) -> list[Section]:
@@ -224,3 +250,36 @@ def bars(result) -> list[tuple[str, str]]:
                    f"{_band(p.low, p.high, 'undefined')} over {p.groups:,} groups")
         out.append((caption, "".join(svg)))
     return out
+
+
+def trajectory_svg(result) -> str:
+    """Delta of the first pair with its interval as the impressions came in (an inline SVG
+    line over a band); empty without checkpoints."""
+    points = [(n, d, lo, hi) for n, d, lo, hi in result.trajectory
+              if defined(d) and defined(lo) and defined(hi)]
+    if not points:
+        return ""
+    width, height, pad = 420, 160, 28
+    most = max(n for n, *_ in points)
+    top = max(0.05, *(abs(v) for _, d, lo, hi in points for v in (d, lo, hi)))
+
+    def x(n: float) -> float:
+        return pad + (width - 2 * pad) * n / most
+
+    def y(v: float) -> float:
+        return height / 2 - (height / 2 - 12) * v / top
+
+    band = " ".join(f"{x(n):.1f},{y(hi):.1f}" for n, _, _, hi in points) + " " + " ".join(
+        f"{x(n):.1f},{y(lo):.1f}" for n, _, lo, _ in reversed(points))
+    line = " ".join(f"{x(n):.1f},{y(d):.1f}" for n, d, _, _ in points)
+    a, b = result.pairs[0].a, result.pairs[0].b
+    return (f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="Delta of {text(a)} '
+            f'over {text(b)} as the impressions came in">'
+            f'<polygon points="{band}" fill="var(--accent)" fill-opacity="0.2"/>'
+            f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" '
+            'stroke="var(--muted)"/>'
+            f'<polyline points="{line}" fill="none" stroke="var(--accent)" stroke-width="2"/>'
+            f'<text x="{pad}" y="{height - 2}" font-size="9">0</text>'
+            f'<text x="{width - pad - 30}" y="{height - 2}" font-size="9">{most:,}</text>'
+            f'<text x="2" y="{y(top) + 4:.1f}" font-size="9">{top:+.2f}</text>'
+            f'<text x="2" y="{y(-top) + 4:.1f}" font-size="9">{-top:+.2f}</text></svg>')

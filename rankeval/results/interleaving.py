@@ -82,10 +82,24 @@ class InterleaveScore:
     alpha: float = 0.05
     power: float = 0.8
     plan_delta: float | None = None
+    # Delta of the first pair as the impressions came in (their first row in the log, or
+    # their earliest time): (impressions, delta, low, high) at a few checkpoints
+    trajectory: list[tuple[int, float, float, float]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return all(g.passed for g in self.gates)
+
+    def matrix(self) -> list[list[tuple[float, float] | None]]:
+        """Team x team: (Delta of the row's team over the column's, p adjusted); None on the
+        diagonal. Delta of b over a is minus Delta of a over b."""
+        index = {t: i for i, t in enumerate(self.teams)}
+        out: list[list[tuple[float, float] | None]] = [[None] * len(self.teams)
+                                                       for _ in self.teams]
+        for p in self.pairs:
+            out[index[p.a]][index[p.b]] = (p.delta, p.p_adjusted)
+            out[index[p.b]][index[p.a]] = (-p.delta, p.p_adjusted)
+        return out
 
     @property
     def verdicts(self) -> list[Any]:
@@ -103,6 +117,9 @@ class InterleaveScore:
                 "plan": ({"delta": self.plan_delta, "alpha": self.alpha,
                           "power": self.power} if self.plan_delta is not None else None),
                 "baseline": self.baseline,
+                "trajectory": [{"impressions": n, "delta": _json(d), "ci": [_json(lo),
+                                                                          _json(hi)]}
+                               for n, d, lo, hi in self.trajectory],
                 "gates": [g.to_dict() for g in self.gates], "passed": self.passed}
 
 
