@@ -332,7 +332,8 @@ def test_every_bad_log_is_one_line_and_exit_2(run_cli, write, kind, fmt):
 
 
 def test_a_click_on_an_item_not_shown(run_cli, write):
-    events = pd.DataFrame({"query_id": ["i1"] * 3, "object_id": ["a", "b", "zz"],
+    events = pd.DataFrame({"user_query": "shoes", "query_id": ["i1"] * 3,
+                           "object_id": ["a", "b", "zz"],
                            "ordinal": [1, 2, 2], "team": ["A", "B", "B"],
                            "action_name": ["impression", "impression", "click"]})
     r = run_cli("interleave", "score", write("ubi.csv", events))
@@ -475,3 +476,32 @@ def test_the_preference_matrix_and_the_trajectory(run_cli, write):
     assert path_points[0]["delta"] == pytest.approx(head["delta"])
     page = run_cli("interleave", "score", path, "-f", "html").stdout
     assert page.count("<svg") == 4  # three pairs' bars and the trajectory
+
+
+def test_the_committed_sample_is_its_generators_output(tmp_path):
+    """sample_data/make_interleaving.py, run again, writes the committed files byte for byte
+    (the docs' example reads them)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "sample_data" / "make_interleaving.py"
+    spec = importlib.util.spec_from_file_location("make_interleaving", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.HERE = tmp_path
+    module.main()
+    for name in ("interleave_main.csv", "interleave_candidate.csv", "interleave_qrels.csv",
+                 "interleave_clicks.csv"):
+        assert (tmp_path / name).read_bytes() == (path.parent / name).read_bytes(), name
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--by", "user"], "no user column"),
+    (["--column", "colour=x"], "no column role 'colour'"),
+    (["--column", "impression=nothing"], "no column 'nothing'"),
+    (["--column", "impression"], "expected ROLE=NAME"),
+])
+def test_the_grouping_and_the_columns_are_never_guessed(run_cli, write, args, words):
+    r = run_cli("interleave", "score", write("log.csv", _example_13()), *args)
+    assert r.exit_code == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -187,6 +187,15 @@ def read_log(table: Any, method: str, group_by: str = "query",
         raise InputError(label, "balanced interleaving compares two rankers, found "
                          f"{_shown(list(per_ranker['rank_of'].values()))}")
     group_col = cols.get(group_by)
+    if group_col is None:  # the bootstrap's unit: never guessed
+        row = LOG_COLUMNS[group_by]
+        instead = "user" if group_by == "query" else "query"
+        raise InputError(label, f"no {group_by} column (looked for "
+                         f"{', '.join((row.default, *row.aliases))}): the interval resamples "
+                         f"whole {group_by}s' impressions; name it with --column "
+                         f"{group_by}=NAME, or group by {instead} (--by {instead}); columns "
+                         "found: "
+                         f"{_shown(names)}")
     types = {cols[r]: _TYPES[LOG_COLUMNS[r].kind] for r in cols
              if r in ("impression", "position", "item", "team", "clicked", "action", "dwell",
                       "timestamp") or r == group_by}
@@ -264,7 +273,7 @@ def _clicked(data: pa.Table, name: str, label: str) -> np.ndarray:
     return out.astype(bool)
 
 
-def _checked(data: pa.Table, cols: dict[str, str], group_col: str | None,
+def _checked(data: pa.Table, cols: dict[str, str], group_col: str,
              extra: dict[str, str], wanted: str | None, method: str, group_by: str,
              label: str, other: int) -> SlotLog:
     n = data.num_rows
@@ -279,21 +288,17 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str | None,
     clicked = _clicked(data, cols["clicked"], label)
     (imp_code, item_code), _ = factorize(imp, item)
     imp_names, imp_code = np.unique(imp_code, return_inverse=True)
-    if group_col is not None:
-        group = id_column(data, group_col, label)
-        (group_code,), _ = factorize(group)
-        pairs = np.unique(np.stack([imp_code, group_code], axis=1), axis=0)
-        if len(pairs) > len(imp_names):
-            twice = pairs[np.flatnonzero(pairs[1:, 0] == pairs[:-1, 0]) + 1, 0]
-            rows = np.flatnonzero(np.isin(imp_code, twice))
-            raise InputError(label, f"rows whose impression is in more than one {group_by}",
-                             column=group_col, count=len(rows),
-                             examples=[(int(i) + 1, f"{imp[int(i)]} {group[int(i)]}")
-                                       for i in rows[:5]])
-        group_names, group_code = np.unique(group_code, return_inverse=True)
-    else:
-        group_code = imp_code
-        group_names = imp_names
+    group = id_column(data, group_col, label)
+    (group_code,), _ = factorize(group)
+    pairs = np.unique(np.stack([imp_code, group_code], axis=1), axis=0)
+    if len(pairs) > len(imp_names):
+        twice = pairs[np.flatnonzero(pairs[1:, 0] == pairs[:-1, 0]) + 1, 0]
+        rows = np.flatnonzero(np.isin(imp_code, twice))
+        raise InputError(label, f"rows whose impression is in more than one {group_by}",
+                         column=group_col, count=len(rows),
+                         examples=[(int(i) + 1, f"{imp[int(i)]} {group[int(i)]}")
+                                   for i in rows[:5]])
+    group_names, group_code = np.unique(group_code, return_inverse=True)
     order = np.lexsort((pos, imp_code))
     same = imp_code[order][1:] == imp_code[order][:-1]
     for values, what, column in ((pos, "positions shown", cols["position"]),
@@ -383,7 +388,7 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str | None,
         teams=teams, impressions=len(imp_names), groups=len(group_names), rows=n,
         columns=dict(cols) | ({f"{PREFIXES[wanted]}{t}": c for t, c in extra.items()}
                               if wanted else {}),
-        group_by=group_by if group_col is not None else "impression", dwell=dwell,
+        group_by=group_by, dwell=dwell,
         order=timing, chance=chance, rank_of=rank_of, other_events=other)
 
 

@@ -14,7 +14,7 @@ from rankeval.report import visible
 from rankeval.report.numbers import UNDEFINED, count, defined, exact, fixed
 from rankeval.report.sections import Section, table
 
-PLURAL = {"query": "queries", "user": "users", "impression": "impressions"}
+PLURAL = {"query": "queries", "user": "users"}
 
 
 def _p(value: float | None, undefined: str) -> str:
