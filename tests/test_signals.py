@@ -135,6 +135,8 @@ def _long_runs(i: dict[str, str], out: str) -> dict[str, tuple[list[str], float]
         "sampled": (["sampled", i["ranks"], "--candidates", "30000", "--negatives", "999",
                      "-k", MANY_KS, "-f", "json", "-o", out], 5.0),  # its tables: a minute
         "metrics": (["metrics", "-f", "json"], 0.0),  # nothing to read: it has finished
+        "interleave": (["interleave", "make", i["p"], i["q"], "--method", "probabilistic",
+                        "-o", out + ".csv"], 4.0),
     }
 
 
