@@ -14,7 +14,7 @@ from rankeval.version import __version__ as __version__
 
 # Public name -> the module that defines it. Imported on first use, so that `import rankeval`
 # (and `rankeval --help`) stays light.
-_EXPORTS = {
+_EXPORTS: dict[str, str | None] = {
     "evaluate": "api.evaluate",
     "agree": "api.agree",
     "Agreement": "results.agreement",
@@ -41,6 +41,7 @@ _EXPORTS = {
     "RankevalError": "errors",
     "InputError": "errors",
     "OptionError": "errors",
+    "interleave": None,  # the module rankeval.interleave (make, score, simulate)
 }
 __all__ = sorted([*_EXPORTS, "__version__"])
 
@@ -74,6 +75,8 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str):
+    if name in _EXPORTS and _EXPORTS[name] is None:  # a module of its own
+        return importlib.import_module(f".{name}", __name__)
     if name in _EXPORTS:
         return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'rankeval' has no attribute {name!r}")

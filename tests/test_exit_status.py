@@ -16,7 +16,8 @@ from rankeval.cli import cli
 from .conftest import SAMPLE
 
 S = {name: str(SAMPLE / name) for name in ("preds.csv", "popular.csv", "truth.csv",
-                                            "log.csv", "log_candidate.csv", "sampled_a.csv")}
+                                            "log.csv", "log_candidate.csv", "sampled_a.csv",
+                                            "interleave_clicks.csv")}
 MISSING = str(SAMPLE / "no-such-file.csv")
 
 # command -> outcome -> its arguments (None: the command has no such outcome, e.g. no gate).
@@ -75,6 +76,13 @@ CASES: dict[str, dict[str, list[str] | None]] = {
         "gate": None,
         "input": ["agree", str(SAMPLE / "agree_human.csv"), MISSING],
         "usage": ["agree", "--no-such-option"],
+    },
+    "interleave": {
+        "pass": ["interleave", "score", S["interleave_clicks.csv"]],
+        "gate": ["interleave", "score", S["interleave_clicks.csv"], "--baseline", "candidate",
+                 "--fail-if-worse"],
+        "input": ["interleave", "score", MISSING],
+        "usage": ["interleave", "score", "--no-such-option"],
     },
 }
 EXPECTED = {"pass": 0, "gate": 1, "input": 2, "usage": 2}

@@ -31,7 +31,7 @@ FLOORS = [  # bottom to top: a module imports its own floor and the floors below
     "registry* params irmeasures foreign_names names conventions compat settings notices",
     "kernels*", "io*", "build*", "analysis*", "results*",
     "engines* offpolicy*", "api* report*", "integrations*",
-    "cli* spark* ray* evaluation __main__ __init__"]
+    "cli* spark* ray* evaluation interleave __main__ __init__"]
 NEVER = ["results* engines*", "results* api*", "results* integrations*", "report* api*",
          "report* engines*", "api* report*", "engines.spark* engines.ray*",
          "engines.ray* engines.spark*", "spark* ray*", "ray* spark*", "engines* offpolicy*",

@@ -57,6 +57,7 @@ BASE = {
     "convert": ["convert", "P", "OUT"],
     "metrics": ["metrics"],
     "agree": ["agree", "T", "P"],
+    "interleave": ["interleave", "score", "L"],  # a group: its subcommands' files are theirs
 }
 
 

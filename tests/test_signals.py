@@ -137,6 +137,8 @@ def _long_runs(i: dict[str, str], out: str) -> dict[str, tuple[list[str], float]
         "metrics": (["metrics", "-f", "json"], 0.0),  # nothing to read: it has finished
         "agree": (["agree", i["t"], i["t"], "--runs", i["p"], i["q"], "-f", "json", "-o", out],
                   4.0),
+        "interleave": (["interleave", "make", i["p"], i["q"], "--method", "probabilistic",
+                        "-o", out + ".csv"], 4.0),
     }
 
 

@@ -16,3 +16,13 @@ MAX_ROUNDS = 1_000_000  # resamples and permutations (100,000 is already fine-gr
 MAX_CANDIDATES = 10**12
 MAX_NEGATIVES = 1_000
 MAX_SYSTEMS = 1_000
+
+# rankeval interleave (SPEC section 13): how lists are interleaved (team-draft, multileaving
+# past two runs), which clicks count, the unit the bootstrap resamples, the click models and
+# the simulated users of analysis.clicks.USERS
+INTERLEAVE_METHODS = ("team-draft", "balanced", "probabilistic")
+CLICK_RULES = ("all", "last")
+INTERLEAVE_GROUPS = ("query", "user")
+CLICK_MODELS = ("cascade", "pbm", "dcm")
+CLICK_USERS = ("perfect", "navigational", "informational")
+MAX_SLOTS = 1_000  # slots of an interleaved list: past any page a user reads

@@ -37,28 +37,30 @@ class Format:
 # command -> the function each format's module renders its result with
 RENDERERS = {"score": "render", "compare": "render_compare", "power": "render_power",
              "validate": "render_validation", "metrics": "render_metrics",
-             "ope": "render_ope", "sampled": "render_sampled", "agree": "render_agree"}
+             "ope": "render_ope", "sampled": "render_sampled", "agree": "render_agree",
+             "interleave": "render_interleave"}
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
         Format("table", "table", ("score", "compare", "validate", "power", "metrics", "ope",
-                           "sampled", "agree"),
+                           "sampled", "agree", "interleave"),
                "a table for people", console=True),
         Format("json", "json", ("score", "compare", "validate", "power", "metrics", "ope",
-                           "sampled", "agree"),
+                           "sampled", "agree", "interleave"),
                "every number, for programs"),
-        Format("csv", "csv", ("score", "compare", "power", "ope", "sampled", "agree"),
+        Format("csv", "csv", ("score", "compare", "power", "ope", "sampled", "agree", "interleave"),
                "one row per metric, full precision"),
         Format("markdown", "markdown", ("score", "compare", "power", "metrics", "ope",
-                                 "sampled", "agree"),
+                                 "sampled", "agree", "interleave"),
                "for pull requests"),
         Format("trec", "trec", ("score",), "trec_eval's 'measure user value' lines",
                per_query=True),
         Format("ir_measures", "ir_measures", ("score",),
                "ir_measures' 'measure value' lines, its names", per_query=True),
-        Format("html", "html", ("score", "compare", "power", "ope", "sampled"),
+        Format("html", "html", ("score", "compare", "power", "ope", "sampled",
+                                 "interleave"),
                "one static page with charts (rankeval[report])", optional=True),
     )
 }

@@ -7,6 +7,7 @@ import io
 
 from rankeval.registry import REGISTRY
 from rankeval.report.agreement import csv_text as agree_csv
+from rankeval.report.interleaving import csv_text as interleave_csv
 from rankeval.report.numbers import exact
 
 
@@ -118,3 +119,5 @@ def render_power(result) -> str:
 
 def render_agree(result) -> str:
     return agree_csv(result)
+def render_interleave(result) -> str:
+    return interleave_csv(result)

@@ -34,6 +34,8 @@ from rankeval.report.html_page import (
     table,
     text,
 )
+from rankeval.report.interleaving import bars, trajectory_svg
+from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.offpolicy import sections as ope_sections
 from rankeval.report.sampled import sections as sampled_sections
 from rankeval.report.sections import Section
@@ -222,3 +224,31 @@ def _tables_page(title: str, lead: str, parts: list[Section]) -> str:
         section(f"s{i}-" + re.sub(r"[^a-z0-9]+", "-", s.key.lower()).strip("-"),
                 s.heading(), section_table(s) if s.head else "", text(" ".join(s.notes)))
         for i, s in enumerate(parts)])
+
+
+def render_interleave(result) -> str:
+    """``rankeval interleave`` as one HTML page: the gates, then per pair the win/tie/loss
+    bar and Delta with its interval, then the tables."""
+    parts = interleave_sections(result)
+    if result.to_dict()["kind"] == "interleave_simulation":
+        lead = (f"{result.trials:,} simulated trials of {result.impressions:,} impressions "
+                f"· rankeval {__version__}")
+        return _tables_page("rankeval: interleave simulate", lead, parts)
+    lead = (f"{result.log['impressions']:,} impressions of {text(result.log['path'])} · "
+            f"rankeval {__version__}")
+    figures_html = "".join(f"<figure>{svg}<figcaption>{caption}</figcaption></figure>"
+                           for caption, svg in bars(result))
+    gates = [s for s in parts if s.key == "gates"]
+    rest = [s for s in parts if s.key != "gates"]
+    grown = trajectory_svg(result)
+    if grown:
+        pair = result.pairs[0]
+        figures_html += (f"<figure>{grown}<figcaption>Delta of {text(pair.a)} over "
+                         f"{text(pair.b)} and its interval over the first n impressions of "
+                         "the log (in the order they came)</figcaption></figure>")
+    return page("rankeval: interleave score", lead, [
+        *(section("gates", s.heading(), section_table(s)) for s in gates),
+        section("bars", "Wins, ties and losses; Delta with its interval",
+                f'<div class="grid">{figures_html}</div>'),
+        *(section(f"s-{s.key}", s.heading(), section_table(s), text(" ".join(s.notes)))
+          for s in rest)])

@@ -160,3 +160,6 @@ def render_validation(result, strict: bool = False) -> str:
 def render_agree(result) -> str:
     """``rankeval agree -f json``: every number, undefined ones null with why."""
     return dumps(result.to_dict())
+def render_interleave(result) -> str:
+    """``rankeval interleave score|simulate -f json``: every pair, plan and gate."""
+    return dumps({"rankeval": __version__, **result.to_dict()})

@@ -7,6 +7,7 @@ import re
 
 from rankeval.report import sections, visible
 from rankeval.report.agreement import sections as agree_sections
+from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -71,7 +72,8 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
         return None
     from rankeval.io.output import append_bytes
 
-    text = {"score": render, "compare": render_compare, "ope": render_ope}[command](subject)
+    text = {"score": render, "compare": render_compare, "ope": render_ope,
+            "interleave": render_interleave}[command](subject)
     try:
         append_bytes(path, (text + "\n").encode("utf-8"))
     except OSError as exc:
@@ -134,3 +136,5 @@ def render_metrics(registry) -> str:
 
 def render_agree(result) -> str:
     return blocks(agree_sections(result))
+def render_interleave(result) -> str:
+    return blocks(interleave_sections(result))

@@ -9,6 +9,7 @@ from rich.markup import escape
 
 from rankeval.report import sections, visible
 from rankeval.report.agreement import sections as agree_sections
+from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.sections import Section
 
 
@@ -129,3 +130,5 @@ def render_validation(result, console, strict: bool = False) -> None:
 
 def render_agree(result, console) -> None:
     draw(console, agree_sections(result))
+def render_interleave(result, console) -> None:
+    draw(console, verdict_last(interleave_sections(result)))
