@@ -75,7 +75,7 @@ class RunLists:
     """Several runs' ranked lists over shared codes: ``lists[run, query, position]`` (item
     codes, ``NONE`` past a list's end), and the ids of the codes."""
 
-    def __init__(self, runs: Sequence[Any], fmt: str | None, reading: dict | None,
+    def __init__(self, runs: Sequence[Any], fmt: str | None, reading: Mapping[str, Any] | None,
                  depth: int | None, extra_users: Any = None, extra_items: Any = None):
         preds = [load_predictions(open_input(r, "predictions", fmt, reading)) for r in runs]
         users = [p.user for p in preds] + ([extra_users] if extra_users is not None else [])
