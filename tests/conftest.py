@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -101,3 +102,25 @@ def write(tmp_path):
         return path
 
     return _write
+
+
+# Chromium as root in a container, without the background services that call home.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", "--disable-quic"]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "Chromium is missing: run `make test` (it installs the chromium package)"
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -7,7 +7,6 @@ Playwright drives it. A missing browser fails these tests: it is never a skip.
 from __future__ import annotations
 
 import io
-import shutil
 
 import numpy as np
 import pytest
@@ -18,28 +17,6 @@ from .conftest import SAMPLE
 pytestmark = pytest.mark.browser
 
 PREDS, POPULAR, TRUTH = SAMPLE / "preds.csv", SAMPLE / "popular.csv", SAMPLE / "truth.csv"
-# Chromium as root in a container, without the background services that call home.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", "--disable-quic"]
-
-
-def chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "Chromium is missing: run `make test` (it installs the chromium package)"
-    return path
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=ARGS)
-        yield b
-        b.close()
-
-
 def open_report(browser, path, scheme="light"):
     """The page, loaded offline; every request that is not the file itself is recorded and
     refused; console errors and page errors are collected."""

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from .test_browser import ARGS, chromium
-
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,16 +29,6 @@ def site(tmp_path_factory) -> Path:
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium(), args=ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, path: Path, width: int = 1200):
