@@ -21,7 +21,7 @@ import numpy as np
 from rankeval.analysis.gates import lower_better
 from rankeval.errors import OptionError
 from rankeval.names import from_name
-from rankeval.settings import metric_named
+from rankeval.settings import Settings, metric_named
 
 KINDS = ("non_inferior", "equivalent")
 _MARGIN = re.compile(r"^\s*((?:[^=\s(]|\([^)]*\))+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
@@ -44,7 +44,7 @@ class Margin:
         return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
 
 
-def parse(kind: str, text: str, metrics: list[str], settings=None) -> Margin:
+def parse(kind: str, text: str, metrics: list[str], settings: Settings | None=None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)

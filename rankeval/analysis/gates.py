@@ -18,6 +18,7 @@ from rankeval.errors import OptionError
 from rankeval.io.baseline import Report, load_baseline
 from rankeval.names import MetricSpec, from_name
 from rankeval.registry import REGISTRY
+from rankeval.settings import Settings
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
 # a metric may hold parameters, '=' included: P(rel=2)@10>=0.3
@@ -205,7 +206,7 @@ class GatePlan:
 
 
 def plan_gates(
-    settings,
+    settings: Settings,
     fail_under: Iterable[str] = (),
     fail_over: Iterable[str] = (),
     max_drop: Iterable[str] = (),
@@ -251,7 +252,7 @@ def plan_gates(
     return plan
 
 
-def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> str:
+def _metric(word: str, settings: Settings, computed: set[str], flag: str, text: str) -> str:
     segment = _SEGMENT.match(word)
     if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
         base = _metric(segment.group(1), settings, computed, flag, text)
@@ -281,7 +282,8 @@ def _number(text: str, flag: str, whole: str) -> float:
     return value
 
 
-def _threshold(kind: str, text: str, settings, computed: set[str], flag: str = "") -> Gate:
+def _threshold(kind: str, text: str, settings: Settings, computed: set[str], flag: str = ""
+               ) -> Gate:
     flag = flag or f"{{opt:{kind}}}"
     match = _THRESHOLD.match(text)
     if not match:
@@ -297,7 +299,7 @@ def _threshold(kind: str, text: str, settings, computed: set[str], flag: str = "
     return Gate(kind, name, threshold=threshold, text=text)
 
 
-def _drop(text: str, settings, computed: set[str]) -> Gate:
+def _drop(text: str, settings: Settings, computed: set[str]) -> Gate:
     if "[" in text:
         raise OptionError(f"{{opt:max_drop}} {text}: a baseline report holds whole-run means; "
                           "gate a segment with {opt:fail_under} or {opt:fail_over}")

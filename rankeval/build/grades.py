@@ -13,6 +13,7 @@ from rankeval.build.join import lookup
 from rankeval.errors import InputError
 from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from rankeval.build.stages import Codes, Selection
@@ -45,7 +46,7 @@ def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chu
         row_level=found.astype(np.int64) - 1)
 
 
-def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings,
+def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings: Settings,
                 groups: ItemGroups) -> Chunk:
     """Every group column of ``--item-groups`` over the evaluation's item codes, with each
     evaluated user's target: the mean membership of its relevant items (awrf)."""

@@ -59,6 +59,7 @@ from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later, each
 from rankeval.notices import Notice
 from rankeval.registry import reads
+from rankeval.settings import Settings
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
@@ -140,7 +141,7 @@ def encode(preds: Predictions, truth: Truth, release: bool = False) -> Codes:
     return codes
 
 
-def select(codes: Codes, truth: Truth, settings, select_by=None) -> Selection:
+def select(codes: Codes, truth: Truth, settings: Settings, select_by=None) -> Selection:
     """SPEC section 2: evaluated users, and the count of every other case. ``select_by``:
     other settings that choose the users (a metric's own threshold, ``params``), R being
     counted at ``settings``' threshold."""
@@ -223,7 +224,7 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     return rows, su, [Notice("duplicates_dropped", n_repeats, {"path": preds.source.label})]
 
 
-def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
+def build(preds: Predictions, truth: Truth, settings: Settings, extras: Extras | None = None,
           stats: ItemStats | None = None, release: bool = False, select_by=None) -> Built:
     """Join, order and cut the predictions as ``settings`` say; count every user case.
     ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
@@ -241,7 +242,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
         raise
 
 
-def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
+def _build(preds, truth, settings: Settings, extras, stats, release, laters: list[Later],
            select_by=None) -> Built:
     """The stages, in order. The truth's side (its sorted pairs, then the ideal lists) runs
     on a thread beside the run's side, which leaves a core idle between its bulk operations."""
@@ -328,7 +329,7 @@ def _unique_pairs(pairs: Later, codes: Codes, truth: Truth) -> tuple[np.ndarray,
     return keys, values
 
 
-def _lists(preds: Predictions, codes: Codes, sel: Selection, settings
+def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
            ) -> tuple[Lists, np.ndarray | None, list[Notice]]:
     """The evaluated users' lists in order, deduplicated and checked: (the lists, the file's
     ranks when trec_eval's order by score replaced theirs, notices)."""
@@ -353,14 +354,14 @@ def _score_orders(preds: Predictions, ranks: np.ndarray | None, lists: Lists) ->
     return [] if ranks is None else score_orders(preds.columns, ranks, lists.rows, lists.su)
 
 
-def _max_depth(lists: Lists, settings) -> Lists:
+def _max_depth(lists: Lists, settings: Settings) -> Lists:
     """Only the first N rows of each list (trec_eval -M): before -J, as trec_eval does."""
     if settings.max_depth is None:
         return lists
     return lists.keep(lists.pos <= settings.max_depth)
 
 
-def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) -> Lists:
+def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings: Settings) -> Lists:
     """Whether each row's item is judged, when a metric reads it or the lists condense."""
     if not needs_judgements(settings):
         return lists
@@ -369,7 +370,7 @@ def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) 
     return dataclasses.replace(lists, judged=found > 0, pooled=found != 0)
 
 
-def _judged_only(lists: Lists, settings) -> Lists:
+def _judged_only(lists: Lists, settings: Settings) -> Lists:
     """Condensed lists (--judged-only, trec_eval -J): the judged items move up."""
     if not settings.judged_only:
         return lists
@@ -411,7 +412,7 @@ def _cut(lists: Lists, kmax: int) -> Lists:
 
 
 def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, truth: Truth,
-          settings) -> np.ndarray:
+          settings: Settings) -> np.ndarray:
     """The relevance of each row (0: not in the truth); then the truth's grades checked."""
     rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
     check_grades(truth, settings)
@@ -420,7 +421,7 @@ def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, trut
 
 
 def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
-                    sel: Selection, settings) -> Chunk:
+                    sel: Selection, settings: Settings) -> Chunk:
     """Popularity and long tail per item; feature vectors and training profiles when a
     metric needs them."""
     pop, tail = stats.at(codes.item_ids)
@@ -449,7 +450,7 @@ def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes)
 
 
 def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Truth,
-           sel: Selection, settings) -> Chunk:
+           sel: Selection, settings: Settings) -> Chunk:
     """The chunk: the cut lists (carried by their items), their relevance, the ideal lists
     made by ``join.ideal``; judged flags and tie groups when the build made them."""
     iu, ipos, irel, max_relevance = ideal_lists

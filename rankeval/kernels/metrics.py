@@ -47,6 +47,7 @@ from rankeval.kernels.sums import Sums, _safe_div, gain
 from rankeval.kernels.threads import each
 from rankeval.names import MetricSpec
 from rankeval.registry import PER_USER, REGISTRY
+from rankeval.settings import Settings
 
 __all__ = ["KERNELS", "Sums", "compute", "gain"]
 
@@ -178,7 +179,7 @@ assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, 
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")
 
 
-def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
+def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv: Settings,
             chunks: dict | None = None) -> dict[MetricSpec, np.ndarray]:
     """One array of per-user values for each spec; ``conv`` is the ``Settings`` (the kernels
     read gain, ap_denominator, rr_target and relevance_threshold). A spec with parameters
@@ -201,7 +202,7 @@ def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
     return {spec: out[spec] for spec in todo}
 
 
-def _compute(chunk: Chunk, todo: list[MetricSpec], conv, kernel_params: dict
+def _compute(chunk: Chunk, todo: list[MetricSpec], conv: Settings, kernel_params: dict
              ) -> dict[MetricSpec, np.ndarray]:
     sums = Sums(chunk, conv, kernel_params)
 

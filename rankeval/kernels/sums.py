@@ -15,6 +15,7 @@ import numpy as np
 from rankeval.kernels.chunk import Chunk, count_before, segment_positions, within_group_product
 from rankeval.kernels.distinct import with_inverse
 from rankeval.params import gain_pairs
+from rankeval.settings import Settings
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
@@ -59,7 +60,7 @@ class Sums:
     the group; AP, RR, hit rate and bpref have their own closed forms below.
     """
 
-    def __init__(self, chunk: Chunk, conv, params: dict | None = None):
+    def __init__(self, chunk: Chunk, conv: Settings, params: dict | None = None):
         self.c = chunk
         self.conv = conv
         self.params = params or {}  # the kernel's own parameters (set_f1's beta)
