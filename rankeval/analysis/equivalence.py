@@ -44,7 +44,7 @@ class Margin:
         return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
 
 
-def parse(kind: str, text: str, metrics: list[str], settings: Settings | None=None) -> Margin:
+def parse(kind: str, text: str, metrics: list[str], settings: Settings | None = None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)

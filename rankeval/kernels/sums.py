@@ -40,7 +40,7 @@ def scaled_gain(relevance: np.ndarray, top: np.ndarray, kind: str) -> np.ndarray
     return np.exp2(relevance - top) * np.expm1(-relevance * ln2) / np.expm1(-top * ln2)
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast(num, den).shape)
     np.divide(num, den, out=out, where=den != 0)
     return out
@@ -346,7 +346,7 @@ class Sums:
         """Per user, the mean of per-row values over the top K (0 for an empty list)."""
         c = self.c
         total = self._per_user(what, k, c.user, c.pos, self.spread(values))
-        return _safe_div(total, np.minimum(self.list_length, k))
+        return safe_div(total, np.minimum(self.list_length, k))
 
     @cached_property
     def _hit_suffix_best(self) -> np.ndarray:
