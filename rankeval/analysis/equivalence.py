@@ -153,7 +153,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
           baseline: str | None = None) -> Verdict:
     """The gate on paired values (NaN: no value) of the baseline ``a`` (named ``baseline``)
     and candidate ``b``."""
-    from scipy import stats
+    from scipy import stats  # import cost: scipy (~0.3 s), only when a test is run
 
     both = ~(np.isnan(a) | np.isnan(b))
     d = (b - a)[both]
@@ -191,7 +191,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
 def _users_to_show(gap: float, sd: float, alpha: float) -> int | None:
     """The users at which the bound, at the same mean and spread, clears the margin:
     t_{1-alpha, n-1} sd / sqrt(n) < gap."""
-    from scipy import stats
+    from scipy import stats  # import cost: scipy (~0.3 s), only when a test is run
 
     def shows(n: int) -> bool:
         return float(stats.t.isf(alpha, n - 1)) * sd / math.sqrt(n) < gap

@@ -17,8 +17,8 @@ from typing import Any
 from rankeval.errors import OptionError
 from rankeval.io.baseline import Report, load_baseline
 from rankeval.names import MetricSpec, from_name
-from rankeval.registry import REGISTRY
-from rankeval.settings import Settings
+from rankeval.registry import LOOKUP, REGISTRY
+from rankeval.settings import Settings, metric_named
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
 # a metric may hold parameters, '=' included: P(rel=2)@10>=0.3
@@ -43,8 +43,6 @@ class Gate:
 def lower_better(metric: str) -> bool:
     """Whether a lower value of ``metric`` (a name like ``ee_l@10``, ``eel(p=0.8)``) is the
     better one."""
-    from rankeval.registry import LOOKUP, REGISTRY
-
     name = LOOKUP.get(metric.split("@")[0].split("(")[0].strip().lower())
     return name is not None and REGISTRY[name].lower_better
 
@@ -257,7 +255,6 @@ def _metric(word: str, settings: Settings, computed: set[str], flag: str, text: 
     if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
         base = _metric(segment.group(1), settings, computed, flag, text)
         return f"{base}[{segment.group(2)}={segment.group(3)}]"
-    from rankeval.settings import metric_named
 
     try:
         spec: MetricSpec = metric_named(word, settings)

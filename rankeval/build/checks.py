@@ -13,12 +13,14 @@ import pyarrow.compute as pc
 
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
 from rankeval.build.samples import JOIN
+from rankeval.conventions import ROWS
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import padded
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
+from rankeval.params import gain_pairs, settings_for
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
@@ -121,9 +123,6 @@ def check_grades(truth: Truth, settings: Settings) -> None:
 def check_gains(truth: Truth, settings: Settings) -> None:
     """A gains map (--gains, a metric's gains=) keeps the truth's grades in order: the ideal
     lists are ordered by grade, so a higher grade must not earn less."""
-    from rankeval.conventions import ROWS
-    from rankeval.params import gain_pairs, settings_for
-
     maps = {own.gains for spec in settings.specs
             if spec.name in ROWS["gains"].applies_to
             and (own := settings_for(spec, settings)).gains is not None}

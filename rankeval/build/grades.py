@@ -13,6 +13,8 @@ from rankeval.build.join import lookup
 from rankeval.errors import InputError
 from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.fairness import ChunkGroups
+from rankeval.params import target_shares
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
@@ -50,9 +52,6 @@ def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settin
                 groups: ItemGroups) -> Chunk:
     """Every group column of ``--item-groups`` over the evaluation's item codes, with each
     evaluated user's target: the mean membership of its relevant items (awrf)."""
-    from rankeval.kernels.fairness import ChunkGroups
-    from rankeval.params import target_shares
-
     for spec in settings.specs:  # a by= or a target group the file lacks: said before scoring
         given = dict(spec.params)
         column = groups.column(None if given.get("by") is None else str(given["by"]))
