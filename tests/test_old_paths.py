@@ -26,6 +26,8 @@ OLD = {
     "rankeval.engines": ("ENGINES", "EXTRA", "ON_SIGNAL", "Engine", "Job", "engine_options",
                          "get", "register", "run", "signal_handlers_kept"),
     "rankeval.engines.store": ("LocalValues", "Store"),
+    # encode and select moved to build.users (#47 S17); an old pickle names stages.UserCounts
+    "rankeval.build.stages": ("UserCounts", "build", "Built"),
     # flag moved to errors (#47 S17), which integrations import; the command line re-exports it
     "rankeval.cli.app": ("flag",),
 }

@@ -12,7 +12,7 @@ from rankeval.kernels.chunk import Chunk
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 

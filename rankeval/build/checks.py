@@ -24,7 +24,7 @@ from rankeval.params import gain_pairs, settings_for
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes
+    from rankeval.build.users import Codes
 
 
 def named_by(codes: Codes, role: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:

@@ -15,7 +15,7 @@ from rankeval.registry import REGISTRY
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 

@@ -18,7 +18,7 @@ from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from rankeval.build.items import ItemStats
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 

@@ -23,7 +23,7 @@ from rankeval.notices import Notice
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes
+    from rankeval.build.users import Codes
     from rankeval.io.extras import Extras
     from rankeval.io.load import Train, Truth
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct

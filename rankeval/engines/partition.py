@@ -20,7 +20,8 @@ from rankeval import params
 from rankeval.analysis.exposure import exposure_ks
 from rankeval.build.samples import expand
 from rankeval.build.samples import groups as sample_groups
-from rankeval.build.stages import UserCounts, build
+from rankeval.build.stages import build
+from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial, item_counts
 from rankeval.engines.sampled import no_corpus_metrics, sampled_partial
 from rankeval.errors import InputError, plural

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from rankeval.analysis.exposure import exposure_ks
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial, SampleTotals, item_counts
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
