@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1  # reserved for quality gates: no error path may use it
@@ -52,6 +53,15 @@ def name_options(text: str, spell: Callable[[str], str] = str) -> str:
     """``text`` with each ``{opt:NAME}`` written as ``spell`` names options: the library's
     keyword (``train``) by default, the command line's flag (``--train``)."""
     return _OPTION.sub(lambda m: spell(m.group(1)), text)
+
+
+def flag(name: str, value: Any = None) -> str:
+    """How the command line spells a library option: ``--ties trec``, ``--dedupe``.
+
+    Every option's parameter name is its library name, so the flag follows from it (what
+    ``render`` takes to write an error for the command line)."""
+    text = "--" + name.replace("_", "-")
+    return text if value is None else f"{text} {value}"
 
 
 def one_line(exc: BaseException) -> str:

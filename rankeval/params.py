@@ -12,11 +12,15 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankeval.errors import OptionError
+
+if TYPE_CHECKING:  # settings is made of these parameters' metrics: it imports this module
+    from rankeval.names import MetricSpec
+    from rankeval.settings import Settings
 
 Value = bool | int | float | str
 Params = tuple[tuple[str, Value], ...]  # in the order written, as ir_measures keeps them
@@ -393,43 +397,44 @@ def kernel_params(params: Params, metric: str) -> dict[str, Value]:
 BUILD = ("relevance_threshold", "judged_only")
 
 
-def build_key(spec, settings) -> tuple[tuple[str, Any], ...]:
+def build_key(spec: MetricSpec, settings: Settings) -> tuple[tuple[str, Any], ...]:
     """The build conventions ``spec`` sets to other values than ``settings``; () for none."""
     own = settings_of(spec.params, spec.name)
     return tuple((n, own[n]) for n in BUILD if n in own and own[n] != getattr(settings, n))
 
 
-def group_key(spec, settings) -> tuple:
+def group_key(spec: MetricSpec, settings: Settings) -> tuple:
     """Specs with one key share one build and one set of sums."""
     own = settings_of(spec.params, spec.name)
     return (build_key(spec, settings), tuple(sorted(own.items(), key=lambda kv: kv[0])),
             tuple(sorted(kernel_params(spec.params, spec.name).items())))
 
 
-def settings_for(spec, settings):
+def settings_for(spec: MetricSpec, settings: Settings) -> Settings:
     """The settings ``spec`` is computed with: the evaluation's, with its parameters'."""
     own = settings_of(spec.params, spec.name)
     return dataclasses.replace(settings, **own) if own else settings
 
 
-def undefined_without_relevant(spec, settings) -> bool:
+def undefined_without_relevant(spec: MetricSpec, settings: Settings) -> bool:
     """A user with no relevant item at ``spec``'s own threshold has no value for it (users
     without relevant items are skipped)."""
     return (settings.zero_relevant_users == "skip"
             and any(n == "relevance_threshold" for n, _ in build_key(spec, settings)))
 
 
-def drop_defaults(spec, settings):
+def drop_defaults(spec: MetricSpec, conventions: Mapping[str, Any]) -> MetricSpec:
     """``spec`` without the parameters that change nothing (``P(rel=1)`` when relevant means
-    relevance >= 1 already), so that it is named once."""
+    relevance >= 1 already), so that it is named once. ``conventions``: the settings' values
+    by name (``Settings.to_dict()``, or the values ``make_settings`` is making one of)."""
     kept = tuple((name, v) for name, v in spec.params
-                 if not _no_change(PARAMS[name], v, spec.name, settings))
+                 if not _no_change(PARAMS[name], v, spec.name, conventions))
     return spec if kept == spec.params else dataclasses.replace(spec, params=kept)
 
 
-def _no_change(param: Param, value: Value, metric: str, settings) -> bool:
+def _no_change(param: Param, value: Value, metric: str, conventions: Mapping[str, Any]) -> bool:
     own = param.settings(value, metric)
     if not own:
         default = param.defaults.get(metric, param.default)
         return default is not None and param.value(value) == param.value(default)
-    return all(getattr(settings, k) == v for k, v in own.items())
+    return all(conventions[k] == v for k, v in own.items())

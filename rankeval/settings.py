@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
-from types import SimpleNamespace
+from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
 from rankeval.compat import measures, translate
@@ -68,10 +67,18 @@ class Settings:
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
     runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
+    # ``metrics`` over ``k`` parsed, once: here, and again for a copy (dataclasses.replace)
+    specs: tuple[MetricSpec, ...] = field(init=False, compare=False, repr=False)
 
-    @property
-    def specs(self) -> list[MetricSpec]:
-        return expand(list(self.metrics), list(self.k))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specs", tuple(expand(self.metrics, self.k)))
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled (to Spark, Ray) as the fields given
+        return {k: v for k, v in self.__dict__.items() if k != "specs"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:  # also a pickle made before specs
+        self.__dict__.update(state)
+        self.__post_init__()
 
     @property
     def cut(self) -> int | None:
@@ -79,7 +86,8 @@ class Settings:
         return None if any(s.k is None for s in self.specs) else max(self.k)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The fields given (the JSON ``settings`` block): ``specs`` is derived from them."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
 
 
 class SettingOptions(TypedDict, total=False):
@@ -123,7 +131,7 @@ def comparable_names() -> list[str]:
     return [s.name for s in TABLE if s.comparable]
 
 
-def footer(settings) -> str:
+def footer(settings: Settings) -> str:
     """The conventions that shaped the numbers, as the table footer shows them."""
     names = {spec.name for spec in settings.specs}
     parts = [text for s in TABLE if (not s.applies_to or names & set(s.applies_to))
@@ -179,7 +187,7 @@ def make_settings(
     values: dict[str, Any] = {name: ROWS[name].check(value) if value is not None else None
                               for name, value in chosen.items()}
     # P(rel=1) is P when relevant means relevance >= 1 already: one metric, named once
-    specs = list(dict.fromkeys(drop_defaults(s, SimpleNamespace(**values)) for s in specs))
+    specs = list(dict.fromkeys(drop_defaults(s, values) for s in specs))
     _check_collection_size(specs, values["collection_size"])
     return Settings(
         metrics=tuple(str(s) for s in specs),
@@ -202,7 +210,7 @@ def metric_named(word: str, settings: Settings) -> MetricSpec:
     if len(words) != 1:
         raise OptionError(f"{word}: name one metric with its K, e.g. ndcg@10")
     spec = from_name(words[0], ir_measures=preset is not None and preset.ir_measures_names)
-    return drop_defaults(spec, settings)
+    return drop_defaults(spec, settings.to_dict())
 
 
 def _check_collection_size(specs: list[MetricSpec], size: int | None) -> None:

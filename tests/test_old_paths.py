@@ -26,6 +26,10 @@ OLD = {
     "rankeval.engines": ("ENGINES", "EXTRA", "ON_SIGNAL", "Engine", "Job", "engine_options",
                          "get", "register", "run", "signal_handlers_kept"),
     "rankeval.engines.store": ("LocalValues", "Store"),
+    # encode and select moved to build.users (#47 S17); an old pickle names stages.UserCounts
+    "rankeval.build.stages": ("UserCounts", "build", "Built"),
+    # flag moved to errors (#47 S17), which integrations import; the command line re-exports it
+    "rankeval.cli.app": ("flag",),
 }
 
 
@@ -53,6 +57,13 @@ MOVED_NAMES = {
 @pytest.mark.parametrize(("name", "module"), sorted(MOVED_NAMES.items()))
 def test_a_moved_public_name_is_the_new_module_s(name, module):
     assert getattr(rankeval, name) is getattr(importlib.import_module(f"rankeval.{module}"), name)
+
+
+def test_flag_is_the_errors_one():
+    from rankeval.cli.app import flag
+    from rankeval.errors import flag as moved
+
+    assert flag is moved and moved("ap_denominator", "relevant") == "--ap-denominator relevant"
 
 
 def test_a_validation_is_a_result():

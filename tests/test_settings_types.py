@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import pickle
 import typing
 
 import rankeval
@@ -12,7 +13,7 @@ from rankeval.settings import TABLE, EvaluateOptions, SettingOptions, Settings, 
 
 
 def test_the_settings_dataclass_is_the_table():
-    fields = dataclasses.fields(Settings)
+    fields = [f for f in dataclasses.fields(Settings) if f.init]  # specs: parsed from them
     names = [f.name for f in fields]
     after = ["compat", "compat_overrides", "runid"]
     assert names[:2] == ["metrics", "k"] and names[-len(after):] == after
@@ -21,6 +22,20 @@ def test_the_settings_dataclass_is_the_table():
         assert f.default == s.default, s.name
     assert make_settings() == Settings(metrics=make_settings().metrics, k=(10,))
     assert Settings.__dataclass_params__.frozen
+
+
+def test_the_specs_are_parsed_once_and_follow_a_copy():
+    settings = make_settings("ndcg,P(rel=2)", [5, 10])
+    assert settings.specs is settings.specs  # parsed when made, not on every read
+    assert [str(s) for s in settings.specs] == list(settings.metrics)
+    copy = dataclasses.replace(settings, metrics=("map@5",), k=(5,))
+    assert [str(s) for s in copy.specs] == ["map@5"]
+    assert dataclasses.replace(settings, gain="exponential").specs == settings.specs
+    assert pickle.loads(pickle.dumps(settings)).specs == settings.specs  # to Spark and Ray
+    # derived, so neither compared nor written: the JSON settings block is the fields given
+    assert make_settings("ndcg", 10) == Settings(metrics=("ndcg@10",), k=(10,))
+    assert list(settings.to_dict()) == [f.name for f in dataclasses.fields(Settings) if f.init]
+    assert "specs" not in settings.to_dict() and "specs" not in repr(settings)
 
 
 def test_the_keywords_are_the_table():

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from rankeval.analysis.significance import compare, correct
+
 TUKEY = "tukey"
 _CELLS = 1 << 22  # permuted values held at once
 
@@ -92,8 +94,6 @@ def _sampled_ranges(x: np.ndarray, rounds: int, seed: int) -> np.ndarray:
 def paired_p(x: np.ndarray, test: str, rounds: int, seed: int, level: float,
              correction: str) -> np.ndarray:
     """p-values of ``compare``'s paired test for every pair, corrected over all pairs."""
-    from rankeval.analysis.significance import compare, correct
-
     m = x.shape[1]
     pairs = list(itertools.combinations(range(m), 2))
     raw = [compare(x[:, i], x[:, j], test, rounds, seed, level).p_value for i, j in pairs]

@@ -8,14 +8,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from rankeval.errors import OptionError
+
 # What with_stats gives when named without values: the mean and the shape of the distribution.
 STATS = ("mean", "median", "p10", "p90", "std", "zeros")
 
 
 def parse_stats(stats: str | Iterable[str]) -> tuple[str, ...]:
     """``"mean,median,p90"`` or a list of names -> the names, checked, in the order given."""
-    from rankeval.errors import OptionError
-
     words = stats.split(",") if isinstance(stats, str) else [w for x in stats
                                                               for w in str(x).split(",")]
     names = tuple(dict.fromkeys(w.strip().lower() for w in words if w.strip()))

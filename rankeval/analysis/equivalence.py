@@ -21,7 +21,7 @@ import numpy as np
 from rankeval.analysis.gates import lower_better
 from rankeval.errors import OptionError
 from rankeval.names import from_name
-from rankeval.settings import metric_named
+from rankeval.settings import Settings, metric_named
 
 KINDS = ("non_inferior", "equivalent")
 _MARGIN = re.compile(r"^\s*((?:[^=\s(]|\([^)]*\))+)\s*=\s*([0-9.eE+-]+)\s*(%?)\s*$")
@@ -44,7 +44,7 @@ class Margin:
         return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
 
 
-def parse(kind: str, text: str, metrics: list[str], settings=None) -> Margin:
+def parse(kind: str, text: str, metrics: list[str], settings: Settings | None = None) -> Margin:
     """``ndcg@10=0.005`` or ``ndcg@10=1%``, checked against the metrics computed."""
     flag = f"{{opt:{kind}}}"
     match = _MARGIN.match(text)
@@ -153,7 +153,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
           baseline: str | None = None) -> Verdict:
     """The gate on paired values (NaN: no value) of the baseline ``a`` (named ``baseline``)
     and candidate ``b``."""
-    from scipy import stats
+    from scipy import stats  # import cost: scipy (~0.3 s), only when a test is run
 
     both = ~(np.isnan(a) | np.isnan(b))
     d = (b - a)[both]
@@ -191,7 +191,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
 def _users_to_show(gap: float, sd: float, alpha: float) -> int | None:
     """The users at which the bound, at the same mean and spread, clears the margin:
     t_{1-alpha, n-1} sd / sqrt(n) < gap."""
-    from scipy import stats
+    from scipy import stats  # import cost: scipy (~0.3 s), only when a test is run
 
     def shows(n: int) -> bool:
         return float(stats.t.isf(alpha, n - 1)) * sd / math.sqrt(n) < gap

@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
+from rankeval.settings import Settings
 
 GROUPS = 10  # popularity deciles of the catalog
 POINTS = 101  # points of each Lorenz curve
@@ -59,7 +60,7 @@ class Exposure:
         }
 
 
-def exposure_ks(settings, stats) -> list[int | None]:
+def exposure_ks(settings: Settings, stats) -> list[int | None]:
     """The cut-off whose item counts the summary needs: the deepest asked (or @all), when
     training popularity is known; none otherwise."""
     if stats is None or not stats.n_train_users:

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from rankeval.analysis.segments import MISSING
+from rankeval.analysis.gates import lower_better
+from rankeval.analysis.segments import MISSING, user_labels
 from rankeval.kernels.distinct import with_inverse
 
 _EXACT_DRAWS = 20_000_000  # users x rounds resampled one by one; past it, the normal draws
@@ -102,9 +103,6 @@ def segment_gaps(store, specs, table, words, level: float, rounds: int, seed: in
                  ) -> dict[str, list[Gap]]:
     """Per segment column of ``words``, the largest gap of every per-user metric of
     ``specs`` (their values in the local ``store``) between the segments of ``table``."""
-    from rankeval.analysis.gates import lower_better
-    from rankeval.analysis.segments import user_labels
-
     values = {str(s): store.values(s) for s in specs}
     return {word: gaps(values, labels, word, lower_better, level, rounds, seed)
             for word, (labels, _) in user_labels(store.users(), table, words).items()}

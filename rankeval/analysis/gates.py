@@ -17,7 +17,8 @@ from typing import Any
 from rankeval.errors import OptionError
 from rankeval.io.baseline import Report, load_baseline
 from rankeval.names import MetricSpec, from_name
-from rankeval.registry import REGISTRY
+from rankeval.registry import LOOKUP, REGISTRY
+from rankeval.settings import Settings, metric_named
 
 # METRIC[COLUMN=VALUE] names a segment (--segments); the bracket may hold "=".
 # a metric may hold parameters, '=' included: P(rel=2)@10>=0.3
@@ -42,8 +43,6 @@ class Gate:
 def lower_better(metric: str) -> bool:
     """Whether a lower value of ``metric`` (a name like ``ee_l@10``, ``eel(p=0.8)``) is the
     better one."""
-    from rankeval.registry import LOOKUP, REGISTRY
-
     name = LOOKUP.get(metric.split("@")[0].split("(")[0].strip().lower())
     return name is not None and REGISTRY[name].lower_better
 
@@ -205,7 +204,7 @@ class GatePlan:
 
 
 def plan_gates(
-    settings,
+    settings: Settings,
     fail_under: Iterable[str] = (),
     fail_over: Iterable[str] = (),
     max_drop: Iterable[str] = (),
@@ -251,12 +250,11 @@ def plan_gates(
     return plan
 
 
-def _metric(word: str, settings, computed: set[str], flag: str, text: str) -> str:
+def _metric(word: str, settings: Settings, computed: set[str], flag: str, text: str) -> str:
     segment = _SEGMENT.match(word)
     if segment:  # ndcg@10[country=DE]: the segment is checked once segments are computed
         base = _metric(segment.group(1), settings, computed, flag, text)
         return f"{base}[{segment.group(2)}={segment.group(3)}]"
-    from rankeval.settings import metric_named
 
     try:
         spec: MetricSpec = metric_named(word, settings)
@@ -281,7 +279,8 @@ def _number(text: str, flag: str, whole: str) -> float:
     return value
 
 
-def _threshold(kind: str, text: str, settings, computed: set[str], flag: str = "") -> Gate:
+def _threshold(kind: str, text: str, settings: Settings, computed: set[str], flag: str = ""
+               ) -> Gate:
     flag = flag or f"{{opt:{kind}}}"
     match = _THRESHOLD.match(text)
     if not match:
@@ -297,7 +296,7 @@ def _threshold(kind: str, text: str, settings, computed: set[str], flag: str = "
     return Gate(kind, name, threshold=threshold, text=text)
 
 
-def _drop(text: str, settings, computed: set[str]) -> Gate:
+def _drop(text: str, settings: Settings, computed: set[str]) -> Gate:
     if "[" in text:
         raise OptionError(f"{{opt:max_drop}} {text}: a baseline report holds whole-run means; "
                           "gate a segment with {opt:fail_under} or {opt:fail_over}")

@@ -26,6 +26,7 @@ from rankeval.errors import OptionError
 from rankeval.io.arrow import nan_as_null, to_numpy
 from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.kernels.chunk import segment_positions
+from rankeval.settings import Settings
 
 KINDS = ("ext", "min", "max", "residual")
 
@@ -136,7 +137,7 @@ class Overlap:
                 f"{self.defined:,} users: {means}>")
 
 
-def overlap(run: Any, baseline: Any, settings, names: tuple[str, str], p: float,
+def overlap(run: Any, baseline: Any, settings: Settings, names: tuple[str, str], p: float,
             users: np.ndarray | None = None) -> Overlap:
     """RBO of two loaded runs (``io.load.Predictions``), each user's list ordered as the
     metrics order it (``settings.ties``; a tie-aware rule orders ties as trec_eval) and cut
@@ -159,7 +160,7 @@ def overlap(run: Any, baseline: Any, settings, names: tuple[str, str], p: float,
     return Overlap(names[0], names[1], p, ids, values, settings.max_depth)
 
 
-def _ranked(preds, user: np.ndarray, item: np.ndarray, settings
+def _ranked(preds, user: np.ndarray, item: np.ndarray, settings: Settings
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A run's (user, pos, item) in list order, repeated pairs refused (or dropped under
     ``dedupe``, keeping the best-ranked), lists cut at ``max_depth``."""

@@ -9,13 +9,14 @@ import numpy as np
 
 from rankeval.errors import OptionError
 from rankeval.kernels.chunk import Chunk
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 
-def with_aspects(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings
+def with_aspects(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings: Settings
                  ) -> Chunk:
     """The evaluated users' relevant (user, item, subtopic) triples, for the intent-aware
     metrics: sorted by (user, item), subtopics renumbered 0.. in user order."""

@@ -13,15 +13,18 @@ import pyarrow.compute as pc
 
 from rankeval.build.ordering import TIE_AWARE, scores_against_ranks, take
 from rankeval.build.samples import JOIN
+from rankeval.conventions import ROWS
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import padded
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
+from rankeval.params import gain_pairs, settings_for
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes
+    from rankeval.build.users import Codes
 
 
 def named_by(codes: Codes, role: str) -> tuple[pa.Array, np.ndarray, pa.Array, np.ndarray]:
@@ -57,7 +60,7 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
                       count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
 
 
-def check_order(preds: Predictions, rows, su, pos, settings) -> list[Notice]:
+def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[Notice]:
     """Repeated ranks (an error), rank gaps, scores against ranks, ties across a cut-off."""
     notices = []
     if preds.rank is not None:
@@ -104,7 +107,7 @@ def padded_rows(codes: Codes) -> list[Notice]:
     return [Notice("padded_ids", n)]
 
 
-def check_grades(truth: Truth, settings) -> None:
+def check_grades(truth: Truth, settings: Settings) -> None:
     """ERR's stopping probability (2^g - 1) / 2^max is above 1 past its highest grade."""
     if not any(s.name == "err" for s in settings.specs):
         return
@@ -117,12 +120,9 @@ def check_grades(truth: Truth, settings) -> None:
                           hint="raise {opt:err_max_grade}", unit=truth.source.unit))
 
 
-def check_gains(truth: Truth, settings) -> None:
+def check_gains(truth: Truth, settings: Settings) -> None:
     """A gains map (--gains, a metric's gains=) keeps the truth's grades in order: the ideal
     lists are ordered by grade, so a higher grade must not earn less."""
-    from rankeval.conventions import ROWS
-    from rankeval.params import gain_pairs, settings_for
-
     maps = {own.gains for spec in settings.specs
             if spec.name in ROWS["gains"].applies_to
             and (own := settings_for(spec, settings)).gains is not None}

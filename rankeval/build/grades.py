@@ -13,9 +13,12 @@ from rankeval.build.join import lookup
 from rankeval.errors import InputError
 from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.fairness import ChunkGroups
+from rankeval.params import target_shares
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.groups import ItemGroups
     from rankeval.io.load import Truth
 
@@ -45,13 +48,10 @@ def with_grades(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection) -> Chu
         row_level=found.astype(np.int64) - 1)
 
 
-def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings,
+def with_groups(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings: Settings,
                 groups: ItemGroups) -> Chunk:
     """Every group column of ``--item-groups`` over the evaluation's item codes, with each
     evaluated user's target: the mean membership of its relevant items (awrf)."""
-    from rankeval.kernels.fairness import ChunkGroups
-    from rankeval.params import target_shares
-
     for spec in settings.specs:  # a by= or a target group the file lacks: said before scoring
         given = dict(spec.params)
         column = groups.column(None if given.get("by") is None else str(given["by"]))

@@ -23,6 +23,7 @@ from rankeval.io.groups import ItemGroups
 from rankeval.io.load import Catalog, Predictions, Train
 from rankeval.io.propensities import Propensities
 from rankeval.kernels.distinct import distinct, first_index
+from rankeval.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class ItemStats:
         return pop, tail
 
 
-def item_stats(extras: Extras, preds: Predictions, settings) -> ItemStats | None:
+def item_stats(extras: Extras, preds: Predictions, settings: Settings) -> ItemStats | None:
     """Popularity, long tail and catalog, when a metric needs them."""
     if not extras.given():
         return None

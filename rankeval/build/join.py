@@ -12,9 +12,10 @@ from rankeval.io.encode import duplicates, pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
 from rankeval.registry import REGISTRY
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 
@@ -183,7 +184,7 @@ def lookup(keys, values, su, item, rows, n_items: int) -> np.ndarray:
     return out
 
 
-def needs_judgements(settings) -> bool:
+def needs_judgements(settings: Settings) -> bool:
     """Whether the build must mark judged items (a metric reads them, or condensed lists)."""
     return settings.judged_only or any(REGISTRY[s.name].judgements for s in settings.specs)
 
@@ -196,7 +197,7 @@ def judged_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     return keys[order], np.where(truth.relevance[order] >= 0, 1.0, -1.0)
 
 
-def nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings) -> np.ndarray:
+def nonrelevant(codes: Codes, truth: Truth, sel: Selection, settings: Settings) -> np.ndarray:
     """Judged non-relevant truth items (0 <= relevance, not relevant) per evaluated user."""
     t = settings.relevance_threshold
     rel = truth.relevance

@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -104,7 +105,7 @@ def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray
 TIE_AWARE = ("expected", "optimistic", "pessimistic")
 
 
-def tie_notices(su, pos, tie_start, kmax: int, settings) -> list[Notice]:
+def tie_notices(su, pos, tie_start, kmax: int, settings: Settings) -> list[Notice]:
     """Under a tie-aware order: the users whose list ends inside a tie group that reaches
     the scored depth (items past the end may share its score; the orders are over the
     submitted items only)."""

@@ -14,10 +14,11 @@ import numpy as np
 from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import Chunk
 from rankeval.params import FROM_FILE, exponent, kernel_params
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from rankeval.build.items import ItemStats
-    from rankeval.build.stages import Codes, Selection
+    from rankeval.build.users import Codes, Selection
     from rankeval.io.load import Truth
 
 
@@ -55,7 +56,7 @@ class PairWeights:
                            self.n_items)
 
 
-def with_propensities(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings,
+def with_propensities(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings: Settings,
                       stats: ItemStats) -> Chunk:
     """Per source of weights the metrics ask for (an exponent of the popularity model, or
     ``FROM_FILE``): the weights, and per evaluated user the sum of its relevant items'

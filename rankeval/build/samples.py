@@ -21,6 +21,7 @@ from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import factorize
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk
+from rankeval.settings import Settings
 
 # Between a user's id and its sample's in a composite id: it sorts before every other byte,
 # so composites sort by user first, as the users' own ids do.
@@ -41,7 +42,8 @@ class Sampled:
     without_relevant: int
 
 
-def expand(preds: Predictions, truth: Truth, settings) -> tuple[Predictions, Truth, Sampled]:
+def expand(preds: Predictions, truth: Truth, settings: Settings
+           ) -> tuple[Predictions, Truth, Sampled]:
     """Predictions keyed by (user, sample) and the truth repeated for each sample of its
     user; a truth user without predictions keeps one composite (no sample), which the build
     counts as a user without predictions."""

@@ -20,14 +20,15 @@ from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
 from rankeval.notices import Notice
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
-    from rankeval.build.stages import Codes
+    from rankeval.build.users import Codes
     from rankeval.io.extras import Extras
     from rankeval.io.load import Train, Truth
 
 
-def seen_items(extras: Extras, codes: Codes, settings) -> SeenItems | None:
+def seen_items(extras: Extras, codes: Codes, settings: Settings) -> SeenItems | None:
     """The seen-item exclusion stage over ``codes``, when an option asks for it (None: no
     exclusion; the options need ``--train``, ``io.extras.check_needs``)."""
     if extras.train is None or not (settings.exclude_seen or settings.exclude_seen_truth):
@@ -63,7 +64,7 @@ class SeenItems:
     train: str = "--train"  # the training file, for messages
 
     @classmethod
-    def of(cls, train: Train, codes: Codes, settings) -> SeenItems:
+    def of(cls, train: Train, codes: Codes, settings: Settings) -> SeenItems:
         return cls(seen_keys(train, codes.user_ids, codes.item_ids, codes.n_items),
                    settings.exclude_seen, settings.exclude_seen_truth, settings.cut,
                    train.source.label)

@@ -4,14 +4,14 @@ encode (ids to codes) -> [seen truth dropped] -> select (which users are evaluat
 section 2) -> the lists (order, dedupe, check the order) -> [seen items dropped] -> max depth
 -> judged -> judged only -> ties -> cut at K -> join (relevance of each row) -> chunk, with the
 ideal lists made beside. ``_build`` only lists the stages; the ranked rows pass between them as
-one ``Lists``. Seen-item exclusion is ``build/seen.py``'s stage (``seen_items``). Every stage
-is vectorized over all rows; no loop over users.
+one ``Lists``. The first two, encode and select, are ``build/users.py``'s; seen-item exclusion
+is ``build/seen.py``'s stage (``seen_items``). Every stage is vectorized over all rows; no
+loop over users.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,37 +50,18 @@ from rankeval.build.ordering import (
 )
 from rankeval.build.propensity import with_propensities
 from rankeval.build.seen import SeenItems, seen_items
-from rankeval.errors import InputError
+from rankeval.build.users import Codes, Selection, UserCounts, encode, select
 from rankeval.io.arrow import from_numpy
-from rankeval.io.encode import duplicates, factorize_list, pair_keys
+from rankeval.io.encode import duplicates, pair_keys
 from rankeval.io.extras import Extras
-from rankeval.io.load import Predictions, Truth, release_ids
+from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk, segment_positions
-from rankeval.kernels.threads import Later, each
+from rankeval.kernels.threads import Later
 from rankeval.notices import Notice
 from rankeval.registry import reads
+from rankeval.settings import Settings
 
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
-
-
-@dataclass(frozen=True)
-class UserCounts:
-    """How many users fall in each case of SPEC section 2 (integers: they add up across
-    partitions of users)."""
-
-    evaluated: int
-    in_truth: int
-    in_predictions: int
-    without_relevant: int  # truth users with no relevant item
-    without_predictions: int  # users that could be evaluated but have no predictions
-    only_in_predictions: int  # prediction users absent from the truth
-
-    def __add__(self, other: UserCounts) -> UserCounts:
-        return UserCounts(*(a + b for a, b in zip(self.astuple(), other.astuple(), strict=True)))
-
-    def astuple(self) -> tuple[int, ...]:
-        return (self.evaluated, self.in_truth, self.in_predictions, self.without_relevant,
-                self.without_predictions, self.only_in_predictions)
 
 
 @dataclass(frozen=True)
@@ -91,91 +72,6 @@ class Built:
     notices: list[Notice]  # about rows (user-level notices derive from ``counts``)
     prediction_rows_beyond_k: int
     item_ids: pa.Array  # the ids of the chunk's item codes
-
-
-@dataclass(frozen=True)
-class Codes:
-    """Both inputs' ids as codes over shared dictionaries (byte order)."""
-
-    t_user: np.ndarray
-    t_item: np.ndarray
-    p_user: np.ndarray
-    p_item: np.ndarray
-    user_ids: pa.Array
-    item_ids: pa.Array
-
-    @property
-    def n_users(self) -> int:
-        return len(self.user_ids)
-
-    @property
-    def n_items(self) -> int:
-        return max(len(self.item_ids), 1)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which users are evaluated; evaluated users get compact codes 0..n-1 in id order."""
-
-    counts: UserCounts
-    evaluated: np.ndarray  # bool per user code
-    compact: np.ndarray  # user code -> compact code, -1 when not evaluated
-    n_relevant: np.ndarray  # relevant truth items per user code
-
-
-def encode(preds: Predictions, truth: Truth, release: bool = False) -> Codes:
-    """Users and items as codes, encoded at once on the two cores (Arrow releases the GIL).
-    ``release``: nothing reads the inputs' ids again (``load.release_ids``), so numbered
-    ids are let go as soon as they are numbers, before the codes' own peak."""
-    user_cols, item_cols = [truth.user, preds.user], [truth.item, preds.item]
-    if release:
-        release_ids(preds, truth)
-    with ThreadPoolExecutor(2) as pool:
-        users_job = pool.submit(factorize_list, user_cols)
-        (t_item, p_item), items = factorize_list(item_cols)
-        (t_user, p_user), user_ids = users_job.result()
-    codes = Codes(t_user, t_item, p_user, p_item, user_ids, items)
-    if codes.n_users * codes.n_items >= 2**63:
-        raise InputError(preds.source.label, "too many distinct users x items to index")
-    return codes
-
-
-def select(codes: Codes, truth: Truth, settings, select_by=None) -> Selection:
-    """SPEC section 2: evaluated users, and the count of every other case. ``select_by``:
-    other settings that choose the users (a metric's own threshold, ``params``), R being
-    counted at ``settings``' threshold."""
-    in_truth, in_preds = np.zeros(codes.n_users, bool), np.zeros(codes.n_users, bool)
-
-    def relevant_per_user(t: float | None) -> np.ndarray:
-        relevant = truth.relevance > 0 if t is None else truth.relevance >= t
-        return np.bincount(codes.t_user[relevant], minlength=codes.n_users)
-
-    def from_truth() -> np.ndarray:
-        in_truth[codes.t_user] = True
-        return relevant_per_user(settings.relevance_threshold)
-
-    def from_predictions() -> None:
-        in_preds[codes.p_user] = True
-
-    own, _ = each(lambda work: work(), [from_truth, from_predictions])
-    assert own is not None  # from_truth's counts
-    by = settings if select_by is None else select_by
-    n_relevant = own if by.relevance_threshold == settings.relevance_threshold else (
-        relevant_per_user(by.relevance_threshold))
-    eligible = in_truth & ((n_relevant > 0) | (settings.zero_relevant_users == "zero"))
-    missing = eligible & ~in_preds
-    evaluated = eligible & ~missing if settings.skip_missing_users else eligible
-    counts = UserCounts(
-        evaluated=int(evaluated.sum()),
-        in_truth=int(in_truth.sum()),
-        in_predictions=int(in_preds.sum()),
-        without_relevant=int((in_truth & (n_relevant == 0)).sum()),
-        without_predictions=int(missing.sum()),
-        only_in_predictions=int((in_preds & ~in_truth).sum()),
-    )
-    compact = np.full(codes.n_users, -1, dtype=np.int32)  # monotonic: sorted stays sorted
-    compact[evaluated] = np.arange(counts.evaluated, dtype=np.int32)
-    return Selection(counts, evaluated, compact, own)
 
 
 def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
@@ -223,7 +119,7 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     return rows, su, [Notice("duplicates_dropped", n_repeats, {"path": preds.source.label})]
 
 
-def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = None,
+def build(preds: Predictions, truth: Truth, settings: Settings, extras: Extras | None = None,
           stats: ItemStats | None = None, release: bool = False, select_by=None) -> Built:
     """Join, order and cut the predictions as ``settings`` say; count every user case.
     ``extras`` (training interactions) and ``stats`` (item statistics over the whole inputs)
@@ -241,7 +137,7 @@ def build(preds: Predictions, truth: Truth, settings, extras: Extras | None = No
         raise
 
 
-def _build(preds, truth, settings, extras, stats, release, laters: list[Later],
+def _build(preds, truth, settings: Settings, extras, stats, release, laters: list[Later],
            select_by=None) -> Built:
     """The stages, in order. The truth's side (its sorted pairs, then the ideal lists) runs
     on a thread beside the run's side, which leaves a core idle between its bulk operations."""
@@ -328,7 +224,7 @@ def _unique_pairs(pairs: Later, codes: Codes, truth: Truth) -> tuple[np.ndarray,
     return keys, values
 
 
-def _lists(preds: Predictions, codes: Codes, sel: Selection, settings
+def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
            ) -> tuple[Lists, np.ndarray | None, list[Notice]]:
     """The evaluated users' lists in order, deduplicated and checked: (the lists, the file's
     ranks when trec_eval's order by score replaced theirs, notices)."""
@@ -353,14 +249,14 @@ def _score_orders(preds: Predictions, ranks: np.ndarray | None, lists: Lists) ->
     return [] if ranks is None else score_orders(preds.columns, ranks, lists.rows, lists.su)
 
 
-def _max_depth(lists: Lists, settings) -> Lists:
+def _max_depth(lists: Lists, settings: Settings) -> Lists:
     """Only the first N rows of each list (trec_eval -M): before -J, as trec_eval does."""
     if settings.max_depth is None:
         return lists
     return lists.keep(lists.pos <= settings.max_depth)
 
 
-def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) -> Lists:
+def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings: Settings) -> Lists:
     """Whether each row's item is judged, when a metric reads it or the lists condense."""
     if not needs_judgements(settings):
         return lists
@@ -369,7 +265,7 @@ def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings) 
     return dataclasses.replace(lists, judged=found > 0, pooled=found != 0)
 
 
-def _judged_only(lists: Lists, settings) -> Lists:
+def _judged_only(lists: Lists, settings: Settings) -> Lists:
     """Condensed lists (--judged-only, trec_eval -J): the judged items move up."""
     if not settings.judged_only:
         return lists
@@ -411,7 +307,7 @@ def _cut(lists: Lists, kmax: int) -> Lists:
 
 
 def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, truth: Truth,
-          settings) -> np.ndarray:
+          settings: Settings) -> np.ndarray:
     """The relevance of each row (0: not in the truth); then the truth's grades checked."""
     rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
     check_grades(truth, settings)
@@ -420,7 +316,7 @@ def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, trut
 
 
 def _with_item_data(chunk: Chunk, stats: ItemStats, extras: Extras | None, codes: Codes,
-                    sel: Selection, settings) -> Chunk:
+                    sel: Selection, settings: Settings) -> Chunk:
     """Popularity and long tail per item; feature vectors and training profiles when a
     metric needs them."""
     pop, tail = stats.at(codes.item_ids)
@@ -450,7 +346,7 @@ def _compact(keys: np.ndarray, values: np.ndarray, sel: Selection, codes: Codes)
 
 
 def _chunk(lists: Lists, rel: np.ndarray, ideal_lists, codes: Codes, truth: Truth,
-           sel: Selection, settings) -> Chunk:
+           sel: Selection, settings: Settings) -> Chunk:
     """The chunk: the cut lists (carried by their items), their relevance, the ideal lists
     made by ``join.ideal``; judged flags and tie groups when the build made them."""
     iu, ipos, irel, max_relevance = ideal_lists

@@ -13,29 +13,20 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 import click
 
-from rankeval import __version__
 from rankeval.cli.process import Signals, Terminated, said_stderr
 from rankeval.dependencies import DependencyWarning
-from rankeval.errors import EXIT_USAGE, RankevalError
+from rankeval.errors import EXIT_USAGE, RankevalError, flag
 from rankeval.integrations.action import COMMANDS
 from rankeval.io.output import remove_pending
 from rankeval.io.paths import SUMMARY, check_command
 from rankeval.notices import spelling
 from rankeval.report import visible
+from rankeval.version import __version__
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-
-
-def flag(name: str, value: Any = None) -> str:
-    """How the command line spells a library option: ``--ties trec``, ``--dedupe``.
-
-    Every option's parameter name is its library name, so the flag follows from it."""
-    text = "--" + name.replace("_", "-")
-    return text if value is None else f"{text} {value}"
 
 
 def _debug_requested(args: list[str]) -> bool:

@@ -37,7 +37,7 @@ from rankeval.results.store import LocalValues
 from rankeval.settings import Settings
 
 
-def evaluate_inputs(preds: Predictions, truth: Truth, settings,
+def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings,
                     extras: Extras | None = None, release: bool = False) -> Evaluation:
     """Evaluate loaded and checked inputs with the local engine (one partition).
     ``release``: the caller is done with both inputs' ids (``load.release_ids``)."""
@@ -47,7 +47,7 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings,
     return finish(partial, settings, preds, truth, extras, stats)
 
 
-def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
+def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Truth,
            extras: Extras | None = None, stats: ItemStats | None = None,
            judgements: list[Notice] | None = None,
            extra_inputs: dict[str, InputSummary] | None = None) -> Evaluation:
@@ -93,7 +93,7 @@ def finish(partial: Partial, settings, preds: Predictions, truth: Truth,
     return ev
 
 
-def evaluation_of(partial: Partial, settings, inputs: dict[str, InputSummary],
+def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputSummary],
                   corpus: dict[str, float] | None = None) -> Evaluation:
     """A merged partial as an ``Evaluation``: the means, the per-user values in a local store,
     users in display order: by number when every id is an integer written plainly (1, 2, 10

@@ -4,6 +4,7 @@ tables) and scores them with the numpy kernels."""
 from __future__ import annotations
 
 from rankeval.engines.interface import Engine, Job
+from rankeval.registry import reads
 
 
 class LocalEngine(Engine):
@@ -11,10 +12,9 @@ class LocalEngine(Engine):
     help = "this machine"
 
     def score(self, job: Job, progress):
-        from rankeval.engines.finish import evaluate_inputs
+        from rankeval.engines.finish import evaluate_inputs  # --help's import cost: numpy, pyarrow
         from rankeval.io.extras import load_extras  # --help's import cost: numpy, pyarrow
-        from rankeval.io.load import load_inputs
-        from rankeval.registry import reads
+        from rankeval.io.load import load_inputs  # --help's import cost: numpy, pyarrow
 
         x = job.extras
         progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
@@ -23,6 +23,7 @@ from rankeval.names import MetricSpec
 from rankeval.notices import Notice
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
+from rankeval.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class ItemCounts:
                           max(p.longest for p in parts))
 
 
-def item_counts(chunk, item_ids: pa.Array, settings, also=()) -> dict[int | None, ItemCounts]:
+def item_counts(chunk, item_ids: pa.Array, settings: Settings, also=()
+                ) -> dict[int | None, ItemCounts]:
     """Per cut-off of a corpus metric (and of ``also``): how many top-K lists hold each
     item."""
     out = {}

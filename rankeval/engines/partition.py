@@ -20,7 +20,8 @@ from rankeval import params
 from rankeval.analysis.exposure import exposure_ks
 from rankeval.build.samples import expand
 from rankeval.build.samples import groups as sample_groups
-from rankeval.build.stages import UserCounts, build
+from rankeval.build.stages import build
+from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial, item_counts
 from rankeval.engines.sampled import no_corpus_metrics, sampled_partial
 from rankeval.errors import InputError, plural
@@ -34,13 +35,14 @@ from rankeval.names import MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import REGISTRY
+from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from rankeval.build.items import ItemStats
     from rankeval.io.extras import Extras
 
 
-def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
+def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, extras=None,
                        stats=None, release: bool = False) -> Partial:
     """Build and score the users of one partition (``extras``, ``stats`` and ``release``:
     see ``ranking.build``). A stochastic run's users are scored sample by sample and each
@@ -98,7 +100,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings, extras=None,
     )
 
 
-def group_exposure(chunk, chunks, settings, groups=None) -> dict[MetricSpec, GroupTotals]:
+def group_exposure(chunk, chunks, settings: Settings, groups=None) -> dict[MetricSpec, GroupTotals]:
     """Per awrf metric, the exposure each item group gets and its target, summed over the
     users with a list (a stochastic run's users: their means over samples)."""
     out, seen = {}, set()
@@ -121,7 +123,7 @@ def group_exposure(chunk, chunks, settings, groups=None) -> dict[MetricSpec, Gro
     return out
 
 
-def tie_bounds(chunk, settings, chunks=None, groups=None):
+def tie_bounds(chunk, settings: Settings, chunks=None, groups=None):
     """(users with ties, {spec: (pessimistic parts, optimistic parts)}): how far each mean
     can move with the order of tied items alone. ``groups``: a stochastic run's samples,
     whose values are averaged per user first."""
@@ -144,7 +146,7 @@ def tie_bounds(chunk, settings, chunks=None, groups=None):
                       exact_parts(high[s][~np.isnan(high[s])])) for s in low}
 
 
-def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
+def _unrepresentable(spec, values, built, truth: Truth, settings: Settings) -> InputError:
     """A metric whose value overflows float64 (huge grades, exponential gain): refused, never
     reported as inf or NaN."""
     bad = np.flatnonzero(~np.isfinite(values))
@@ -162,7 +164,7 @@ def _unrepresentable(spec, values, built, truth: Truth, settings) -> InputError:
     )
 
 
-def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[Notice]:
+def user_notices(c: UserCounts, settings: Settings, predictions: str, truth: str) -> list[Notice]:
     """The notices of SPEC section 2, from the (merged) counts."""
     labels = {"predictions": predictions, "truth": truth}
     notices = []
@@ -177,7 +179,7 @@ def user_notices(c: UserCounts, settings, predictions: str, truth: str) -> list[
     return notices
 
 
-def judgement_notices(truth: Truth, settings) -> list[Notice]:
+def judgement_notices(truth: Truth, settings: Settings) -> list[Notice]:
     """Graded judgements that are all relevant look like raw ratings (1-5 stars): every rated
     item would count as a hit. Said once, about the whole truth."""
     if "relevance" not in truth.columns or not len(truth.relevance):
@@ -187,7 +189,7 @@ def judgement_notices(truth: Truth, settings) -> list[Notice]:
                             settings)
 
 
-def judgement_notice(label: str, rows: int, lowest: float, highest: float, settings
+def judgement_notice(label: str, rows: int, lowest: float, highest: float, settings: Settings
                      ) -> list[Notice]:
     """``judgement_notices`` from the truth's row count and relevance range (which partitions
     of the truth combine by min and max)."""
@@ -198,7 +200,7 @@ def judgement_notice(label: str, rows: int, lowest: float, highest: float, setti
     return [Notice("all_judged_relevant", rows, {"path": label})]
 
 
-def unevaluable(c: UserCounts, settings, truth: str, predictions: str = "predictions"
+def unevaluable(c: UserCounts, settings: Settings, truth: str, predictions: str = "predictions"
                 ) -> InputError | None:
     """The error when no user can be evaluated, or when the two files share no user (every
     number would be 0), naming why; None when the files can be scored."""
@@ -216,7 +218,8 @@ def unevaluable(c: UserCounts, settings, truth: str, predictions: str = "predict
     return InputError(truth, "no user can be evaluated: " + ", ".join(why))
 
 
-def with_user_notices(partial: Partial, settings, predictions: str, truth: str) -> Partial:
+def with_user_notices(partial: Partial, settings: Settings, predictions: str, truth: str
+                      ) -> Partial:
     """The partial with the user-level notices appended (once, after merging)."""
     extra = user_notices(partial.counts, settings, predictions, truth)
     return dataclasses.replace(partial, notices=[*partial.notices, *extra])
@@ -250,7 +253,7 @@ def corpus_notices(values: dict[str, float]) -> list[Notice]:
             for name, value in values.items() if math.isnan(value)]
 
 
-def item_notices(partial: Partial, settings, extras: Extras, stats: ItemStats | None):
+def item_notices(partial: Partial, settings: Settings, extras: Extras, stats: ItemStats | None):
     """The catalog fallback, predicted items outside --catalog, items unseen in training."""
     if stats is None:
         return []

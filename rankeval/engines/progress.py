@@ -45,7 +45,9 @@ class Stages:
         return self
 
     def _start(self) -> None:
-        from rich.console import Console
+        from rich.console import Console  # --help's import cost: rich
+
+        # --help's import cost: rich
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         with self._lock:

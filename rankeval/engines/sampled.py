@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from rankeval.analysis.exposure import exposure_ks
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial, SampleTotals, item_counts
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
@@ -18,9 +18,10 @@ from rankeval.kernels.aggregate import exact_parts, mean
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.results.evaluation import Samples
+from rankeval.settings import Settings
 
 
-def no_corpus_metrics(settings, preds: Predictions) -> None:
+def no_corpus_metrics(settings: Settings, preds: Predictions) -> None:
     corpus = [str(s) for s in settings.specs if REGISTRY[s.name].scope == CORPUS]
     if corpus:
         raise InputError(preds.source.label, f"{', '.join(corpus)} describe one ranking per "
@@ -38,7 +39,7 @@ def user_counts(built, groups, sampled) -> UserCounts:
         only_in_predictions=sampled.only_in_predictions)
 
 
-def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings, stats
+def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settings: Settings, stats
                      ) -> Partial:
     """A stochastic run's partial: each user's values the mean over its samples, with their
     spread; users counted once, however many samples they have."""

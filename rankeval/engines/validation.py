@@ -27,12 +27,13 @@ from rankeval.io.readers import Source
 from rankeval.io.roles import swapped
 from rankeval.registry import reads
 from rankeval.results.validation import Validation
+from rankeval.settings import Settings
 
 
 def validate_inputs(
     predictions: Any,
     truth: Any,
-    settings,
+    settings: Settings,
     *,
     preds_format: str | None = None,
     truth_format: str | None = None,
@@ -77,7 +78,7 @@ def validate_inputs(
     return result
 
 
-def validate_file(data: Any, role: str, settings, *, fmt: str | None = None,
+def validate_file(data: Any, role: str, settings: Settings, *, fmt: str | None = None,
                   columns: Mapping[str, str | None] | None = None,
                   reading: Mapping[str, Any] | None = None) -> Validation:
     """One run (``role`` "predictions") or truth file alone, with every check ``validate`` and
@@ -142,7 +143,7 @@ def _load(problems: list[InputError], load):
         return None
 
 
-def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, settings,
+def _check_join(result: Validation, problems, preds: Predictions, truth: Truth, settings: Settings,
                 extras: Extras | None = None):
     try:
         extras = extras or Extras()

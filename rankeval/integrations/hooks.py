@@ -13,19 +13,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from rankeval.errors import InputError, flag
+from rankeval.settings import make_settings
+
 USAGE = "usage: rankeval-hook validate FILE..."
 
 
 def check_file(path: str) -> list[str]:
     """The problems of one run or truth file, each a line naming the file: the checks
     ``rankeval validate`` and ``score`` make of it (``engines.validation.validate_file``)."""
-    from rankeval.cli.app import flag
-
-    # --help's import cost: numpy, pyarrow
+    # --help's import cost: numpy, pyarrow (the usage line needs neither)
     from rankeval.engines.validation import validate_file
-    from rankeval.errors import InputError
-    from rankeval.io.roles import guess_role
-    from rankeval.settings import make_settings
+    from rankeval.io.roles import guess_role  # --help's import cost: pyarrow
 
     try:
         role = guess_role(path, flag="the hook's files: pattern to leave it out")

@@ -105,6 +105,7 @@ def _open_database(uri: str) -> None:
     scheme = uri.split(":", 1)[0].split("+", 1)[0].lower()
     if scheme not in _DATABASES:
         return
+    # optional dependency: sqlalchemy, the mlflow extra's
     import sqlalchemy  # the mlflow extra's
 
     url = sqlalchemy.engine.make_url(uri)
@@ -147,20 +148,20 @@ def _log(mlflow, ev, run_id: str | None, artifacts: bool, prefix: str) -> str:
 def _log_reports(mlflow, ev) -> None:
     """The JSON report; the per-user values and (with matplotlib) the HTML report when the
     values are on this machine (the Spark engine keeps them on the cluster)."""
-    from rankeval.report import json as json_report
+    from rankeval.report import json as json_report  # --help's import cost: numpy, pyarrow
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "rankeval"
         folder.mkdir()
         (folder / "report.json").write_text(json_report.render(ev), encoding="utf-8")
         if ev.store.here:
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # --help's import cost: pyarrow
 
             pq.write_table(ev.per_user_table(), folder / "per_user.parquet")
-        from rankeval.report import charts
+        from rankeval.report import charts  # --help's import cost: numpy, matplotlib
 
         if ev.store.here and charts.available():  # the report extra is optional
-            from rankeval.report import html
+            from rankeval.report import html  # --help's import cost: numpy, pyarrow
 
             (folder / "report.html").write_text(html.render(ev), encoding="utf-8")
         mlflow.log_artifacts(str(folder), artifact_path="rankeval")

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 from mlflow.models.evaluation.base import EvaluationResult, ModelEvaluator
+
+from rankeval.api.evaluate import evaluate
+from rankeval.integrations.mlflow import log_evaluation, metric_keys
 
 MODEL_TYPE = "ranking"
 
@@ -33,11 +37,6 @@ class RankevalEvaluator(ModelEvaluator):
     def evaluate(self, *, model_type, dataset, run_id, evaluator_config, model=None,
                  extra_metrics=None, custom_artifacts=None, predictions=None,
                  **kwargs) -> EvaluationResult:
-        import pandas as pd
-
-        import rankeval
-        from rankeval.integrations.mlflow import log_evaluation, metric_keys
-
         config: dict[str, Any] = dict(evaluator_config or {})
         user, item = config.pop("user_col", "user_id"), config.pop("item_col", "item_id")
         truth = config.pop("truth", None)
@@ -55,7 +54,7 @@ class RankevalEvaluator(ModelEvaluator):
                                  "a truth table in evaluator_config['truth']")
             truth = pd.DataFrame({"user_id": run.user_id, "item_id": run.item_id,
                                   "relevance": list(dataset.labels_data)})
-        ev = rankeval.evaluate(run, truth, **config)
+        ev = evaluate(run, truth, **config)
         log_evaluation(ev, run_id=run_id)
         keys = metric_keys(list(ev.metrics))
         return EvaluationResult(metrics={keys[m]: v for m, v in ev.metrics.items()

@@ -27,6 +27,7 @@ from typing import Any
 
 from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
+from rankeval.integrations.mlflow import params
 from rankeval.integrations.support import failure, logged_metrics, scoped_env, shown_uri
 
 # For rankeval's own run, unless the user set them: wandb.init gives up after 15 s (W&B's
@@ -89,8 +90,6 @@ def log_evaluation(ev, run: Any = None) -> str:
 
 
 def _log(wandb, run, ev) -> str:
-    from rankeval.integrations.mlflow import params
-
     run.config.update({f"rankeval/{k}": v for k, v in params(ev).items()},
                       allow_val_change=True)
     undefined = []

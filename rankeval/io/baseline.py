@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rankeval.errors import OptionError
-from rankeval.settings import ROWS, comparable_names
+from rankeval.settings import ROWS, Settings, comparable_names
 from rankeval.version import __version__
 
 SCHEMA_VERSION = 1  # the JSON report's schema: bump as report/json.py's docstring says
@@ -76,7 +76,7 @@ def _finite_number(v: object) -> bool:
 
 
 
-def load_baseline(path: str, settings, allow_settings_change: bool) -> Report:
+def load_baseline(path: str, settings: Settings, allow_settings_change: bool) -> Report:
     """A JSON report of an earlier run; its settings must match unless allowed to differ."""
     report = read_report(path)
     theirs, ours = report.settings, settings.to_dict()

@@ -18,6 +18,7 @@ from rankeval.io.load import Catalog, Train, load_catalog, load_train, open_inpu
 from rankeval.io.propensities import Propensities, load_propensities
 from rankeval.params import FROM_FILE, exponent, kernel_params
 from rankeval.registry import REGISTRY
+from rankeval.settings import Settings
 
 # Options that provide each input a metric may need (registry ``needs``).
 PROVIDERS = {"interactions": ("train",), "propensity": ("train", "propensity"),
@@ -76,7 +77,7 @@ def load_on_driver(given: Mapping[str, Any], columns: Mapping[str, str | None] |
     return {n: getattr(loaded, n) for n in here}
 
 
-def check_needs(settings, given: set[str]) -> None:
+def check_needs(settings: Settings, given: set[str]) -> None:
     """A metric or option without the input it needs: an error naming the option, raised
     before any data is read."""
     for spec in settings.specs:

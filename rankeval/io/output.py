@@ -242,9 +242,9 @@ def csv_bytes(table, delimiter: str = ",") -> bytes:
 
     (Arrow would quote every string; plain ids read and diff better.)
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pa_csv
+    import pyarrow as pa  # --help's import cost: pyarrow
+    import pyarrow.compute as pc  # --help's import cost: pyarrow
+    import pyarrow.csv as pa_csv  # --help's import cost: pyarrow
 
     special = f'[{delimiter}"\\r\\n]'
     quote = any(
@@ -304,6 +304,6 @@ def write_per_user(table, path: str) -> None:
     if per_user_format(path) == "csv":
         write_bytes(path, csv_bytes(table))
     else:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # --help's import cost: pyarrow
 
         write_atomic(path, lambda tmp: pq.write_table(table, tmp))

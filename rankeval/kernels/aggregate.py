@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from rankeval.registry import GEOMETRIC, REGISTRY, SUM
+
 _MAX_PASSES = 64  # each pass takes ~30 bits; float64 spans ~2100 bits of exponent
 
 
@@ -63,8 +65,6 @@ def mean(parts: Iterable[float], n: int) -> float:
 
 def overall(spec, parts: Iterable[float], n: int) -> float:
     """A metric's overall value from the exact parts of the sum of its per-user values."""
-    from rankeval.registry import GEOMETRIC, REGISTRY, SUM
-
     how = REGISTRY[spec.name].overall
     if how == SUM:
         return math.fsum(parts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankeval.kernels.sums import Sums, _safe_div
+from rankeval.kernels.sums import Sums, safe_div
 
 ALPHA, BETA = 0.5, 0.5  # ndeval's defaults
 
@@ -155,19 +155,19 @@ def _raw_ideal(s: Sums, k: float, discount) -> np.ndarray:
 
 
 def _alpha_dcg(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(_raw(s, k, _log_discount), _ideal_ideal(s, k, _log_discount))
+    return safe_div(_raw(s, k, _log_discount), _ideal_ideal(s, k, _log_discount))
 
 
 def _alpha_ndcg(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(_raw(s, k, _log_discount), _raw_ideal(s, k, _log_discount))
+    return safe_div(_raw(s, k, _log_discount), _raw_ideal(s, k, _log_discount))
 
 
 def _err_ia(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(_raw(s, k, _reciprocal), _ideal_ideal(s, k, _reciprocal))
+    return safe_div(_raw(s, k, _reciprocal), _ideal_ideal(s, k, _reciprocal))
 
 
 def _nerr_ia(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(_raw(s, k, _reciprocal), _raw_ideal(s, k, _reciprocal))
+    return safe_div(_raw(s, k, _reciprocal), _raw_ideal(s, k, _reciprocal))
 
 
 def _nrbp_sum(s: Sums, user: np.ndarray, pos: np.ndarray, earned: np.ndarray) -> np.ndarray:
@@ -180,11 +180,11 @@ def _nrbp(s: Sums, k: float) -> np.ndarray:
     assert s.c.n_aspects is not None
     beta = float(s.params.get("beta", BETA))
     scale = (1.0 - (1.0 - _alpha(s)) * beta)
-    return _safe_div(scale * _nrbp_sum(s, *_earned(s)), s.c.n_aspects.astype(np.float64))
+    return safe_div(scale * _nrbp_sum(s, *_earned(s)), s.c.n_aspects.astype(np.float64))
 
 
 def _nnrbp(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(_nrbp_sum(s, *_earned(s)), _nrbp_sum(s, *_ideal(s, np.inf)))
+    return safe_div(_nrbp_sum(s, *_earned(s)), _nrbp_sum(s, *_ideal(s, np.inf)))
 
 
 def _p_ia(s: Sums, k: float) -> np.ndarray:
@@ -192,7 +192,7 @@ def _p_ia(s: Sums, k: float) -> np.ndarray:
     assert s.c.n_aspects is not None
     user, pos, _, _ = _pairs(s)
     found = np.bincount(user[pos <= k], minlength=s.c.n_users)
-    return _safe_div(found.astype(np.float64), _depth(s, k) * s.c.n_aspects)
+    return safe_div(found.astype(np.float64), _depth(s, k) * s.c.n_aspects)
 
 
 def _map_ia(s: Sums, k: float) -> np.ndarray:
@@ -200,7 +200,7 @@ def _map_ia(s: Sums, k: float) -> np.ndarray:
     assert s.c.n_aspects is not None and s.c.aspect_size is not None
     user, pos, sub, prior = _pairs(s)
     share = (prior + 1.0) / pos / s.c.aspect_size[sub]
-    return _safe_div(_per_user(s, user, share), s.c.n_aspects.astype(np.float64))
+    return safe_div(_per_user(s, user, share), s.c.n_aspects.astype(np.float64))
 
 
 def _subtopic_recall(s: Sums, k: float) -> np.ndarray:
@@ -208,7 +208,7 @@ def _subtopic_recall(s: Sums, k: float) -> np.ndarray:
     assert s.c.n_aspects is not None
     user, pos, _, prior = _pairs(s)
     first = (prior == 0) & (pos <= k)
-    return _safe_div(np.bincount(user[first], minlength=s.c.n_users).astype(np.float64),
+    return safe_div(np.bincount(user[first], minlength=s.c.n_users).astype(np.float64),
                      s.c.n_aspects.astype(np.float64))
 
 

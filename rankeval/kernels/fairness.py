@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankeval.kernels.sums import Sums
+from rankeval.params import target_shares
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,6 @@ def _shares(groups: ChunkGroups, kind: str) -> np.ndarray:
         return groups.relevant
     if kind == "catalog":
         return groups.catalog
-    from rankeval.params import target_shares
-
     shares = target_shares(kind) or {}
     given = np.array([shares.get(name, 0.0) for name in groups.names])
     return given / given.sum()

@@ -12,11 +12,13 @@ the ideal list is the user's positive grades, highest first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rankeval.errors import OptionError
 from rankeval.kernels.chunk import count_before, segment_positions, within_group_sum
-from rankeval.kernels.sums import Sums, _safe_div
+from rankeval.kernels.sums import Sums, safe_div
 from rankeval.params import numbers
 
 # trec_eval's INFAP_EPSILON: keeps infAP's precision estimate defined with nothing judged above
@@ -74,7 +76,7 @@ def _bin_g(s: Sums, k: float) -> np.ndarray:
     items above it); the sum over R."""
     before = segment_positions(s.h_user) - 1  # relevant items above
     term = 1.0 / np.log2(2.0 + (s.h_pos - 1 - before))
-    return _safe_div(_sum(s.h_user, term, s.c.n_users), s.c.n_relevant)
+    return safe_div(_sum(s.h_user, term, s.c.n_users), s.c.n_relevant)
 
 
 def _g(s: Sums, k: float) -> np.ndarray:
@@ -89,7 +91,7 @@ def _g(s: Sums, k: float) -> np.ndarray:
     cost = c.pos + ideal.running_at(extra, c.user, c.pos)
     rows = np.flatnonzero(gain != 0)
     term = gain[rows] / np.log2(2.0 + cost[rows] - gained[rows])
-    return _safe_div(_sum(c.user[rows], term, c.n_users), ideal.total)
+    return safe_div(_sum(c.user[rows], term, c.n_users), ideal.total)
 
 
 class _Discounted:
@@ -104,7 +106,7 @@ class _Discounted:
         self.user, self.pos = c.user[rows], c.pos[rows]
         self.dcg = _running(self.user, gain[rows] / np.log2(self.pos + 1.0))
         self.ideal_dcg = _running(ideal.user, ideal.gain / np.log2(ideal.pos + 1.0))
-        self.whole = _safe_div(_last(self.user, self.dcg, c.n_users),
+        self.whole = safe_div(_last(self.user, self.dcg, c.n_users),
                                _last(ideal.user, self.ideal_dcg, c.n_users))  # NDCG@n
 
 
@@ -126,7 +128,7 @@ def _ndcg_rel(s: Sums, k: float) -> np.ndarray:
     at_depth = ideal.running_at(d.ideal_dcg, d.user, d.pos)
     total = _sum(d.user, d.dcg / at_depth, n)
     total += (ideal.size - np.bincount(d.user, minlength=n)) * d.whole
-    return np.where(total > 0, _safe_div(total, ideal.size.astype(np.float64)), 0.0)
+    return np.where(total > 0, safe_div(total, ideal.size.astype(np.float64)), 0.0)
 
 
 def _r_ndcg(s: Sums, k: float) -> np.ndarray:
@@ -146,7 +148,7 @@ def _r_ndcg(s: Sums, k: float) -> np.ndarray:
     past = (s.list_length > ideal.size + 1) & (ideal.size > 0)
     total += np.where(past, d.whole, 0.0)
     points += past
-    return np.where(c.n_relevant > 0, _safe_div(total, points), 0.0)
+    return np.where(c.n_relevant > 0, safe_div(total, points), 0.0)
 
 
 def _inf_ap(s: Sums, k: float) -> np.ndarray:
@@ -168,7 +170,7 @@ def _inf_ap(s: Sums, k: float) -> np.ndarray:
         estimate = (1 / (j + 1) + (j / (j + 1)) * ((r + n + u) / j)
                     * ((r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)))
     term = np.where(j == 0, 1.0, estimate)
-    return _safe_div(_sum(c.user[rows], term, c.n_users), c.n_relevant)
+    return safe_div(_sum(c.user[rows], term, c.n_users), c.n_relevant)
 
 
 def _yaap(s: Sums, k: float) -> np.ndarray:
@@ -183,7 +185,7 @@ def _unjudged(s: Sums, k: float) -> np.ndarray:
     filled with judged items); @all: over the list."""
     unjudged = s.list_length - s.judged(np.inf) if k == np.inf else np.minimum(
         s.list_length, k) - s.judged(k)
-    return _safe_div(unjudged, s.list_length if k == np.inf else np.full(s.c.n_users, k))
+    return safe_div(unjudged, s.list_length if k == np.inf else np.full(s.c.n_users, k))
 
 
 def _utility(s: Sums, k: float) -> np.ndarray:
@@ -203,3 +205,9 @@ def _utility(s: Sums, k: float) -> np.ndarray:
                               "collection_size")
         out = out + d * rest
     return out
+
+
+KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
+    "bin_g": _bin_g, "g": _g, "ndcg_rel": _ndcg_rel, "r_ndcg": _r_ndcg, "inf_ap": _inf_ap,
+    "unjudged": _unjudged, "utility": _utility, "yaap": _yaap,
+}

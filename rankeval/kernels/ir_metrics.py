@@ -5,11 +5,17 @@ Numpy only; kernels as in ``metrics.py``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rankeval.kernels.chunk import count_before
-from rankeval.kernels.sums import Sums, _safe_div
+from rankeval.kernels.sums import Sums, safe_div
 from rankeval.params import numbers
+
+# Below this AP or bpref, gm_map and gm_bpref use this value (trec_eval's MIN_GEO_MEAN): log(0)
+# is -inf.
+GM_FLOOR = 0.00001
 
 
 def _bpref(s: Sums, k: float) -> np.ndarray:
@@ -27,7 +33,7 @@ def _bpref(s: Sums, k: float) -> np.ndarray:
     r = c.n_relevant[user]
     den = np.minimum(c.n_nonrelevant, c.n_relevant)[user]  # > 0 wherever n > 0
     term = 1.0 - np.minimum(n, r) / np.where(n > 0, den, 1)
-    return _safe_div(np.bincount(user, term, minlength=c.n_users), c.n_relevant)
+    return safe_div(np.bincount(user, term, minlength=c.n_users), c.n_relevant)
 
 
 def _expected_bpref(s: Sums) -> np.ndarray:
@@ -47,7 +53,7 @@ def _expected_bpref(s: Sums) -> np.ndarray:
 
     mean_lost = (upto(base + nonrel) - upto(base - 1)) / (nonrel + 1)
     term = 1.0 - mean_lost / np.where(cap > 0, cap, 1)
-    return _safe_div(np.bincount(user, s.group_hits * term, minlength=c.n_users),
+    return safe_div(np.bincount(user, s.group_hits * term, minlength=c.n_users),
                      c.n_relevant)
 
 
@@ -89,7 +95,7 @@ def _num_nonrel_judged_ret(s: Sums, k: float) -> np.ndarray:
 def _r_precision_mult(s: Sums, m: float) -> np.ndarray:
     """trec_eval's Rprec_mult: precision at c = (long)(m R + 0.9) items, 0 when c is 0."""
     c = np.floor(m * s.c.n_relevant + 0.9)
-    return _safe_div(s.hits_within(c), c)
+    return safe_div(s.hits_within(c), c)
 
 
 def _rbp(s: Sums, k: float) -> np.ndarray:
@@ -126,7 +132,7 @@ def _err(s: Sums, k: float) -> np.ndarray:
 
 
 def _judged(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.judged(k), np.minimum(s.list_length, k))
+    return safe_div(s.judged(k), np.minimum(s.list_length, k))
 
 
 def _compat(s: Sums, k: float) -> np.ndarray:
@@ -149,9 +155,9 @@ def _compat(s: Sums, k: float) -> np.ndarray:
     if s.params.get("normalize", True):
         # I against itself: its first d items overlap min(d, R), the item at place i from i
         best = r * prefix[depth] - np.concatenate(([0.0], np.cumsum(prefix)))[r]
-        return _safe_div(score, best)
+        return safe_div(score, best)
     weights = np.concatenate(([0.0], np.cumsum(steps)))[depth]
-    return _safe_div(score, weights)
+    return safe_div(score, weights)
 
 
 def _ideal_place(s: Sums) -> np.ndarray:
@@ -172,3 +178,11 @@ def _ideal_place(s: Sums) -> np.ndarray:
     earlier = np.empty(len(hits), dtype=np.int64)
     earlier[order] = np.arange(len(hits)) - np.searchsorted(ranked, ranked)
     return higher + earlier + 1
+
+
+KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
+    "num_nonrel_judged_ret": _num_nonrel_judged_ret, "iprec_11pt": _iprec_11pt,
+    "gm_bpref": lambda s, k: np.log(np.maximum(_bpref(s, k), GM_FLOOR)), "bpref": _bpref,
+    "iprec": _iprec, "r_precision_mult": _r_precision_mult, "rbp": _rbp,
+    "rbp_residual": _rbp_residual, "err": _err, "judged": _judged, "compat": _compat,
+}

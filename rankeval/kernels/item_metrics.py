@@ -3,6 +3,8 @@ feature similarity (ild, serendipity). Numpy only; kernels as in ``metrics.py``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rankeval.kernels.sums import Sums
@@ -95,3 +97,9 @@ def _serendipity(s: Sums, k: float) -> np.ndarray:
     out = s.mean_over_list("serendipity", k, value)
     out[history == 0] = np.nan
     return out
+
+
+KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
+    "arp": _arp, "long_tail": _long_tail, "novelty": _novelty, "ild": _ild,
+    "serendipity": _serendipity,
+}

@@ -2,14 +2,15 @@
 
 Each kernel takes the per-chunk ``Sums`` and a cut-off K (``inf`` for ``@all``; a level for
 metrics measured at levels) and returns an array of n_users values. The classic measures are
-here; ``ir_metrics.py`` and ``item_metrics.py`` hold the others, and ``KERNELS`` maps every
-per-user metric of the registry to its kernel. Imports numpy and pure-Python modules only (a
-test checks it).
+here; the other kernels modules (``gain_metrics``, ``ir_metrics``, ``item_metrics``,
+``diversity``, ``cwl``, ``exposure``, ``fairness``, ``propensity``) hold the others, each in its
+own ``KERNELS``, and ``KERNELS`` here merges them: every per-user metric of the registry to its
+kernel. Imports numpy and pure-Python modules only (a test checks it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -19,55 +20,37 @@ from rankeval.kernels.cwl import KERNELS as CWL
 from rankeval.kernels.diversity import KERNELS as DIVERSITY
 from rankeval.kernels.exposure import KERNELS as EXPOSURE
 from rankeval.kernels.fairness import KERNELS as FAIRNESS
-from rankeval.kernels.gain_metrics import (
-    _bin_g,
-    _g,
-    _inf_ap,
-    _ndcg_rel,
-    _r_ndcg,
-    _unjudged,
-    _utility,
-    _yaap,
-)
-from rankeval.kernels.ir_metrics import (
-    _bpref,
-    _compat,
-    _err,
-    _iprec,
-    _iprec_11pt,
-    _judged,
-    _num_nonrel_judged_ret,
-    _r_precision_mult,
-    _rbp,
-    _rbp_residual,
-)
-from rankeval.kernels.item_metrics import _arp, _ild, _long_tail, _novelty, _serendipity
+from rankeval.kernels.gain_metrics import KERNELS as GAIN
+from rankeval.kernels.ir_metrics import GM_FLOOR
+from rankeval.kernels.ir_metrics import KERNELS as IR
+from rankeval.kernels.item_metrics import KERNELS as ITEM
 from rankeval.kernels.propensity import KERNELS as PROPENSITY
-from rankeval.kernels.sums import Sums, _safe_div, gain
+from rankeval.kernels.sums import Sums, gain, safe_div
 from rankeval.kernels.threads import each
 from rankeval.names import MetricSpec
 from rankeval.registry import PER_USER, REGISTRY
+from rankeval.settings import Settings
 
 __all__ = ["KERNELS", "Sums", "compute", "gain"]
 
 
 def _precision(s: Sums, k: float) -> np.ndarray:
     if k == np.inf:  # precision@all: over the whole list of each user
-        return _safe_div(s.hits(k), s.list_length)
+        return safe_div(s.hits(k), s.list_length)
     return s.hits(k) / k
 
 
 def _r_precision(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.hits_at_r, s.c.n_relevant)
+    return safe_div(s.hits_at_r, s.c.n_relevant)
 
 
 def _recall(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.hits(k), s.c.n_relevant)
+    return safe_div(s.hits(k), s.c.n_relevant)
 
 
 def _f1(s: Sums, k: float) -> np.ndarray:
     p, r = _precision(s, k), _recall(s, k)
-    return _safe_div(2 * p * r, p + r)
+    return safe_div(2 * p * r, p + r)
 
 
 def _hit_rate(s: Sums, k: float) -> np.ndarray:
@@ -81,22 +64,22 @@ def _mrr(s: Sums, k: float) -> np.ndarray:
 def _map(s: Sums, k: float) -> np.ndarray:
     r = s.c.n_relevant
     den = np.minimum(r, k) if s.conv.ap_denominator == "min" else r
-    return _safe_div(s.ap_sum(k), den)
+    return safe_div(s.ap_sum(k), den)
 
 
 def _set_precision(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.hits(np.inf), s.list_length)
+    return safe_div(s.hits(np.inf), s.list_length)
 
 
 def _set_recall(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.hits(np.inf), s.c.n_relevant)
+    return safe_div(s.hits(np.inf), s.c.n_relevant)
 
 
 def _set_f1(s: Sums, k: float) -> np.ndarray:
     # trec_eval's set_F and ir_measures' SetF: (1 + beta) P R / (beta P + R), beta unsquared
     beta = float(s.params.get("beta", 1.0))
     p, r = _set_precision(s, k), _set_recall(s, k)
-    return _safe_div((1 + beta) * p * r, beta * p + r)
+    return safe_div((1 + beta) * p * r, beta * p + r)
 
 
 def _counted(s: Sums, counts: np.ndarray) -> np.ndarray:
@@ -107,18 +90,14 @@ def _counted(s: Sums, counts: np.ndarray) -> np.ndarray:
 
 
 def _ndcg(s: Sums, k: float) -> np.ndarray:
-    return _safe_div(s.dcg(k), s.idcg(k))
-
-
-# Below this AP, gm_map uses this value (trec_eval's MIN_GEO_MEAN): log(0) is -inf.
-GM_FLOOR = 0.00001
+    return safe_div(s.dcg(k), s.idcg(k))
 
 
 def _gm_map(s: Sums, k: float) -> np.ndarray:
     return np.log(np.maximum(_map(s, k), GM_FLOOR))
 
 
-KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
+_CLASSIC: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "precision": _precision,
     "recall": _recall,
     "f1": _f1,
@@ -136,49 +115,24 @@ KERNELS: dict[str, Callable[[Sums, float], np.ndarray]] = {
     "set_precision": _set_precision,
     "set_recall": _set_recall,
     "set_f1": _set_f1,
-    "set_map": lambda s, k: _safe_div(s.hits(np.inf) ** 2, s.list_length * s.c.n_relevant),
-    "set_relative_precision": lambda s, k: _safe_div(
+    "set_map": lambda s, k: safe_div(s.hits(np.inf) ** 2, s.list_length * s.c.n_relevant),
+    "set_relative_precision": lambda s, k: safe_div(
         s.hits(np.inf), np.minimum(s.list_length, s.c.n_relevant)),
-    "num_nonrel_judged_ret": _num_nonrel_judged_ret,
-    "iprec_11pt": _iprec_11pt,
-    "relative_precision": lambda s, k: _safe_div(s.hits(k), np.minimum(k, s.c.n_relevant)),
-    "gm_bpref": lambda s, k: np.log(np.maximum(_bpref(s, k), GM_FLOOR)),
-    "bpref": _bpref,
+    "relative_precision": lambda s, k: safe_div(s.hits(k), np.minimum(k, s.c.n_relevant)),
     "gm_map": _gm_map,
-    "iprec": _iprec,
-    "r_precision_mult": _r_precision_mult,
-    "rbp": _rbp,
-    "rbp_residual": _rbp_residual,
-    "err": _err,
-    "judged": _judged,
     "num_q": lambda s, k: _counted(s, np.ones(s.c.n_users)),
-    "bin_g": _bin_g,
-    "g": _g,
-    "ndcg_rel": _ndcg_rel,
-    "r_ndcg": _r_ndcg,
-    "inf_ap": _inf_ap,
-    "unjudged": _unjudged,
-    "utility": _utility,
-    "yaap": _yaap,
-    "compat": _compat,
     "dcg_burges": lambda s, k: s.burges.unscaled(s.burges.dcg(k)),
     "ndcg_burges": lambda s, k: _ndcg(s.burges, k),
-    "arp": _arp,
-    "long_tail": _long_tail,
-    "novelty": _novelty,
-    "ild": _ild,
-    "serendipity": _serendipity,
-    **DIVERSITY,
-    **CWL,
-    **EXPOSURE,
-    **FAIRNESS,
-    **PROPENSITY,
 }
+_MODULES: tuple[Mapping[str, Callable[[Sums, float], np.ndarray]], ...] = (
+    _CLASSIC, GAIN, IR, ITEM, DIVERSITY, CWL, EXPOSURE, FAIRNESS, PROPENSITY)
+KERNELS = {name: kernel for module in _MODULES for name, kernel in module.items()}
+assert len(KERNELS) == sum(map(len, _MODULES)), "a metric with kernels in two modules"
 assert set(KERNELS) == {n for n, m in REGISTRY.items() if m.scope == PER_USER}, (
     "every per-user metric needs a kernel here (corpus metrics live in corpus.py)")
 
 
-def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
+def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv: Settings,
             chunks: dict | None = None) -> dict[MetricSpec, np.ndarray]:
     """One array of per-user values for each spec; ``conv`` is the ``Settings`` (the kernels
     read gain, ap_denominator, rr_target and relevance_threshold). A spec with parameters
@@ -201,7 +155,7 @@ def compute(chunk: Chunk, specs: Iterable[MetricSpec], conv,
     return {spec: out[spec] for spec in todo}
 
 
-def _compute(chunk: Chunk, todo: list[MetricSpec], conv, kernel_params: dict
+def _compute(chunk: Chunk, todo: list[MetricSpec], conv: Settings, kernel_params: dict
              ) -> dict[MetricSpec, np.ndarray]:
     sums = Sums(chunk, conv, kernel_params)
 

@@ -15,6 +15,7 @@ import numpy as np
 from rankeval.kernels.chunk import Chunk, count_before, segment_positions, within_group_product
 from rankeval.kernels.distinct import with_inverse
 from rankeval.params import gain_pairs
+from rankeval.settings import Settings
 
 
 def gain(relevance: np.ndarray, kind: str) -> np.ndarray:
@@ -43,7 +44,7 @@ def scaled_gain(relevance: np.ndarray, top: np.ndarray, kind: str) -> np.ndarray
     return np.exp2(relevance - top) * np.expm1(-relevance * ln2) / np.expm1(-top * ln2)
 
 
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(np.broadcast(num, den).shape)
     np.divide(num, den, out=out, where=den != 0)
     return out
@@ -63,7 +64,7 @@ class Sums:
     the group; AP, RR, hit rate and bpref have their own closed forms below.
     """
 
-    def __init__(self, chunk: Chunk, conv, params: dict | None = None):
+    def __init__(self, chunk: Chunk, conv: Settings, params: dict | None = None):
         self.c = chunk
         self.conv = conv
         self.params = params or {}  # the kernel's own parameters (set_f1's beta)
@@ -361,7 +362,7 @@ class Sums:
         """Per user, the mean of per-row values over the top K (0 for an empty list)."""
         c = self.c
         total = self._per_user(what, k, c.user, c.pos, self.spread(values))
-        return _safe_div(total, np.minimum(self.list_length, k))
+        return safe_div(total, np.minimum(self.list_length, k))
 
     @cached_property
     def _hit_suffix_best(self) -> np.ndarray:

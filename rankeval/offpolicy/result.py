@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from rankeval.offpolicy.estimators import Parts
 
@@ -153,8 +154,6 @@ class OffPolicy:
         """An Arrow table: per slate its id and each estimate's share of it (their mean is
         the estimate; self-normalised ones scaled by the mean weight); columns
         ``estimator``, or ``run:estimator`` with several runs."""
-        import pyarrow as pa
-
         columns: dict[str, Any] = {self.context: self.contexts}
         for run in self.runs:
             for name, part in run.parts.items():
@@ -211,7 +210,7 @@ def intervals(parts: list[dict[str, Parts]], level: float, rounds: int, seed: in
         diff = [{k: _percentiles(draws[i, k] - draws[0, k], qs) for k in p if k in parts[0]}
                 for i, p in enumerate(parts) if i > 0]
         return own, diff
-    from scipy.stats import norm
+    from scipy.stats import norm  # import cost: scipy (~0.3 s), only for an interval
 
     z = float(norm.ppf(1 - alpha))
     infl = [{k: e.influence() for k, e in p.items()} for p in parts]

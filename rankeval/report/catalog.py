@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rankeval.conventions import PRESETS, TABLE, UNSET
+from rankeval.params import PARAMS
 
 HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected")
 
@@ -20,8 +21,6 @@ def takes(m) -> str:
 
 def params(m) -> list[str]:
     """The parameters the metric takes (``name(rel=2)``)."""
-    from rankeval.params import PARAMS
-
     return [p.name for p in PARAMS.values() if m.name in p.metrics]
 
 

@@ -147,6 +147,7 @@ def curves(name: str, title: str, series: Sequence[dict], ylabel: str) -> str:
     if len(ks) <= 12:
         ax.set_xticks(ks)
     elif all(isinstance(k, int) for k in ks):
+        # optional dependency: matplotlib (rankeval[report])
         from matplotlib.ticker import MaxNLocator
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -187,6 +188,7 @@ def histogram(name: str, title: str, edges: np.ndarray, counts: Sequence[np.ndar
 
 
 def _percent():
+    # optional dependency: matplotlib (rankeval[report])
     from matplotlib.ticker import PercentFormatter
 
     return PercentFormatter(1.0, decimals=0)
@@ -311,7 +313,7 @@ def heatmap(name: str, title: str, labels: Sequence[str], difference: Sequence[S
             significant: Sequence[Sequence[bool]]) -> str:
     """Differences between every pair of runs (column - row), coloured by sign where
     significant, grey where not; the value written in each cell."""
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # optional dependency: matplotlib (rankeval[report])
 
     n = len(labels)
     fig, (ax,) = figure(1.6 + 0.75 * n, 0.9 + 0.45 * n, labels)

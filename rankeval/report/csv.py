@@ -6,6 +6,7 @@ import csv
 import io
 
 from rankeval.registry import REGISTRY
+from rankeval.report import offpolicy, sampled
 from rankeval.report.agreement import csv_text as agree_csv
 from rankeval.report.interleaving import csv_text as interleave_csv
 from rankeval.report.numbers import exact
@@ -90,15 +91,11 @@ def render_compare(result) -> str:
 
 
 def render_ope(result) -> str:
-    from rankeval.report.offpolicy import csv_text
-
-    return csv_text(result)
+    return offpolicy.csv_text(result)
 
 
 def render_sampled(result) -> str:
-    from rankeval.report.sampled import csv_text
-
-    return csv_text(result)
+    return sampled.csv_text(result)
 
 
 def render_power(result) -> str:

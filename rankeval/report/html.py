@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rankeval import __version__
 from rankeval.dependencies import install_hint
 from rankeval.errors import OptionError
 from rankeval.report import charts, figures
@@ -39,6 +38,7 @@ from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.offpolicy import sections as ope_sections
 from rankeval.report.sampled import sections as sampled_sections
 from rankeval.report.sections import Section
+from rankeval.version import __version__
 
 
 def page(title: str, lead: str, sections: list[str]) -> str:

@@ -10,7 +10,7 @@ import re
 
 from rankeval.report import figures, visible
 from rankeval.report.sections import Section
-from rankeval.settings import footer
+from rankeval.settings import Settings, footer
 
 CSS = """
 :root { --fg: #1b1f24; --bg: #ffffff; --muted: #59636e; --grid: #d8dee4; --panel: #f6f8fa;
@@ -146,7 +146,7 @@ def notices_section(messages: list[str]) -> str:
     return section("notices", "Notices", f"<ul>{items}</ul>")
 
 
-def conventions_section(settings, lines: list[str], inputs: str) -> str:
+def conventions_section(settings: Settings, lines: list[str], inputs: str) -> str:
     parts = footer(settings).removeprefix("settings: ").split(" · ")
     items = "".join(f"<li>{text(p)}</li>" for p in parts)
     notes = "".join(f'<p class="note">{text(line)}</p>' for line in lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rankeval.io.formats.trec import check_field
+from rankeval.irmeasures import write
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.report.numbers import defined
 
@@ -17,8 +18,6 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     ir_measures orders its per-query lines by provider and by a hash seed; these are by
     user, then measure (``sort`` both to diff). An undefined value has no line.
     """
-    from rankeval.irmeasures import write
-
     specs = list(ev.specs)
     names = [write(s) for s in specs]
     lines = []

@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 from rankeval.io.baseline import SCHEMA_VERSION
+from rankeval.report.catalog import records
 from rankeval.report.numbers import dumps
 from rankeval.version import __version__
 
@@ -147,8 +148,6 @@ def render_power(result) -> str:
 
 def render_metrics(registry) -> str:
     """The metric registry (``rankeval metrics -f json``)."""
-    from rankeval.report.catalog import records
-
     return dumps(records(registry))
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import re
 
-from rankeval.report import sections, visible
+from rankeval.io.output import append_bytes
+from rankeval.report import catalog, sections, visible
 from rankeval.report.agreement import sections as agree_sections
 from rankeval.report.interleaving import sections as interleave_sections
+from rankeval.report.offpolicy import sections as ope_sections
+from rankeval.report.sampled import sections as sampled_sections
 from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -70,7 +73,6 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
     path = environ.get(STEP_SUMMARY)
     if not path:
         return None
-    from rankeval.io.output import append_bytes
 
     text = {"score": render, "compare": render_compare, "ope": render_ope,
             "interleave": render_interleave}[command](subject)
@@ -106,14 +108,10 @@ def render_compare(result) -> str:
 
 
 def render_ope(result) -> str:
-    from rankeval.report.offpolicy import sections as ope_sections
-
     return blocks(ope_sections(result))
 
 
 def render_sampled(result) -> str:
-    from rankeval.report.sampled import sections as sampled_sections
-
     return blocks(sampled_sections(result))
 
 
@@ -123,11 +121,9 @@ def render_power(result) -> str:
 
 def render_metrics(registry) -> str:
     """The metric registry (``rankeval metrics``; the table of the Metric reference)."""
-    from rankeval.report.catalog import rows
-
     lines = ["| metric | aliases | definition | per user | takes | `--ties expected` |",
              "|---|---|---|---|---|---|"]
-    for name, _, summary, formula, takes, expected in rows(registry):
+    for name, _, summary, formula, takes, expected in catalog.rows(registry):
         aliases = ", ".join(f"`{a}`" for a in registry[name].aliases)
         lines.append(f"| `{name}` | {aliases} | {summary} | `{formula}` | {takes} | "
                      f"{expected} |")

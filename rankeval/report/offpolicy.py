@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
+from rankeval.offpolicy.estimators import ESTIMATORS
 from rankeval.report.numbers import UNDEFINED, exact, fixed
 from rankeval.report.sections import Section, table, verdict_section
 
@@ -60,8 +61,6 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
 
 
 def _assumption(name: str) -> str:
-    from rankeval.offpolicy.estimators import ESTIMATORS
-
     return ESTIMATORS[name].assumption
 
 

@@ -13,9 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rankeval.analysis.gates import outcome, show_pair
+from rankeval.analysis.overlap import KINDS
 from rankeval.analysis.segments import MISSING
 from rankeval.errors import plural
+from rankeval.names import MetricSpec, from_name, parse
+from rankeval.notices import spelled
 from rankeval.registry import REGISTRY
+from rankeval.report.analyses import pairs_note, pairs_rows, power_note, power_rows
+from rankeval.report.comparison import (
+    LEFT,
+    compare_cell,
+    compare_footer,
+    compare_segment_tables,
+    detail_head,
+    detail_rows,
+    run_label,
+    segment_note,
+)
 from rankeval.report.numbers import UNDEFINED, count, defined, fixed
 from rankeval.settings import footer
 
@@ -125,8 +139,6 @@ def summary(ev, undefined: str = UNDEFINED) -> Section:
 def with_ci(ev, name: str, column, value: float | None, undefined: str = UNDEFINED) -> str:
     """The mean, with its interval when ``score --ci`` asked for one; ``undefined`` (n/a)
     when undefined, empty where not asked (None)."""
-    from rankeval.names import MetricSpec, from_name, parse
-
     if value is None:
         return ""
     if "@" in name:
@@ -316,18 +328,6 @@ def _sign(value: float) -> int:
 def compare(result) -> list[Section]:
     """A comparison's sections: its gates, the summary (a row per run, the legend of its
     marks below), the tests, all pairs, segments and the users most changed."""
-    from rankeval.report.analyses import pairs_note, pairs_rows
-    from rankeval.report.comparison import (
-        LEFT,
-        compare_cell,
-        compare_footer,
-        compare_segment_tables,
-        detail_head,
-        detail_rows,
-        run_label,
-        segment_note,
-    )
-
     out = []
     if result.gates:
         out.append(table("gates", ["gate"], [[g.message()] for g in result.gates],
@@ -366,8 +366,6 @@ def compare(result) -> list[Section]:
 def overlap_section(overlaps) -> Section:
     """Rank-biased overlap of each run with its baseline: the means over the users with a
     list in either run."""
-    from rankeval.analysis.overlap import KINDS
-
     first = overlaps[0]
     return table("rbo", ["run", "baseline", "users", *KINDS],
                  [[o.run, o.baseline, f"{o.defined:,}", *(fixed(o.mean(k)) for k in KINDS)]
@@ -389,16 +387,12 @@ def top_rows(baseline: str, run: str, changes) -> tuple[list[str], list[list[str
 
 
 def power(result) -> list[Section]:
-    from rankeval.report.analyses import power_note, power_rows
-
     return [table("power", *power_rows(result), notes=(power_note(result),))]
 
 
 def validation(result, strict: bool = False) -> list[Section]:
     """``rankeval validate``: each input, the user counts, then every warning and error
     (with ``strict``, an unacknowledged warning is an error), as lines."""
-    from rankeval.notices import spelled
-
     spell = spelled()
     lines = []
     for role, info in result.inputs.items():

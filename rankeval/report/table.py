@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import io
 
+from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
-from rankeval.report import sections, visible
+from rankeval.report import catalog, sections, visible
 from rankeval.report.agreement import sections as agree_sections
 from rankeval.report.interleaving import sections as interleave_sections
+from rankeval.report.offpolicy import sections as ope_sections
+from rankeval.report.sampled import sections as sampled_sections
 from rankeval.report.sections import Section
 
 
@@ -57,8 +61,6 @@ def _table(s: Section):
     """A section's rich table. Numbers are right-aligned here, not by rich: a difference
     without a mark keeps a space in the mark's place, which rich's right justification would
     strip, and the columns would shift."""
-    from rich.table import Table
-
     widths = [max([len(h), *(len(r[j]) for r in s.rows)]) for j, h in enumerate(s.head)]
     table = Table(box=None, header_style="bold", pad_edge=False)
     for j, name in enumerate(s.head):
@@ -81,16 +83,12 @@ def _table(s: Section):
 def plain_text(ev, how=None) -> str:
     """The table (``how``: the renderer, default ``render``) as plain text, as wide as it
     needs (``repr``)."""
-    from rich.console import Console
-
     buffer = io.StringIO()
     (how or render)(ev, Console(file=buffer, width=100_000, color_system=None))
     return buffer.getvalue()
 
 
 def render_sampled(result, console) -> None:
-    from rankeval.report.sampled import sections as sampled_sections
-
     draw(console, sampled_sections(result))
 
 
@@ -99,8 +97,6 @@ def render_power(result, console) -> None:
 
 
 def render_ope(result, console) -> None:
-    from rankeval.report.offpolicy import sections as ope_sections
-
     draw(console, verdict_last(ope_sections(result)))
 
 
@@ -110,14 +106,10 @@ def render_compare(result, console) -> None:
 
 def render_metrics(registry, console) -> None:
     """The metric registry (``rankeval metrics``)."""
-    from rich.table import Table
-
-    from rankeval.report.catalog import HEAD, rows
-
     table = Table(box=None, header_style="bold", pad_edge=False)
-    for column in HEAD:
+    for column in catalog.HEAD:
         table.add_column(column)
-    for row in rows(registry):
+    for row in catalog.rows(registry):
         table.add_row(*(escape(x) for x in row))
     console.print(table)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rankeval.compat import measure_name, output_key
 from rankeval.conventions import preset_of
 from rankeval.io.formats.trec import check_field
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
@@ -17,8 +18,6 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     Names are trec_eval's (``P_5``, ``ndcg_cut_10``) under ``--compat trec_eval``, whose
     conventions they imply; otherwise rankeval's own (``ndcg@10``).
     """
-    from rankeval.compat import measure_name, output_key
-
     # under a trec_eval preset, trec_eval's names in its order (a stable sort keeps ours after)
     preset = preset_of(ev.settings.compat)
     trec = preset is not None and preset.trec_output

@@ -19,6 +19,7 @@ from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.report import views
 from rankeval.results.evaluation import Evaluation
+from rankeval.settings import Settings
 
 __all__ = ["Cell", "CompareResult", "RunResult", "WorseVerdict"]
 
@@ -33,7 +34,7 @@ class RunResult:
 
 @dataclass
 class CompareResult:
-    settings: Any  # settings.Settings
+    settings: Settings
     runs: list[RunResult]
     baselines: list[str]  # every run not among them is tested against each
     shared_users: np.ndarray

@@ -26,7 +26,7 @@ from rankeval.analysis.gaps import segment_gaps
 from rankeval.analysis.gates import Gates, judge
 from rankeval.analysis.segments import with_bins
 from rankeval.analysis.significance import bootstrap_mean_ci
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.errors import OptionError, RankevalError
 from rankeval.io.arrow import to_numpy
 from rankeval.io.load import open_input

@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankeval.build.stages import UserCounts
+from rankeval.build.users import UserCounts
 from rankeval.errors import InputError
 from rankeval.notices import Notice, spelled
 

@@ -27,6 +27,7 @@ from rankeval.io.frames import MemoryTable
 from rankeval.io.load import Predictions, Train, Truth, load_predictions, load_train, load_truth
 from rankeval.io.readers import Source
 from rankeval.registry import CORPUS, REGISTRY
+from rankeval.settings import Settings
 
 KEY, SIDE, SEQ = "_k", "_s", "_q"  # user id, input (PREDS, TRUTH, TRAIN), input order
 ROWS = "_rows"  # a user's rows, as a list
@@ -73,7 +74,7 @@ class Layout:
                         names=[name for _, name in roles.values()])
 
 
-def output_schema(settings, stochastic: bool = False) -> pa.Schema:
+def output_schema(settings: Settings, stochastic: bool = False) -> pa.Schema:
     """kind, user, one double per per-user metric (a stochastic run: then its number of
     samples and each metric's sd over them, as locally), the pickled partial."""
     specs = per_user_specs(settings)
@@ -86,12 +87,12 @@ def output_schema(settings, stochastic: bool = False) -> pa.Schema:
     return pa.schema(fields)
 
 
-def extra_columns(schema: pa.Schema, settings) -> tuple[str, ...]:
+def extra_columns(schema: pa.Schema, settings: Settings) -> tuple[str, ...]:
     """The per-user columns after the metrics (a stochastic run's samples and sds)."""
     return tuple(schema.names[2 + len(per_user_specs(settings)):-1])
 
 
-def per_user_specs(settings) -> list:
+def per_user_specs(settings: Settings) -> list:
     return [s for s in settings.specs if REGISTRY[s.name].scope != CORPUS]
 
 
@@ -110,7 +111,7 @@ class ChunkResult:
     samples: tuple[str, ...] = ()
 
 
-def score_chunk(data: pa.Table, layout: Layout, settings) -> ChunkResult:
+def score_chunk(data: pa.Table, layout: Layout, settings: Settings) -> ChunkResult:
     """Load, check and score one chunk with the local engine, collecting input errors."""
     if SEQ in data.column_names:  # the input order decides: each user's rows in that order
         data = data.take(pc.sort_indices(data.column(SEQ)))
@@ -188,7 +189,7 @@ def _user_text(users: pa.ChunkedArray, row: int) -> str:
     return "" if value is None else str(value)
 
 
-def per_user_batch(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBatch:
+def per_user_batch(partial: Partial, schema: pa.Schema, settings: Settings) -> pa.RecordBatch:
     """A chunk's per-user rows (kind 0) in ``schema``."""
     n = len(partial.users)
     columns: list[pa.Array] = [pa.array(np.zeros(n, np.int8)), partial.users.cast(pa.string())]
@@ -205,7 +206,7 @@ def per_user_batch(partial: Partial, schema: pa.Schema, settings) -> pa.RecordBa
 
 
 
-def scored(data: pa.Table, layout: Layout, settings, schema: pa.Schema
+def scored(data: pa.Table, layout: Layout, settings: Settings, schema: pa.Schema
            ) -> tuple[pa.RecordBatch | None, ChunkResult]:
     """One chunk scored (``score_chunk``): its per-user rows in ``schema`` (None for a chunk
     with errors or without users), and its result without them (``stripped``)."""

@@ -14,6 +14,7 @@ from rankeval.engines.validation import Validation
 from rankeval.errors import InputError
 from rankeval.io.readers import Source
 from rankeval.notices import Notice
+from rankeval.settings import Settings
 
 
 class Side:
@@ -24,7 +25,7 @@ class Side:
         self.source = source
 
 
-def counted(out: Validation, results: list[ChunkResult], labels, settings) -> Validation:
+def counted(out: Validation, results: list[ChunkResult], labels, settings: Settings) -> Validation:
     """``out`` with the tasks' input errors (and an input without rows) and, when every chunk
     could be read, the users, notices and judgements their partials count (``validate`` on
     a cluster: Spark's tasks or Ray's)."""
@@ -56,7 +57,8 @@ def empty_inputs(results: list[ChunkResult], labels) -> list[InputError]:
             for label, n in zip(labels, rows_per_input(results), strict=True) if not n]
 
 
-def judgements(results: list[ChunkResult], label: str, rows: int, settings) -> list[Notice]:
+def judgements(results: list[ChunkResult], label: str, rows: int, settings: Settings
+               ) -> list[Notice]:
     """The truth's judgement notice, from every chunk's relevance range."""
     ranges = [r.relevance for r in results if r.relevance is not None]
     if not ranges:
@@ -65,7 +67,7 @@ def judgements(results: list[ChunkResult], label: str, rows: int, settings) -> l
                             max(hi for _, hi in ranges), settings)
 
 
-def merged(results: list[ChunkResult], labels, formats, settings
+def merged(results: list[ChunkResult], labels, formats, settings: Settings
            ) -> tuple[Partial, list[Any], list[Notice]]:
     """Every chunk's partial merged, stand-ins for the two inputs (they stay on the cluster:
     ``finish`` reads only their ``.source``, so they are typed Any) and the judgement notice;

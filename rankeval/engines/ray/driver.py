@@ -30,6 +30,7 @@ from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, RankevalError
 from rankeval.io.columns import resolve_role
 from rankeval.results.evaluation import Evaluation
+from rankeval.settings import Settings
 
 _ROLES = ("predictions", "truth", "train")
 _SPLIT_ROWS = 50_000  # rows of input a split task takes at least, of a partition at least
@@ -43,7 +44,7 @@ def read_inputs(predictions: Any, truth: Any, preds_format: str | None = None,
             read_input(truth, "truth", truth_format, "truth_format", reading))
 
 
-def evaluate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str | None],
+def evaluate_inputs(preds: Input, truth: Input, settings: Settings, columns: dict[str, str | None],
                     partitions: int | None = None, extras: RayExtras | None = None
                     ) -> Evaluation:
     """Score two inputs; raises the first input error found."""
@@ -56,8 +57,8 @@ def evaluate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str
     return dataclasses.replace(ev, store=per_user)
 
 
-def _scored(preds: Input, truth: Input, settings, columns, partitions, train=None, stats=None
-            ) -> tuple[list[ChunkResult], RayValues]:
+def _scored(preds: Input, truth: Input, settings: Settings, columns, partitions, train=None,
+            stats=None) -> tuple[list[ChunkResult], RayValues]:
     """Every partition's result (with rows), and its per-user tables."""
     ray = init()
     inputs = [preds, truth, *([train] if train is not None else [])]
@@ -131,7 +132,7 @@ def _partitions(cpus: int, rows: int) -> int:
     return max(1, min(cpus, rows // _SPLIT_ROWS), math.ceil(rows / CHUNK_ROWS))
 
 
-def validate_inputs(preds: Input, truth: Input, settings, columns: dict[str, str | None],
+def validate_inputs(preds: Input, truth: Input, settings: Settings, columns: dict[str, str | None],
                     acknowledged: frozenset[str] = frozenset(), partitions: int | None = None,
                     extras: RayExtras | None = None) -> Validation:
     """``rankeval.validate_inputs`` on Ray: every problem and count of the inputs."""

@@ -24,6 +24,7 @@ from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.frames import MemoryTable
 from rankeval.io.load import load_catalog, load_train
 from rankeval.io.readers import Source
+from rankeval.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def extra_inputs(given: Mapping[str, Any], columns, reading: dict[str, Any] | No
     return RayExtras(**found, **load_on_driver(given, columns, reading))
 
 
-def item_stats(preds: Input, extras: RayExtras, settings, columns
+def item_stats(preds: Input, extras: RayExtras, settings: Settings, columns
                ) -> tuple[ItemStats | None, Extras]:
     """(the statistics, the extra inputs loaded here for the report and its notices); the
     statistics are None when no extra input is given."""

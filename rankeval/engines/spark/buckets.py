@@ -23,6 +23,7 @@ from pyarrow import fs as pafs
 from rankeval.engines.distributed.chunks import KEY, SEQ, SIDE, USER, Layout, output_schema
 from rankeval.engines.spark.worker import run
 from rankeval.errors import InputError, OptionError
+from rankeval.settings import Settings
 
 KIND_USERS = 2  # output rows naming a partition value's users (the driver's check)
 
@@ -73,7 +74,7 @@ def filesystem(path: str):
 
 
 def run_buckets(batches: Iterable[pa.RecordBatch], buckets: Buckets, layout: Layout,
-                settings, key_text: bool, ordered: bool) -> Iterator[pa.RecordBatch]:
+                settings: Settings, key_text: bool, ordered: bool) -> Iterator[pa.RecordBatch]:
     """The mapInArrow function: for every partition value this task was given (the rows of
     ``batches`` hold their indices), its rows of every input scored by ``worker.run`` (they
     are complete users), then one row per user seen (kind ``KIND_USERS``, the value in the

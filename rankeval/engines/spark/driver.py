@@ -38,6 +38,7 @@ from rankeval.io.columns import resolve_role
 from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.readers import Source
 from rankeval.results.evaluation import Evaluation
+from rankeval.settings import Settings
 
 
 def extra_frames(given: Mapping[str, Any], columns, spark: Any = None,
@@ -72,7 +73,7 @@ def _frame(data: Any, role: str, fmt: str | None, flag: str, spark: Any, reading
     return read(spark or session(), path, kind, role, reading), path, kind
 
 
-def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
+def evaluate_frames(preds, truth, settings: Settings, columns: dict[str, str | None],
                     partitions: int | None = None, chunk_rows: int = CHUNK_ROWS,
                     extras: SparkExtras | None = None,
                     partitioned_by: str | None = None) -> Evaluation:
@@ -87,8 +88,8 @@ def evaluate_frames(preds, truth, settings, columns: dict[str, str | None],
                    extras, stats, summaries)
 
 
-def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None, stats=None,
-            partitioned_by: str | None = None):
+def _scored(preds, truth, settings: Settings, columns, partitions, chunk_rows, train=None,
+            stats=None, partitioned_by: str | None = None):
     """(every chunk's result, the cached per-user frame, the layout)."""
     from pyspark import StorageLevel  # optional dependency: rankeval[spark]
     from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
@@ -127,7 +128,7 @@ def _scored(preds, truth, settings, columns, partitions, chunk_rows, train=None,
     return results, _Cached(per_user, out, extra), layout
 
 
-def _by_partition_value(inputs, columns, column: str, ordered: bool, settings,
+def _by_partition_value(inputs, columns, column: str, ordered: bool, settings: Settings,
                         chunk_rows: int, stats):
     """(the scored frame, the layout) of inputs partitioned by user in ``column``'s
     directories: one task per value, reading its files, no shuffle (``buckets``)."""
@@ -148,7 +149,7 @@ def _by_partition_value(inputs, columns, column: str, ordered: bool, settings,
     return out, layout
 
 
-def _by_files(inputs, columns, partitions: int | None, ordered: bool, settings,
+def _by_files(inputs, columns, partitions: int | None, ordered: bool, settings: Settings,
               chunk_rows: int, stats):
     """(the scored frame, the layout) of inputs that are all Parquet files given by path:
     read by pyarrow in Python tasks and shuffled as Arrow blobs (``exchange``), 1.8x faster
@@ -186,7 +187,7 @@ def _shuffle_partitions(spark) -> int:
     return int(value) if value.isdigit() else 2 * spark.sparkContext.defaultParallelism
 
 
-def validate_frames(preds, truth, settings, columns: dict[str, str | None],
+def validate_frames(preds, truth, settings: Settings, columns: dict[str, str | None],
                     acknowledged: frozenset[str] = frozenset(), partitions: int | None = None,
                     chunk_rows: int = CHUNK_ROWS, extras: SparkExtras | None = None,
                     partitioned_by: str | None = None) -> Validation:
@@ -231,7 +232,7 @@ def _partitions(preds, truth) -> int | None:
         return None
 
 
-def _file_order(settings, columns, preds) -> bool:
+def _file_order(settings: Settings, columns, preds) -> bool:
     """Whether the input order of rows decides anything: ``ties="input"``, or a run without
     a rank or score column (its rows in file order are the ranking)."""
     if settings.ties == "input":
@@ -241,7 +242,7 @@ def _file_order(settings, columns, preds) -> bool:
     return found["rank"] is None and found["score"] is None
 
 
-def _finish(results: list[ChunkResult], scored, settings, labels, formats,
+def _finish(results: list[ChunkResult], scored, settings: Settings, labels, formats,
             extras: SparkExtras, stats, summaries) -> Evaluation:
     try:
         partial, sides, found = merged(results, labels, formats, settings)

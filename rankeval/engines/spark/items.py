@@ -19,6 +19,7 @@ from rankeval.errors import InputError
 from rankeval.io.arrow import to_numpy
 from rankeval.io.columns import EXTRA, resolve_role
 from rankeval.results.evaluation import InputSummary
+from rankeval.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class SparkExtras:
         return {n for n in EXTRA if getattr(self, n) is not None}
 
 
-def item_stats(preds, extras: SparkExtras, settings, columns) -> tuple[ItemStats | None,
+def item_stats(preds, extras: SparkExtras, settings: Settings, columns) -> tuple[ItemStats | None,
                                                                         dict[str, InputSummary]]:
     """(the statistics, summaries of --train and --catalog for the report); the statistics
     are None when no extra input is given."""

@@ -30,6 +30,7 @@ from rankeval.engines.distributed.chunks import (
     scored,
 )
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.settings import Settings
 
 # pyspark warns about pandas >= 3 wherever it checks for pandas, mapInArrow included; the
 # engine passes Arrow only. Set here, which the driver and every Python worker import.
@@ -37,7 +38,7 @@ warnings.filterwarnings("ignore", message="PySpark does not yet fully support pa
                         category=FutureWarning)
 
 
-def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings, flat: bool = False
+def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings: Settings, flat: bool = False
         ) -> Iterator[pa.RecordBatch]:
     """The mapInArrow function: every chunk's per-user rows, then its partial. ``batches``:
     one row per user with the list of its rows (``frames.combine``), or, ``flat``, one row

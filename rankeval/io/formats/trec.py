@@ -183,7 +183,7 @@ def spark_read(spark, path: str, fmt: str, role: str, reading: dict[str, Any]):
     (``LAYOUTS``: a run's rank field is not read; the score orders, as in
     trec_eval). Blank lines and lines with another number of fields are refused, as locally
     (counted; a cluster keeps no line numbers)."""
-    from pyspark.sql import functions as F
+    from pyspark.sql import functions as F  # optional dependency: pyspark
 
 
     n_fields, layout, keep = LAYOUTS[role]
