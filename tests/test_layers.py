@@ -1,11 +1,8 @@
 """The import contract (make lint): floors bottom to top, the rules beside them, no other
 module's _private name, an import inside a function only with its reason, no circle.
 
-The tree does not hold it yet (#47, design/layers-plan.md): the problems it has today are
-listed in tests/layers_known.txt, and the test fails on a problem not listed (a new break)
-and on a listed one that no longer occurs (a step that fixed it deletes its line), so the
-list only shrinks. The largest circle is held the same way (``BIGGEST_CIRCLE``).
-``python -m tests.test_layers`` prints today's list.
+The tree holds it whole (#47, design/layers-plan.md S18): any break fails, named by module
+and import; the planted violations below show that each kind of break is found.
 
 It reads rankeval/ as text (no import of it): about a second.
 """
@@ -23,8 +20,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1] / "rankeval"
-KNOWN = Path(__file__).parent / "layers_known.txt"
-BIGGEST_CIRCLE = 0  # modules in the largest import circle: none since #47 S13 and S7
 
 FLOORS = [  # bottom to top: a module imports its own floor and the floors below it
     "errors version dependencies",
@@ -130,22 +125,12 @@ def circles(root: Path = ROOT) -> list[list[str]]:
     return found
 
 
-def _known() -> set[str]:
-    return {line for line in KNOWN.read_text().splitlines() if line and not line.startswith("#")}
+def test_the_tree_holds_the_contract():
+    assert sorted(set(problems())) == [], "breaks of the import contract (design/layers-plan.md)"
 
 
-def test_no_new_break_of_the_contract():
-    new = sorted(set(problems()) - _known())
-    assert new == [], "breaks of the import contract (design/layers-plan.md)"
-
-
-def test_the_known_list_holds_only_breaks_that_remain():
-    gone = sorted(_known() - set(problems()))
-    assert gone == [], "fixed: delete these lines from tests/layers_known.txt"
-
-
-def test_the_largest_circle_only_shrinks():
-    assert max((len(c) for c in circles()), default=0) == BIGGEST_CIRCLE
+def test_no_import_circle():
+    assert circles() == []
 
 
 PLANTED = [  # (file under rankeval/, text appended, what the contract says)
@@ -155,6 +140,8 @@ PLANTED = [  # (file under rankeval/, text appended, what the contract says)
     ("io/load.py", "from rankeval.io.cast import _POWERS", "imports io.cast._POWERS"),
     ("build/join.py", "def later():\n    from rankeval.io import arrow", "without a reason"),
     ("newfloor.py", "", "on no floor"),
+    ("engines/spark/engine.py", "from rankeval.engines.ray import engine", "may not import"),
+    ("results/evaluation.py", "from rankeval.api import evaluate", "may not import api"),
 ]
 
 
@@ -178,5 +165,5 @@ def test_a_planted_circle_is_found(tmp_path):
     assert any({"errors", "kernels"} <= set(c) for c in circles(copy))
 
 
-if __name__ == "__main__":  # today's breaks, for tests/layers_known.txt
+if __name__ == "__main__":  # the breaks, one a line
     print("\n".join(sorted(set(problems()))))
