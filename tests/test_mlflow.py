@@ -197,3 +197,27 @@ def test_the_library_raises_one_rankeval_error(store, tmp_path, monkeypatch):
     with pytest.raises(rankeval.RankevalError, match="MLflow could not log to bogus://") as e:
         ev.log_mlflow()
     assert e.value.__cause__ is not None
+
+
+def test_interleave_score_logs_each_pair(store, run_cli, tmp_path):
+    """An interleaving's verdict reaches MLflow as a score's does: Delta per pair of teams with
+    its interval and p-value, the method and click rule as params, the JSON report."""
+    log = SAMPLE / "interleave_clicks.csv"
+    r = run_cli("interleave", "score", log, "--mlflow", "--seed", "3")
+    assert r.exit_code == 0, r.stderr
+    result = rankeval.interleave.score(str(log), seed=3)
+    run = _only_run(store)
+    names = json.loads(run.data.tags["rankeval.metrics"])
+    assert len(result.pairs) >= 1 and len(names) == 8 * len(result.pairs)
+    for p in result.pairs:
+        pair = f"[{p.a}-{p.b}]"
+        for name, value in ((f"delta{pair}", p.delta), (f"delta{pair}:low", p.low),
+                            (f"p_value{pair}", p.p_value), (f"wins{pair}", p.wins)):
+            key = next(k for k, n in names.items() if n == name)
+            assert run.data.metrics[key] == pytest.approx(value, abs=1e-12), name
+    assert run.data.params["method"] == result.method
+    assert json.loads(run.data.params["clicks"])["rule"] == result.clicks
+    store.download_artifacts(run.info.run_id, "rankeval", str(tmp_path / "got"))
+    report = json.loads((tmp_path / "got" / "rankeval" / "report.json").read_text())
+    assert report["kind"] == "interleave_score"
+    assert not (tmp_path / "got" / "rankeval" / "per_user.parquet").exists()

@@ -209,3 +209,18 @@ def test_without_wandb_one_line(monkeypatch, run_cli):
     r = run_cli("score", SAMPLE / "preds.csv", SAMPLE / "truth.csv", "--wandb")
     assert r.exit_code == 2 and "rankeval[wandb]" in r.stderr
     assert r.stderr.count("\n") == 1
+
+
+def test_interleave_score_logs_each_pair(offline, run_cli):
+    log = SAMPLE / "interleave_clicks.csv"
+    r = run_cli("interleave", "score", log, "--wandb", "--seed", "3")
+    assert r.exit_code == 0, r.stderr
+    result = rankeval.interleave.score(str(log), seed=3)
+    got = _run(offline)
+    for p in result.pairs:
+        pair = f"[{p.a}-{p.b}]"
+        assert got["summary"][f"delta{pair}"] == pytest.approx(p.delta, abs=1e-12)
+        assert got["summary"][f"p_value{pair}"] == pytest.approx(p.p_value, abs=1e-12)
+    config = {k: v.get("value", v) if isinstance(v, dict) else v
+              for k, v in got["config"].items()}
+    assert config["rankeval/method"] == result.method

@@ -16,7 +16,15 @@ from rankeval.analysis.choices import (
 )
 from rankeval.cli.app import RankevalGroup, cli
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
-from rankeval.cli.options import Command, number, option, pop_reading, report_options
+from rankeval.cli.options import (
+    Command,
+    number,
+    option,
+    pop_reading,
+    report_options,
+    tracker_options,
+)
+from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.errors import EXIT_GATE_FAILED
 
 
@@ -149,6 +157,7 @@ def _gates(f):
 @option("html")
 @option("delimiter")
 @option("encoding")
+@tracker_options
 @report_options("interleave")
 def score_command(log, **kw) -> int:
     """Judge an interleaving LOG: which team users preferred, by how much, and how sure.
@@ -165,6 +174,7 @@ def score_command(log, **kw) -> int:
       rankeval interleave score ubi_events.jsonl --clicks last --min-dwell 10
       rankeval interleave score clicks.parquet --plan 0.02 -f json
       rankeval interleave score clicks.csv --baseline main --fail-if-worse
+      rankeval interleave score clicks.csv --mlflow    # Delta per pair, its interval, p
     """
     from rankeval.api.interleave import score  # --help's import cost: numpy, scipy
 
@@ -176,6 +186,7 @@ def score_command(log, **kw) -> int:
             raise click.BadParameter(f"{text!r}: expected ROLE=NAME, e.g. "
                                      "impression=request_id", param_hint="--column")
         columns[role.strip()] = name.strip()
+    trackers = open_trackers(kw)
     result = score(log, method=kw["method"], clicks=kw["clicks"], min_dwell=kw["min_dwell"],
                    by=kw["by"], level=kw["confidence"], rounds=kw["rounds"], seed=kw["seed"],
                    correction=kw["correction"], baseline=kw["baseline"],
@@ -188,6 +199,8 @@ def score_command(log, **kw) -> int:
     for gate in result.gates:
         if not gate.passed or not kw["quiet"]:
             click.echo(f"rankeval: {gate.message()}", err=True)
+    # the verdict said first; a tracker's failure then exits 2, over a gate's 1
+    log_to(trackers, result, kw["quiet"])
     return 0 if result.passed else EXIT_GATE_FAILED
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from rankeval.cli.app import cli, error, show_notices, warn
+from rankeval.cli.app import cli, show_notices, warn
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import gold_options, gold_request
 from rankeval.cli.options import (
@@ -21,10 +21,9 @@ from rankeval.cli.options import (
     scoring_options,
     tracker_options,
 )
+from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.compat import left_out
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
-from rankeval.integrations import mlflow, wandb
-from rankeval.integrations.support import IntegrationError
 from rankeval.io.formats import STDIN, STDOUT
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_text
@@ -90,7 +89,7 @@ def score(predictions, truth, **kw) -> int:
                                                     "--junit": kw["junit"], "--html": kw["html"]})
     _check_outputs(output, per_user, kw["junit"], fmt, made.job.paths, gates.baseline,
                    kw["html"], made.engine)
-    trackers = _trackers(kw)
+    trackers = open_trackers(kw)
 
     result = verb.score(made, gates, per_user, gold)
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
@@ -100,7 +99,7 @@ def score(predictions, truth, **kw) -> int:
     code = _finish_gates(result, kw["junit"], quiet)
     # The verdict is decided and said (FAILED lines, JUnit) before any tracker is called; a
     # tracker's failure then exits 2, over a gate's 1 (docs/integrations.md)
-    _log_to(trackers, result, quiet)
+    log_to(trackers, result, quiet)
     return code
 
 
@@ -123,36 +122,6 @@ def _check_per_query(fmt: str, per_query: bool, no_summary: bool) -> None:
         raise OptionError("{opt:per_query} adds per-user lines to --format trec and "
                           "ir_measures; for other "
                           "formats use {opt:per_user} FILE")
-
-
-def _trackers(kw) -> dict[str, Callable[[Any], str]]:
-    """--mlflow, --wandb: each tracker's logger, imported before any input is read (a
-    missing one is a one-line error, not a lost evaluation)."""
-    out: dict[str, Callable[[Any], str]] = {}
-    if kw["mlflow"]:
-        mlflow.require()
-        out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
-    if kw["wandb"]:
-        wandb.require()
-        out["W&B"] = lambda ev: wandb.log_evaluation(ev)
-    return out
-
-
-def _log_to(trackers: dict[str, Callable[[Any], str]], result, quiet: bool) -> None:
-    """Each tracker in turn, each failure one line; the last one raised (exit 2)."""
-    failed: IntegrationError | None = None
-    for name, log in trackers.items():
-        try:
-            run_id = log(result)
-        except IntegrationError as exc:
-            if failed is not None:
-                error(str(failed))
-            failed = exc
-            continue
-        if not quiet:
-            click.echo(f"rankeval: logged to {name} run {run_id}", err=True)
-    if failed is not None:
-        raise failed
 
 
 def _finish_gates(result, junit: str | None, quiet: bool) -> int:

@@ -26,17 +26,19 @@ import re
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
 from rankeval.integrations.support import (
     failure,
     held_logs,
-    logged_metrics,
     scoped_env,
     shown_uri,
 )
+
+if TYPE_CHECKING:
+    from rankeval.integrations.tracked import Tracked
 
 _KEY = re.compile(r"[^\w.\- /:]")
 # MLflow's defaults retry a tracking server for minutes (7 retries, backoff factor 2, 120 s a
@@ -76,8 +78,9 @@ def metric_keys(names: list[str]) -> dict[str, str]:
 
 def params(ev) -> dict[str, str]:
     """The settings as MLflow params (text, each at most 500 characters as MLflow stores)."""
-    return {name: (value if isinstance(value, str) else json.dumps(value))[:500]
-            for name, value in ev.to_dict()["settings"].items()}
+    from rankeval.integrations.tracked import tracked  # --help's import cost: numpy, pyarrow
+
+    return tracked(ev).params
 
 
 def log_evaluation(ev, run_id: str | None = None, artifacts: bool = True,
@@ -127,13 +130,16 @@ def _log(mlflow, ev, run_id: str | None, artifacts: bool, prefix: str) -> str:
         context: Any = nullcontext(active)
     else:
         context = mlflow.start_run(run_id=run_id)  # that run, or a new one
+    from rankeval.integrations.tracked import tracked  # --help's import cost: numpy, pyarrow
+
     with context as run:
-        values = logged_metrics(ev)
+        logged = tracked(ev)
+        values = logged.metrics
         keys = metric_keys(list(values))
         defined = {keys[m]: float(v) for m, v in values.items()
                    if v is not None and math.isfinite(v)}
         mlflow.log_metrics({prefix + k: v for k, v in defined.items()})
-        mlflow.log_params({prefix + k: v for k, v in params(ev).items()})
+        mlflow.log_params({prefix + k: v for k, v in logged.params.items()})
         mlflow.set_tag(f"{prefix}rankeval.metrics",
                        json.dumps({prefix + keys[m]: m for m in values}))
         undefined = [m for m in values if prefix + keys[m] not in
@@ -141,27 +147,23 @@ def _log(mlflow, ev, run_id: str | None, artifacts: bool, prefix: str) -> str:
         if undefined:
             mlflow.set_tag(f"{prefix}rankeval.undefined", json.dumps(undefined))
         if artifacts:
-            _log_reports(mlflow, ev)
+            _log_reports(mlflow, logged)
         return run.info.run_id
 
 
-def _log_reports(mlflow, ev) -> None:
+def _log_reports(mlflow, logged: Tracked) -> None:
     """The JSON report; the per-user values and (with matplotlib) the HTML report when the
     values are on this machine (the Spark engine keeps them on the cluster)."""
-    from rankeval.report import json as json_report  # --help's import cost: numpy, pyarrow
-
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "rankeval"
         folder.mkdir()
-        (folder / "report.json").write_text(json_report.render(ev), encoding="utf-8")
-        if ev.store.here:
+        (folder / "report.json").write_text(logged.report, encoding="utf-8")
+        if logged.per_user is not None:
             import pyarrow.parquet as pq  # --help's import cost: pyarrow
 
-            pq.write_table(ev.per_user_table(), folder / "per_user.parquet")
+            pq.write_table(logged.per_user, folder / "per_user.parquet")
         from rankeval.report import charts  # --help's import cost: numpy, matplotlib
 
-        if ev.store.here and charts.available():  # the report extra is optional
-            from rankeval.report import html  # --help's import cost: numpy, pyarrow
-
-            (folder / "report.html").write_text(html.render(ev), encoding="utf-8")
+        if logged.html is not None and charts.available():  # the report extra is optional
+            (folder / "report.html").write_text(logged.html(), encoding="utf-8")
         mlflow.log_artifacts(str(folder), artifact_path="rankeval")

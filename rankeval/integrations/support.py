@@ -94,10 +94,3 @@ def held_logs(*names: str) -> Iterator[None]:
         if ok:
             for record in held.records:
                 logging.getLogger(record.name).handle(record)
-
-
-def logged_metrics(ev) -> dict[str, float]:
-    """The values a tracker logs: the means, and with --gold each metric's estimates
-    (``ndcg@10[ppi]``, ``ndcg@10[ppi:low]``, ..., ``ndcg@10[lambda]``: the CSV report's
-    rows)."""
-    return {**ev.metrics, **(dict(ev.gold.rows()) if ev.gold is not None else {})}

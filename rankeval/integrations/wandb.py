@@ -27,8 +27,7 @@ from typing import Any
 
 from rankeval.dependencies import check_versions, install_hint
 from rankeval.errors import OptionError, RankevalError
-from rankeval.integrations.mlflow import params
-from rankeval.integrations.support import failure, logged_metrics, scoped_env, shown_uri
+from rankeval.integrations.support import failure, scoped_env, shown_uri
 
 # For rankeval's own run, unless the user set them: wandb.init gives up after 15 s (W&B's
 # default: 90 s), and W&B's console lines stay out of rankeval's output (rankeval names the run)
@@ -90,18 +89,21 @@ def log_evaluation(ev, run: Any = None) -> str:
 
 
 def _log(wandb, run, ev) -> str:
-    run.config.update({f"rankeval/{k}": v for k, v in params(ev).items()},
+    from rankeval.integrations.tracked import tracked  # --help's import cost: numpy, pyarrow
+
+    logged = tracked(ev)
+    run.config.update({f"rankeval/{k}": v for k, v in logged.params.items()},
                       allow_val_change=True)
     undefined = []
-    for name, value in logged_metrics(ev).items():
+    for name, value in logged.metrics.items():
         if value is not None and math.isfinite(value):
             run.summary[name] = float(value)
         else:
             undefined.append(name)
     if undefined:
         run.summary["rankeval/undefined"] = undefined
-    if ev.store.here:
-        frame = ev.per_user_table().to_pandas()
+    if logged.per_user is not None:
+        frame = logged.per_user.to_pandas()
         run.log({"rankeval/per_user": wandb.Table(dataframe=frame)})
     return str(run.id)
 
