@@ -49,6 +49,7 @@ MEASURES = [
     ["-q", "-m", "all_trec"],
     ["-c", "-J", "-l", "2", "-m", "all_trec"],
     ["-q", "-n", "-m", "official", "-m", "ndcg_cut.10"],
+    ["-n"],  # no summary and no per-query lines: nothing, exit 0
     # a measure named again keeps its first parameters
     ["-m", "P", "-m", "P.5,20", "-m", "P.10", "-m", "iprec_at_recall", "-m",
      "iprec_at_recall.0.5", "-m", "official"],
@@ -199,8 +200,15 @@ def test_relstring_is_refused_by_name_and_left_out_of_a_group_with_a_warning(run
     assert "relstring" not in r.stderr
 
 
-def test_no_summary_needs_per_query(run_cli):
+def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):
+    """trec_eval -n without -q prints nothing and exits 0 (the recorded cases hold it); a
+    format without per-user or summary lines has nothing -n could leave out."""
     folder = DATA / "complete"
-    r = run_cli("score", folder / "run", folder / "qrels", "--compat", "trec_eval",
-                "--preds-format", "trec", "--truth-format", "qrels", "-f", "trec", "--no-summary")
-    assert r.exit_code == 2 and "--per-query" in r.stderr and "Traceback" not in r.stderr
+    args = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels", "--no-summary")
+    for compat in ("trec_eval", "trec_eval-9", "ir_measures"):
+        for fmt in ("trec", "ir_measures"):
+            r = run_cli(*args, "--compat", compat, "-f", fmt)
+            assert r.exit_code == 0 and r.stdout == "", (compat, fmt, r.stderr)
+    r = run_cli(*args, "--compat", "trec_eval", "-f", "json")
+    assert r.exit_code == 2 and "--no-summary" in r.stderr and "Traceback" not in r.stderr
