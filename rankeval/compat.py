@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rankeval.conventions import PRESETS
 from rankeval.errors import OptionError
 from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT
 from rankeval.names import MetricSpec, expand, split
@@ -25,20 +26,23 @@ OWN_CUTOFFS: dict[str, tuple[int, ...]] = {"success": (1, 5, 10), "unj": (5, 10,
 OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
             "bpref", "recip_rank", "iprec_at_recall", "P")
 DEFAULT_MEASURES = OFFICIAL
-_ALL_TREC_9 = (*OFFICIAL, "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg",
-               "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
-               "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
-               "set_map", "set_F", "num_nonrel_judged_ret")
-GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
-    "trec_eval": {
-        "official": OFFICIAL,
-        "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-                "set_recall", "set_relative_P", "set_map", "set_F"),
-        # 10.0 adds unj, rbp and rbp_resid after recall
-        "all_trec": (*_ALL_TREC_9[:14], "unj", "rbp", "rbp_resid", *_ALL_TREC_9[14:]),
-    },
+# The measures a version lacks (its measures.c): -m refuses them, as that version stops with
+# "illegal measure", and its groups leave them out. 9.0.8 lacks what 10.0 added.
+LACKING: dict[str, tuple[str, ...]] = {
+    "trec_eval": (),
+    "trec_eval-9": ("dcg", "ideal_dcg", "rbp", "rbp_resid", "unj"),
 }
-GROUPS["trec_eval-9"] = {**GROUPS["trec_eval"], "all_trec": _ALL_TREC_9}
+_ALL_TREC = (*OFFICIAL, "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref",
+             "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+             "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+             "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F")
+GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    version: {name: tuple(m for m in group if m not in lacking)
+              for name, group in (("official", OFFICIAL), ("set", _SET),
+                                  ("all_trec", _ALL_TREC))}
+    for version, lacking in LACKING.items()}
 
 # Measures at levels (recall levels, multiples of R): ``iprec_at_recall_0.10``.
 LEVELS = {"iprec_at_recall": "iprec", "Rprec_mult": "r_precision_mult"}
@@ -52,7 +56,8 @@ _LEVEL = re.compile(r"^(iprec_at_recall|Rprec_mult)(?:[._]([0-9]*\.?[0-9]+))?$")
 NUMBERS = {"11pt_avg": ("iprec_11pt", "levels"), "set_F": ("set_f1", "beta"),
            "utility": ("utility", "coefficients")}
 PAIRS = {"ndcg": ("ndcg@all", "gains"), "G": ("g", "gains"), "ndcg_rel": ("ndcg_rel", "gains"),
-         "Rndcg": ("r_ndcg", "gains"), "rbp": ("rbp", "p"), "rbp_resid": ("rbp_residual", "p")}
+         "Rndcg": ("r_ndcg", "gains"), "rbp": ("rbp", "p"), "rbp_resid": ("rbp_residual", "p"),
+         "dcg": ("dcg@all", "gains"), "ideal_dcg": ("idcg@all", "gains")}
 # C's atol and atof, which trec_eval reads its parameters with: the leading number, else 0
 _ATOL = re.compile(r"^\s*[+-]?[0-9]+")
 _ATOF = re.compile(r"^\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -192,6 +197,12 @@ def measures(words: Iterable[str] | None, ks: list[int] | None,
     whether trec_eval's ``runid`` line is asked for."""
     names = translate(list(words) if words else list(DEFAULT_MEASURES), ks, compat)
     specs = expand([n for n in names if n != RUNID], ks or list(DEFAULT_CUTOFFS))
+    for spec in specs:
+        trec = root(spec)
+        if trec in LACKING.get(compat, ()):
+            tool = " ".join(PRESETS[compat].tool.split()[:2])
+            raise OptionError(f"-m {measure_name(spec)}: {tool} has no measure {trec} (it "
+                              "stops: 'illegal measure'); --compat trec_eval (10.0) has it")
     return specs, RUNID in names
 
 
@@ -248,16 +259,28 @@ ORDER = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
          "rbp", "rbp_resid", "unj")
 
 
+def _placed(spec: MetricSpec) -> tuple[str, float] | None:
+    """trec_eval's measure of a metric and its cut-off or level, or None (rankeval's own)."""
+    name = measure_name(spec)
+    for trec in sorted(ORDER, key=len, reverse=True):
+        rest = name[len(trec) + 1:]
+        if name == trec:
+            return trec, 0.0
+        if name.startswith(trec + "_") and re.fullmatch(r"[0-9]*\.?[0-9]+", rest):
+            return trec, float(rest)
+        if spec.params and name.startswith(trec + "_"):  # ndcg_1=3,2=9
+            return trec, 0.0
+    return None
+
+
+def root(spec: MetricSpec) -> str | None:
+    """trec_eval's measure a metric is (``unj`` for unjudged@5), or None."""
+    placed = _placed(spec)
+    return None if placed is None else placed[0]
+
+
 def output_key(spec: MetricSpec) -> tuple[int, float]:
     """Where trec_eval prints a measure: its place in ``ORDER``, then its cut-off or level;
     rankeval's own measures after trec_eval's."""
-    name = measure_name(spec)
-    for root in sorted(ORDER, key=len, reverse=True):
-        rest = name[len(root) + 1:]
-        if name == root:
-            return ORDER.index(root), 0.0
-        if name.startswith(root + "_") and re.fullmatch(r"[0-9]*\.?[0-9]+", rest):
-            return ORDER.index(root), float(rest)
-        if spec.params and name.startswith(root + "_"):  # ndcg_1=3,2=9
-            return ORDER.index(root), 0.0
-    return len(ORDER), 0.0
+    placed = _placed(spec)
+    return (len(ORDER), 0.0) if placed is None else (ORDER.index(placed[0]), placed[1])

@@ -75,12 +75,18 @@ class Preset:
     trec_measures: bool  # -m words are trec_eval measures (P.5,10, ndcg_cut.10, all_trec)
     ir_measures_names: bool  # -m words are ir_measures' strings (nDCG@10, P(rel=2)@5)
     trec_output: bool  # -f trec prints trec_eval's names, order and -nan lines
+    # Where an item listed twice for one user is refused (DUPLICATES): everywhere, or only
+    # where the tool looks (trec_eval checks the lists it evaluates, within -M, and the
+    # judgements of the queries it evaluates: 10.0 every one, 9.0.8 those with a list).
+    duplicates: str = "all"
+    comments: bool = True  # a TREC file's '#' lines are comments (trec_eval 10.0), else refused
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("trec_eval", "trec_eval 10.0", "trec_eval", None, True, False, True),
+    Preset("trec_eval", "trec_eval 10.0", "trec_eval", None, True, False, True,
+           duplicates="evaluated"),
     Preset("trec_eval-9", "trec_eval 9.0.8 (and pytrec_eval)", "trec_eval_9", "trec_eval",
-           True, False, True),
+           True, False, True, duplicates="listed", comments=False),
     Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
            False, True, False),
     Preset("ranx", "ranx 0.3", "ranx", None, False, False, False),

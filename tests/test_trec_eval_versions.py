@@ -49,6 +49,8 @@ MEASURES = [
     ["-q", "-m", "all_trec"],
     ["-c", "-J", "-l", "2", "-m", "all_trec"],
     ["-q", "-n", "-m", "official", "-m", "ndcg_cut.10"],
+    ["-n"],  # no summary and no per-query lines: nothing, exit 0
+    ["-m", "ndcg_cut.1=2,2=4"],  # gains where cut-offs are read: atol makes them 1 and 2
     # a measure named again keeps its first parameters
     ["-m", "P", "-m", "P.5,20", "-m", "P.10", "-m", "iprec_at_recall", "-m",
      "iprec_at_recall.0.5", "-m", "official"],
@@ -67,12 +69,32 @@ TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-l", "2", "-m", "dcg", "-m", "ideal_dcg", "-m", "yaap"],
             # 10.0's rbp scales gains with bounds it never sets (m_rbp.c: min, max), so its
             # values change with the measures computed before it: rbp is kept apart here
-            ["-q", "-M", "10", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95"]]
+            ["-q", "-M", "10", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95"],
+            # 10.0's gain syntax for dcg and ideal_dcg (9.0.8 has neither); one at a time, as
+            # 10.0 aborts (a double free) with two measures of gains
+            ["-q", "-m", "dcg.1=2,2=4,3=6"], ["-q", "-l", "2", "-m", "ideal_dcg.1=2,3=7"]]
+
+
+# Datasets made from complete's with one thing each version accepts or refuses, and their
+# cases: '#' comment lines (10.0 reads them, 9.0.8 stops); an item listed twice in a query
+# only in the run; twice in q01's list, the second copy last (refused, unless -M cuts it off);
+# judged twice in a query missing from the run (9.0.8 never looks; 10.0 under -c scores the
+# query, and stops); judged 0 twice in a query of both.
+EDGES = {
+    "comments": [[], ["-q", "-m", "all_trec"]],
+    "dup_run_only": [[], ["-q"]],
+    "dup_deep": [[], ["-M", "5"], ["-q", "-M", "5"], ["-M", "5", "-J"]],
+    "dup_qrels_missing": [["-c"], ["-c", "-q"], ["-c", "-m", "num_rel", "-m", "P.5"]],
+    "dup_qrels_zero": [[], ["-c"]],
+}
 
 
 def _cases(version: str) -> list[tuple[str, list[str]]]:
     flags = MEASURES + (TEN_ONLY if version == "10" else [])
-    out = []
+    out = [("complete", f) for f in TEN_ONLY] if version == "9" else []  # 9.0.8 refuses
+    out += [(name, f) for name, cases in EDGES.items() for f in cases]
+    if version == "9":  # and without -c
+        out += [("dup_qrels_missing", [])]
     for name in DATASETS:
         for f in flags:
             if version == "10" and name == "missing" and "-c" not in f:
@@ -85,6 +107,11 @@ def _cases(version: str) -> list[tuple[str, list[str]]]:
 CASES = {version: _cases(version) for version in ("9", "10")}
 
 
+def refused(version: str, name: str, flags: list[str]) -> bool:
+    """Whether the version stopped on the case (record.py keeps its status beside it)."""
+    return (DATA / name / f"trec_eval-{version}{slug(flags)}.exit").exists()
+
+
 def slug(flags: list[str]) -> str:
     return "".join(f"_{f.lstrip('-').replace(',', '-').replace('.', '_')}" for f in flags)
 
@@ -92,7 +119,7 @@ def slug(flags: list[str]) -> str:
 def write_dataset(name: str, folder: Path) -> None:
     """A qrels and a run: graded judgements 0-3, unjudged documents, tied scores, lists of
     5 to 60 documents, a query judged with nothing relevant."""
-    rng = random.Random(DATASETS[name])
+    rng = random.Random(DATASETS.get(name, DATASETS["complete"]))
     folder.mkdir(parents=True, exist_ok=True)
     qrels, run = [], []
     for q in range(1, 31):
@@ -111,6 +138,19 @@ def write_dataset(name: str, folder: Path) -> None:
             run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
     if name == "missing":
         run += [f"x{q} Q0 d001 1 1.0 tag0" for q in range(3)]  # only in the run
+    if name == "comments":
+        qrels = ["# judged by hand", *qrels[:40], "#  a comment", *qrels[40:]]
+        run = ["#run", *run[:100], "# more", *run[100:]]
+    if name == "dup_run_only":
+        run += ["zz Q0 d001 1 2.0 tag0", "zz Q0 d001 2 1.0 tag0"]
+    if name == "dup_deep":
+        top = run[0].split()
+        run.insert(1, f"{top[0]} Q0 {top[2]} 99 -9.5 tag1")
+    if name == "dup_qrels_missing":
+        qrels += ["q99 0 d001 1", "q99 0 d001 1", "q99 0 d002 2"]
+    if name == "dup_qrels_zero":
+        zero = next(line for line in qrels if line.startswith("q01 ") and line.endswith(" 0"))
+        qrels.append(zero)
     (folder / "qrels").write_text("\n".join(qrels) + "\n")
     (folder / "run").write_text("\n".join(run) + "\n")
 
@@ -134,6 +174,7 @@ def _ours(flags: list[str]) -> list[str]:
 
 
 MISSING_FROM_RUN = {"q03", "q11", "q19", "q27"}
+MISSING = {"missing": MISSING_FROM_RUN, "dup_qrels_missing": {"q99"}}  # by dataset
 
 
 def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: list[str]):
@@ -150,10 +191,10 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
                    and "\tall\t" in line]
         theirs = [line for i, line in enumerate(theirs) if i not in summary]
         ours = [line for i, line in enumerate(ours) if i not in summary]
-    if name != "missing" or "-c" not in flags:
+    if name not in MISSING or "-c" not in flags:
         return theirs, ours
     if version == "9" and "-q" in flags:
-        ours = [line for line in ours if line.split("\t")[1] not in MISSING_FROM_RUN]
+        ours = [line for line in ours if line.split("\t")[1] not in MISSING[name]]
     if version == "10":
         # ... and clears that ranking's utility and rbp_resid by their bare names only, so
         # that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95) a missing query keeps the
@@ -175,11 +216,20 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
                          ids=[f"{v}-{n}{slug(f)}" for v, cases in CASES.items()
                               for n, f in cases])
 def test_output_is_trec_eval_line_for_line(run_cli, version, name, flags):
+    """Where the version stopped (its exit status is recorded beside its output), rankeval
+    refuses with one line and exit 2; else their outputs are the same."""
     folder = DATA / name
     expected = (folder / f"trec_eval-{version}{slug(flags)}.txt").read_text()
     compat = "trec_eval" if version == "10" else "trec_eval-9"
     r = run_cli("score", folder / "run", folder / "qrels", "--compat", compat, "--preds-format",
                 "trec", "--truth-format", "qrels", "-f", "trec", *_ours(flags))
+    if refused(version, name, flags):
+        assert r.exit_code == 2, r.stdout
+        errors = [line for line in r.stderr.splitlines() if not line.startswith(
+            "rankeval: warning:")]
+        assert r.stdout == "" and len(errors) == 1, r.stderr
+        assert errors[0].startswith("rankeval: error:") and "Traceback" not in r.stderr
+        return
     assert r.exit_code == 0, r.stderr
     theirs, ours = _known(version, name, flags, expected.splitlines(), r.stdout.splitlines())
     assert ours == theirs
@@ -199,8 +249,15 @@ def test_relstring_is_refused_by_name_and_left_out_of_a_group_with_a_warning(run
     assert "relstring" not in r.stderr
 
 
-def test_no_summary_needs_per_query(run_cli):
+def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):
+    """trec_eval -n without -q prints nothing and exits 0 (the recorded cases hold it); a
+    format without per-user or summary lines has nothing -n could leave out."""
     folder = DATA / "complete"
-    r = run_cli("score", folder / "run", folder / "qrels", "--compat", "trec_eval",
-                "--preds-format", "trec", "--truth-format", "qrels", "-f", "trec", "--no-summary")
-    assert r.exit_code == 2 and "--per-query" in r.stderr and "Traceback" not in r.stderr
+    args = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels", "--no-summary")
+    for compat in ("trec_eval", "trec_eval-9", "ir_measures"):
+        for fmt in ("trec", "ir_measures"):
+            r = run_cli(*args, "--compat", compat, "-f", fmt)
+            assert r.exit_code == 0 and r.stdout == "", (compat, fmt, r.stderr)
+    r = run_cli(*args, "--compat", "trec_eval", "-f", "json")
+    assert r.exit_code == 2 and "--no-summary" in r.stderr and "Traceback" not in r.stderr

@@ -51,6 +51,8 @@ from rankeval.build.ordering import (
 from rankeval.build.propensity import with_propensities
 from rankeval.build.seen import SeenItems, seen_items
 from rankeval.build.users import Codes, Selection, UserCounts, encode, select
+from rankeval.conventions import preset_of
+from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.encode import duplicates, pair_keys
 from rankeval.io.extras import Extras
@@ -96,12 +98,24 @@ def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
     return rows, (u if perm is None else u[perm]), others
 
 
-def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
+def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool,
+           where: str = "all", depth: int | None = None):
     """Drop repeated (user, item) rows when ``allowed`` (keeping the best-ranked: rows are in
-    list order), else report them naming file rows. Returns (rows, su, notices)."""
+    list order), else report them naming file rows. Returns (rows, su, notices).
+
+    ``where`` (the preset's ``duplicates``) other than "all": only the evaluated lists are
+    checked, and only their first ``depth`` rows (trec_eval checks what it evaluates, after
+    -M); a repeat below ``depth`` is dropped with the rest of the list's tail."""
     repeat = repeats(su, codes.p_item, rows, codes.n_items)
+    if where != "all" and repeat is not None and depth is not None:
+        deep = repeat & (segment_positions(su) > depth)
+        if deep.any():  # below -M: cut with the tail, as trec_eval never sees them
+            rows = np.flatnonzero(~deep) if rows is None else rows[~deep]
+            su, repeat = su[~deep], repeat[~deep]
+        if not repeat.any():
+            repeat = None
     n_repeats = int(repeat.sum()) if repeat is not None else 0
-    if others is not None and len(others):
+    if where == "all" and others is not None and len(others):
         n_repeats += len(duplicates(pair_keys(codes.p_user[others], codes.p_item[others],
                                               codes.n_items)))
     if not n_repeats:
@@ -109,6 +123,9 @@ def dedupe(preds: Predictions, codes: Codes, rows, su, others, allowed: bool):
     if not allowed:
         # The error names file rows, found again over the whole file (a rare, slower path).
         dup = duplicates(pair_keys(codes.p_user, codes.p_item, codes.n_items))
+        if where != "all":  # the repeats of the lists checked
+            assert repeat is not None
+            dup = np.sort(np.flatnonzero(repeat) if rows is None else rows[repeat])
         report_duplicates(preds, dup, "{opt:dedupe} keeps the best-ranked one",
                           named_by(codes, "predictions"))
         return rows, su, []
@@ -127,6 +144,7 @@ def build(preds: Predictions, truth: Truth, settings: Settings, extras: Extras |
     neither input's ids again, so they are let go once encoded (``load.release_ids``).
     ``select_by``: the settings that choose the users, when not ``settings`` (``select``)."""
     laters: list[Later] = []
+    _comments(preds, truth, settings)
     try:
         return _build(preds, truth, settings, extras, stats, release, laters, select_by)
     except BaseException:
@@ -150,7 +168,8 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
     notices = leaked + notices
     sel = select(codes, truth, settings, select_by)
-    keys, values = checked or _unique_pairs(pairs, codes, truth)
+    keys, values = checked or _unique_pairs(pairs, codes, truth,
+                                            _truth_checked(codes, sel, _duplicates(settings)))
     keys, values = _compact(keys, values, sel, codes)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     ideal_lists = Later(ideal, keys // codes.n_items, values, sel.counts.evaluated, kmax,
@@ -201,6 +220,17 @@ def _positive_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray,
     return truth_pairs(codes.t_user, codes.t_item, truth.relevance, codes.n_items)
 
 
+def _truth_checked(codes: Codes, sel: Selection, where: str) -> np.ndarray | None:
+    """The users whose judgements are checked for repeats (None: every user)."""
+    if where == "all":
+        return None
+    if where == "evaluated":
+        return sel.evaluated
+    listed = np.zeros(codes.n_users, bool)
+    listed[codes.p_user] = True
+    return sel.evaluated & listed
+
+
 def _seen_truth(seen: SeenItems | None, pairs: Later, codes: Codes, truth: Truth
                 ) -> tuple[Codes, Truth, tuple[np.ndarray, np.ndarray] | None, list[Notice]]:
     """Truth rows seen in training dropped (--exclude-seen-truth), once the truth's pairs
@@ -215,10 +245,33 @@ def _seen_truth(seen: SeenItems | None, pairs: Later, codes: Codes, truth: Truth
     return codes, truth, checked, notices
 
 
-def _unique_pairs(pairs: Later, codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray]:
+def _comments(preds: Predictions, truth: Truth, settings) -> None:
+    """A TREC file's '#' line, where the preset's tool refuses it (trec_eval 9.0.8 stops:
+    'Malformed line')."""
+    preset = preset_of(settings.compat)
+    if preset is None or preset.comments:
+        return
+    for side in (truth, preds):  # in trec_eval's order of reading
+        if side.source.comment is not None:
+            raise InputError(side.source.label, f"line {side.source.comment} is a '#' comment "
+                             f"line, which {preset.tool.split(' (')[0]} refuses ('Malformed "
+                             "line'); --compat trec_eval (10.0) reads it as a comment")
+
+
+def _duplicates(settings) -> str:
+    """Where repeated pairs are refused: the preset's ``duplicates``, else everywhere."""
+    preset = preset_of(settings.compat)
+    return "all" if preset is None else preset.duplicates
+
+
+def _unique_pairs(pairs: Later, codes: Codes, truth: Truth,
+                  checked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``truth_pairs``' (keys, values), once it has shown that no pair repeats (else the
-    repeats are reported, naming their rows)."""
+    repeats are reported, naming their rows); ``checked``: the users whose pairs are
+    checked (a mask of user codes), else every user."""
     keys, values, dup = pairs.result()
+    if len(dup) and checked is not None:
+        dup = dup[checked[codes.t_user[dup]]]
     if len(dup):
         report_duplicates(truth, dup, None, named_by(codes, "truth"))
     return keys, values
@@ -237,7 +290,8 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
         # the strictly falling score order (the usual file), the cheaper rank sort stands.
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
         rows, su, others = order(preds, codes, sel, settings.ties)
-    rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe)
+    rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe,
+                             _duplicates(settings), settings.max_depth)
     notices += found
     lists = Lists(rows, su, segment_positions(su))
     notices += check_order(preds, rows, su, lists.pos, settings)

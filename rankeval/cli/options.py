@@ -380,8 +380,8 @@ def per_user_options(f):
                      help="With --format trec: a line per user and measure before the 'all' "
                      "lines (trec_eval's -q)."),
         click.option("--no-summary", is_flag=True,
-                     help="With --format trec --per-query: the per-user lines alone, without "
-                     "the 'all' lines (trec_eval's -n)."))(f)
+                     help="With --format trec or ir_measures: no 'all' lines (trec_eval's -n); "
+                     "with --per-query its lines alone, without it nothing."))(f)
 
 
 def gate_options(f):

@@ -92,8 +92,9 @@ def score(predictions, truth, **kw) -> int:
     trackers = open_trackers(kw)
 
     result = verb.score(made, gates, per_user, gold)
+    lines = {"per_user": kw["per_query"], "summary": not kw["no_summary"]}
     emit(output, fmt, "score", result, to_stderr=output == STDOUT and per_user == STDOUT,
-         **({"per_user": True, "summary": not kw["no_summary"]} if kw["per_query"] else {}))
+         **(lines if FORMATS[fmt].per_query else {}))
     write_html(kw["html"], "score", result)
     show_notices(result.notices, quiet)  # after the report: data first, then what to mind
     code = _finish_gates(result, kw["junit"], quiet)
@@ -114,10 +115,11 @@ def _warn_left_out(metrics: list[str]) -> Callable[[Any], None]:
 
 
 def _check_per_query(fmt: str, per_query: bool, no_summary: bool) -> None:
-    """trec_eval's -q and -n: per-user lines of the formats that have them."""
-    if no_summary and not per_query:
-        raise OptionError("{opt:no_summary} leaves the per-user lines of {opt:per_query} "
-                          "alone: give both, with --format trec or ir_measures")
+    """trec_eval's -q and -n: per-user lines of the formats that have them. -n without -q
+    prints nothing, as trec_eval and ir_measures print nothing (exit 0)."""
+    if no_summary and not FORMATS[fmt].per_query:
+        raise OptionError("{opt:no_summary} leaves out the 'all' lines of --format trec and "
+                          "ir_measures; other formats have none")
     if per_query and not FORMATS[fmt].per_query:
         raise OptionError("{opt:per_query} adds per-user lines to --format trec and "
                           "ir_measures; for other "

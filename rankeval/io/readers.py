@@ -37,6 +37,7 @@ class Source:
     rows: int
     tag: str | None = None  # a TREC run's tag (of its last line: trec_eval's runid)
     extra_fields: int = 0  # TREC lines whose fields past the layout's were not read
+    comment: int | None = None  # the line number of a TREC file's first '#' comment line
 
     @property
     def label(self) -> str:
@@ -91,7 +92,9 @@ class Table:
         tag = meta.get(b"rankeval.tag")
         return Source(self.path, self.format, rows,
                       tag=tag.decode("utf-8", "replace") if tag is not None else None,
-                      extra_fields=int(meta.get(b"rankeval.extra_fields", b"0")))
+                      extra_fields=int(meta.get(b"rankeval.extra_fields", b"0")),
+                      comment=int(meta[b"rankeval.comment"]) if b"rankeval.comment" in meta
+                      else None)
 
     def raw(self) -> bytes:
         """The input's text as bytes (decompressed, decoded to UTF-8), read again."""

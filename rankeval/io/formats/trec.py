@@ -71,6 +71,9 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
         text, extra = _first_fields(text, n_fields, layout, label, numbers)
         table = _read(text, n_fields, keep)
     notes = {b"rankeval.extra_fields": str(extra).encode()}
+    if numbers is not None:  # the first comment line, which trec_eval 9.0.8 refuses
+        notes[b"rankeval.comment"] = str(next(
+            n for n, kept in enumerate([*numbers, 0], 1) if n != kept)).encode()
     if role == "predictions":  # trec_eval's runid: the tag of the last line
         notes[b"rankeval.tag"] = text[text.rfind(b"\n") + 1:].split(b" ")[5]
     return pa.table([table.column(f"f{i}") for i in keep], names=list(keep.values()),

@@ -16,20 +16,29 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from tests.test_trec_eval_versions import CASES, DATASETS, slug, write_dataset  # noqa: E402
+from tests.test_trec_eval_versions import (  # noqa: E402
+    CASES,
+    DATASETS,
+    EDGES,
+    slug,
+    write_dataset,
+)
 
 
 def main(nine: str, ten: str) -> None:
-    for name in DATASETS:
+    for name in [*DATASETS, *EDGES]:
         write_dataset(name, HERE / name)
-        for old in (HERE / name).glob("trec_eval-*.txt"):  # cases since removed leave none
+        for old in (HERE / name).glob("trec_eval-*.*"):  # cases since removed leave none
             old.unlink()
     for version, binary in (("9", nine), ("10", ten)):
         for name, flags in CASES[version]:
             folder = HERE / name
             run = subprocess.run([binary, *flags, str(folder / "qrels"), str(folder / "run")],
-                                 capture_output=True, text=True, check=True)
+                                 capture_output=True, text=True, check=False)
             (folder / f"trec_eval-{version}{slug(flags)}.txt").write_text(run.stdout)
+            if run.returncode:  # it stopped: its status, beside what it printed before
+                (folder / f"trec_eval-{version}{slug(flags)}.exit").write_text(
+                    f"{run.returncode}\n{run.stderr.replace(str(folder) + '/', '')}")
 
 
 if __name__ == "__main__":
