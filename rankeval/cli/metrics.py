@@ -6,12 +6,13 @@ import click
 
 from rankeval.cli.app import cli
 from rankeval.cli.emit import emit
+from rankeval.cli.groups import GroupedCommand
 from rankeval.io.formats import STDOUT
 from rankeval.registry import REGISTRY
 from rankeval.report import choices
 
 
-@cli.command("metrics")
+@cli.command("metrics", cls=GroupedCommand)
 @click.option(
     "-f",
     "--format",
