@@ -115,6 +115,14 @@ class Setting:
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
     metavar: str | None = None
     applies_to: tuple[str, ...] = ()  # the metrics it changes; () for all (footer only then)
+    # The metrics it changes where ``applies_to`` is () for the footer's sake (the gain is
+    # named in every footer): ``rankeval metrics NAME`` lists the row under them alone
+    changes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """The metrics this row changes; () for every metric's lists."""
+        return self.applies_to or self.changes
 
     @property
     def is_flag(self) -> bool:
@@ -174,6 +182,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="linear",
         recbole="binary",
         recommenders="binary",
+        changes=("cg", "dcg", "idcg", "ndcg"),
     ),
     Setting(
         "ap_denominator",
@@ -186,6 +195,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="relevant",
         recbole="min",
         recommenders="min",
+        changes=("map", "gm_map"),
     ),
     Setting(
         "rr_target",
@@ -198,6 +208,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="first-relevant",
         recbole="first-relevant",
         recommenders="first-relevant",
+        changes=("mrr",),
     ),
     Setting(
         "relevance_threshold",
