@@ -68,6 +68,9 @@ class Settings:
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
     runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
+    # The configuration file whose keys gave option defaults (rankeval.toml, pyproject.toml's
+    # [tool.rankeval], --config), named in every report; None: no file was read
+    config: str | None = None
 
     @property
     def specs(self) -> list[MetricSpec]:
@@ -131,6 +134,8 @@ def footer(settings) -> str:
     if settings.compat:
         changed = ", ".join(settings.compat_overrides)
         parts.insert(0, f"compat {settings.compat}" + (f" except {changed}" if changed else ""))
+    if settings.config:
+        parts.append(f"config {settings.config}")
     return "settings: " + " · ".join(parts)
 
 
@@ -139,6 +144,7 @@ def make_settings(
     k: int | str | Iterable[int | str] | None = None,
     *,
     compat: str | None = None,
+    config: str | None = None,
     **options: Unpack[SettingOptions],
 ) -> Settings:
     """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
@@ -187,6 +193,7 @@ def make_settings(
         compat=compat,
         compat_overrides=tuple(overrides),
         runid=runid,
+        config=None if config is None else str(config),
         **values,
     )
 

@@ -47,6 +47,7 @@ COMMON: dict[str, tuple[str, ...]] = {
     "agree": ("runs", "names", "k", "metrics", "fmt", "output"),
     "convert": ("kind", "input_format", "output_format"),
     "metrics": ("fmt",),
+    "config": ("fmt",),
 }
 
 # Options whose job is the same in every command that has them.

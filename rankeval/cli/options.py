@@ -14,7 +14,7 @@ from click.core import ParameterSource
 
 from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
-from rankeval.cli.config import config_option, verbose_option
+from rankeval.cli.config import config_in_use, config_option, verbose_option
 from rankeval.cli.groups import GroupedCommand
 from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
@@ -465,7 +465,10 @@ def pop_options(kw: dict[str, Any]) -> dict[str, Any]:
     names = [*(s.name for s in TABLE), "compat", "preds_format", "truth_format",
              *Columns.names(), *ExtraInputs.names(),
              *(name for e in ENGINES.values() for name in e.options)]
-    return {name: kw.pop(name) for name in names if name in kw}
+    # the configuration file the options came from, if any: every report names it
+    config = config_in_use(click.get_current_context())
+    return {name: kw.pop(name) for name in names if name in kw} | (
+        {"config": config} if config else {})
 
 
 def report_options(command: str) -> Callable:

@@ -415,6 +415,8 @@ def validation(result, strict: bool = False) -> list[Section]:
             f"{u.only_in_predictions:,} only in predictions"
         )
         lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    if result.config:
+        lines.append(f"options from {result.config}")
     lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
               f"{n.render(spell)}" for n in result.notices]
     lines += [f"error: {e.render(spell)}" for e in result.errors]
