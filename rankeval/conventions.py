@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rankeval.errors import OptionError, name_options
+from rankeval.errors import OptionError, name_options, plural
 from rankeval.names import MAX_K
 from rankeval.params import parse_gains
 
@@ -372,7 +372,7 @@ TABLE: tuple[Setting, ...] = (
         trec_eval=None,
         parse=_number("collection_size", 1, 2**53, False, False, integer=True),  # exact floats
         metavar="N",
-        footer=lambda v: None if v is None else f"collection of {v} items",
+        footer=lambda v: None if v is None else f"collection of {plural(v, 'item')}",
         applies_to=("utility",),
         ir_measures=None,
     ),
