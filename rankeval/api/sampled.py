@@ -70,9 +70,9 @@ def sampled(runs: Any, candidates: int, negatives: int | None = None, *, truth: 
         negatives = found
         ranks[name] = (low, high)
         if left:
+            verb = "is not an instance" if left == 1 else "are not instances"
             warnings.append(f"{name}: {plural(left, 'user')} with scores but no held-out item "
-                            f"in the "
-                            "truth are not instances")
+                            f"in the truth {verb}")
     if negatives is None:
         raise OptionError("{opt:negatives} is needed: how many negatives were sampled per "
                           "held-out item (with the truth it is read from the runs)")
