@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rankeval.errors import OptionError, name_options
+from rankeval.errors import OptionError, name_options, plural
 from rankeval.names import MAX_K
 from rankeval.params import parse_gains
 
@@ -121,6 +121,14 @@ class Setting:
     parse: Callable[[Any], Any] | None = None  # converts and checks a free value
     metavar: str | None = None
     applies_to: tuple[str, ...] = ()  # the metrics it changes; () for all (footer only then)
+    # The metrics it changes where ``applies_to`` is () for the footer's sake (the gain is
+    # named in every footer): ``rankeval metrics NAME`` lists the row under them alone
+    changes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """The metrics this row changes; () for every metric's lists."""
+        return self.applies_to or self.changes
 
     @property
     def is_flag(self) -> bool:
@@ -180,6 +188,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="linear",
         recbole="binary",
         recommenders="binary",
+        changes=("cg", "dcg", "idcg", "ndcg"),
     ),
     Setting(
         "ap_denominator",
@@ -192,6 +201,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="relevant",
         recbole="min",
         recommenders="min",
+        changes=("map", "gm_map"),
     ),
     Setting(
         "rr_target",
@@ -204,6 +214,7 @@ TABLE: tuple[Setting, ...] = (
         ranx="first-relevant",
         recbole="first-relevant",
         recommenders="first-relevant",
+        changes=("mrr",),
     ),
     Setting(
         "relevance_threshold",
@@ -367,7 +378,7 @@ TABLE: tuple[Setting, ...] = (
         trec_eval=None,
         parse=_number("collection_size", 1, 2**53, False, False, integer=True),  # exact floats
         metavar="N",
-        footer=lambda v: None if v is None else f"collection of {v} items",
+        footer=lambda v: None if v is None else f"collection of {plural(v, 'item')}",
         applies_to=("utility",),
         ir_measures=None,
     ),

@@ -59,3 +59,32 @@ def foreign(word: str) -> str | None:
         return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
                 "{opt:compat} trec_eval")
     return None
+
+
+# Other libraries' names for rankeval's metrics (``rankeval metrics NAME``), as each library's
+# metric list spells them (the tables of docs/trec-eval.md and docs/recommenders.md): ranx 0.3
+# (its metric strings), RecBole 1.2 (recbole/evaluator/metrics.py), Microsoft Recommenders 1.2
+# (evaluation/python_evaluation.py). Each name is that library's, not always its formula:
+# the conventions a preset sets (--compat ranx, recbole, recommenders) make the numbers match.
+# trec_eval's and ir_measures' names come from their own tables (``CUT``, ``UNCUT``,
+# ``irmeasures.NAMES``).
+PEERS: dict[str, dict[str, str]] = {
+    "ranx": {"precision": "precision@k", "recall": "recall@k", "f1": "f1@k",
+             "hit_rate": "hit_rate@k", "mrr": "mrr@k", "map": "map@k",
+             "r_precision": "r-precision", "ndcg": "ndcg@k", "dcg": "dcg@k",
+             "ndcg_burges": "ndcg_burges@k", "dcg_burges": "dcg_burges@k", "bpref": "bpref"},
+    "RecBole": {"precision": "Precision", "recall": "Recall", "hit_rate": "Hit",
+                "mrr": "MRR", "map": "MAP", "ndcg": "NDCG", "coverage": "ItemCoverage",
+                "arp": "AveragePopularity", "gini": "GiniIndex", "entropy": "ShannonEntropy",
+                "long_tail": "TailPercentage"},
+    "Recommenders": {"precision": "precision_at_k", "recall": "recall_at_k",
+                     "map": "map_at_k", "ndcg": "ndcg_at_k", "r_precision": "r_precision_at_k",
+                     "coverage": "catalog_coverage", "entropy": "distributional_coverage",
+                     "novelty": "novelty", "ild": "diversity", "serendipity": "serendipity"},
+}
+
+
+def trec_eval_names(metric: str) -> list[str]:
+    """trec_eval's measures that are ``metric`` (``P.K``; ``recip_rank``, uncut)."""
+    cut = [f"{t}.K" for t, ours in CUT.items() if ours == metric]
+    return cut + [t for t, ours in UNCUT.items() if ours.partition("@")[0] == metric]

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rankeval import irmeasures, params
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.foreign_names import foreign
 from rankeval.registry import CORPUS, LOOKUP, REGISTRY
 
@@ -130,7 +130,7 @@ def parse_k_range(text: str) -> list[int]:
                           "k")
     ks = list(range(first, last + 1, step))
     if len(ks) > _MAX_KS:
-        raise OptionError(f"{shown} has {len(ks):,} cut-offs (at most {_MAX_KS:,})", "k")
+        raise OptionError(f"{shown} has {plural(len(ks), 'cut-off')} (at most {_MAX_KS:,})", "k")
     return ks
 
 

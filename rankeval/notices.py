@@ -82,7 +82,7 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"training and dropped ({o('exclude_seen')}); later items moved up"
     ),
     "short_after_exclusion": lambda n, p, o: (
-        f"{_users(n)} had at least {p['k']} predictions but fewer than {p['k']} after "
+        f"{_users(n)} had at least {plural(p['k'], 'prediction')} but fewer than {p['k']} after "
         f"{o('exclude_seen')} (their input lists were too short to fill the top {p['k']})"
     ),
     "train_holds_truth": lambda n, p, o: (
@@ -126,7 +126,7 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"than at K = {n}"
     ),
     "ties_at_list_end": lambda n, p, o: (
-        f"{_users(n)}' lists end inside a group of tied scores: items past the end may share "
+        f"the lists of {_users(n)} end inside a group of tied scores: items past the end may share "
         "that score, so the tie-aware values cover the submitted items only"
     ),
     "padded_ids": lambda n, p, o: (

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 
 if TYPE_CHECKING:  # settings is made of these parameters' metrics: it imports this module
     from rankeval.names import MetricSpec
@@ -235,7 +235,7 @@ def _number_list(name: str, count: int | None, check: Callable[[list[float]], st
         problem = ("a list of numbers, e.g. " + name) if not out or not all(
             math.isfinite(x) for x in out) else check(out)
         if count is not None and len(out) != count:
-            problem = f"{count} numbers"
+            problem = f"{plural(count, 'number')}"
         if problem:
             raise OptionError(f"{name.split('=')[0]}= must be {problem}, got {value!r}")
         # as written (trec_eval prints 11pt_avg_.25,.5 as typed); compared by value

@@ -69,6 +69,9 @@ class Settings:
     runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
     # ``metrics`` over ``k`` parsed, once: here, and again for a copy (dataclasses.replace)
     specs: tuple[MetricSpec, ...] = field(init=False, compare=False, repr=False)
+    # The configuration file whose keys gave option defaults (rankeval.toml, pyproject.toml's
+    # [tool.rankeval], --config), named in every report; None: no file was read
+    config: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "specs", tuple(expand(self.metrics, self.k)))
@@ -139,6 +142,8 @@ def footer(settings: Settings) -> str:
     if settings.compat:
         changed = ", ".join(settings.compat_overrides)
         parts.insert(0, f"compat {settings.compat}" + (f" except {changed}" if changed else ""))
+    if settings.config:
+        parts.append(f"config {settings.config}")
     return "settings: " + " · ".join(parts)
 
 
@@ -147,6 +152,7 @@ def make_settings(
     k: int | str | Iterable[int | str] | None = None,
     *,
     compat: str | None = None,
+    config: str | None = None,
     **options: Unpack[SettingOptions],
 ) -> Settings:
     """Check options and resolve metric names (``ndcg`` over every K, ``p@5``, ...).
@@ -195,6 +201,7 @@ def make_settings(
         compat=compat,
         compat_overrides=tuple(overrides),
         runid=runid,
+        config=None if config is None else str(config),
         **values,
     )
 

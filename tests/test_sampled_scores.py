@@ -160,8 +160,8 @@ def test_users_without_a_held_out_item_are_said():
     run, truth = _scores(6, users=10, m=4)
     truth = truth[truth.user_id != "u0"]
     result = rankeval.sampled(run, 100, truth=truth, k=5)
-    assert result.warnings == ["run-1: 1 users with scores but no held-out item in the truth "
-                               "are not instances"]
+    assert result.warnings == ["run-1: 1 user with scores but no held-out item in the truth "
+                               "is not an instance"]
     assert "SampledResult(1 run(s), 4 negatives of 100 candidates)" in repr(result)
     with pytest.raises(OptionError, match="negatives is needed"):
         rankeval.sampled(run.assign(rank=1), 100)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from rankeval.analysis.significance import compare, correct
+from rankeval.errors import plural
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import MetricSpec
 
@@ -306,7 +307,7 @@ def correlation(x: np.ndarray, y: np.ndarray, kind: str) -> tuple[float, str | N
     from scipy import stats  # import cost: scipy.stats, only where a correlation is asked
 
     if len(x) < 2:
-        return math.nan, f"{len(x)} value{'s' if len(x) != 1 else ''}: a correlation needs two"
+        return math.nan, f"{plural(len(x), 'value')}: a correlation needs two"
     if np.all(x == x[0]) or np.all(y == y[0]):
         return math.nan, "one side is constant: no order to correlate"
     with warnings.catch_warnings():

@@ -84,8 +84,9 @@ class WorseVerdict:
 
     def message(self) -> str:
         if self.passed:
+            which = "the" if self.tested == 1 else "any of the"
             return (f"passed {self.run} is not significantly worse than {self.baseline} on "
-                    f"any of {plural(self.tested, 'metric')} tested")
+                    f"{which} {plural(self.tested, 'metric')} tested")
         return (f"FAILED {self.run} is worse than {self.baseline} on "
                 + ", ".join(f"{c.metric}: {c.stats.delta:+.4f} (p adjusted {c.p_adjusted:.3g})"
                             for c in self.worse))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from rankeval.analysis.gates import lower_better
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.names import from_name
 from rankeval.settings import Settings, metric_named
 
@@ -97,7 +97,7 @@ class Verdict:
         if self.users_to_show is None:
             return head + (" (the difference itself is outside the margin: more users would "
                            "not show it)")
-        return head + (f" (about {self.users_to_show:,} users would show it at this "
+        return head + (f" (about {plural(self.users_to_show, 'user')} would show it at this "
                        f"difference; {self.users:,} here)")
 
     # As a gate among the others (score's gates table, Markdown, HTML, JUnit): the bound
@@ -160,7 +160,7 @@ def judge(margin: Margin, run: str, a: np.ndarray, b: np.ndarray, alpha: float,
     n = len(d)
     if n < 2:
         raise OptionError(f"gate {margin.text!r} can neither pass nor fail: {margin.metric} "
-                          f"has a value in both runs for {n} user{'s' if n != 1 else ''}")
+                          f"has a value in both runs for {plural(n, 'user')}")
     base = float(a[both].mean())
     delta = margin.absolute(base)
     mean = float(d.mean())

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.io.baseline import Report, load_baseline
 from rankeval.names import MetricSpec, from_name
 from rankeval.registry import LOOKUP, REGISTRY
@@ -122,7 +122,8 @@ def outcome(verdicts) -> str:
     failed, n = sum(not v.passed for v in verdicts), len(verdicts)
     if n == 1:
         return "the gate failed" if failed else "the gate passed"
-    return f"{failed} of {n} gates failed" if failed else f"all {n} gates passed"
+    return (f"{failed} of {plural(n, 'gate')} failed" if failed
+            else f"all {plural(n, 'gate')} passed")
 
 
 def show_pair(value: float, limit: float) -> tuple[str, str]:

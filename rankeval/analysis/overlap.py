@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from rankeval.build.checks import report_duplicates
 from rankeval.build.ordering import TIE_AWARE, order_rows
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.io.arrow import nan_as_null, to_numpy
 from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.kernels.chunk import segment_positions
@@ -134,7 +134,7 @@ class Overlap:
     def __repr__(self) -> str:
         means = " · ".join(f"{k} {self.mean(k):.4f}" for k in KINDS)
         return (f"<Overlap {self.run} vs {self.baseline}, {self.name}, "
-                f"{self.defined:,} users: {means}>")
+                f"{plural(self.defined, 'user')}: {means}>")
 
 
 def overlap(run: Any, baseline: Any, settings: Settings, names: tuple[str, str], p: float,

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.linalg import blas
 
 from rankeval.analysis.choices import MAX_CANDIDATES, MAX_NEGATIVES
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 
 EXACT = 20_000
 METRICS = ("hit_rate", "precision", "ndcg", "mrr", "auc")
@@ -235,12 +235,12 @@ class SampledResult:
                           for m, a, b, e in self.flips], "warnings": list(self.warnings)}
 
     def __repr__(self) -> str:
-        lines = [f"SampledResult({len(self.runs)} run(s), {self.negatives:,} negatives of "
-                 f"{self.candidates:,} candidates)"]
+        lines = [f"SampledResult({len(self.runs)} run(s), {plural(self.negatives, 'negative')} of "
+                 f"{plural(self.candidates, 'candidate')})"]
         for r in self.runs:
             shown = ", ".join(f"{m}: sampled {v['sampled']:.4g}, bv {v['bv']:.4g}"
                               for m, v in r.values.items())
-            lines.append(f"  {r.name} ({r.instances:,} items): {shown}")
+            lines.append(f"  {r.name} ({plural(r.instances, 'item')}): {shown}")
         return "\n".join(lines)
 
 
@@ -266,7 +266,7 @@ def estimate(ranks: dict[str, Ranks], metrics: list[tuple[str, int | None]], n: 
         for r in (low, high):
             if len(r) and (r.min() < 1 or r.max() > m + 1):
                 raise OptionError(f"{run}: sampled ranks must lie in 1..{m + 1} (the item and "
-                                  f"{m:,} negatives), got {int(r.min())}..{int(r.max())}")
+                                  f"{plural(m, 'negative')}), got {int(r.min())}..{int(r.max())}")
         runs.append(Estimates(run, len(low), {
             _label(name, k): {how: _mean(tables[name, k, how], low, high)
                               for how in ESTIMATORS} for name, k in metrics}))

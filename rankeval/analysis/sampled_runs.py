@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from rankeval.analysis.sampled import METRICS
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.load import Predictions, Truth
 
@@ -64,7 +64,7 @@ def among_negatives(preds: Predictions, truth: Truth, ties: str
     counts = per_user[with_items]
     if len(counts) and counts.min() != counts.max():
         values, n = np.unique(counts, return_counts=True)
-        shown = ", ".join(f"{v:,} for {c:,} users" for v, c in zip(values[:4], n[:4],
+        shown = ", ".join(f"{v:,} for {plural(c, 'user')}" for v, c in zip(values[:4], n[:4],
                                                                      strict=True))
         raise InputError(label, f"users have different numbers of sampled negatives ({shown}):"
                          " the correction needs one number per held-out item")

@@ -162,7 +162,7 @@ def _labels(human: Truth, machine: Truth, threshold: float | None) -> Agreement:
 
 def _grades(grades: tuple[float, ...]) -> str:
     shown = ", ".join(f"{g:g}" for g in grades[:8])
-    return shown + (f", ... ({len(grades)} grades)" if len(grades) > 8 else "")
+    return shown + (f", ... ({plural(len(grades), 'grade')})" if len(grades) > 8 else "")
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any] | None, names: Sequence[str] | None

@@ -28,6 +28,7 @@ class Options(EvaluateOptions, total=False):
     and ``rankeval.ray.evaluate`` take them as ``**options``."""
 
     compat: str | None
+    config: str | None  # the configuration file read (named in the reports)
     preds_format: str | None
     truth_format: str | None
     train: Any
@@ -87,7 +88,8 @@ def request(
     inputs = Inputs(predictions, truth, rest.pop("preds_format", None),
                     rest.pop("truth_format", None))
     columns, extras = Columns.take(rest), ExtraInputs.take(rest)
-    settings = make_settings(metrics, k, compat=rest.pop("compat", None), **rest)
+    settings = make_settings(metrics, k, compat=rest.pop("compat", None),
+                             config=rest.pop("config", None), **rest)
     if extras_for is not None:
         supplied = extras_for(settings)
         extras = replace(extras, **{n: v for n, v in supplied.items() if extras[n] is None})

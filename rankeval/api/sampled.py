@@ -11,7 +11,7 @@ from typing import Any
 
 from rankeval.analysis.sampled import Ranks, SampledResult, check_sizes, estimate
 from rankeval.analysis.sampled_runs import TIES, among_negatives, parse_metrics
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.load import load_predictions, load_truth, open_input
 
 
@@ -70,8 +70,9 @@ def sampled(runs: Any, candidates: int, negatives: int | None = None, *, truth: 
         negatives = found
         ranks[name] = (low, high)
         if left:
-            warnings.append(f"{name}: {left:,} users with scores but no held-out item in the "
-                            "truth are not instances")
+            verb = "is not an instance" if left == 1 else "are not instances"
+            warnings.append(f"{name}: {plural(left, 'user')} with scores but no held-out item "
+                            f"in the truth {verb}")
     if negatives is None:
         raise OptionError("{opt:negatives} is needed: how many negatives were sampled per "
                           "held-out item (with the truth it is read from the runs)")
@@ -89,5 +90,5 @@ def _named(runs: Any, names: Sequence[str] | None) -> dict[str, Any]:
     given = list(names) if names else [os.fspath(r) if isinstance(r, str | os.PathLike)
                                        else f"run-{i + 1}" for i, r in enumerate(items)]
     if len(given) != len(items):
-        raise OptionError(f"{len(given)} names for {len(items)} runs")
+        raise OptionError(f"{len(given)} names for {plural(len(items), 'run')}")
     return dict(zip(given, items, strict=True))

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from rankeval.api.request import request
 from rankeval.engines.pipeline import run as run_job
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.io.arrow import fill_null, to_numpy
 from rankeval.io.load import load_train, open_input
 from rankeval.kernels.chunk import segment_positions
@@ -132,7 +132,7 @@ def _top_k(compute, n_users: int, n_items: int, depth: int, seen, user_ids, item
         rows = np.arange(start, min(start + block, n_users))
         s = compute(rows)  # a fresh array each time (see _scorer)
         if s.shape != (len(rows), n_items):
-            raise OptionError(f"the scores of {len(rows)} users have shape {s.shape}, "
+            raise OptionError(f"the scores of {plural(len(rows), 'user')} have shape {s.shape}, "
                               f"expected {(len(rows), n_items)}")
         # NaN and infinities propagate to the extremes: two reductions, not a test per score.
         if not (np.isfinite(s.max(initial=0.0)) and np.isfinite(s.min(initial=0.0))):
@@ -198,8 +198,8 @@ def _matrix(data: Any, user_ids: np.ndarray, item_ids: np.ndarray, what: str):
     if _is_sparse(data):
         m = sp.csr_matrix(data)
         if m.shape != (len(user_ids), len(item_ids)):
-            raise OptionError(f"{what}: a {m.shape} matrix for {len(user_ids)} users x "
-                              f"{len(item_ids)} items")
+            raise OptionError(f"{what}: a {m.shape} matrix for {plural(len(user_ids), 'user')} x "
+                              f"{plural(len(item_ids), 'item')}")
         return m
     table = load_train(open_input(data, "train"))
     u, i = _positions(table.user, user_ids), _positions(table.item, item_ids)
@@ -226,8 +226,8 @@ def _sparse_table(m, user_ids: np.ndarray, item_ids: np.ndarray, value: str) -> 
 
     coo = sp.coo_matrix(m)
     if coo.shape != (len(user_ids), len(item_ids)):
-        raise OptionError(f"truth: a {coo.shape} matrix for {len(user_ids)} users x "
-                          f"{len(item_ids)} items")
+        raise OptionError(f"truth: a {coo.shape} matrix for {plural(len(user_ids), 'user')} x "
+                          f"{plural(len(item_ids), 'item')}")
     return pa.table({"user_id": _labels(coo.row, user_ids), "item_id": _labels(coo.col, item_ids),
                      value: pa.array(coo.data.astype(np.float64))})
 

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from rankeval.build.lists import Lists
 from rankeval.build.ordering import take
-from rankeval.errors import InputError
+from rankeval.errors import InputError, plural
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.encode import pair_keys
 from rankeval.kernels.chunk import segment_positions
@@ -93,7 +93,7 @@ class SeenItems:
         if not n:
             return codes, truth, []
         if n == len(hit):
-            raise InputError(truth.source.label, f"every one of its {n:,} rows is a (user, "
+            raise InputError(truth.source.label, f"every one of its {plural(n, 'row')} is a (user, "
                              f"item) pair of the training interactions ({self.train}), so "
                              "{opt:exclude_seen_truth} would drop them all: the training file "
                              "holds the test's interactions (is it the whole interactions file, "

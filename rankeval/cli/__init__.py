@@ -6,7 +6,18 @@ from __future__ import annotations
 import gc
 
 import rankeval.cli.interleave  # noqa: F401  (registers the interleave commands)
-from rankeval.cli import agree, compare, convert, metrics, ope, power, sampled, score, validate  # noqa: F401  (register the commands)
+from rankeval.cli import (  # noqa: F401  (register the commands)
+    agree,
+    compare,
+    convert,
+    metrics,
+    ope,
+    power,
+    sampled,
+    score,
+    settings_cmd,
+    validate,
+)
 from rankeval.cli.app import cli
 from rankeval.cli.metrics import metrics_markdown
 from rankeval.cli.score import score as score_command

@@ -15,7 +15,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 import click
+import cloup
 
+from rankeval.cli.groups import sections
 from rankeval.cli.process import Signals, Terminated, said_stderr
 from rankeval.dependencies import DependencyWarning
 from rankeval.errors import EXIT_USAGE, RankevalError, flag
@@ -101,14 +103,16 @@ def _check_paths(ctx: click.Context) -> None:
     check_command(ctx.params, [config] if config else [], summary or None, labels)
 
 
-class RankevalGroup(click.Group):
+class RankevalGroup(cloup.Group):
     """The error boundary: every failure becomes one line on stderr and an exit code.
 
     Exit 1 is reserved for quality gates, so click's own exceptions (whose default is 1) are
     mapped to 2 here, and so is any unexpected crash.
     """
 
-    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+    def add_command(self, cmd: click.Command, name: str | None = None,
+                    section: cloup.Section | None = None,
+                    fallback_to_default_section: bool = True) -> None:
         """Every command's files pass one rule (``io.paths``) once its options are parsed
         (config file and old spellings included), before its own code runs."""
         callback = cmd.callback
@@ -119,7 +123,11 @@ class RankevalGroup(click.Group):
                 return callback(*args, **kwargs)
 
             cmd.callback = guarded
-        super().add_command(cmd, name)
+        super().add_command(cmd, name, section, fallback_to_default_section)
+
+    def list_sections(self, ctx, include_default_section: bool = True):
+        """``rankeval --help``: the commands by job (``groups.SECTIONS``)."""
+        return sections(self.commands)
 
     def invoke(self, ctx):
         # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.

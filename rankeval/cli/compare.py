@@ -6,6 +6,7 @@ import click
 from click.core import ParameterSource
 
 from rankeval.cli.app import cli, show_notices, warn
+from rankeval.cli.config import say_gates_from_file
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     MAX_USERS_SHOWN,
@@ -135,6 +136,8 @@ def compare_command(files, **kw) -> int:
     for gate in result.gates:
         if not gate.passed or not kw["quiet"]:
             click.echo(f"rankeval: {gate.message()}", err=True)
+    if not result.passed:
+        say_gates_from_file(click.get_current_context())
     return 0 if result.passed else EXIT_GATE_FAILED
 
 

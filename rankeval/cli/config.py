@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
+from rankeval.cli.groups import BY_COMMAND, BY_OPTION, GATES
 from rankeval.errors import OptionError
 
 CANDIDATES = ("rankeval.toml", "pyproject.toml")
@@ -176,3 +178,38 @@ def _say_config(ctx: click.Context, param, value: bool) -> None:
         click.echo(f"rankeval: {path}: keys of other commands, ignored by "
                    f"{ctx.info_name}: {', '.join(ignored)}", err=True)
 
+
+
+def shown_path(path: str) -> str:
+    """The configuration file as the reports name it: relative to the working directory when
+    it lies within it (``rankeval.toml``), else as read."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
+def config_in_use(ctx: click.Context) -> str | None:
+    """The configuration file the command read (as ``shown_path`` names it), or None."""
+    path = ctx.meta.get("rankeval.config")
+    return shown_path(path) if path else None
+
+
+def say_gates_from_file(ctx: click.Context) -> None:
+    """After the gates' verdicts: the gate options the configuration file set, so that an
+    exit 1 nobody typed a gate for names its source (one line on stderr)."""
+    path = config_in_use(ctx)
+    if path is None:
+        return
+    given = [max(p.opts, key=len) for p in ctx.command.params
+             if isinstance(p, click.Option) and p.name and not p.hidden
+             and _is_gate(ctx.info_name or "", p)
+             and ctx.get_parameter_source(p.name) == ParameterSource.DEFAULT_MAP]
+    if given:
+        click.echo(f"rankeval: gates set in {path}: {', '.join(given)}", err=True)
+
+
+def _is_gate(command: str, param: click.Option) -> bool:
+    """Whether ``param`` is a gate of ``command`` (the groups table's Gates)."""
+    return (BY_COMMAND.get(command, {}).get(param.name or "")
+            or BY_OPTION.get(param.name or "")) == GATES

@@ -1,17 +1,27 @@
-"""``rankeval metrics``: what every metric means, from the registry."""
+"""``rankeval metrics [NAME]``: what every metric means, or everything about one, from the
+registry."""
 
 from __future__ import annotations
+
+import shutil
+import sys
 
 import click
 
 from rankeval.cli.app import cli
 from rankeval.cli.emit import emit
+from rankeval.cli.groups import GroupedCommand
+from rankeval.errors import OptionError
+from rankeval.foreign_names import CUT, MEASURE, UNCUT
 from rankeval.io.formats import STDOUT
+from rankeval.io.output import write_text
+from rankeval.names import parse
 from rankeval.registry import REGISTRY
 from rankeval.report import choices
 
 
-@cli.command("metrics")
+@cli.command("metrics", cls=GroupedCommand)
+@click.argument("name", required=False, metavar="[NAME]")
 @click.option(
     "-f",
     "--format",
@@ -19,18 +29,54 @@ from rankeval.report import choices
     type=click.Choice(choices("metrics")),
     default="table",
     show_default=True,
+    help="Report format (with NAME: table or json).",
 )
-def metrics_command(fmt: str) -> int:
+def metrics_command(name: str | None, fmt: str) -> int:
     """List every metric: name, aliases, definition, what it takes after the @, and whether
-    --ties expected has a closed form for it.
+    --ties expected has a closed form for it. With NAME (any alias, ir_measures' or
+    trec_eval's name too): its definition, parameters, the conventions that change it, other
+    tools' names for it and an example.
 
     \b
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
     rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
+
+    \b
+    Examples:
+      rankeval metrics
+      rankeval metrics ndcg
+      rankeval metrics recip_rank -f json
     """
-    # through the one writer: a full disk or a closed pipe is handled as for every report
-    emit(STDOUT, fmt, "metrics", REGISTRY)
+    if name is None:
+        # through the one writer: a full disk or a closed pipe is handled as for every report
+        emit(STDOUT, fmt, "metrics", REGISTRY)
+        return 0
+    from rankeval.report.catalog import explain, explain_text  # --help's import cost
+    from rankeval.report.numbers import dumps  # --help's import cost: the JSON writer
+
+    info = explain(REGISTRY, _metric(name))
+    if fmt == "json":
+        write_text(STDOUT, dumps(info))
+    elif fmt == "table":
+        terminal = sys.stdout.isatty()
+        write_text(STDOUT, explain_text(info, shutil.get_terminal_size().columns
+                                        if terminal else 100))
+    else:
+        raise OptionError(f"rankeval metrics NAME writes -f table or json, not {fmt}")
     return 0
+
+
+def _metric(word: str) -> str:
+    """The registry name of ``word``: rankeval's names and aliases, ir_measures' and
+    trec_eval's measures (``nDCG``, ``recip_rank``, ``P.10``)."""
+    try:
+        return parse(word, ir_measures=True)[0]
+    except OptionError:
+        match = MEASURE.match(word)
+        theirs = UNCUT.get(word) or (CUT.get(match.group(1)) if match else None)
+        if theirs:
+            return theirs.partition("@")[0]
+        raise
 
 
 def metrics_markdown() -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, warn
+from rankeval.cli.config import say_gates_from_file
 from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
@@ -104,4 +105,6 @@ def ope_command(log, runs, **kw) -> int:
     for verdict in result.verdicts:
         if not verdict.passed or not kw["quiet"]:
             click.echo(f"rankeval: {verdict.message()}", err=True)
+    if not result.passed:
+        say_gates_from_file(click.get_current_context())
     return 0 if result.passed else EXIT_GATE_FAILED

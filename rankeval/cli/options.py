@@ -14,14 +14,15 @@ from click.core import ParameterSource
 
 from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
-from rankeval.cli.config import config_option, verbose_option
+from rankeval.cli.config import config_in_use, config_option, verbose_option
+from rankeval.cli.groups import GroupedCommand
 from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.io.options import Columns, ExtraInputs, Reading
 from rankeval.names import parse_ks
-from rankeval.registry import DEFAULT_METRICS, REGISTRY
+from rankeval.registry import DEFAULT_METRICS
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, PRESETS, ROWS, TABLE, UNSET
 
@@ -43,7 +44,7 @@ class _EngineChoice(click.ParamType):
         self.fail(f"{value!r} is not one of {', '.join(map(repr, ENGINES))}", param, ctx)
 
 
-class Command(click.Command):
+class Command(GroupedCommand):
     """A command whose old option spellings (hidden) fill in the new ones, with a warning;
     once its options are parsed (not for ``--help``), the process's allocators are set up."""
 
@@ -131,7 +132,8 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "metrics": (("-m", "--metrics"), dict(
         multiple=True, metavar="NAME[@K]",
         help="Metrics to compute: repeat or comma-separate; NAME alone takes every K. "
-        f"Known: {', '.join(REGISTRY)}. Default: {', '.join(DEFAULT_METRICS)}.")),
+        "Every name: rankeval metrics; one explained: rankeval metrics NAME. "
+        f"Default: {', '.join(DEFAULT_METRICS)}.")),
     "compat": (("--compat",), dict(
         type=click.Choice(COMPAT, case_sensitive=False),
         help="Every convention as one tool computes it ("
@@ -463,7 +465,10 @@ def pop_options(kw: dict[str, Any]) -> dict[str, Any]:
     names = [*(s.name for s in TABLE), "compat", "preds_format", "truth_format",
              *Columns.names(), *ExtraInputs.names(),
              *(name for e in ENGINES.values() for name in e.options)]
-    return {name: kw.pop(name) for name in names if name in kw}
+    # the configuration file the options came from, if any: every report names it
+    config = config_in_use(click.get_current_context())
+    return {name: kw.pop(name) for name in names if name in kw} | (
+        {"config": config} if config else {})
 
 
 def report_options(command: str) -> Callable:

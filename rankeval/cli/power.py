@@ -18,7 +18,7 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.io.output import check_distinct, check_writable
 
 
@@ -80,8 +80,8 @@ def power_command(files, **kw) -> int:
     effect = Effect.parse(kw["effect"]) if kw["effect"] is not None else None
     run_a, run_b, truth = files if files else (None, None, None)
     if kw["names"] and len(kw["names"]) != 2:
-        raise OptionError(f"{{opt:name}} was given {len(kw['names'])} time"
-                          f"{'s' if len(kw['names']) != 1 else ''}: power names its two runs, "
+        raise OptionError(f"{{opt:name}} was given {plural(len(kw['names']), 'time')}: "
+                          "power names its two runs, "
                           "give it twice (or not at all)")
     options = {**settings, **{k: v for k, v in columns.items() if v is not None},
                **{k: v for k, v in extra.items() if v is not None}}

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from rankeval.cli.app import cli, show_notices, warn
+from rankeval.cli.config import say_gates_from_file
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import gold_options, gold_request
 from rankeval.cli.options import (
@@ -135,6 +136,8 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     for verdict in result.gates.verdicts:
         if not verdict.passed or not quiet:
             click.echo(f"rankeval: {verdict.message()}", err=True)
+    if not result.passed:
+        say_gates_from_file(click.get_current_context())
     return 0 if result.passed else EXIT_GATE_FAILED
 
 

@@ -4,6 +4,7 @@ tables) and scores them with the numpy kernels."""
 from __future__ import annotations
 
 from rankeval.engines.interface import Engine, Job
+from rankeval.errors import plural
 from rankeval.registry import reads
 
 
@@ -22,7 +23,7 @@ class LocalEngine(Engine):
                                   job.truth_format, job.reading,
                                   subtopics=reads(job.settings.specs, "subtopics"))
         extras = load_extras(x, job.columns, job.reading)
-        progress.stage(f"scoring {run.source.rows:,} predictions")
+        progress.stage(f"scoring {plural(run.source.rows, 'prediction')}")
         return evaluate_inputs(run, judged, job.settings, extras, release=True)
 
     def validate(self, job: Job, acknowledged: frozenset[str]):

@@ -210,7 +210,7 @@ def unevaluable(c: UserCounts, settings: Settings, truth: str, predictions: str 
             "compared as text, so '7' and '007' differ)")
     if c.evaluated:
         return None
-    why = [f"{c.in_truth:,} users in the truth"]
+    why = [f"{plural(c.in_truth, 'user')} in the truth"]
     if c.without_relevant:
         why.append(f"{c.without_relevant:,} without a relevant item")
     if c.without_predictions and settings.skip_missing_users:

@@ -45,7 +45,7 @@ def validate_inputs(
     """Read both inputs (and ``extra``: train, catalog and their formats) and run every check
     of ``score``, collecting problems, not stopping."""
     cols = columns or {}
-    result = Validation(acknowledged=acknowledged)
+    result = Validation(acknowledged=acknowledged, config=settings.config)
     extra = extra or {}
     check_needs(settings, {n for n in EXTRA if extra.get(n) is not None})
     with collecting() as problems:

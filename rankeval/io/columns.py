@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rankeval.errors import InputError
+from rankeval.errors import InputError, plural
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -100,7 +100,8 @@ def resolve_column(
         raise InputError(label, f"columns {_list(sorted(set(found), key=found.index))} could "
                          f"each be the {role} column; choose one with {_flag(role)}")
     if len(found) > 1:
-        raise InputError(label, f"the header has {len(found)} columns named {found[0]!r}: "
+        raise InputError(label, f"the header has {plural(len(found), 'column')} named "
+                                f"{found[0]!r}: "
                          "rename them so that each name is used once")
     if found:
         return found[0]

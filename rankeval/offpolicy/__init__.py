@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.analysis.gates import Gate, Verdict
-from rankeval.errors import InputError, OptionError
+from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.encode import factorize_list
 from rankeval.offpolicy.estimators import (
     ESTIMATORS,
@@ -190,7 +190,8 @@ def _run_result(name: str, target: Target, got: dict, bands: dict, lg: Log,
         warnings.append(f"{name}: {e.name} not estimated: it needs {need}")
     uncovered = int((~target.covered).sum())
     if uncovered:
-        warnings.append(f"{name}: the policy has nothing for {uncovered:,} of {lg.n:,} slates "
+        warnings.append(f"{name}: the policy has nothing for {uncovered:,} of "
+                        f"{plural(lg.n, 'slate')} "
                         "(their users are not in it): it earns nothing there")
     effect = {}
     if clip is not None:

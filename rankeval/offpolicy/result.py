@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from rankeval.errors import plural
 from rankeval.offpolicy.estimators import Parts
 
 # Past this many resampled slates (slates x rounds), intervals come from the normal
@@ -37,7 +38,9 @@ class Weights:
     """The diagnostics of one kind of weight (slate, position, cascade): over its ``n``
     units (slates or slots), the effective sample size (sum w)^2 / sum w^2, the mean (1 in
     expectation when the logging policy covers the new one), the largest and the quantiles,
-    the share of units the new policy gives no chance (no support), the share of the weight
+    the share of units the new policy gives no chance (weight 0: not a lack of support, which
+    in the OPE literature is the reverse, a unit the new policy shows and the logging policy
+    never does), the share of the weight
     in the top 1% of units, and how many ``--clip`` cut."""
 
     kind: str
@@ -176,7 +179,7 @@ class OffPolicy:
         return out
 
     def __repr__(self) -> str:
-        lines = [f"OffPolicy({self.log['slates']:,} slates, {len(self.runs)} run(s))"]
+        lines = [f"OffPolicy({plural(self.log['slates'], 'slate')}, {len(self.runs)} run(s))"]
         for r in self.runs:
             shown = ", ".join(f"{k}={e.value:.4g}" for k, e in r.estimates.items())
             lines.append(f"  {r.name}: {shown}")

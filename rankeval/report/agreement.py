@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 
+from rankeval.errors import plural
 from rankeval.report.numbers import UNDEFINED, exact, fixed
 from rankeval.report.sections import Section, table
 
@@ -87,7 +88,8 @@ def _systems(result, undefined: str) -> list[Section]:
           fixed(o.query_pearson, undefined=undefined),
           fixed(o.query_spearman, undefined=undefined)] for o in result.orderings],
         title="System orderings, human against machine",
-        notes=(f"over the {q['shared']:,} queries both qrels evaluate for every run; tau_AP: "
+        notes=(f"over the {plural(q['shared'], 'query', 'queries')} both qrels evaluate for "
+               f"every run; tau_AP: "
                "the machine's ordering against the human one (Yilmaz et al. 2008); swaps: "
                "pairs of runs ordered the other way, significant under the human qrels by "
                f"the paired {result.options['test']} test ({result.options['correction']} "

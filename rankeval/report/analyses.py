@@ -15,7 +15,7 @@ def power_rows(result) -> tuple[list[str], list[list[str]]]:
     if effect:
         head += ["effect", "power", "users needed"]
     if result.systems:
-        head += [f"users needed ({result.systems} systems)"]
+        head += [f"users needed ({plural(result.systems, 'system')})"]
     rows = []
     for r in result.rows:
         row = [r.metric, f"{r.users:,}", fixed(r.baseline_mean),
@@ -37,7 +37,7 @@ def _needed(n: int | None) -> str:
 
 def power_note(result) -> str:
     test = "paired t-test" if result.method == "t" else (
-        f"paired t-test simulated on {result.rounds:,} resamples of the differences")
+        f"paired t-test simulated on {plural(result.rounds, 'resample')} of the differences")
     return (f"{result.runs[1]} (B) against {result.runs[0]} (A) · {test}, {result.alternative}"
             f" · alpha {result.alpha:g} · power {result.power:.0%}"
             + (f" · effect {result.effect}" if result.effect is not None else "")
@@ -64,7 +64,7 @@ def pairs_rows(pairs) -> tuple[list[str], list[list[str]]]:
 
 def pairs_note(pairs, alpha: float, rounds: int) -> str:
     how = ("randomised Tukey HSD, every permutation" if pairs.procedure == "tukey" and
-           pairs.exact else f"randomised Tukey HSD, {rounds:,} permutations"
+           pairs.exact else f"randomised Tukey HSD, {plural(rounds, 'permutation')}"
            if pairs.procedure == "tukey" else f"paired tests, {pairs.procedure} over all pairs")
     return (f"all pairs on {pairs.metric} ({how}; {plural(pairs.users, 'user')}): column - row "
             f"(adjusted p); * significant at alpha {alpha:g}; runs sharing a group letter do "

@@ -3,9 +3,12 @@ follows the @, whether ``--ties expected`` has a closed form) and the JSON recor
 
 from __future__ import annotations
 
+from textwrap import fill
 from typing import Any
 
 from rankeval.conventions import PRESETS, TABLE, UNSET
+from rankeval.foreign_names import PEERS, trec_eval_names
+from rankeval.irmeasures import NAMES
 from rankeval.params import PARAMS
 
 HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected")
@@ -77,3 +80,84 @@ def presets_markdown() -> str:
                      + " | ".join(cells) + " |")
     tools = "; ".join(f"`{p.name}`: {p.tool}" for p in PRESETS.values())
     return "\n".join(lines) + f"\n\nThe tools: {tools}.\n"
+
+
+# What an example command line adds for each input a metric needs (registry ``needs``)
+_EXAMPLE_INPUT = {"interactions": "--train train.csv", "catalog": "--catalog items.csv",
+                  "item_features": "--item-features features.csv",
+                  "item_groups": "--item-groups groups.csv",
+                  "propensity": "--propensity propensity.csv",
+                  "subtopics": ""}  # the truth's subtopic column: nothing to add
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _peers(m) -> dict[str, list[str]]:
+    """Other tools' names for metric ``m``, by tool (only the tools that have one)."""
+    ir = [f"{n}@K" + (f" ({n}: the whole list)" if spec.whole else "") if m.cutoff else n
+          for n, spec in NAMES.items() if spec.ours == m.name]
+    found = {"trec_eval": trec_eval_names(m.name), "ir_measures": ir,
+             **{tool: [names[m.name]] for tool, names in PEERS.items() if m.name in names}}
+    return {tool: names for tool, names in found.items() if names}
+
+
+def explain(registry, name: str) -> dict[str, Any]:
+    """Everything ``rankeval metrics NAME`` says about one metric (canonical ``name``): its
+    definition, parameters, the conventions that change it (its own, and those of every
+    list), other tools' names for it and an example command line."""
+    from rankeval.params import PARAMS
+
+    m = registry[name]
+    own = [s for s in TABLE if name in s.changed]
+    every = [s for s in TABLE if not s.changed]
+    needs = " ".join(x for x in (_EXAMPLE_INPUT[n] for n in sorted(m.needs)) if x)
+    at = "@10" if m.cutoff else "@0.5" if m.levels else ""
+    return {
+        "name": m.name,
+        "aliases": list(m.aliases),
+        "summary": m.summary,
+        "formula": m.formula,
+        "takes": takes(m),
+        "params": {p: PARAMS[p].help for p in params(m)},
+        "range": "[0, 1]" if m.bounded else "any number" if m.signed else ">= 0",
+        "overall": m.overall,
+        "undefined_when": m.undefined_when or None,
+        "ties_expected": m.tie_expectation,
+        "conventions": {_flag(s.name): _default(s) for s in own},
+        "conventions_of_every_list": [_flag(s.name) for s in every],
+        "peers": _peers(m),
+        "example": f"rankeval score preds.csv truth.csv -m {m.name}{at}"
+                   + (f" {needs}" if needs else ""),
+    }
+
+
+def _default(row) -> str:
+    """A settings row's values and default, as ``rankeval metrics NAME`` lists them."""
+    values = "|".join(row.choices) if row.choices else (row.metavar or "on/off")
+    return f"{values} (default {_preset_value(row.default)})"
+
+
+def explain_text(info: dict[str, Any], width: int) -> str:
+    """``explain``'s dictionary as wrapped lines, a label and its text each."""
+    lines = [("metric", info["name"] + (f" ({', '.join(info['aliases'])})"
+                                         if info["aliases"] else "")),
+             ("definition", info["summary"]), ("per user", info["formula"]),
+             ("takes", info["takes"]),
+             *((f"{p}=", text) for p, text in info["params"].items()),
+             ("values", f"{info['range']}; overall the {info['overall']} over users"),
+             *((("undefined when", info["undefined_when"]),) if info["undefined_when"] else ()),
+             ("--ties expected", "closed form" if info["ties_expected"]
+              else "no closed form (refused)"),
+             ("changed by", "; ".join(f"{k} {v}" for k, v in info["conventions"].items())
+              or "none of its own"),
+             ("and by", "the conventions of every list: "
+              + ", ".join(info["conventions_of_every_list"])),
+             *((f"{tool}", ", ".join(names)) for tool, names in info["peers"].items()),
+             ("example", info["example"])]
+    pad = max(len(label) for label, _ in lines) + 2
+    return "\n".join(fill(text, max(width, pad + 20), initial_indent=f"{label}:".ljust(pad),
+                          subsequent_indent=" " * pad, break_long_words=False,
+                          break_on_hyphens=False)
+                     for label, text in lines) + "\n"

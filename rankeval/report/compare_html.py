@@ -4,6 +4,7 @@ of: ``html_page``)."""
 from __future__ import annotations
 
 from rankeval.analysis.changes import most_changed
+from rankeval.errors import plural
 from rankeval.names import from_name, k_runs
 from rankeval.report import charts, figures
 from rankeval.report.analyses import pairs_note, pairs_rows
@@ -144,7 +145,8 @@ def _summary(result, headline: bool = False, folded: bool = False) -> str:
             for base in result.baselines:
                 row += _delta_cells(result.cell(run, metric, base))
         rows.append(row)
-    intro = (f"Means over the {len(result.shared_users):,} users every run evaluates; delta = "
+    intro = (f"Means over the {plural(len(result.shared_users), 'user')} every run evaluates; "
+             f"delta = "
              "run - baseline; * significant after correction, ? the test is undefined.")
     if result.intervals:
         intro += " Means carry bootstrap confidence intervals."
@@ -154,7 +156,7 @@ def _summary(result, headline: bool = False, folded: bool = False) -> str:
                        "cut-off (10 when asked, else the deepest); every cut-off is in the "
                        "full table below the charts.")
     if folded:
-        body = fold_away(f"every metric at every cut-off ({len(rows)} rows)", body)
+        body = fold_away(f"every metric at every cut-off ({plural(len(rows), 'row')})", body)
     return section("summary", "Summary", body, intro)
 
 

@@ -113,6 +113,8 @@ def compare_footer(result) -> list[str]:
                      + ", ".join(corpus))
     lines += [f"{why} (n/a: left out of the tests and the correction)"
               for why in result.undefined.values()]
+    if result.settings.config:
+        lines.append(f"options from {result.settings.config}")
     return lines
 
 

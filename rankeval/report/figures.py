@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rankeval.errors import plural
 from rankeval.names import MetricSpec, from_name
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report import charts
@@ -175,7 +176,7 @@ def distributions(view: View) -> list[tuple[str, str, str]]:
         users = ", ".join(f"{len(v):,}" for v in values)
         means = ", ".join(f"{r} {fixed(v.mean())}" for r, v in zip(view.runs, values, strict=True)
                           if len(v))
-        out.append((cid, f"{metric} over users ({users} users); {note}; dashed: the mean"
+        out.append((cid, f"{metric} over users (users: {users}); {note}; dashed: the mean"
                     + ("" if len(view.runs) == 1 else f"s ({means})"), svg))
     return out
 
@@ -255,11 +256,11 @@ def segment_bars(column: str, labels: list[str], users: list[int], metric: str,
     cid = f"chart-seg-{slug(column)}-{slug(metric)}"
     svg = charts.hbars(cid, f"{metric} by {column}", [labels[i] for i in shown],
                        [values[i] for i in shown], series, metric,
-                       [f"{users[i]:,} users" for i in shown])
+                       [f"{plural(users[i], 'user')}" for i in shown])
     caption = f"{metric} by {html.escape(column)}"
     if len(shown) < len(labels):
-        caption += (f" (the {len(shown)} largest of {len(labels)} segments; the table has "
-                    "them all)")
+        caption += (f" (the {len(shown)} largest of {plural(len(labels), 'segment')}; the "
+                    "table has them all)")
     return cid, caption, svg
 
 
@@ -289,7 +290,7 @@ def popularity(view: View) -> list[tuple[str, str, str]]:
                            f"where recommendations {first.label} fall",
                            [("training", first.train_share),
                             *((r, e.recommended_share) for r, e in runs)])
-    shares = ", ".join(f"{r}: {e.recommended:,} of {e.items:,} items recommended, Gini "
+    shares = ", ".join(f"{r}: {e.recommended:,} of {plural(e.items, 'item')} recommended, Gini "
                        f"{fixed(e.gini, undefined='undefined')}" for r, e in runs)
     return [("chart-lorenz", f"Lorenz curves ({shares}); training: how the training "
              "interactions spread", lorenz),

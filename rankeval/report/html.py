@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from rankeval.dependencies import install_hint
-from rankeval.errors import OptionError
+from rankeval.errors import OptionError, plural
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
 from rankeval.report.compare_html import compare_sections
@@ -63,7 +63,7 @@ def render(ev) -> str:
     run = ev.inputs["predictions"].path
     view = figures.View.of_evaluation(ev, Path(run).name if run != "-" else "stdin")
     lead = (f"<code>{text(run)}</code> against <code>{text(ev.inputs['truth'].path)}</code> · "
-            f"{ev.users.evaluated:,} users evaluated · rankeval {__version__}")
+            f"{plural(ev.users.evaluated, 'user')} evaluated · rankeval {__version__}")
     # the verdict and the headline numbers first, then the charts; a long table (a K range,
     # many metrics) goes below them, folded
     long = _long(ev)
@@ -122,8 +122,8 @@ def _summary(ev, parts: dict[str, Section], folded: bool = False) -> str:
         base = parts["baseline"]
         body += f"<h3>{base.heading(text)}</h3>" + section_table(base)
     if folded:
-        body = fold_away(f"every metric at every cut-off ({len(rows)} metrics x "
-                         f"{len(columns)} cut-offs)", body)
+        body = fold_away(f"every metric at every cut-off ({plural(len(rows), 'metric')} x "
+                         f"{plural(len(columns), 'cut-off')})", body)
     return section("summary", "Summary", body, intro + ".")
 
 
@@ -183,11 +183,11 @@ def render_compare(result) -> str:
     """The compare report as one HTML page."""
     check_available()
     names = ", ".join(r.name for r in result.runs)
-    lead = (f"{len(result.runs)} runs ({text(names)}) against "
+    lead = (f"{plural(len(result.runs), 'run')} ({text(names)}) against "
             f"<code>{text(result.options['truth'])}</code> · "
             f"{'baseline' if len(result.baselines) == 1 else 'baselines'} "
             + ", ".join(f"<strong>{text(b)}</strong>" for b in result.baselines)
-            + f" · {len(result.shared_users):,} users "
+            + f" · {plural(len(result.shared_users), 'user')} "
             f"compared · rankeval {__version__}")
     return page("rankeval: compare " + " vs ".join(r.name for r in result.runs), lead,
                 compare_sections(result))
@@ -206,14 +206,15 @@ def render_power(result) -> str:
 def render_ope(result) -> str:
     """``rankeval ope`` as one HTML page: the gates, each run's estimates and weights, the
     differences (tables; no chart)."""
-    lead = (f"{result.log['slates']:,} slates of {text(result.log['path'])} · rankeval "
+    lead = (f"{plural(result.log['slates'], 'slate')} of {text(result.log['path'])} · rankeval "
             f"{__version__}")
     return _tables_page("rankeval: ope", lead, ope_sections(result))
 
 
 def render_sampled(result) -> str:
     """``rankeval sampled`` as one HTML page (tables; no chart)."""
-    lead = (f"{result.negatives:,} sampled negatives among {result.candidates:,} candidates "
+    lead = (f"{result.negatives:,} sampled negatives among "
+            f"{plural(result.candidates, 'candidate')} "
             f"· rankeval {__version__}")
     return _tables_page("rankeval: sampled", lead, sampled_sections(result))
 

@@ -11,7 +11,9 @@ disappears; adding keys is compatible):
      comparison names its "baseline" (added compatibly). "gold" (score --gold): per metric
      the PPI, gold-only, machine-only and bias estimates with their intervals, lambda, the
      effective gold queries, strata and plan; a baseline report with it is read as its PPI
-     estimates (added compatibly).
+     estimates (added compatibly). "config" in "settings" (score, compare; top-level in
+     validate's): the configuration file whose keys gave option defaults, or null (added
+     compatibly).
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ def render(ev, name: str = "rankeval") -> str:
         skipped="0",
     )
     props = ET.SubElement(suite, "properties")
+    if ev.settings.config:  # where the gates may have come from (no metric has a dot in it)
+        ET.SubElement(props, "property", name="rankeval.config", value=ev.settings.config)
     for metric, value in ev.metrics.items():
         ET.SubElement(props, "property", name=metric,
                       value=exact(value) or "undefined")  # SPEC section 9

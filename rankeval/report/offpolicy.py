@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 
+from rankeval.errors import plural
 from rankeval.offpolicy.estimators import ESTIMATORS
 from rankeval.report.numbers import UNDEFINED, exact, fixed
 from rankeval.report.sections import Section, table, verdict_section
@@ -27,7 +28,8 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
             [[e.name, fixed(e.value, undefined=undefined), _band(e.low, e.high, undefined),
               _assumption(e.name)] for e in run.estimates.values()],
             title="Off-policy estimates of {}", subject=run.name, left=frozenset({0, 3}),
-            notes=(f"{log['slates']:,} slates ({log['rows']:,} slots, up to {log['longest']} "
+            notes=(f"{plural(log['slates'], 'slate')} ({plural(log['rows'], 'slot')}, up to "
+                   f"{log['longest']} "
                    f"per slate) of {log['path']}; the logged policy earned "
                    f"{fixed(log['mean_reward'], undefined=undefined)} per slate; "
                    f"CI: {ci}"
@@ -37,7 +39,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
         if run.weights:
             out.append(table(
                 f"weights:{run.name}", ["weights", "units", "ESS", "ESS share", "mean", "max",
-                                        "p50", "p90", "p99", "no support", "top 1%",
+                                        "p50", "p90", "p99", "weight 0", "top 1%",
                                         "clipped"],
                 [[w.kind, f"{w.n:,}", f"{w.ess:,.1f}", _share(w.ess / w.n if w.n else None),
                   fixed(w.mean), fixed(w.max), fixed(w.p50), fixed(w.p90), fixed(w.p99),
@@ -46,7 +48,9 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
                 title="Weights of {}", subject=run.name,
                 notes=("ESS: effective sample size, (sum w)^2 / sum w^2; mean: 1 in "
                        "expectation when the logging policy gives a chance to everything the "
-                       "new one shows; no support: units the new policy never shows; top 1%: "
+                       "new one shows; weight 0: units the new policy never shows (the reverse "
+                       "of a lack of support, which is what the new policy shows and the logging "
+                       "one never does); top 1%: "
                        "the weight the largest 1% of units carry",)))
     if result.differences:
         out.append(table(

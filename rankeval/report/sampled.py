@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
+from rankeval.errors import plural
 from rankeval.report.numbers import exact, fixed
 from rankeval.report.sections import Section, table
 
@@ -20,8 +21,8 @@ def sections(result) -> list[Section]:
              for label, v in run.values.items()],
             title="Sampled metrics of {}", subject=run.name,
             notes=(f"{run.instances:,} held-out items, each ranked among "
-                   f"{result.negatives:,} negatives sampled {sampling} replacement from "
-                   f"{result.candidates:,} candidates"
+                   f"{plural(result.negatives, 'negative')} sampled {sampling} replacement from "
+                   f"{plural(result.candidates, 'candidate')}"
                    + (f" (ranked by score, ties {result.ties})" if result.ties else "")
                    + "; rank estimate: the metric at the expected full rank; bv: Krichene "
                    "and Rendle's bias-variance correction",)))

@@ -176,9 +176,9 @@ def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
              f"{fixed(e.effective_gold, 1, undefined=undefined)} of {e.gold_queries:,}"]
             for m, e in ((m, x.estimate) for m, x in g.metrics.items())]
     first = next(iter(g.metrics.values()), None)
-    queries = (f"{first.estimate.gold_queries + first.estimate.other_queries:,}"
-               if first else f"{g.truth_queries:,}")
-    notes = [f"machine: the machine judgments of all {queries} queries (biased when the "
+    queries = plural(first.estimate.gold_queries + first.estimate.other_queries if first
+                     else g.truth_queries, "query", "queries")
+    notes = [f"machine: the machine judgments of all {queries} (biased when the "
              f"judge is); gold: the {g.gold_queries:,} gold queries alone; PPI: {g.method}, "
              f"with its {level} interval; bias: machine minus gold on the gold queries "
              "(positive: the judge overrates), with its interval; effective gold: the gold "
@@ -207,7 +207,7 @@ def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
                           for m, x in g.metrics.items() if x.plan is not None],
                          title=f"Gold queries for a {level} interval of half-width "
                                f"{g.plan_half_width:g}",
-                         notes=(f"of {queries} queries in all, from the observed variances "
+                         notes=(f"of {queries} in all, from the observed variances "
                                 "(the closed form of SPEC §12); unreachable: not even by "
                                 "judging every query by hand",)))
     return out
@@ -264,7 +264,7 @@ def exposure_section(metric: str, totals, undefined: str = UNDEFINED) -> Section
                    fixed(r, undefined=undefined)] for g, e, t, r in rows],
                  title=f"Exposure by group ({metric})",
                  notes=(f"exposure: each group's share of the attention of the lists, target: "
-                        f"its share of the target, both means over {totals.users:,} users",
+                        f"its share of the target, both means over {plural(totals.users, 'user')}",
                         *([spread] if spread else ())),
                  data=frozenset({0}))
 
@@ -397,9 +397,9 @@ def validation(result, strict: bool = False) -> list[Section]:
     lines = []
     for role, info in result.inputs.items():
         cols = ", ".join(f"{r} {c!r}" for r, c in info["columns"].items())
-        users = f", {info['users']:,} users" if "users" in info else ""
-        lines.append(f"{role}: {info['path']} ({info['format']}): {info['rows']:,} rows{users}; "
-                     f"columns: {cols}")
+        users = f", {plural(info['users'], 'user')}" if "users" in info else ""
+        lines.append(f"{role}: {info['path']} ({info['format']}): "
+                     f"{plural(info['rows'], 'row')}{users}; columns: {cols}")
     if result.users is not None:
         u = result.users
         lines.append(
@@ -409,6 +409,8 @@ def validation(result, strict: bool = False) -> list[Section]:
             f"{u.only_in_predictions:,} only in predictions"
         )
         lines.append(f"prediction rows beyond the largest K: {result.rows_beyond_k:,}")
+    if result.config:
+        lines.append(f"options from {result.config}")
     lines += [f"{'error' if strict and n.code not in result.acknowledged else 'warning'}: "
               f"{n.render(spell)}" for n in result.notices]
     lines += [f"error: {e.render(spell)}" for e in result.errors]

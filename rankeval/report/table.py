@@ -4,6 +4,7 @@ compare, power, validate, metrics), and their plain text for ``repr``."""
 from __future__ import annotations
 
 import io
+from textwrap import fill
 
 from rich.console import Console
 from rich.markup import escape
@@ -108,10 +109,26 @@ def render_metrics(registry, console) -> None:
     """The metric registry (``rankeval metrics``)."""
     table = Table(box=None, header_style="bold", pad_edge=False)
     for column in catalog.HEAD:
-        table.add_column(column)
+        table.add_column(column, no_wrap=True)
     for row in catalog.rows(registry):
         table.add_row(*(escape(x) for x in row))
-    console.print(table)
+    cells = [catalog.HEAD, *catalog.rows(registry)]
+    n = len(catalog.HEAD)
+    natural = sum(max(len(r[i]) for r in cells) for i in range(n)) + 2 * (n - 1)
+    if natural <= console.width:
+        console.print(table)
+        return
+    # A terminal narrower than the table: a block per metric, wrapped at words to its width,
+    # nothing cut (a table squeezed into 80 columns cuts its last columns)
+    width = max(console.width, 40)
+    out = []
+    for name, aliases, summary, formula, took, tie in catalog.rows(registry):
+        out.append(fill(name + (f" ({aliases})" if aliases else ""), width))
+        for text in (summary, f"per user: {formula}", f"takes: {took}",
+                     f"--ties expected: {tie}"):
+            out.append(fill(text, width, initial_indent="    ", subsequent_indent="    ",
+                            break_long_words=False, break_on_hyphens=False))
+    console.file.write("\n".join(out) + "\n")
 
 
 def render_validation(result, console, strict: bool = False) -> None:

@@ -13,6 +13,7 @@ import pyarrow as pa
 from rankeval.analysis.baselines import Cell, WorseVerdict
 from rankeval.analysis.gates import lower_better
 from rankeval.analysis.overlap import KINDS
+from rankeval.errors import plural
 from rankeval.io.arrow import nan_as_null
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name, is_corpus
@@ -135,7 +136,8 @@ class CompareResult:
         return views.compare_document(self)
 
     def __repr__(self) -> str:
-        return (f"<CompareResult of {len(self.runs)} runs, {len(self.shared_users):,} users "
+        return (f"<CompareResult of {plural(len(self.runs), 'run')}, "
+                f"{plural(len(self.shared_users), 'user')} "
                 f"compared>\n{views.compare_text(self)}")
 
     def _repr_html_(self) -> str:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
+from rankeval.errors import plural
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -266,7 +268,8 @@ class Evaluation:
         undefined = "".join(f"n/a: {why}\n" for why in self.undefined.values())
         where = ("" if self.store.here else
                  "; per-user values where they were computed: .collect() brings them here")
-        return (f"<Evaluation of {self.users.evaluated:,} users{where}>\n{views.score_text(self)}"
+        return (f"<Evaluation of "
+                f"{plural(self.users.evaluated, 'user')}{where}>\n{views.score_text(self)}"
                 f"{undefined}")
 
     def _repr_html_(self) -> str:

@@ -22,6 +22,7 @@ class Validation:
     # Notice codes the user chose explicitly (``dedupe``, a user policy): still shown, never
     # counted as problems by ``strict``.
     acknowledged: frozenset[str] = frozenset()
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     @property
     def unacknowledged(self) -> list[Notice]:
@@ -42,4 +43,5 @@ class Validation:
             "inputs": self.inputs,
             "users": dataclasses.asdict(self.users) if self.users else None,
             "rows_beyond_k": self.rows_beyond_k,
+            "config": self.config,
         }

@@ -112,11 +112,11 @@ def _first_fields(text: bytes, n_fields: int, layout: str, label: str,
     if short:
         other = {6: (4, "a qrels file: give it as TRUTH"), 4: (6, "a run: give it as PREDS")}
         fields, what = other[n_fields]
-        hint = (f"{len(short)} of them have {fields} fields, as in {what}"
+        hint = (f"{len(short)} of them have {plural(fields, 'field')}, as in {what}"
                 if all(counts[n - 1] == fields or counts[n - 1] > fields == 6 for n in short)
                 else None)
         raise InputError(
-            label, f"lines without the {n_fields} fields '{layout}'", count=len(short),
+            label, f"lines without the {plural(n_fields, 'field')} '{layout}'", count=len(short),
             examples=[(_number_of(n, numbers), lines[n - 1].decode("utf-8", "replace"))
                       for n in short[:5]],
             unit="line", hint=hint,
@@ -201,6 +201,6 @@ def spark_read(spark, path: str, fmt: str, role: str, reading: dict[str, Any]):
     if counts["blank"]:
         raise InputError(path, "blank lines", count=int(counts["blank"]), unit="line")
     if counts["bad"]:
-        raise InputError(path, f"lines without the {n_fields} fields '{layout}'",
+        raise InputError(path, f"lines without the {plural(n_fields, 'field')} '{layout}'",
                          count=int(counts["bad"]), unit="line")
     return lines.select(*[fields.getItem(i).alias(name) for i, name in keep.items()])
