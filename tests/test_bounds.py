@@ -28,21 +28,34 @@ BASE = {
     "sampled": [SAMPLE / "sampled_a.csv", "--candidates", "400", "--negatives", "50",
                 "-f", "json"],
     "ope": [SAMPLE / "log.csv", SAMPLE / "log_candidate.csv", "-f", "json"],
+    "agree": [SAMPLE / "agree_human.csv", SAMPLE / "agree_machine.csv", "--runs",
+              SAMPLE / "agree_bm25.csv", SAMPLE / "agree_dense.csv", "-f", "json"],
+    "interleave make": [SAMPLE / "interleave_main.csv", SAMPLE / "interleave_candidate.csv",
+                        "-o", "-"],
+    "interleave score": [SAMPLE / "interleave_clicks.csv", "-f", "json"],
+    "interleave simulate": [SAMPLE / "interleave_main.csv", SAMPLE / "interleave_candidate.csv",
+                            SAMPLE / "interleave_qrels.csv", "--impressions", "100",
+                            "--trials", "3", "-f", "json"],
 }
 VALUES = ["0", "-1", "1e20", str(2**62), "nan"]
 SECONDS = 120  # per run: generous for a busy machine; a hang is minutes to hours
 
 
-def _numeric_options() -> list[tuple[str, str]]:
-    ctx = click.Context(cli)
-    found = []
-    for name in cli.list_commands(ctx):
-        command = cli.get_command(ctx, name)
+def _commands(group: click.Group = cli, prefix: str = ""):
+    """Every command that runs, a group's subcommands by their full name ("interleave make")."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         assert command is not None
-        for p in command.params:
-            if isinstance(p, click.Option) and not p.hidden and numeric(p):
-                found.append((name, max(p.opts, key=len)))
-    return found
+        if isinstance(command, click.Group):
+            yield from _commands(command, f"{prefix}{name} ")
+        else:
+            yield prefix + name, command
+
+
+def _numeric_options() -> list[tuple[str, str]]:
+    return [(name, max(p.opts, key=len)) for name, command in _commands() for p in command.params
+            if isinstance(p, click.Option) and not p.hidden and numeric(p)]
 
 
 OPTIONS = _numeric_options()
@@ -53,7 +66,8 @@ def test_the_walk_finds_the_numeric_options():
     for expected in ("score --rounds", "score --k", "score --max-depth",
                      "score --collection-size", "compare --rounds", "compare --top-changes",
                      "power --rounds", "power --systems", "sampled --candidates",
-                     "sampled --negatives", "sampled --k", "ope --rounds", "ope --clip"):
+                     "sampled --negatives", "sampled --k", "ope --rounds", "ope --clip",
+                     "interleave score --rounds", "interleave simulate --trials"):
         assert expected in flags, expected
     assert {c for c, _ in OPTIONS} <= set(BASE), "a command with numeric options has no BASE"
 
@@ -61,7 +75,7 @@ def test_the_walk_finds_the_numeric_options():
 @pytest.mark.parametrize("command", sorted(BASE))
 def test_every_base_invocation_works(run_cli, command):
     """Else the walk below would see only its errors."""
-    r = run_cli(command, *BASE[command])
+    r = run_cli(*command.split(), *BASE[command])
     assert r.exit_code == 0, r.stderr
     assert r.stdout
 
@@ -89,7 +103,7 @@ def _deadline(seconds: int):
 def test_every_numeric_option_is_bounded(run_cli, command, flag, value):
     start = time.monotonic()
     with _deadline(SECONDS):
-        r = run_cli(command, *BASE[command], flag, value)
+        r = run_cli(*command.split(), *BASE[command], flag, value)
     assert time.monotonic() - start < SECONDS
     errors = [line for line in r.stderr.splitlines() if line.startswith("rankeval: error:")]
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr

@@ -18,9 +18,25 @@ def _options(command: click.Command) -> list[click.Option]:
     return [p for p in command.params if isinstance(p, click.Option)]
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+def _leaves(group: click.Group = cli, prefix: str = ""):
+    """Every command that runs, a group's subcommands by their full name ("interleave score")."""
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from _leaves(command, f"{prefix}{name} ")
+        else:
+            yield prefix + name, command
+
+
+LEAVES = dict(_leaves())
+
+
+def test_the_subcommands_are_reached():
+    assert {"interleave make", "interleave score", "interleave simulate"} <= set(LEAVES)
+
+
+@pytest.mark.parametrize("name", sorted(LEAVES))
 def test_every_option_is_in_exactly_one_named_group(name):
-    command = cli.commands[name]
+    command = LEAVES[name]
     assert isinstance(command, cloup.Command)
     listed = [p for g in command.option_groups for p in g.options]
     assert sorted(map(id, listed)) == sorted(id(p) for p in _options(command))
@@ -30,9 +46,9 @@ def test_every_option_is_in_exactly_one_named_group(name):
     assert all(g.hidden == (g.title == OLD) for g in command.option_groups)
 
 
-@pytest.mark.parametrize("name", sorted(cli.commands))
+@pytest.mark.parametrize("name", sorted(LEAVES))
 def test_common_options_come_first_in_the_tables_order(name):
-    command = cli.commands[name]
+    command = LEAVES[name]
     first = command.option_groups[0]
     assert first.title == COMMON_TITLE
     assert [p.name for p in first.options] == list(COMMON[name])

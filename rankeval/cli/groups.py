@@ -48,6 +48,9 @@ COMMON: dict[str, tuple[str, ...]] = {
     "convert": ("kind", "input_format", "output_format"),
     "metrics": ("fmt",),
     "config": ("fmt",),
+    "interleave make": ("method", "k", "seed", "output"),
+    "interleave score": ("method", "clicks", "by", "fmt", "output"),
+    "interleave simulate": ("click_model", "user", "method", "k", "impressions", "seed"),
 }
 
 # Options whose job is the same in every command that has them.
@@ -90,6 +93,14 @@ BY_COMMAND: dict[str, dict[str, str]] = {
             "per_context": USERS, "log_format": INPUTS, "run_format": INPUTS,
             "reward_model_format": INPUTS, "fail_under": GATES},
     "agree": {"runs": INPUTS},
+    "interleave make": {"method": METRICS, "tau": METRICS, "output_format": REPORTS},
+    "interleave score": {"method": METRICS, "clicks": METRICS, "min_dwell": METRICS,
+                         "by": STATISTICS, "column": INPUTS, "log_format": INPUTS,
+                         "plan": STATISTICS, "power": STATISTICS, "alpha": GATES},
+    "interleave simulate": {"click_model": METRICS, "user": METRICS,
+                            "click_chances": METRICS, "stop": METRICS, "examine": METRICS,
+                            "method": METRICS, "tau": METRICS, "impressions": STATISTICS,
+                            "trials": STATISTICS, "metric": METRICS, "power": STATISTICS},
 }
 
 
@@ -134,8 +145,10 @@ class GroupedCommand(cloup.Command):
     """A command whose ``--help`` lists its options by group (``group_of``), the common ones
     first, and ``-h/--help`` last under its own heading."""
 
+    group = ""  # a subcommand's group ("interleave "): its rows are keyed "interleave score"
+
     def __init__(self, *args, **kwargs) -> None:
-        name = kwargs.get("name") or (args[0] if args else "")
+        name = self.group + (kwargs.get("name") or (args[0] if args else ""))
         assign(name, kwargs.get("params") or [])
         super().__init__(*args, **kwargs)
         self.option_groups = order(name, self.option_groups)
@@ -149,7 +162,7 @@ class GroupedCommand(cloup.Command):
 
 # ``rankeval --help``: the commands by job.
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Evaluate", ("score", "validate", "compare", "agree")),
+    ("Evaluate", ("score", "validate", "compare", "agree", "interleave")),
     ("Plan and estimate", ("power", "sampled", "ope")),
     ("Files and reference", ("convert", "metrics", "config")),
 )

@@ -39,6 +39,12 @@ def interleave() -> None:
     """
 
 
+class Subcommand(Command):
+    """An interleave subcommand: its --help groups are the rows "interleave NAME"."""
+
+    group = "interleave "
+
+
 def _method(f):
     return click.option("--method", type=click.Choice(INTERLEAVE_METHODS), default="team-draft",
                         show_default=True,
@@ -63,7 +69,7 @@ def _names(f):
                         help="A team name per run, in order (default: the file names).")(f)
 
 
-@interleave.command(name="make", cls=Command)
+@interleave.command(name="make", cls=Subcommand)
 @click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
 @_method
 @_slots
@@ -130,7 +136,7 @@ def _gates(f):
     return f
 
 
-@interleave.command(name="score", cls=Command)
+@interleave.command(name="score", cls=Subcommand)
 @click.argument("log", metavar="LOG")
 @_method
 @click.option("--clicks", type=click.Choice(CLICK_RULES), default="all",
@@ -214,7 +220,7 @@ def _chances(text: str | None, flag: str) -> list[float] | None:
                                  "0.05,0.3,0.5,0.7,0.95", param_hint=flag) from None
 
 
-@interleave.command(name="simulate", cls=Command)
+@interleave.command(name="simulate", cls=Subcommand)
 @click.argument("runs", metavar="RUN_A RUN_B [RUN...]", nargs=-1, required=True)
 @click.argument("truth", metavar="QRELS")
 @click.option("--click-model", type=click.Choice(CLICK_MODELS), default="cascade",
