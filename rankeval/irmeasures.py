@@ -138,6 +138,17 @@ TIES = {"pytrec_eval": "trec", "gdeval": "trec", "msmarco": "item-asc", "judged"
         "compat": "item-asc", "pyndeval": "item-asc", "cwl_eval": "input"}
 
 
+# Providers whose values ir_measures reads back from printed text: gdeval's Perl script prints
+# 5 decimals, so ir_measures' per-query values and their mean are of rounded values.
+PRINTED = {"gdeval": 5}
+
+
+def printed(spec) -> int | None:
+    """The decimals ``spec``'s provider prints its values with; None: full precision."""
+    found = provider(spec)
+    return None if found is None else PRINTED.get(found)
+
+
 def provider(spec) -> str | None:
     """The ir_measures provider that computes ``spec`` (its first default provider that
     supports it: ``RR@10`` is msmarco's, ``RR`` pytrec_eval's); None for a metric ir_measures

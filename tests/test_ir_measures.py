@@ -145,11 +145,21 @@ def _check(measures: dict[str, float], preds: pd.DataFrame, truth: pd.DataFrame,
     assert checked == len(measures) * len(table) >= len(measures) * min_queries
 
 
-def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli):
+# one pytrec_eval call's worth (no gains=, no judged_only=: see _check); gdeval's measures
+# apart, whose 5 printed decimals ir_measures reads back and rounds again to 4
+PYTREC_LINES = [m for m, tol in MEASURES.items() if "gains" not in m and "judged" not in m
+                and tol < 1e-6]
+GDEVAL_LINES = [m for m, tol in MEASURES.items() if tol == GDEVAL]
+
+
+@pytest.mark.parametrize(("words", "seed"), [(PYTREC_LINES, 54), (GDEVAL_LINES, 54),
+                                             (GDEVAL_LINES, 55), (GDEVAL_LINES, 56)])
+def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli, words, seed):
     """``-f ir_measures`` (and ``--per-query``, its ``-q``) against ``ir_measures QRELS RUN
     MEASURES``: the same lines, in its order for the summary (sorted for the per-query lines,
-    which it orders by provider and hash seed)."""
-    preds, truth = _data(54)
+    which it orders by provider and hash seed); gdeval's values rounded to the 5 decimals
+    it prints before they are rounded to 4 and averaged, as ir_measures reads them."""
+    preds, truth = _data(seed)
     run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
     preds = preds.sort_values(["user_id", "score"], ascending=[True, False])
     preds["rank"] = preds.groupby("user_id").cumcount() + 1
@@ -158,10 +168,6 @@ def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli):
                                index=False)))
     qrels.write_text("".join(f"{u} 0 {i} {r:.0f}\n" for u, i, r in
                              truth.itertuples(index=False)))
-    # one pytrec_eval call's worth (no gains=, no judged_only=: see _check); not gdeval's
-    # measures, whose 5 printed decimals ir_measures rounds again to 4 (tested above)
-    words = [m for m, tol in MEASURES.items() if "gains" not in m and "judged" not in m
-             and tol < 1e-6]
     for extra in ([], ["-q"]):
         theirs = subprocess.run([sys.executable, "-m", "ir_measures", str(qrels), str(run),
                                  " ".join(words), *extra], capture_output=True, text=True,
