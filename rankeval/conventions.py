@@ -231,12 +231,16 @@ TABLE: tuple[Setting, ...] = (
         "ties",
         "Tied scores: ordered by item id descending as trec_eval, item id ascending, or "
         "file order; or scored fairly: the expected value over all their orders, or the "
-        "best or worst order (relevant items first or last).",
+        "best or worst order (relevant items first or last); or provider: each metric "
+        "ordered as the ir_measures provider computing it orders ties (trec for pytrec_eval "
+        "and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for cwl_eval; "
+        "trec for a metric ir_measures does not name), the reports naming each metric's "
+        "rule.",
         "trec",
-        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic"),
+        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic", "provider"),
         trec_eval="trec",
-        footer=lambda v: f"ties {v}",
-        ir_measures="trec",
+        footer=lambda v: "ties by ir_measures provider" if v == "provider" else f"ties {v}",
+        ir_measures="provider",
         ranx="trec",  # the nearest rule: its unstable sort orders long tied runs its own way
         recommenders="input",  # a stable sort by user, then score
     ),

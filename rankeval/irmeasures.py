@@ -26,14 +26,19 @@ class Name:
     becomes: tuple[tuple[str, Any, str], ...] = ()  # (param, value, metric it then is)
     requires: tuple[str, ...] = ()  # parameters ir_measures refuses the measure without
     at: str | None = None  # what ir_measures refuses it without after the @ (e.g. "10")
+    provider: str = "pytrec_eval"  # the first of ir_measures' default providers computing it
+    # where another provider computes it: (param, value or None for any, with a cut-off: True,
+    # without: False, either: None, the provider); the first row that matches
+    providers: tuple[tuple[str | None, Any, bool | None, str], ...] = ()
 
 
 NAMES: dict[str, Name] = {
     "AP": Name("map", whole=True),
     "P": Name("precision", at="10"),
     "R": Name("recall", at="10"),
-    "RR": Name("mrr", whole=True),
-    "nDCG": Name("ndcg", whole=True),
+    "RR": Name("mrr", whole=True, providers=((None, None, True, "msmarco"),)),
+    "nDCG": Name("ndcg", whole=True, providers=(("dcg", "exp-log2", True, "gdeval"),
+                                                  ("dcg", "exp-log2", False, "ranx"))),
     "Rprec": Name("r_precision"),
     "Bpref": Name("bpref"),
     "infAP": Name("inf_ap"),
@@ -46,29 +51,30 @@ NAMES: dict[str, Name] = {
     "NumQ": Name("num_q"),
     "NumRel": Name("num_rel"),
     "NumRet": Name("num_ret", becomes=(("rel", None, "num_rel_ret"),)),  # NumRet(rel=1)
-    "Judged": Name("judged", whole=True),
-    "ERR": Name("err", at="10"),
-    "RBP": Name("rbp", requires=("rel",)),  # ir_measures: "Unsupported measures {RBP}"
-    "Compat": Name("compat"),
+    "Judged": Name("judged", whole=True, provider="judged"),
+    "ERR": Name("err", at="10", provider="gdeval"),
+    # ir_measures: "Unsupported measures {RBP}" without rel=
+    "RBP": Name("rbp", requires=("rel",), provider="cwl_eval"),
+    "Compat": Name("compat", provider="compat"),
     # cwl_eval's C/W/L measures
-    "SDCG": Name("sdcg", requires=("max_rel",)),
-    "INST": Name("inst", requires=("max_rel",)),
-    "INSQ": Name("insq", requires=("max_rel",)),
-    "BPM": Name("bpm", requires=("max_rel",)),
-    "NERR8": Name("nerr8", requires=("max_rel",)),
-    "NERR9": Name("nerr9", requires=("max_rel",)),
-    "NERR10": Name("nerr10", requires=("max_rel",)),
-    "NERR11": Name("nerr11", requires=("max_rel",)),
+    "SDCG": Name("sdcg", requires=("max_rel",), provider="cwl_eval"),
+    "INST": Name("inst", requires=("max_rel",), provider="cwl_eval"),
+    "INSQ": Name("insq", requires=("max_rel",), provider="cwl_eval"),
+    "BPM": Name("bpm", requires=("max_rel",), provider="cwl_eval"),
+    "NERR8": Name("nerr8", requires=("max_rel",), provider="cwl_eval"),
+    "NERR9": Name("nerr9", requires=("max_rel",), provider="cwl_eval"),
+    "NERR10": Name("nerr10", requires=("max_rel",), provider="cwl_eval"),
+    "NERR11": Name("nerr11", requires=("max_rel",), provider="cwl_eval"),
     # the intent-aware measures (pyndeval's ndeval); a bare name takes every K, as in rankeval
-    "alpha_nDCG": Name("alpha_ndcg"),
-    "alpha_DCG": Name("alpha_dcg"),
-    "ERR_IA": Name("err_ia"),
-    "nERR_IA": Name("nerr_ia"),
-    "NRBP": Name("nrbp"),
-    "nNRBP": Name("nnrbp"),
-    "P_IA": Name("p_ia"),
-    "AP_IA": Name("map_ia"),
-    "StRecall": Name("subtopic_recall"),
+    "alpha_nDCG": Name("alpha_ndcg", provider="pyndeval"),
+    "alpha_DCG": Name("alpha_dcg", provider="pyndeval"),
+    "ERR_IA": Name("err_ia", provider="pyndeval"),
+    "nERR_IA": Name("nerr_ia", provider="pyndeval"),
+    "NRBP": Name("nrbp", provider="pyndeval"),
+    "nNRBP": Name("nnrbp", provider="pyndeval"),
+    "P_IA": Name("p_ia", provider="pyndeval"),
+    "AP_IA": Name("map_ia", provider="pyndeval"),
+    "StRecall": Name("subtopic_recall", provider="pyndeval"),
 }
 # ir_measures' other spellings: always read as below when they say something of their own,
 # and under --compat ir_measures also those rankeval reads its own way (MAP: every K).
@@ -122,12 +128,58 @@ def read(word: str, pairs: list[tuple[str, Any]], compat: bool, at: str | None =
     return ours, pairs, name.whole
 
 
+# How each of ir_measures' providers orders tied scores (measured against ir_measures 0.4 on
+# tied runs in shuffled file order, tests/test_ir_measures.py): pytrec_eval (trec_eval) and
+# gdeval by docno descending; msmarco, judged, compat and pyndeval by docno ascending;
+# cwl_eval in the run's order (a stable sort by score). ir_measures' ranx provider fails on
+# ranx 0.3.21 (it hands ranx integer query ids): untested, it takes rankeval's rule, as a
+# metric ir_measures does not name does (params.PER_METRIC_TIES).
+TIES = {"pytrec_eval": "trec", "gdeval": "trec", "msmarco": "item-asc", "judged": "item-asc",
+        "compat": "item-asc", "pyndeval": "item-asc", "cwl_eval": "input"}
+
+
+# Providers whose values ir_measures reads back from printed text: gdeval's Perl script prints
+# 5 decimals, so ir_measures' per-query values and their mean are of rounded values.
+PRINTED = {"gdeval": 5}
+
+
+def printed(spec) -> int | None:
+    """The decimals ``spec``'s provider prints its values with; None: full precision."""
+    found = provider(spec)
+    return None if found is None else PRINTED.get(found)
+
+
+def provider(spec) -> str | None:
+    """The ir_measures provider that computes ``spec`` (its first default provider that
+    supports it: ``RR@10`` is msmarco's, ``RR`` pytrec_eval's); None for a metric ir_measures
+    does not name."""
+    word = _WORDS.get(spec.name)
+    if word is None:
+        return None
+    name = NAMES[word]
+    given = dict(spec.params)
+    for param, value, cut, other in name.providers:
+        if ((param is None or (param in given and (value is None or given[param] == value)))
+                and (cut is None or cut == (spec.k is not None))):
+            return other
+    return name.provider
+
+
+def tie_rule(spec) -> str | None:
+    """The --ties rule of ``spec``'s ir_measures provider; None when it has none."""
+    found = provider(spec)
+    return None if found is None else TIES.get(found)
+
+
 _DEFAULTS = {"rel": 1, "judged_only": False, "p": 0.8, "dcg": "log2", "beta": 1.0,
              "alpha": 0.5, "T": 1.0, "min_rel": 0}
 # ir_measures' defaults of one measure, where they differ from the others'
 _OWN_DEFAULTS = {("nrbp", "beta"): 0.5, ("nnrbp", "beta"): 0.5, ("compat", "p"): 0.95,
                  ("compat", "normalize"): True, ("nerr10", "p"): 0.9}
 _OURS = {name.ours: word for word, name in NAMES.items()}
+# the ir_measures name of each metric, those a parameter makes another metric included
+_WORDS = {**{metric: word for word, name in NAMES.items() for _, _, metric in name.becomes},
+          **_OURS}
 
 
 def write(spec) -> str:

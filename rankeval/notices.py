@@ -24,6 +24,7 @@ TIE_WORDS = {
     "expected": "the expected value over all orders",
     "optimistic": "relevant items first",
     "pessimistic": "relevant items last",
+    "provider": "each metric as its ir_measures provider orders them",
 }
 
 

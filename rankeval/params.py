@@ -394,25 +394,52 @@ def kernel_params(params: Params, metric: str) -> dict[str, Value]:
 
 # Conventions the build reads: a metric that sets one is computed on a build of its own (the
 # same users, chosen by the evaluation's settings).
-BUILD = ("relevance_threshold", "judged_only")
+BUILD = ("relevance_threshold", "judged_only", "ties")
+# --ties values that give each metric a rule of its own (``Settings.tie_rules``, one order
+# rule per metric), and the rule of what orders lists for every metric at once: the
+# evaluation's own build (its notices, the metrics of that rule), RBO, interleaving.
+PER_METRIC_TIES = {"provider": "trec"}
+
+
+def list_ties(ties: str) -> str:
+    """The rule that orders lists shared by every metric under ``ties``."""
+    return PER_METRIC_TIES.get(ties, ties)
+
+
+def tie_rules(settings) -> set[str]:
+    """Every rule that orders some metric's lists under ``settings``."""
+    return {list_ties(settings.ties), *dict(getattr(settings, "tie_rules", ())).values()}
+
+
+def _own(spec, settings) -> dict[str, Any]:
+    """The conventions ``spec`` sets: its parameters', and its tie rule when each metric
+    has one (``Settings.tie_rules``, keyed by the metric's name)."""
+    own = settings_of(spec.params, spec.name)
+    rules = getattr(settings, "tie_rules", ())
+    if rules:
+        own["ties"] = dict(rules).get(str(spec), list_ties(settings.ties))
+    return own
 
 
 def build_key(spec: MetricSpec, settings: Settings) -> tuple[tuple[str, Any], ...]:
-    """The build conventions ``spec`` sets to other values than ``settings``; () for none."""
-    own = settings_of(spec.params, spec.name)
-    return tuple((n, own[n]) for n in BUILD if n in own and own[n] != getattr(settings, n))
+    """The build conventions ``spec`` sets to other values than ``settings``' own build;
+    () for none."""
+    own = _own(spec, settings)
+    base = {n: getattr(settings, n) for n in BUILD} | {"ties": list_ties(settings.ties)}
+    return tuple((n, own[n]) for n in BUILD if n in own and own[n] != base[n])
 
 
 def group_key(spec: MetricSpec, settings: Settings) -> tuple:
     """Specs with one key share one build and one set of sums."""
-    own = settings_of(spec.params, spec.name)
+    own = _own(spec, settings)
     return (build_key(spec, settings), tuple(sorted(own.items(), key=lambda kv: kv[0])),
             tuple(sorted(kernel_params(spec.params, spec.name).items())))
 
 
 def settings_for(spec: MetricSpec, settings: Settings) -> Settings:
-    """The settings ``spec`` is computed with: the evaluation's, with its parameters'."""
-    own = settings_of(spec.params, spec.name)
+    """The settings ``spec`` is computed with: the evaluation's, with its parameters' (and
+    its own tie rule)."""
+    own = _own(spec, settings)
     return dataclasses.replace(settings, **own) if own else settings
 
 

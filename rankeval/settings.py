@@ -13,11 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
+from rankeval import irmeasures
 from rankeval.compat import measures, translate
 from rankeval.conventions import COMPAT, PRESETS, ROWS, TABLE, UNSET, Setting, preset_of
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
-from rankeval.params import drop_defaults, numbers
+from rankeval.params import PER_METRIC_TIES, drop_defaults, list_ties, numbers
 from rankeval.registry import DEFAULT_K, DEFAULT_METRICS, REGISTRY
 
 # The table's names, for the modules that read them here
@@ -67,6 +68,8 @@ class Settings:
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
     runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
+    # under a rule per metric (ties provider): each metric's rule, by its name; else ()
+    tie_rules: tuple[tuple[str, str], ...] = ()
     # ``metrics`` over ``k`` parsed, once: here, and again for a copy (dataclasses.replace)
     specs: tuple[MetricSpec, ...] = field(init=False, compare=False, repr=False)
     # The configuration file whose keys gave option defaults (rankeval.toml, pyproject.toml's
@@ -89,8 +92,10 @@ class Settings:
         return None if any(s.k is None for s in self.specs) else max(self.k)
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields given (the JSON ``settings`` block): ``specs`` is derived from them."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        """The fields given (the JSON ``settings`` block): ``specs`` is derived from them;
+        each metric's tie rule as {metric: rule} (null under one rule for all)."""
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        return given | {"tie_rules": dict(self.tie_rules) or None}
 
 
 class SettingOptions(TypedDict, total=False):
@@ -202,8 +207,18 @@ def make_settings(
         compat_overrides=tuple(overrides),
         runid=runid,
         config=None if config is None else str(config),
+        tie_rules=_tie_rules(specs, values["ties"]),
         **values,
     )
+
+
+def _tie_rules(specs: list[MetricSpec], ties: str) -> tuple[tuple[str, str], ...]:
+    """Each metric's tie rule under a rule per metric (``ties="provider"``: its ir_measures
+    provider's, ``irmeasures.TIES``; the shared rule for a metric without one); ()
+    under one rule for all."""
+    if ties not in PER_METRIC_TIES:
+        return ()
+    return tuple((str(s), irmeasures.tie_rule(s) or list_ties(ties)) for s in specs)
 
 
 def metric_named(word: str, settings: Settings) -> MetricSpec:

@@ -100,6 +100,25 @@ def test_ties_follow_the_setting_and_ndeval_reads_them_in_order():
                 assert table.at[user, str(spec)] == pytest.approx(value, abs=1e-9), (ties, word)
 
 
+@pytest.mark.parametrize("seed", [4, 5, 7])
+def test_tied_runs_equal_ndeval_under_the_preset(seed):
+    """Under --compat ir_measures (``--ties provider``) the intent-aware measures order ties
+    as pyndeval does, by docno ascending: equal to ndeval per query on a tied run whose rows
+    are shuffled (file order and docno descending differ from it)."""
+    preds, truth = _data(seed, ties=True)
+    preds = preds.sample(frac=1, random_state=seed).sort_values("user_id", kind="stable")
+    ev = rankeval.evaluate(preds, truth, MEASURES, compat="ir_measures")
+    assert set(ev.to_dict()["settings"]["tie_rules"].values()) == {"item-asc"}
+    table = ev.per_user.set_index("user_id")
+    checked = 0
+    for spec, word in zip(ev.specs, MEASURES, strict=True):
+        for user, value in _theirs(ir_measures.parse_measure(word), preds, truth).items():
+            if not np.isnan(value):  # ndeval's 0/0, as above
+                assert table.at[user, str(spec)] == pytest.approx(value, abs=1e-9), (word, user)
+                checked += 1
+    assert checked >= len(MEASURES) * 39
+
+
 def test_partitions_merge_into_the_whole():
     """A chunk split by users (the engines' partitions) gives every user the same values."""
     from rankeval.build.stages import build

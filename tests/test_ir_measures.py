@@ -23,7 +23,9 @@ from rankeval.registry import REGISTRY
 
 from .datagen import as_dicts, generate
 
-# (measure, tolerance): gdeval's nDCG(dcg='exp-log2') and ERR print 5 decimals
+# (measure, tolerance): gdeval's nDCG(dcg='exp-log2') and ERR print 5 decimals (half a unit
+# of the 5th, inclusive: 0.109375 prints as 0.10938)
+GDEVAL = 5e-6 + 1e-12
 MEASURES = {
     **dict.fromkeys(
         ["P@1", "P@5", "P@10", "P(rel=2)@5", "P(judged_only=True)@5", "R@10", "R(rel=2)@10",
@@ -41,9 +43,9 @@ MEASURES = {
          "NERR8(max_rel=3)@10", "NERR9(max_rel=3)@10", "NERR10(max_rel=3)",
          "NERR10(p=0.5,max_rel=2)", "NERR11(max_rel=3)", "NERR11(T=2.0,min_rel=1,max_rel=3)"],
         1e-9),
-    "nDCG(dcg='exp-log2')@10": 5e-6,
-    "ERR@10": 5e-6,
-    "ERR@5": 5e-6,
+    "nDCG(dcg='exp-log2')@10": GDEVAL,
+    "ERR@10": GDEVAL,
+    "ERR@5": GDEVAL,
 }
 
 
@@ -53,7 +55,7 @@ JUDGED = {"Judged@5": 1e-9, "Judged@50": 1e-9, "Judged": 1e-9}
 
 
 def _data(seed: int, pooled: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tie-free runs (ir_measures' providers break ties three ways), graded qrels with some
+    """Tie-free runs (``_tied`` makes ties), graded qrels with some
     pooled-but-unjudged (-1) rows, numeric query ids (gdeval reads no others)."""
     preds, truth = generate(seed, 70, 150, 30, 16)
     rng = np.random.default_rng(seed)
@@ -68,6 +70,52 @@ def _data(seed: int, pooled: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_every_supported_measure_equals_ir_measures(seed):
     _check(MEASURES, *_data(seed))
     _check(JUDGED, *_data(seed, pooled=False))
+
+
+def _tied(seed: int, pooled: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``_data`` with scores rounded to whole numbers (most queries tie somewhere) and each
+    query's rows shuffled, so that docno descending, docno ascending and file order are
+    three different orders."""
+    preds, truth = _data(seed, pooled)
+    preds = preds.assign(score=(preds.score * 1.2).round())
+    return preds.sample(frac=1, random_state=seed).sort_values("user_id", kind="stable"), truth
+
+
+@pytest.mark.parametrize("seed", [61, 62, 63])
+def test_tied_runs_equal_ir_measures_each_measure_ordered_as_its_provider(seed):
+    """On tied runs each measure orders ties as its ir_measures provider does (``--ties
+    provider``, the preset's value): pytrec_eval's and gdeval's by docno descending,
+    msmarco's RR@K, judged's and Compat by docno ascending, cwl_eval's in file order; all in
+    one evaluation, per query."""
+    _check(MEASURES, *_tied(seed))
+    _check(JUDGED, *_tied(seed, pooled=False))
+
+
+def test_ties_given_explicitly_keep_one_rule_for_every_measure_and_say_so():
+    """``ties="trec"`` given under the preset orders every measure by docno descending:
+    pytrec_eval's measures still equal ir_measures, the other providers' differ on tied
+    queries; the report names the rule (footer, JSON ``tie_rules`` null) where the preset
+    names each metric's."""
+    preds, truth = _tied(64)
+    qrels, run = as_dicts(preds, truth)
+    words = ["AP", "RR@10", "INST(max_rel=3)", "Compat"]
+    one = evaluate(preds, truth, words, compat="ir_measures", ties="trec")
+    each = evaluate(preds, truth, words, compat="ir_measures")
+    assert one.settings.ties == "trec" and one.settings.compat_overrides == ("ties",)
+    assert one.to_dict()["settings"]["tie_rules"] is None
+    assert "compat ir_measures except ties" in str(one) and "ties trec" in str(one)
+    assert each.settings.ties == "provider" and not each.settings.compat_overrides
+    assert each.to_dict()["settings"]["tie_rules"] == {
+        "map@all": "trec", "mrr@10": "item-asc", "inst(max_rel=3)": "input",
+        "compat": "item-asc"}
+    assert "ties by ir_measures provider" in str(each)
+    for word, spec in zip(words, one.specs, strict=True):
+        theirs = {m.query_id: m.value for m in ir_measures.iter_calc(
+            [ir_measures.parse_measure(word)], qrels, run)}
+        mine = one.per_user.set_index("user_id")[str(spec)]
+        differ = sum(abs(mine[q] - v) > 1e-9 for q, v in theirs.items())
+        assert (differ == 0) == (word == "AP"), (word, differ)
+        assert each.per_user.set_index("user_id")[str(spec)].to_dict() == pytest.approx(theirs)
 
 
 def _check(measures: dict[str, float], preds: pd.DataFrame, truth: pd.DataFrame,
@@ -97,11 +145,21 @@ def _check(measures: dict[str, float], preds: pd.DataFrame, truth: pd.DataFrame,
     assert checked == len(measures) * len(table) >= len(measures) * min_queries
 
 
-def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli):
+# one pytrec_eval call's worth (no gains=, no judged_only=: see _check); gdeval's measures
+# apart, whose 5 printed decimals ir_measures reads back and rounds again to 4
+PYTREC_LINES = [m for m, tol in MEASURES.items() if "gains" not in m and "judged" not in m
+                and tol < 1e-6]
+GDEVAL_LINES = [m for m, tol in MEASURES.items() if tol == GDEVAL]
+
+
+@pytest.mark.parametrize(("words", "seed"), [(PYTREC_LINES, 54), (GDEVAL_LINES, 54),
+                                             (GDEVAL_LINES, 55), (GDEVAL_LINES, 56)])
+def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli, words, seed):
     """``-f ir_measures`` (and ``--per-query``, its ``-q``) against ``ir_measures QRELS RUN
     MEASURES``: the same lines, in its order for the summary (sorted for the per-query lines,
-    which it orders by provider and hash seed)."""
-    preds, truth = _data(54)
+    which it orders by provider and hash seed); gdeval's values rounded to the 5 decimals
+    it prints before they are rounded to 4 and averaged, as ir_measures reads them."""
+    preds, truth = _data(seed)
     run, qrels = tmp_path / "run.trec", tmp_path / "qrels.trec"
     preds = preds.sort_values(["user_id", "score"], ascending=[True, False])
     preds["rank"] = preds.groupby("user_id").cumcount() + 1
@@ -110,10 +168,6 @@ def test_the_output_lines_are_ir_measures_command_lines(tmp_path, run_cli):
                                index=False)))
     qrels.write_text("".join(f"{u} 0 {i} {r:.0f}\n" for u, i, r in
                              truth.itertuples(index=False)))
-    # one pytrec_eval call's worth (no gains=, no judged_only=: see _check); not gdeval's
-    # measures, whose 5 printed decimals ir_measures rounds again to 4 (tested above)
-    words = [m for m, tol in MEASURES.items() if "gains" not in m and "judged" not in m
-             and tol < 1e-6]
     for extra in ([], ["-q"]):
         theirs = subprocess.run([sys.executable, "-m", "ir_measures", str(qrels), str(run),
                                  " ".join(words), *extra], capture_output=True, text=True,

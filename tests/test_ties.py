@@ -240,12 +240,27 @@ def test_every_report_shows_the_tie_sensitivity(run_cli, write, tmp_path):
     assert r.tied_users == 2 and r.tie_range["ndcg@2"] == pytest.approx((0, 0.4796249331362629))
 
 
-def test_convert_writes_one_order_only(run_cli, write, tmp_path):
+@pytest.mark.parametrize(("ties", "why"), [
+    ("expected", "scores ties fairly"), ("optimistic", "scores ties fairly"),
+    ("pessimistic", "scores ties fairly"), ("provider", "orders each metric's lists its own way")])
+def test_convert_writes_one_order_only(run_cli, write, tmp_path, ties, why):
     preds = write("p.csv", "user_id,item_id,score\nu,a,1\nu,b,1\n")
-    r = run_cli("convert", preds, str(tmp_path / "o.trec"), "--ties", "expected")
+    r = run_cli("convert", preds, str(tmp_path / "o.trec"), "--ties", ties)
     assert r.exit_code == 2
-    assert "--ties expected scores ties fairly when evaluating" in r.stderr
+    assert f"--ties {ties} {why} when evaluating" in r.stderr
     assert not (tmp_path / "o.trec").exists()
+
+
+def test_one_list_for_every_metric_under_a_rule_per_metric_takes_the_shared_rule():
+    """Under ``provider`` a metric without a rule of its own (mrr@all: pytrec_eval's, trec)
+    is scored on the evaluation's own lists, ordered by the shared rule; mrr@1 (msmarco's)
+    on a build of its own, by item id ascending."""
+    preds = pd.DataFrame({"user_id": ["u"] * 4, "item_id": ["a", "c", "b", "d"],
+                          "score": [1.0, 1.0, 1.0, 0.5]})
+    truth = pd.DataFrame({"user_id": ["u", "u"], "item_id": ["c", "d"], "relevance": [1, 1]})
+    each = evaluate(preds, truth, ["mrr@all", "mrr@1"], ties="provider")
+    assert each.settings.tie_rules == (("mrr@all", "trec"), ("mrr@1", "item-asc"))
+    assert each.metrics == {"mrr@all": 1.0, "mrr@1": 0.0}  # c b a d; a c b d
 
 
 def test_readme_tied_average_precision():

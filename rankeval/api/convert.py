@@ -31,6 +31,7 @@ from rankeval.io.readers import Table, open_table
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import first_index
 from rankeval.notices import Notice
+from rankeval.params import PER_METRIC_TIES
 from rankeval.settings import ROWS
 
 KINDS = ("predictions", "truth")
@@ -84,8 +85,10 @@ def convert(
     if kind is not None and kind not in KINDS:
         raise OptionError(f"{{option}} must be one of {', '.join(KINDS)}, got {kind!r}", "kind")
     ties = ROWS["ties"].check(ties)
-    if ties in ("expected", "optimistic", "pessimistic"):
-        raise OptionError(f"{{option}} {ties} scores ties fairly when evaluating; a converted "
+    if ties in ("expected", "optimistic", "pessimistic", *PER_METRIC_TIES):
+        how = "orders each metric's lists its own way" if ties in PER_METRIC_TIES else \
+            "scores ties fairly"
+        raise OptionError(f"{{option}} {ties} {how} when evaluating; a converted "
                           "file holds one order: use trec, item-asc or input", "ties")
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])

@@ -54,10 +54,14 @@ def evaluate(
       rank of the first relevant item, or of the most relevant one.
     - relevance_threshold: T (default None). An item is relevant when relevance >= T
       (default: relevance > 0).
-    - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic'
-      (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item id
-      ascending, or file order; or scored fairly: the expected value over all their orders,
-      or the best or worst order (relevant items first or last).
+    - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic' |
+      'provider' (default 'trec'). Tied scores: ordered by item id descending as trec_eval,
+      item id ascending, or file order; or scored fairly: the expected value over all their
+      orders, or the best or worst order (relevant items first or last); or provider: each
+      metric ordered as the ir_measures provider computing it orders ties (trec for
+      pytrec_eval and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for
+      cwl_eval; trec for a metric ir_measures does not name), the reports naming each metric's
+      rule.
     - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the run has
       both a rank and a score column: its ranks, or its scores (trec_eval, pytrec_eval and
       ir_measures read scores and never ranks); a run with one of them is ordered by that

@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
+from rankeval.params import list_ties
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:
@@ -66,8 +67,10 @@ def order_rows(
     order already.
 
     Item codes follow the byte order of the ids, so ``trec`` (item id descending, as trec_eval
-    compares docnos with strcmp) and ``item-asc`` are a sort on codes.
+    compares docnos with strcmp) and ``item-asc`` are a sort on codes. A rule per metric
+    (``provider``) orders one list for all by its shared rule (``params.list_ties``).
     """
+    ties = list_ties(ties)
     if rank is not None:
         return sort_order([(user, False), (take(rank, keep), False)])
     if score is not None:

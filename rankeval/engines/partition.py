@@ -135,7 +135,10 @@ def tie_bounds(chunk, settings: Settings, chunks=None, groups=None):
     tied = count_distinct(tied_rows)
     if not tied:
         return 0, {}
-    fixed = dataclasses.replace(settings, ties="optimistic")  # the kernels take rows as given
+    # the kernels take the reordered rows as given: only ties="expected" reads tie groups
+    # (one rule for all, so no metric's own build is keyed by its rule)
+    fixed = dataclasses.replace(settings, ties="optimistic") if settings.ties == "expected" \
+        else settings
     low, high = (compute(chunk.reordered(best_first=best), settings.specs, fixed,
                          {k: c.reordered(best_first=best) for k, c in (chunks or {}).items()})
                  for best in (False, True))

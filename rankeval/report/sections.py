@@ -303,7 +303,8 @@ def tie_rows(ev) -> list[list[str]]:
 
 def tie_note(ev, small: bool = False) -> str:
     how = {"expected": "the expected value over all orders of tied items",
-           "optimistic": "the optimistic order", "pessimistic": "the pessimistic order"}
+           "optimistic": "the optimistic order", "pessimistic": "the pessimistic order",
+           "provider": "each metric's ties ordered as its ir_measures provider orders them"}
     reported = how.get(ev.settings.ties, f"ties broken by --ties {ev.settings.ties}")
     have = "has" if ev.tied_users == 1 else "have"
     if small:

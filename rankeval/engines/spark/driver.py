@@ -37,6 +37,7 @@ from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.columns import resolve_role
 from rankeval.io.extras import Extras, load_on_driver
 from rankeval.io.readers import Source
+from rankeval.params import tie_rules
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import Settings
 
@@ -233,9 +234,10 @@ def _partitions(preds, truth) -> int | None:
 
 
 def _file_order(settings: Settings, columns, preds) -> bool:
-    """Whether the input order of rows decides anything: ``ties="input"``, or a run without
-    a rank or score column (its rows in file order are the ranking)."""
-    if settings.ties == "input":
+    """Whether the input order of rows decides anything: ``ties="input"`` (for some metric:
+    cwl_eval's under ``ties="provider"``), or a run without a rank or score column (its rows
+    in file order are the ranking)."""
+    if "input" in tie_rules(settings):
         return True
     found = resolve_role(list(preds.columns), "predictions",
                          {c: v for c, v in columns.items() if v}, "predictions")
