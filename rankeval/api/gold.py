@@ -17,6 +17,7 @@ queries and its sampling rate (its gold queries over its queries) come from the 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
+from rankeval.analysis.significance import correct
 from rankeval.api.evaluate import evaluate
+from rankeval.engines.finish import evaluate_inputs
 from rankeval.engines.interface import Breakdown, Job
 from rankeval.engines.pipeline import run
 from rankeval.engines.registry import get
@@ -37,10 +40,17 @@ from rankeval.io.checked import id_column, read_typed
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import STDIN
 from rankeval.io.load import open_input
+from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import CORPUS, MEAN, REGISTRY
 from rankeval.results.evaluation import Evaluation
-from rankeval.results.gold import FEW, GoldEstimates, GoldMetric
+from rankeval.results.gold import (
+    FEW,
+    GoldComparison,
+    GoldDifference,
+    GoldEstimates,
+    GoldMetric,
+)
 from rankeval.results.store import LocalValues
 
 PER_USER = "gold:{metric}"  # the per-user column of a metric's value under the gold file
@@ -72,12 +82,17 @@ class GoldRequest:
             raise OptionError(f"{{opt:gold}} needs the per-query values of both judgments on "
                               f"this machine: the {engine.name} engine does not give them yet "
                               "(use --engine local)")
+        self.check_options([job.predictions, job.truth])
+
+    def check_options(self, inputs: Iterable[Any]) -> None:
+        """The estimator's options, and ``inputs`` (read twice, as the gold file is) not
+        standard input."""
         if self.lam is not None and not 0 <= self.lam <= 1:
             raise OptionError(f"{{opt:ppi_lambda}} must lie in [0, 1], got {self.lam}")
         if self.plan is not None and not self.plan > 0:
             raise OptionError(f"{{opt:gold_plan}} must be above 0, got {self.plan}")
-        if STDIN in (job.predictions, job.truth, self.gold):
-            raise OptionError("{opt:gold} scores the run against TRUTH and the gold file in "
+        if STDIN in (*inputs, self.gold):
+            raise OptionError("{opt:gold} scores the runs against TRUTH and the gold file in "
                               "turn: give files, not - (standard input is read once)")
 
 
@@ -114,7 +129,7 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
     columns = {c: options.get(c) for c in ("user_col", "item_col", "relevance_col",
                                            "subtopic_col")}
     truth_format = options.get("truth_format")
-    inputs = _queries_of(truth, gold, request, truth_format, columns, {})
+    inputs = queries_of(truth, gold, request, truth_format, columns, {})
     machine = evaluate(predictions, truth, metrics, k, **options)
     human = evaluate(predictions, gold, metrics, k,
                      **{**options, "truth_format": gold_format or truth_format})
@@ -124,7 +139,7 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
 def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Evaluation:
     """``score --gold``: ``result`` (the job run against the machine-judged truth) with the
     gold estimates, the job run again against the gold file on the same engine."""
-    inputs = _queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
+    inputs = queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
                          job.reading)
     gold_job = dataclasses.replace(
         job, inputs=dataclasses.replace(job.inputs, truth=request.gold,
@@ -134,7 +149,7 @@ def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Eva
     return _combined(result, human, inputs, request)
 
 
-def _queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
+def queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
                 columns: Mapping[str, Any], reading: Mapping[str, Any]
                 ) -> tuple[Queries, Queries]:
     """The truth's and the gold file's queries, checked: the gold file holds judged pairs,
@@ -259,3 +274,67 @@ def _some(queries: pa.Array) -> str:
     """``3 queries (e.g. 'q7', 'q9', 'q12')``."""
     shown = ", ".join(repr(q) for q in queries[:5].to_pylist())
     return f"{plural(len(queries), 'query', 'queries')} (e.g. {shown})"
+
+
+def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
+             inputs: tuple[Queries, Queries], request: GoldRequest):
+    """``compare --gold``: ``result`` (a ``CompareResult`` on the machine-judged truth) with
+    each run's difference from each baseline estimated by PPI++ from per-query differences
+    (SPEC §12): each run (``loaded``: name -> its loaded predictions) evaluated again under
+    the gold judgments, the differences paired by query over the users compared; the PPI
+    p-values corrected over each metric's tests as the machine-only ones are."""
+    every, sample = inputs
+    o = result.options
+    ids = pa.array(result.shared_users).cast(pa.string())
+    in_sample = pc.is_in(ids, value_set=sample.ids).to_numpy(zero_copy_only=False)
+    human = {}
+    for name, preds in loaded.items():
+        ev = evaluate_inputs(preds, gold_truth, settings, extras)
+        where = pc.index_in(ids, value_set=ev.user_id_array.cast(pa.string()))
+        found = pc.is_valid(where).to_numpy(zero_copy_only=False)
+        rows = to_numpy(where.fill_null(0))
+        human[name] = {m: np.where(found & in_sample, ev.values(m)[rows], np.nan)
+                       for m in result.values[name]}
+    strata = None
+    if every.strata is not None:
+        strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))).astype(str)
+    differences, notices, skipped = [], [], {}
+    for metric in result.metrics:
+        row = REGISTRY[from_name(metric).name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[metric] = ("one value per run, no per-query values" if row.scope == CORPUS
+                               else "not a mean over queries")
+            continue
+        found_cells = []
+        for base in result.baselines:
+            for name in result.candidates:
+                a = result.values[name][metric] - result.values[base][metric]
+                h = human[name][metric] - human[base][metric]
+                gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+                other = ~in_sample & ~np.isnan(a)
+                if strata is None:
+                    est = ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
+                else:
+                    _strata_checked(strata[gold], strata[other], request.strata, sample.label)
+                    est = stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
+                                              strata[other], request.level, request.lam)
+                left = len(sample.ids) - int(gold.sum())
+                if left:
+                    notices.append(Notice("gold_left_out", left, {
+                        "path": sample.label, "metric": f"{metric} ({name} - {base})"}))
+                found_cells.append((name, base, est, left))
+        adjusted = correct([e.ppi.p_value() for _, _, e, _ in found_cells], o["correction"])
+        for (name, base, est, left), p in zip(found_cells, adjusted, strict=True):
+            cell = result.cell(name, metric, base)
+            differences.append(GoldDifference(
+                name, base, metric, est, est.ppi.p_value(), p,
+                bool(p < o["alpha"]) if math.isfinite(p) else None,
+                cell.stats.delta if cell is not None else math.nan,
+                cell.significant if cell is not None else None, left))
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    result.gold = GoldComparison(sample.label, request.level, request.lam, len(every.ids),
+                                 len(sample.ids), o["alpha"], o["correction"], differences,
+                                 request.strata, skipped)
+    result.notices += notices
+    return result

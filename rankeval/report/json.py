@@ -11,7 +11,9 @@ disappears; adding keys is compatible):
      comparison names its "baseline" (added compatibly). "gold" (score --gold): per metric
      the PPI, gold-only, machine-only and bias estimates with their intervals, lambda, the
      effective gold queries, strata and plan; a baseline report with it is read as its PPI
-     estimates (added compatibly).
+     estimates (added compatibly). Compare's "gold" (compare --gold): per run, baseline and
+     metric the PPI difference with its interval, p-values, significance, the machine-only
+     difference and significance beside it and where they disagree (added compatibly).
 """
 
 from __future__ import annotations
@@ -122,6 +124,7 @@ def compare_document(result) -> dict[str, Any]:
         "gates": [g.to_dict() for g in result.gates],
         "all_pairs": [p.to_dict() for p in result.pairs] or None,
         "rbo": [o.to_dict() for o in result.overlaps] or None,
+        **({"gold": result.gold.to_dict()} if result.gold is not None else {}),
         "passed": result.passed,
         "warnings": [n.message for n in result.notices],
     }
