@@ -444,3 +444,56 @@ def test_wandb_logs_the_gold_estimates(run_cli, tmp_path, monkeypatch):
         assert got["summary"][name] == pytest.approx(value, abs=1e-12), name
     (table,) = got["tables"].values()
     assert "gold:ndcg@10" in table["columns"]  # both values per query
+
+
+# --- margins against a baseline's per-user file -------------------------------------------
+
+@pytest.mark.parametrize("lam", [None, 1.0])
+def test_margins_judge_the_ppi_difference_where_the_baseline_has_gold_values(run_cli, tmp_path,
+                                                                             lam):
+    """--non-inferior/--equivalent with --gold: the bounds are ppi_py's (1 - 2 alpha)
+    interval of the paired differences between this run and the baseline's per-user file
+    (both written by --gold runs); the machine judgments alone would pass the run, PPI
+    fails it; a baseline file without gold values is judged on the machine values, and the
+    verdict says so."""
+    fixed = ["--ppi-lambda", str(lam)] if lam is not None else []
+    base, plain, mine = (tmp_path / n for n in ("base.csv", "plain.csv", "mine.csv"))
+    bm25 = str(DATA / "judged_bm25.run")
+    assert run_cli("score", bm25, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--per-user",
+                   base, *fixed).exit_code == 0
+    assert run_cli("score", bm25, MACHINE, "-m", "ndcg@10", "--per-user", plain).exit_code == 0
+    gates = ["--non-inferior", "ndcg@10=0.02", "--equivalent", "ndcg@10=0.05"]
+    r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--per-user", mine,
+                "--baseline-per-user", base, *gates, *fixed, "-f", "json")
+    assert r.exit_code == 1, r.stderr
+    verdicts = _strict(r.stdout)["gates"]
+    b = pd.read_csv(base, dtype={"user_id": str}).set_index("user_id")
+    m = pd.read_csv(mine, dtype={"user_id": str}).set_index("user_id").loc[b.index]
+    a = (m["ndcg@10"] - b["ndcg@10"]).to_numpy()
+    h = (m["gold:ndcg@10"] - b["gold:ndcg@10"]).to_numpy()
+    gold = ~np.isnan(h)
+    assert gold.sum() == 50
+    low, high = ppi_mean_ci(h[gold], a[gold], a[~gold], alpha=0.1, lam=lam)
+    point = float(np.squeeze(ppi_mean_pointestimate(h[gold], a[gold], a[~gold], lam=lam)))
+    for v in verdicts:
+        assert v["judged_by"].startswith("PPI++") and not v["passed"]
+        assert v["difference"] == pytest.approx(point, abs=1e-9)
+        assert (v["low"], v["high"]) == pytest.approx(
+            (float(np.squeeze(low)), float(np.squeeze(high))), abs=1e-9)
+    assert "(PPI)" in run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN,
+                              "--baseline-per-user", base, *gates, *fixed).stdout
+    if lam is None:  # the docs' example (a text block: it needs the file written before)
+        page = (ROOT / "docs" / "machine-judged.md").read_text()
+        (said,) = [line for line in page.splitlines()
+                   if line.startswith("rankeval: FAILED this run ndcg@10 not worse")]
+        r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN,
+                    "--baseline-per-user", base, "--non-inferior", "ndcg@10=0.02", "-q")
+        assert said in r.stderr.splitlines()
+    # the same gates on the machine judgments alone pass
+    r = run_cli("score", RUN, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "--baseline-per-user",
+                plain, *gates, *fixed, "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    for v in _strict(r.stdout)["gates"]:
+        assert v["passed"] and "machine judgments alone" in v["judged_by"]
+        assert "gold:ndcg@10" in v["judged_by"]
+    assert r.stderr.count("machine judgments alone") == 2

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
 from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
 from rankeval.analysis.significance import correct
 from rankeval.api.evaluate import evaluate
@@ -247,7 +248,8 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
     if len(sample.ids) < FEW:
         notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
     estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
-                              len(sample.ids), out, request.strata, request.plan, skipped)
+                              len(sample.ids), out, request.strata, request.plan, skipped,
+                              sample, every)
     store = machine.store
     if isinstance(store, LocalValues):  # the engines that give --gold keep values here
         store = LocalValues(store.arrays, store.ids, {**store.extra, **per_user})
@@ -338,3 +340,46 @@ def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
                                  request.strata, skipped)
     result.notices += notices
     return result
+
+
+def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
+                   run: str = "this run") -> Verdict | None:
+    """``score --gold --non-inferior/--equivalent``: the margin judged on the PPI estimate of
+    the paired difference (SPEC §12) between this run and the baseline's per-user file
+    (``baseline``, as opened), the users paired by id: the gold queries are the gold file's
+    with a gold value (``gold:METRIC``) in both, the others those outside the gold file.
+    None where the baseline's file has no ``gold:METRIC`` column (it was not written by a
+    ``--gold`` run): the machine values are then all there is to pair."""
+    g = ev.gold
+    column = PER_USER.format(metric=margin.metric)
+    if g is None or margin.metric not in g.metrics or column not in baseline.columns:
+        return None
+    types = {"user_id": pa.string(), margin.metric: pa.float64(), column: pa.float64()}
+    base, current = baseline.read(types), ev.per_user_table()
+    at = pc.index_in(current.column("user_id").cast(pa.string()),
+                     value_set=base.column("user_id"))
+    both = pc.is_valid(at)
+    ids = _flat(current.column("user_id").cast(pa.string())).filter(both)
+    rows = _flat(at).filter(both)
+    a_b, h_b = (to_numpy(_flat(base.column(c)).take(rows)).astype(np.float64)
+                for c in (margin.metric, column))
+    a_c, h_c = (to_numpy(_flat(current.column(c)).filter(both)).astype(np.float64)
+                for c in (margin.metric, column))
+    in_sample = pc.is_in(ids, value_set=g.sample.ids).to_numpy(zero_copy_only=False)
+    a, h = a_c - a_b, h_c - h_b
+    gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+    other = ~in_sample & ~np.isnan(a)
+    base_mean = ppi_mean(h_b[gold], a_b[gold], a_b[other], lam=g.lam).ppi.value
+    strata = None
+    if g.every is not None and g.every.strata is not None:
+        named = to_numpy(g.every.strata.take(pc.index_in(ids, value_set=g.every.ids))
+                         ).astype(str)
+        _strata_checked(named[gold], named[other], g.strata_column, g.path)
+        strata = (named[gold], named[other])
+    return judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean, alpha, g.lam, strata)
+
+
+def machine_only(path: str, metric: str) -> str:
+    """Why a margin of a ``--gold`` score was judged on the machine judgments alone."""
+    return (f"the machine judgments alone: {path} has no {PER_USER.format(metric=metric)} "
+            "column (write it with score --gold --per-user)")

@@ -173,7 +173,9 @@ def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
              "(positive: the judge overrates), with its interval; effective gold: the gold "
              "queries alone that would give the PPI interval's width",
              f"assumption: {g.assumption}",
-             "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate"]
+             "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate; "
+             "--non-inferior and --equivalent the PPI estimate of the paired difference, "
+             "where the baseline's per-user file holds gold values (each verdict says which)"]
     if g.few:
         notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
                      "are rough")

@@ -63,6 +63,10 @@ class GoldEstimates:
     plan_half_width: float | None = None
     # metric -> why it has no estimate (a corpus metric, a geometric mean)
     not_estimated: dict[str, str] = field(default_factory=dict)
+    # the gold file's query ids, and the truth's with each one's stratum (api.gold.Queries):
+    # what --non-inferior and --equivalent pair a baseline's per-user file with
+    sample: Any = field(default=None, repr=False, compare=False)
+    every: Any = field(default=None, repr=False, compare=False)
 
     @property
     def assumption(self) -> str:
