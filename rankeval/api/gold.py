@@ -27,9 +27,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
-from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
+from rankeval.analysis.ppi import (
+    Moments,
+    gold_needed,
+    gold_needed_moments,
+    ppi_mean,
+    ppi_moments,
+    stratified_moments,
+    stratified_ppi_mean,
+)
 from rankeval.analysis.significance import correct
 from rankeval.api.evaluate import evaluate
+from rankeval.engines.distributed.gold import gold_table
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.engines.interface import Breakdown, Job
 from rankeval.engines.pipeline import run
@@ -124,8 +133,8 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
     if request.plan is not None and not request.plan > 0:
         raise OptionError(f"{{option}} must be above 0, got {request.plan}", "gold_plan")
     if not get(options.get("engine")).gold:
-        raise OptionError(f"gold needs the per-query values of both judgments on this "
-                          f"machine: the {options.get('engine')} engine does not give them yet "
+        raise OptionError(f"gold needs the per-query values of both judgments: the "
+                          f"{options.get('engine')} engine does not give them yet "
                           "(use engine='local')")
     columns = {c: options.get(c) for c in ("user_col", "item_col", "relevance_col",
                                            "subtopic_col")}
@@ -134,7 +143,10 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
     machine = evaluate(predictions, truth, metrics, k, **options)
     human = evaluate(predictions, gold, metrics, k,
                      **{**options, "truth_format": gold_format or truth_format})
-    return _combined(machine, human, inputs, request)
+    if isinstance(machine.store, LocalValues):
+        return _combined(machine, human, inputs, request)
+    # a cluster engine: the gold sample's values come here, the machine values stay there
+    return _from_parts(get(options.get("engine")), machine, human.collect(), inputs, request)
 
 
 def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Evaluation:
@@ -147,7 +159,61 @@ def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Eva
                                         truth_format=request.gold_format or job.truth_format),
         breakdown=Breakdown(), intervals=None, keep_values=True, quiet=True)
     human = run(engine, gold_job)
-    return _combined(result, human, inputs, request)
+    if isinstance(result.store, LocalValues):
+        return _combined(result, human, inputs, request)
+    return _from_parts(engine, result, human, inputs, request)
+
+
+def _from_parts(engine, machine: Evaluation, human: Evaluation,
+                inputs: tuple[Queries, Queries], request: GoldRequest) -> Evaluation:
+    """``_combined`` where the machine values stay on the cluster (Spark, Ray): the gold
+    values (the gold job's, brought here: a sample) go to the partitions, which give the
+    moments PPI needs (``engine.gold_parts``), added up. The estimates are the local
+    engine's to rounding; the per-user values keep the machine column alone."""
+    every, sample = inputs
+    wanted, skipped = [], {}
+    for spec in machine.specs:
+        metric, row = str(spec), REGISTRY[spec.name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[metric] = ("one value for the run, no per-query values" if
+                               row.scope == CORPUS else "not a mean over queries")
+        else:
+            wanted.append(spec)
+    gold = gold_table(sample.ids, human.user_id_array,
+                      {str(spec): human.values(spec) for spec in wanted})
+    strata = (None if every.strata is None else
+              pa.table({"user_id": every.ids, "stratum": every.strata}))
+    parts = engine.gold_parts(machine.store, gold, strata, [str(s) for s in wanted])
+    out, notices = {}, []
+    for spec in wanted:
+        metric = str(spec)
+        found = parts.get(metric, {})
+        pooled_gold, pooled_other = Moments(), Moments()
+        for g, o in found.values():
+            pooled_gold, pooled_other = pooled_gold + g, pooled_other + o
+        if strata is None:
+            estimate = ppi_moments(pooled_gold, pooled_other, request.level, request.lam)
+        else:
+            short = {s: g.n for s, (g, _) in found.items() if g.n < 2}
+            if short:
+                _strata_short(short, request.strata, sample.label)
+            estimate = stratified_moments(found, request.level, request.lam)
+        plan = (None if request.plan is None else
+                gold_needed_moments(pooled_gold, pooled_other, request.plan, request.level,
+                                    request.lam))
+        left = len(sample.ids) - pooled_gold.n
+        if left:
+            notices.append(Notice("gold_left_out", left, {"path": sample.label,
+                                                          "metric": metric}))
+        out[metric] = GoldMetric(metric, estimate, left, plan)
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
+                              len(sample.ids), out, request.strata, request.plan, skipped,
+                              sample, every)
+    return dataclasses.replace(machine, gold=estimates,
+                               inputs={**machine.inputs, "gold": human.inputs["truth"]},
+                               notices=[*machine.notices, *notices])
 
 
 def queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
@@ -263,13 +329,19 @@ def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
     """Every stratum has at least two gold queries (else no variance to estimate from)."""
     names, counts = np.unique(gold, return_counts=True)
     known = dict(zip(names.tolist(), counts.tolist(), strict=True))
-    short = [s for s in np.unique(np.concatenate([gold, other])).tolist() if known.get(s, 0) < 2]
+    short = {s: known.get(s, 0) for s in np.unique(np.concatenate([gold, other])).tolist()
+             if known.get(s, 0) < 2}
     if short:
-        shown = ", ".join(f"{s!r} ({plural(known.get(s, 0), 'gold query', 'gold queries')})"
-                          for s in short[:5])
-        raise InputError(label, f"{plural(len(short), 'stratum', 'strata')} with fewer than "
-                         f"two gold queries, e.g. {shown}: stratified PPI estimates each "
-                         "stratum's variance from its own gold queries", column=column)
+        _strata_short(short, column, label)
+
+
+def _strata_short(short: Mapping[str, int], column: str | None, label: str) -> None:
+    """The error of strata with fewer than two gold queries (stratum -> its gold queries)."""
+    shown = ", ".join(f"{s!r} ({plural(n, 'gold query', 'gold queries')})"
+                      for s, n in sorted(short.items())[:5])
+    raise InputError(label, f"{plural(len(short), 'stratum', 'strata')} with fewer than "
+                     f"two gold queries, e.g. {shown}: stratified PPI estimates each "
+                     "stratum's variance from its own gold queries", column=column)
 
 
 def _some(queries: pa.Array) -> str:
