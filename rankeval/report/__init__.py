@@ -58,7 +58,7 @@ FORMATS: dict[str, Format] = {
                per_query=True),
         Format("ir_measures", "ir_measures", ("score",),
                "ir_measures' 'measure value' lines, its names", per_query=True),
-        Format("html", "html", ("score", "compare", "power", "ope", "sampled"),
+        Format("html", "html", ("score", "compare", "power", "ope", "sampled", "agree"),
                "one static page with charts (rankeval[report])", optional=True),
     )
 }

@@ -71,7 +71,8 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
         return None
     from rankeval.io.output import append_bytes
 
-    text = {"score": render, "compare": render_compare, "ope": render_ope}[command](subject)
+    text = {"score": render, "compare": render_compare, "ope": render_ope,
+            "agree": render_agree}[command](subject)
     try:
         append_bytes(path, (text + "\n").encode("utf-8"))
     except OSError as exc:
