@@ -189,3 +189,27 @@ def test_bad_gold_input_is_one_line_and_exit_2(run_cli, tmp_path, case):
     assert len(lines) == 1 and lines[0].startswith("rankeval: error:"), lines
     assert said in r.stderr and "Traceback" not in r.stderr
     assert Path(HUMAN).read_bytes() == before
+
+
+def test_strata_are_stratified_ppi_on_the_differences(tmp_path):
+    """--gold-strata: each difference is stratified PPI (the analysis function, itself
+    checked against ppi_py per stratum in test_gold) on the per-query differences."""
+    from rankeval.analysis.ppi import stratified_ppi_mean
+
+    from .test_gold import judged_csv
+
+    _, machine, _ = judged_csv(tmp_path)
+    result = rankeval.compare({"bm25": BM25, "llm": LLM}, str(machine), "ndcg@10", gold=HUMAN,
+                              gold_strata="topic")
+    (d,) = result.gold.differences
+    assert [s.name for s in d.estimate.strata] == ["a", "b"]
+    topic = pd.read_csv(machine, dtype=str).groupby("user_id")["topic"].first()
+    a = _per_query(LLM, str(machine), "ndcg@10") - _per_query(BM25, str(machine), "ndcg@10")
+    h = _per_query(LLM, HUMAN, "ndcg@10") - _per_query(BM25, HUMAN, "ndcg@10")
+    gold = a.index.isin(h.index)
+    want = stratified_ppi_mean(h.reindex(a.index[gold]).to_numpy(), a[gold].to_numpy(),
+                               a[~gold].to_numpy(), topic[a.index[gold]].to_numpy(),
+                               topic[a.index[~gold]].to_numpy())
+    assert d.estimate.ppi.value == pytest.approx(want.ppi.value, abs=1e-12)
+    assert d.estimate.ppi.se == pytest.approx(want.ppi.se, abs=1e-12)
+    assert "stratified" in result.gold.method and "topic" in result.gold.assumption
