@@ -213,3 +213,20 @@ def test_strata_are_stratified_ppi_on_the_differences(tmp_path):
     assert d.estimate.ppi.value == pytest.approx(want.ppi.value, abs=1e-12)
     assert d.estimate.ppi.se == pytest.approx(want.ppi.se, abs=1e-12)
     assert "stratified" in result.gold.method and "topic" in result.gold.assumption
+
+
+def test_in_memory_runs_and_judgments():
+    """Tables, not paths (a DataFrame is never taken for standard input): the same
+    differences as from the files."""
+    def frame(path, names):
+        return pd.read_csv(path, sep=r"\s+", header=None, names=names, dtype=str)
+
+    runs = {n: frame(p, ["user_id", "q0", "item_id", "rank", "score", "tag"])[
+        ["user_id", "item_id", "score"]].astype({"score": float})
+        for n, p in (("bm25", BM25), ("llm", LLM))}
+    qrels = [frame(p, ["user_id", "it", "item_id", "relevance"])[
+        ["user_id", "item_id", "relevance"]].astype({"relevance": int}) for p in (MACHINE, HUMAN)]
+    tables = rankeval.compare(runs, qrels[0], "ndcg@10", gold=qrels[1])
+    files = rankeval.compare({"bm25": BM25, "llm": LLM}, MACHINE, "ndcg@10", gold=HUMAN)
+    assert tables.gold.differences[0].estimate.ppi.value == pytest.approx(
+        files.gold.differences[0].estimate.ppi.value, abs=1e-12)

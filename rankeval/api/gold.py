@@ -101,7 +101,7 @@ class GoldRequest:
             raise OptionError(f"{{opt:ppi_lambda}} must lie in [0, 1], got {self.lam}")
         if self.plan is not None and not self.plan > 0:
             raise OptionError(f"{{opt:gold_plan}} must be above 0, got {self.plan}")
-        if STDIN in (*inputs, self.gold):
+        if STDIN in [x for x in (*inputs, self.gold) if isinstance(x, str)]:  # paths only
             raise OptionError("{opt:gold} scores the runs against TRUTH and the gold file in "
                               "turn: give files, not - (standard input is read once)")
 
