@@ -502,3 +502,19 @@ def test_gold_equals_the_local_engine(ray_session, run_cli, tmp_path, extra):
     assert ours.json()["metrics"] == local.json()["metrics"]
     strata = local.json()["gold"]["estimates"]["ndcg@10"].get("strata", [])
     assert len(strata) == (2 if "--gold-strata" in extra else 0)
+
+
+def test_gold_margins_on_ray_say_they_pair_the_machine_values(ray_session, run_cli, tmp_path):
+    """score --gold --non-inferior on Ray: its per-user values hold the machine column alone,
+    so the margin pairs those, and the verdict says why (never a crash on a missing column)."""
+    from .test_gold import judged_csv
+
+    run, machine, human = judged_csv(tmp_path)
+    base = tmp_path / "base.csv"
+    assert run_cli("score", run, machine, "-m", "ndcg@10", "--gold", human, "--per-user",
+                   base).exit_code == 0
+    r = run_cli("score", "--engine", "ray", run, machine, "-m", "ndcg@10", "--gold", human,
+                "--baseline-per-user", base, "--non-inferior", "ndcg@10=0.02", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    (verdict,) = r.json()["gates"]
+    assert "keeps no gold:ndcg@10 values" in verdict["judged_by"] and verdict["passed"]

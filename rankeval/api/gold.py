@@ -421,13 +421,17 @@ def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
     (``baseline``, as opened), the users paired by id: the gold queries are the gold file's
     with a gold value (``gold:METRIC``) in both, the others those outside the gold file.
     None where the baseline's file has no ``gold:METRIC`` column (it was not written by a
-    ``--gold`` run): the machine values are then all there is to pair."""
+    ``--gold`` run), or where this run's values hold no gold column (a cluster engine's):
+    the machine values are then all there is to pair."""
     g = ev.gold
     column = PER_USER.format(metric=margin.metric)
     if g is None or margin.metric not in g.metrics or column not in baseline.columns:
         return None
+    current = ev.per_user_table()
+    if column not in current.column_names:  # a cluster engine keeps the machine values alone
+        return None
     types = {"user_id": pa.string(), margin.metric: pa.float64(), column: pa.float64()}
-    base, current = baseline.read(types), ev.per_user_table()
+    base = baseline.read(types)
     at = pc.index_in(current.column("user_id").cast(pa.string()),
                      value_set=base.column("user_id"))
     both = pc.is_valid(at)
@@ -451,7 +455,13 @@ def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
     return judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean, alpha, g.lam, strata)
 
 
-def machine_only(path: str, metric: str) -> str:
+def machine_only(path: str, metric: str, ev: Evaluation) -> str:
     """Why a margin of a ``--gold`` score was judged on the machine judgments alone."""
-    return (f"the machine judgments alone: {path} has no {PER_USER.format(metric=metric)} "
-            "column (write it with score --gold --per-user)")
+    column = PER_USER.format(metric=metric)
+    if ev.gold is not None and metric not in ev.gold.metrics:
+        return f"the machine judgments alone: {metric} has no PPI estimate"
+    if column not in ev.per_user_table().column_names:
+        return (f"the machine judgments alone: this engine keeps no {column} values per "
+                "query (the local engine does)")
+    return (f"the machine judgments alone: {path} has no {column} column (write it with "
+            "score --gold --per-user)")

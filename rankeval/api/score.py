@@ -112,7 +112,8 @@ def against_file(margins: list[Margin], ev, path: str, alpha: float,
         for m in margins:
             verdict = margin_verdict(m, ev, baseline, alpha, run)
             out.append(verdict if verdict is not None else dataclasses.replace(
-                judge(m, run, *paired[m.metric], alpha), judged_by=machine_only(path, m.metric)))
+                judge(m, run, *paired[m.metric], alpha),
+                judged_by=machine_only(path, m.metric, ev)))
         return out
     except OptionError as exc:
         raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None
