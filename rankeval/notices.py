@@ -185,6 +185,18 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"them, or not in the evaluated queries; {o('zero_relevant_users', 'zero')} scores "
         "them 0)"
     ),
+    "agree_grades_differ": lambda n, p, o: (
+        f"the two qrels use different grades ({p['human']}: {p['human_grades']}; "
+        f"{p['machine']}: {p['machine_grades']}): their values are compared as given"
+    ),
+    "agree_pairs_one_side": lambda n, p, o: (
+        f"{plural(n, 'pair')} judged by the {p['side']} qrels alone: counted, and left out of "
+        "the label agreement"
+    ),
+    "agree_queries_beyond": lambda n, p, o: (
+        f"{plural(n, 'query', 'queries')} evaluated under the {p['side']} qrels but not under "
+        "both for every run: left out of the system orderings"
+    ),
 }
 
 # The notice each explicit choice answers (``validate``: an option given on purpose, such as

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 
 import krippendorff
 import numpy as np
@@ -23,6 +24,7 @@ from rankeval import agree
 from rankeval.analysis.agreement import labels, tau_ap
 from rankeval.analysis.significance import compare as paired
 from rankeval.cli import cli
+from rankeval.notices import TEMPLATES
 
 from .conftest import ROOT
 
@@ -304,3 +306,100 @@ def test_every_option_is_on_the_page():
         for opt in [*param.opts, *param.secondary_opts]:
             if opt.startswith("-") and opt not in ("--help", "-h"):
                 assert f"`{opt}" in page or f", {opt}" in page, opt
+
+
+# --- the HTML page, the step summary, config keys, notices (#48 item 3's leftovers) ---------
+
+def test_html_page_has_the_heat_table_and_the_orderings(run_cli, tmp_path):
+    """--html FILE beside the table, and -f html: the confusion matrix as a heat table, each
+    cell shaded by its share of its human grade's row, the diagonal outlined; the orderings,
+    each metric's runs and the warnings."""
+    paths, runs, _, _ = _world(tmp_path, runs=3)
+    page = tmp_path / "agree.html"
+    r = run_cli("agree", paths["human"], paths["machine"], "--runs", *runs, "-m", "ndcg@10",
+                "--html", page, "-q")
+    assert r.exit_code == 0, r.stderr
+    assert "Kendall" in r.stdout  # the table still on stdout
+    text = page.read_text()
+    result = agree(str(paths["human"]), str(paths["machine"]), [str(p) for p in runs],
+                   "ndcg@10")
+    confusion = result.labels.confusion
+    heat = text[text.index('id="confusion-heat"'):]
+    heat = heat[:heat.index("</table>")]
+    shades = [float(x) for x in re.findall(r"rgba\(31,119,180,([0-9.]+)\)", heat)]
+    want = (confusion / confusion.sum(axis=1, keepdims=True)).ravel()
+    assert shades == pytest.approx(want.tolist(), abs=5e-4)
+    assert heat.count("outline:2px") == len(result.labels.grades)
+    assert "System orderings, human against machine" in text and "ndcg@10 under each qrels" in text
+    assert "judged by the human qrels alone" in text  # the warnings section
+    also = run_cli("agree", paths["human"], paths["machine"], "-f", "html", "-q")
+    assert also.exit_code == 0 and 'id="confusion-heat"' in also.stdout
+
+
+def test_html_over_an_input_is_refused(run_cli, tmp_path):
+    paths, _, _, _ = _world(tmp_path)
+    before = paths["human"].read_bytes()
+    r = run_cli("agree", paths["human"], paths["machine"], "--html", paths["human"])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--html" in r.stderr
+    assert paths["human"].read_bytes() == before
+
+
+def test_github_step_summary(run_cli, tmp_path, monkeypatch):
+    paths, runs, _, _ = _world(tmp_path, runs=2)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    r = run_cli("agree", paths["human"], paths["machine"], "--runs", *runs, "-m", "ndcg@10",
+                "-q")
+    assert r.exit_code == 0, r.stderr
+    written = summary.read_text()
+    assert "Cohen's kappa (quadratic)" in written and "| metric | runs |" in written
+
+
+def test_config_keys_are_read(run_cli, tmp_path):
+    """agree reads its own keys from a configuration file and leaves score's to it."""
+    paths, runs, _, _ = _world(tmp_path, runs=2)
+    config = tmp_path / "rankeval.toml"
+    config.write_text('[tool.rankeval]\ntest = "wilcoxon"\nrelevance_threshold = 2\n'
+                      'correction = "bonferroni"\nfail_under = ["ndcg@10=0.1"]\n')
+    r = run_cli("agree", paths["human"], paths["machine"], "--runs", *runs, "-m", "ndcg@10",
+                "--config", config, "-f", "json", "-q")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["test"]["test"] == "wilcoxon" and doc["test"]["correction"] == "bonferroni"
+    assert doc["labels"]["at_threshold"]["threshold"] == 2
+
+
+def _notice_worlds(tmp_path) -> dict[str, tuple[list, str]]:
+    """One input per warning agree can give: (arguments, its code)."""
+    (tmp_path / "h.csv").write_text("query,docid,relevance\nq1,d1,3\nq1,d2,0\nq1,d3,1\n")
+    (tmp_path / "m.csv").write_text("query,docid,relevance\nq1,d1,1\nq1,d2,0\nq1,d3,1\n")
+    (tmp_path / "h2.csv").write_text("query,docid,relevance\nq1,d1,1\nq1,d2,0\nq1,d9,1\n")
+    (tmp_path / "m2.csv").write_text("query,docid,relevance\nq1,d1,1\nq1,d2,0\nq1,d8,1\n")
+    return {
+        "agree_grades_differ": ([tmp_path / "h.csv", tmp_path / "m.csv"], "different grades"),
+        "agree_pairs_one_side": ([tmp_path / "h2.csv", tmp_path / "m2.csv"],
+                                 "judged by the human qrels alone"),
+        "agree_queries_beyond": (  # the docs' example: queries only one side judged
+            [SAMPLE_AGREE / "agree_human.csv", SAMPLE_AGREE / "agree_machine.csv", "--runs",
+             *(SAMPLE_AGREE / f"agree_{n}.csv" for n in ("bm25", "dense", "llm")), "-m",
+             "ndcg@10"], "left out of the system orderings"),
+    }
+
+
+SAMPLE_AGREE = ROOT / "sample_data"
+AGREE_CODES = [c for c in TEMPLATES if c.startswith("agree_")]
+
+
+@pytest.mark.parametrize("code", AGREE_CODES)
+def test_every_warning_is_a_notice_with_its_code(run_cli, tmp_path, code):
+    worlds = _notice_worlds(tmp_path)
+    assert sorted(worlds) == sorted(AGREE_CODES)
+    args, said = worlds[code]
+    r = run_cli("agree", *args, "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (notice,) = [n for n in doc["notices"] if n["code"] == code][:1]
+    assert said in notice["message"] and notice["message"] in doc["warnings"]
+    assert f"rankeval: warning: {notice['message']}" in r.stderr.splitlines()
+    quiet = run_cli("agree", *args, "-f", "json", "-q")
+    assert quiet.exit_code == 0 and quiet.stderr == ""

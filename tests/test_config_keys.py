@@ -29,7 +29,8 @@ def _toml(keys) -> str:
 
 
 def test_every_command_with_options_reads_a_config():
-    assert set(CONFIGURED) >= {"score", "compare", "validate", "power", "ope", "sampled"}
+    assert set(CONFIGURED) >= {"score", "compare", "validate", "power", "ope", "sampled",
+                               "agree"}
     assert {"fail_under", "baseline", "max_drop", "junit"} <= KEYS["score"]
     assert "fail_under" not in KEYS["validate"]
 

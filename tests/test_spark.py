@@ -1036,3 +1036,24 @@ def test_parquet_paths_with_bad_rows_are_refused_as_locally(spark, run_cli, tmp_
     out = run_cli("score", "--engine", "spark", str(tmp_path / "none.parquet"),
                   str(tmp_path / "t.parquet"))
     assert out.exit_code == 2 and "no data rows" in out.stderr, out.stderr
+
+
+
+@pytest.mark.parametrize("extra", [[], ["--gold-strata", "topic"], ["--ppi-lambda", "1"]],
+                         ids=["ppi++", "strata", "classic"])
+def test_gold_equals_the_local_engine(spark, run_cli, tmp_path, extra):
+    """score --gold (#48): the partitions' moments added up give the local engine's
+    estimates, plan and counts."""
+    from .test_gold import judged_csv, same_gold
+
+    run, machine, human = judged_csv(tmp_path)
+    args = [run, machine, "-m", "ndcg@10,p@5,map", "--gold", human, "--gold-plan", "0.04",
+            *extra, "-f", "json"]
+    local = run_cli("score", *args)
+    assert local.exit_code == 0, local.stderr
+    ours = run_cli("score", "--engine", "spark", *args)
+    assert ours.exit_code == 0, ours.stderr
+    same_gold(local.json(), ours.json())
+    assert ours.json()["metrics"] == local.json()["metrics"]
+    strata = local.json()["gold"]["estimates"]["ndcg@10"].get("strata", [])
+    assert len(strata) == (2 if "--gold-strata" in extra else 0)

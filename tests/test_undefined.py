@@ -300,6 +300,10 @@ PARAMS = {
                            "why": "fewer than 2 items with features in the top K"},
     "few_gold": {"path": "human.qrels"},
     "gold_left_out": {"path": "human.qrels", "metric": "ndcg@10"},
+    "agree_grades_differ": {"human": "h.qrels", "human_grades": "0, 1, 2",
+                            "machine": "m.qrels", "machine_grades": "0, 1"},
+    "agree_pairs_one_side": {"side": "human"},
+    "agree_queries_beyond": {"side": "machine"},
 }
 VARIANTS = {"scores_disagree_with_ranks": [{"written": True}],
             "users_without_relevant": [{"policy": "zero"}],

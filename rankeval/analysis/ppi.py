@@ -22,6 +22,7 @@ reports show as undefined.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -92,47 +93,129 @@ class Stratum:
         return self.gold_queries / (self.gold_queries + self.other_queries)
 
 
+@dataclass(frozen=True)
+class Moments:
+    """What PPI needs of a set of queries, mergeable over partitions (Chan, Golub and
+    LeVeque's pairwise update: exact for a constant, no sum-of-squares cancellation): their
+    number, the means of ``h`` (gold values) and ``a`` (machine values), the sums of squared
+    deviations ``m2_h``, ``m2_a`` and the co-moment ``c_ha``. The unlabelled queries have no
+    ``h``: its fields stay 0."""
+
+    n: int = 0
+    mean_h: float = 0.0
+    mean_a: float = 0.0
+    m2_h: float = 0.0
+    m2_a: float = 0.0
+    c_ha: float = 0.0
+
+    @classmethod
+    def of(cls, h, a) -> Moments:
+        """From per-query values (``h`` None: unlabelled queries)."""
+        a = np.asarray(a, dtype=np.float64)
+        if not len(a):
+            return cls()
+        da = a - a.mean()
+        if h is None:
+            return cls(len(a), 0.0, float(a.mean()), 0.0, float(np.sum(da * da)), 0.0)
+        h = np.asarray(h, dtype=np.float64)
+        if len(h) != len(a):
+            raise ValueError("h and a_gold must hold the same queries")
+        dh = h - h.mean()
+        return cls(len(a), float(h.mean()), float(a.mean()), float(np.sum(dh * dh)),
+                   float(np.sum(da * da)), float(np.sum(dh * da)))
+
+    def __add__(self, other: Moments) -> Moments:
+        if not other.n:
+            return self
+        if not self.n:
+            return other
+        n = self.n + other.n
+        dh, da = other.mean_h - self.mean_h, other.mean_a - self.mean_a
+        w = self.n * other.n / n
+        return Moments(n, self.mean_h + dh * other.n / n, self.mean_a + da * other.n / n,
+                       self.m2_h + other.m2_h + dh * dh * w,
+                       self.m2_a + other.m2_a + da * da * w,
+                       self.c_ha + other.c_ha + dh * da * w)
+
+    @property
+    def var_h(self) -> float:
+        return self.m2_h / self.n if self.n else math.nan
+
+    @property
+    def var_a(self) -> float:
+        return self.m2_a / self.n if self.n else math.nan
+
+    @property
+    def cov(self) -> float:
+        return self.c_ha / self.n if self.n else math.nan
+
+    def var_of(self, x: float, y: float) -> float:
+        """The variance of ``x * h + y * a`` (never below 0)."""
+        return max(0.0, x * x * self.var_h + 2 * x * y * self.cov + y * y * self.var_a)
+
+    def machine(self) -> Moments:
+        """The machine values alone (as unlabelled queries)."""
+        return Moments(self.n, 0.0, self.mean_a, 0.0, self.m2_a, 0.0)
+
+
 def tuned_lambda(h: np.ndarray, a_gold: np.ndarray, a_other: np.ndarray) -> float:
     """PPI++'s power-tuning weight, clipped to [0, 1]; 0 when the machine values do not vary
     (they then carry nothing the gold sample lacks)."""
-    n, big_n = len(h), len(a_other)
+    return _tuned(Moments.of(h, a_gold), Moments.of(None, a_other))
+
+
+def _tuned(gold: Moments, other: Moments) -> float:
+    n, big_n = gold.n, other.n
     if n < 2 or big_n < 1:
         return math.nan
-    cov = float(np.mean((h - h.mean()) * (a_gold - a_gold.mean())))
-    var = float(np.var(np.concatenate([a_gold, a_other]), ddof=1))
+    var = _spread(gold.machine() + other)
     if not var > 0:
         return 0.0
-    return min(1.0, max(0.0, cov / ((1 + n / big_n) * var)))
+    return min(1.0, max(0.0, gold.cov / ((1 + n / big_n) * var)))
+
+
+def _spread(every: Moments) -> float:
+    """The machine values' variance (n - 1 in the denominator), 0 where it is below the
+    rounding of their mean (a constant's mean summed in floating point is off by an ulp or
+    so, its squared deviations then ~1e-33, not 0: no spread to weigh)."""
+    var = every.m2_a / (every.n - 1)
+    return var if var > (64 * _EPS * abs(every.mean_a)) ** 2 else 0.0
+
+
+_EPS = float(np.finfo(np.float64).eps)
 
 
 def ppi_mean(h, a_gold, a_other, level: float = 0.95, lam: float | None = None
              ) -> PPIEstimate:
     """The estimates of SPEC §12 from per-query values: ``h`` and ``a_gold`` on the gold
     queries (in the same order), ``a_other`` on the other queries. ``lam`` None: PPI++."""
-    h, a_gold, a_other = (np.asarray(x, dtype=np.float64) for x in (h, a_gold, a_other))
-    if len(h) != len(a_gold):
-        raise ValueError("h and a_gold must hold the same queries")
+    return ppi_moments(Moments.of(h, a_gold), Moments.of(None, a_other), level, lam)
+
+
+def ppi_moments(gold: Moments, other: Moments, level: float = 0.95, lam: float | None = None
+                ) -> PPIEstimate:
+    """``ppi_mean`` from the moments of the gold and the other queries (what partitions of
+    queries add up to, ``Moments.__add__``)."""
     if lam is not None and not 0 <= lam <= 1:
         raise OptionError(f"{{option}} must lie in [0, 1], got {lam}", "ppi_lambda")
-    n, big_n = len(h), len(a_other)
-    every = np.concatenate([a_gold, a_other])
-    machine = (Interval.normal(float(every.mean()), float(every.std() / math.sqrt(len(every))),
-                               level) if len(every) else UNDEFINED)
+    n, big_n = gold.n, other.n
+    every = gold.machine() + other
+    machine = (Interval.normal(every.mean_a, math.sqrt(every.var_a / every.n), level)
+               if every.n else UNDEFINED)
     if n < 2:
         return PPIEstimate(UNDEFINED, math.nan, UNDEFINED, machine, UNDEFINED, n, big_n,
                            math.nan)
-    gold = Interval.normal(float(h.mean()), float(h.std() / math.sqrt(n)), level)
-    diff = a_gold - h
-    bias = Interval.normal(float(diff.mean()), float(diff.std() / math.sqrt(n)), level)
+    gold_only = Interval.normal(gold.mean_h, math.sqrt(gold.var_h / n), level)
+    bias = Interval.normal(gold.mean_a - gold.mean_h, math.sqrt(gold.var_of(-1, 1) / n),
+                           level)
     if big_n < 1:
-        return PPIEstimate(UNDEFINED, math.nan, gold, machine, bias, n, big_n, math.nan)
-    weight = tuned_lambda(h, a_gold, a_other) if lam is None else float(lam)
-    rectified = h - weight * a_gold
-    value = weight * float(a_other.mean()) + float(rectified.mean())
-    variance = weight**2 * float(a_other.var()) / big_n + float(rectified.var()) / n
+        return PPIEstimate(UNDEFINED, math.nan, gold_only, machine, bias, n, big_n, math.nan)
+    weight = _tuned(gold, other) if lam is None else float(lam)
+    value = weight * other.mean_a + (gold.mean_h - weight * gold.mean_a)
+    variance = weight**2 * other.var_a / big_n + gold.var_of(1, -weight) / n
     ppi = Interval.normal(value, math.sqrt(variance), level)
-    effective = n * gold.se**2 / variance if variance > 0 else math.nan
-    return PPIEstimate(ppi, weight, gold, machine, bias, n, big_n, effective)
+    effective = n * gold_only.se**2 / variance if variance > 0 else math.nan
+    return PPIEstimate(ppi, weight, gold_only, machine, bias, n, big_n, effective)
 
 
 def stratified_ppi_mean(h, a_gold, a_other, gold_strata, other_strata, level: float = 0.95,
@@ -156,36 +239,46 @@ def stratified_ppi_mean(h, a_gold, a_other, gold_strata, other_strata, level: fl
             other_strata):
         raise ValueError("each query needs its values and its stratum")
     names = np.unique(np.concatenate([gold_strata, other_strata]))
-    every = np.concatenate([a_gold, a_other])
-    machine = Interval.normal(float(every.mean()), float(every.std() / math.sqrt(len(every))),
-                              level)
+    parts = {str(name): (Moments.of(h[gold_strata == name], a_gold[gold_strata == name]),
+                         Moments.of(None, a_other[other_strata == name])) for name in names}
+    return stratified_moments(parts, level, lam)
+
+
+def stratified_moments(parts: Mapping[str, tuple[Moments, Moments]], level: float = 0.95,
+                       lam: float | None = None) -> PPIEstimate:
+    """``stratified_ppi_mean`` from each stratum's moments (name -> (gold, other))."""
+    every = Moments()
+    for gold, other in parts.values():
+        every = every + gold.machine() + other
+    machine = Interval.normal(every.mean_a, math.sqrt(every.var_a / every.n), level)
+    gold_n = sum(g.n for g, _ in parts.values())
+    other_n = sum(o.n for _, o in parts.values())
     z = _z(level)
-    parts, sums = [], np.zeros((3, 2))  # (ppi, gold, bias) x (value, variance)
-    for name in names:
-        g, o = gold_strata == name, other_strata == name
-        n, big_n = int(g.sum()), int(o.sum())
-        weight = (n + big_n) / len(every)
-        if n < 2:
-            return PPIEstimate(UNDEFINED, math.nan, UNDEFINED, machine, UNDEFINED, len(h),
-                               len(a_other), math.nan)
-        part = (ppi_mean(h[g], a_gold[g], a_other[o], level, lam) if big_n
-                else _gold_alone(h[g], a_gold[g], level))
-        parts.append(Stratum(str(name), weight, n, big_n, part.lam, part.ppi))
+    found, sums = [], np.zeros((3, 2))  # (ppi, gold, bias) x (value, variance)
+    for name in sorted(parts):
+        gold, other = parts[name]
+        weight = (gold.n + other.n) / every.n
+        if gold.n < 2:
+            return PPIEstimate(UNDEFINED, math.nan, UNDEFINED, machine, UNDEFINED, gold_n,
+                               other_n, math.nan)
+        part = (ppi_moments(gold, other, level, lam) if other.n
+                else _gold_alone(gold, level))
+        found.append(Stratum(name, weight, gold.n, other.n, part.lam, part.ppi))
         for row, est in enumerate((part.ppi, part.gold, part.bias)):
             sums[row] += weight * est.value, weight**2 * est.se**2
-    ppi, gold, bias = (Interval(v, math.sqrt(var), v - z * math.sqrt(var),
-                                v + z * math.sqrt(var)) for v, var in sums)
-    effective = len(h) * sums[1, 1] / sums[0, 1] if sums[0, 1] > 0 else math.nan
-    return PPIEstimate(ppi, parts[0].lam if len(parts) == 1 else math.nan, gold, machine, bias,
-                       len(h), len(a_other), effective, tuple(parts))
+    ppi, gold_only, bias = (Interval(v, math.sqrt(var), v - z * math.sqrt(var),
+                                     v + z * math.sqrt(var)) for v, var in sums)
+    effective = gold_n * sums[1, 1] / sums[0, 1] if sums[0, 1] > 0 else math.nan
+    return PPIEstimate(ppi, found[0].lam if len(found) == 1 else math.nan, gold_only, machine,
+                       bias, gold_n, other_n, effective, tuple(found))
 
 
-def _gold_alone(h: np.ndarray, a_gold: np.ndarray, level: float) -> PPIEstimate:
+def _gold_alone(gold: Moments, level: float) -> PPIEstimate:
     """A stratum whose every query is gold: its gold mean is its PPI estimate."""
-    gold = Interval.normal(float(h.mean()), float(h.std() / math.sqrt(len(h))), level)
-    diff = a_gold - h
-    bias = Interval.normal(float(diff.mean()), float(diff.std() / math.sqrt(len(h))), level)
-    return PPIEstimate(gold, 0.0, gold, gold, bias, len(h), 0, float(len(h)))
+    alone = Interval.normal(gold.mean_h, math.sqrt(gold.var_h / gold.n), level)
+    bias = Interval.normal(gold.mean_a - gold.mean_h, math.sqrt(gold.var_of(-1, 1) / gold.n),
+                           level)
+    return PPIEstimate(alone, 0.0, alone, alone, bias, gold.n, 0, float(gold.n))
 
 
 def gold_needed(h, a_gold, a_other, half_width: float, level: float = 0.95,
@@ -195,25 +288,32 @@ def gold_needed(h, a_gold, a_other, half_width: float, level: float = 0.95,
     n + N, so a gold query more is an unlabeled one fewer; PPI++ tunes its weight for each
     number of gold queries (a fixed ``lam`` stays fixed); NaN where even judging every
     query by hand would not reach it, or where the sample gives no variance to plan from."""
+    return gold_needed_moments(Moments.of(h, a_gold), Moments.of(None, a_other), half_width,
+                               level, lam)
+
+
+def gold_needed_moments(gold: Moments, other: Moments, half_width: float,
+                        level: float = 0.95, lam: float | None = None
+                        ) -> tuple[float, float]:
+    """``gold_needed`` from the moments of the gold and the other queries."""
     if not half_width > 0:
         raise OptionError(f"{{option}} must be above 0, got {half_width}", "gold_plan")
-    h, a_gold, a_other = (np.asarray(x, dtype=np.float64) for x in (h, a_gold, a_other))
-    n, total = len(h), len(h) + len(a_other)
-    if n < 2 or len(a_other) < 1:
+    n, total = gold.n, gold.n + other.n
+    if n < 2 or other.n < 1:
         return math.nan, math.nan
     z = _z(level)
-    var_h = float(h.var())
+    var_h = gold.var_h
     alone = math.ceil((z * math.sqrt(var_h) / half_width) ** 2) if var_h > 0 else 2
-    every = np.concatenate([a_gold, a_other])
-    var_a, cov = float(every.var()), float(np.mean((h - h.mean()) * (a_gold - a_gold.mean())))
+    every = gold.machine() + other
+    var_a, cov = every.var_a, gold.cov
     sizes = np.arange(2, total, dtype=np.float64)  # gold queries; the rest unlabeled
     if lam is not None:
         weight = np.full_like(sizes, float(lam))
     else:  # PPI++ at each size: its own tuned weight (never worse than the gold alone)
-        spread = float(every.var(ddof=1))
+        spread = _spread(every)
         weight = (np.clip(cov / ((1 + sizes / (total - sizes)) * spread), 0, 1)
                   if spread > 0 else np.zeros_like(sizes))
-    var_r = var_h - 2 * weight * cov + weight**2 * float(a_gold.var())  # var(h - w a_gold)
+    var_r = np.maximum(0.0, var_h - 2 * weight * cov + weight**2 * gold.var_a)
     width = z * np.sqrt(weight**2 * var_a / (total - sizes) + var_r / sizes)
     reached = np.flatnonzero(width <= half_width)
     ppi = float(sizes[reached[0]]) if len(reached) else math.nan

@@ -26,6 +26,7 @@ from rankeval.io.extras import check_needs, load_extras
 from rankeval.io.load import Truth, load_predictions, load_truth, open_input
 from rankeval.io.roles import swapped
 from rankeval.io.run_names import run_names
+from rankeval.notices import Notice
 from rankeval.registry import CORPUS, REGISTRY, reads
 from rankeval.results.agreement import Agreement, Side
 from rankeval.settings import make_settings
@@ -113,9 +114,7 @@ def agree(
                       "rounds": rounds, "seed": seed}
     for side, key in (("human", "human_beyond"), ("machine", "machine_beyond")):
         if counts[key]:
-            result.notices.append(
-                f"{plural(counts[key], 'query', 'queries')} evaluated under the {side} qrels "
-                "but not under both for every run: left out of the system orderings")
+            result.notices.append(Notice("agree_queries_beyond", counts[key], {"side": side}))
     for spec in per_user:
         h, m = (np.vstack([_aligned(evs[i], spec, shared) for _, evs in evaluations])
                 for i in (0, 1))
@@ -149,14 +148,13 @@ def _labels(human: Truth, machine: Truth, threshold: float | None) -> Agreement:
                        labels(human.relevance[h_rows], machine.relevance[m_rows], threshold),
                        threshold)
     if sides[0].grades != sides[1].grades:
-        result.notices.append(
-            f"the two qrels use different grades ({h_label}: {_grades(sides[0].grades)}; "
-            f"{m_label}: {_grades(sides[1].grades)}): their values are compared as given")
+        result.notices.append(Notice("agree_grades_differ", 0, {
+            "human": h_label, "human_grades": _grades(sides[0].grades), "machine": m_label,
+            "machine_grades": _grades(sides[1].grades)}))
     for side, count in (("human", coverage.pairs_human_only),
                         ("machine", coverage.pairs_machine_only)):
         if count:
-            result.notices.append(f"{plural(count, 'pair')} judged by the {side} qrels alone: "
-                                  "counted, and left out of the label agreement")
+            result.notices.append(Notice("agree_pairs_one_side", count, {"side": side}))
     return result
 
 

@@ -22,6 +22,7 @@ from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.analysis.significance import CORRECTIONS, TESTS
+from rankeval.api.gold import GoldRequest, compared, queries_of
 from rankeval.api.request import NEEDS, request
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
@@ -61,6 +62,10 @@ def compare(
     segments: Any = None,
     segment_by: str | Sequence[str] = (),
     segment_bins: str | int | None = None,
+    gold: Any = None,
+    gold_format: str | None = None,
+    ppi_lambda: float | None = None,
+    gold_strata: str | None = None,
     compat: str | None = None,
     preds_format: str | None = None,
     truth_format: str | None = None,
@@ -82,7 +87,12 @@ def compare(
     ``fail_if_worse``: a gate that fails when a run is significantly worse than a baseline;
     ``segments`` with ``segment_by``: the tests within each user segment; ``rbo``: also the
     rank-biased overlap of each run with each baseline, per user, with that persistence
-    (``CompareResult.overlaps``; see ``rbo``). Every other keyword
+    (``CompareResult.overlaps``; see ``rbo``). ``gold``: human judgments (qrels) of a
+    uniform random sample of ``truth``'s queries, ``truth`` being machine-judged: each
+    difference is then also estimated by PPI++ from the per-query differences (SPEC §12),
+    with its ``confidence`` interval and p-value, corrected as the tests are
+    (``CompareResult.gold``, a ``results.gold.GoldComparison``; ``gold_format``,
+    ``ppi_lambda``, ``gold_strata`` as in ``evaluate_gold``). Every other keyword
     is ``evaluate``'s (settings, column names, ``train``, ``catalog``, ``item_features``).
 
     >>> r = compare({"main": "main.csv", "pr": "pr.csv"}, "truth.csv", "ndcg@10")
@@ -99,8 +109,21 @@ def compare(
         "margins": lambda s: parse_margins(_listed(non_inferior), _listed(equivalent), s),
         "min_effect": lambda s: parse_min_effect(_listed(min_effect), list(s.metrics))})
     job, checked = made.job, made.checked
+    wanted = None
+    if gold is not None:
+        wanted = GoldRequest(gold, gold_format, ppi_lambda, gold_strata, confidence)
+        wanted.check_options([*paths, truth])
+    elif ppi_lambda is not None or gold_strata is not None or gold_format is not None:
+        raise OptionError("{opt:ppi_lambda}, {opt:gold_strata} and {opt:gold_format} are for "
+                          "{opt:gold} FILE: give one")
     truth_table, judged, extras = _read(truth, truth_format, job.reading, job.columns,
                                         job.extras, job.settings)
+    with_gold = None
+    if wanted is not None:
+        queries = queries_of(truth, gold, wanted, truth_format, job.columns, job.reading)
+        _, human = _truth(gold, gold_format or truth_format, job.reading, job.columns,
+                          job.settings)
+        with_gold = (wanted, human, queries)
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), job.settings, baseline=baseline_run,
         test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,
@@ -109,16 +132,23 @@ def compare(
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
         intervals=intervals, margins=checked["margins"],
         all_pairs=("tukey" if all_pairs is True else all_pairs or None),
-        min_effect=checked["min_effect"], fail_if_worse=fail_if_worse, rbo=checked["rbo"])
+        min_effect=checked["min_effect"], fail_if_worse=fail_if_worse, rbo=checked["rbo"],
+        gold=with_gold)
 
 
 def _read(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | None,
           columns: Mapping[str, Any], extra: Mapping[str, Any], settings):
     """The truth (as opened, and loaded) and the extra inputs, read once for every run."""
+    table, loaded = _truth(truth, truth_format, reading, columns, settings)
+    return table, loaded, load_extras(extra, columns, reading)
+
+
+def _truth(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | None,
+           columns: Mapping[str, Any], settings) -> tuple[Any, Truth]:
+    """Judgments (the truth, or the gold file), as opened and loaded."""
     table = open_input(truth, "truth", truth_format, reading)
-    extras = load_extras(extra, columns, reading)
     named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
-    return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics")), extras
+    return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics"))
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None
@@ -211,6 +241,7 @@ def compare_runs(
     min_effect: dict[str, Any] | None = None,
     fail_if_worse: bool = False,
     rbo: float | None = None,
+    gold: tuple[Any, Truth, Any] | None = None,
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline,
     or against each of several (``baseline``: a run name or a list of them; default the
@@ -218,12 +249,15 @@ def compare_runs(
     (``analysis.equivalence.Margin``): non-inferiority and equivalence gates; ``all_pairs``:
     also every pair of runs, by the randomised Tukey HSD test (``"tukey"``) or the paired test
     corrected over all pairs (a correction's name); ``fail_if_worse``: a gate per run and
-    baseline that fails when the run is significantly worse on a metric."""
+    baseline that fails when the run is significantly worse on a metric; ``gold``: (the
+    ``api.gold.GoldRequest``, the gold judgments loaded, their queries and the truth's):
+    each difference also estimated by PPI++ (``api.gold.compared``)."""
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)
     results, loaded = _evaluated(runs, truth, settings, preds_format, columns or {},
-                                 truth_table, reading, extras, keep=rbo is not None)
+                                 truth_table, reading, extras,
+                                 keep=rbo is not None or gold is not None)
     per_user = [m for m in settings.metrics if not is_corpus(m)]
     shared, values, notices = _paired(results, per_user)
     by_name = {r.name: r.evaluation for r in results}
@@ -239,6 +273,9 @@ def compare_runs(
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices + left_out,
     )
+    if gold is not None:
+        wanted, human, queries = gold
+        compared(result, loaded, human, settings, extras, queries, wanted)
     _decide(result, all_pairs, margins, fail_if_worse)
     if top_changes:
         result.top = most_changed(result.values, result.shared_users, result.baseline,

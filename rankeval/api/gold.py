@@ -17,6 +17,7 @@ queries and its sampling rate (its gold queries over its queries) come from the 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,8 +26,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.analysis.ppi import gold_needed, ppi_mean, stratified_ppi_mean
+from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
+from rankeval.analysis.ppi import (
+    Moments,
+    gold_needed,
+    gold_needed_moments,
+    ppi_mean,
+    ppi_moments,
+    stratified_moments,
+    stratified_ppi_mean,
+)
+from rankeval.analysis.significance import correct
 from rankeval.api.evaluate import evaluate
+from rankeval.engines.distributed.gold import gold_table
+from rankeval.engines.finish import evaluate_inputs
 from rankeval.engines.interface import Breakdown, Job
 from rankeval.engines.pipeline import run
 from rankeval.engines.registry import get
@@ -37,10 +50,17 @@ from rankeval.io.checked import id_column, read_typed
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import STDIN
 from rankeval.io.load import open_input
+from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import CORPUS, MEAN, REGISTRY
 from rankeval.results.evaluation import Evaluation
-from rankeval.results.gold import FEW, GoldEstimates, GoldMetric
+from rankeval.results.gold import (
+    FEW,
+    GoldComparison,
+    GoldDifference,
+    GoldEstimates,
+    GoldMetric,
+)
 from rankeval.results.store import LocalValues
 
 PER_USER = "gold:{metric}"  # the per-user column of a metric's value under the gold file
@@ -72,12 +92,17 @@ class GoldRequest:
             raise OptionError(f"{{opt:gold}} needs the per-query values of both judgments on "
                               f"this machine: the {engine.name} engine does not give them yet "
                               "(use --engine local)")
+        self.check_options([job.predictions, job.truth])
+
+    def check_options(self, inputs: Iterable[Any]) -> None:
+        """The estimator's options, and ``inputs`` (read twice, as the gold file is) not
+        standard input."""
         if self.lam is not None and not 0 <= self.lam <= 1:
             raise OptionError(f"{{opt:ppi_lambda}} must lie in [0, 1], got {self.lam}")
         if self.plan is not None and not self.plan > 0:
             raise OptionError(f"{{opt:gold_plan}} must be above 0, got {self.plan}")
-        if STDIN in (job.predictions, job.truth, self.gold):
-            raise OptionError("{opt:gold} scores the run against TRUTH and the gold file in "
+        if STDIN in [x for x in (*inputs, self.gold) if isinstance(x, str)]:  # paths only
+            raise OptionError("{opt:gold} scores the runs against TRUTH and the gold file in "
                               "turn: give files, not - (standard input is read once)")
 
 
@@ -108,33 +133,90 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
     if request.plan is not None and not request.plan > 0:
         raise OptionError(f"{{option}} must be above 0, got {request.plan}", "gold_plan")
     if not get(options.get("engine")).gold:
-        raise OptionError(f"gold needs the per-query values of both judgments on this "
-                          f"machine: the {options.get('engine')} engine does not give them yet "
+        raise OptionError(f"gold needs the per-query values of both judgments: the "
+                          f"{options.get('engine')} engine does not give them yet "
                           "(use engine='local')")
     columns = {c: options.get(c) for c in ("user_col", "item_col", "relevance_col",
                                            "subtopic_col")}
     truth_format = options.get("truth_format")
-    inputs = _queries_of(truth, gold, request, truth_format, columns, {})
+    inputs = queries_of(truth, gold, request, truth_format, columns, {})
     machine = evaluate(predictions, truth, metrics, k, **options)
     human = evaluate(predictions, gold, metrics, k,
                      **{**options, "truth_format": gold_format or truth_format})
-    return _combined(machine, human, inputs, request)
+    if isinstance(machine.store, LocalValues):
+        return _combined(machine, human, inputs, request)
+    # a cluster engine: the gold sample's values come here, the machine values stay there
+    return _from_parts(get(options.get("engine")), machine, human.collect(), inputs, request)
 
 
 def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Evaluation:
     """``score --gold``: ``result`` (the job run against the machine-judged truth) with the
     gold estimates, the job run again against the gold file on the same engine."""
-    inputs = _queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
+    inputs = queries_of(job.truth, request.gold, request, job.truth_format, job.columns,
                          job.reading)
     gold_job = dataclasses.replace(
         job, inputs=dataclasses.replace(job.inputs, truth=request.gold,
                                         truth_format=request.gold_format or job.truth_format),
         breakdown=Breakdown(), intervals=None, keep_values=True, quiet=True)
     human = run(engine, gold_job)
-    return _combined(result, human, inputs, request)
+    if isinstance(result.store, LocalValues):
+        return _combined(result, human, inputs, request)
+    return _from_parts(engine, result, human, inputs, request)
 
 
-def _queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
+def _from_parts(engine, machine: Evaluation, human: Evaluation,
+                inputs: tuple[Queries, Queries], request: GoldRequest) -> Evaluation:
+    """``_combined`` where the machine values stay on the cluster (Spark, Ray): the gold
+    values (the gold job's, brought here: a sample) go to the partitions, which give the
+    moments PPI needs (``engine.gold_parts``), added up. The estimates are the local
+    engine's to rounding; the per-user values keep the machine column alone."""
+    every, sample = inputs
+    wanted, skipped = [], {}
+    for spec in machine.specs:
+        metric, row = str(spec), REGISTRY[spec.name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[metric] = ("one value for the run, no per-query values" if
+                               row.scope == CORPUS else "not a mean over queries")
+        else:
+            wanted.append(spec)
+    gold = gold_table(sample.ids, human.user_id_array,
+                      {str(spec): human.values(spec) for spec in wanted})
+    strata = (None if every.strata is None else
+              pa.table({"user_id": every.ids, "stratum": every.strata}))
+    parts = engine.gold_parts(machine.store, gold, strata, [str(s) for s in wanted])
+    out, notices = {}, []
+    for spec in wanted:
+        metric = str(spec)
+        found = parts.get(metric, {})
+        pooled_gold, pooled_other = Moments(), Moments()
+        for g, o in found.values():
+            pooled_gold, pooled_other = pooled_gold + g, pooled_other + o
+        if strata is None:
+            estimate = ppi_moments(pooled_gold, pooled_other, request.level, request.lam)
+        else:
+            short = {s: g.n for s, (g, _) in found.items() if g.n < 2}
+            if short:
+                _strata_short(short, request.strata, sample.label)
+            estimate = stratified_moments(found, request.level, request.lam)
+        plan = (None if request.plan is None else
+                gold_needed_moments(pooled_gold, pooled_other, request.plan, request.level,
+                                    request.lam))
+        left = len(sample.ids) - pooled_gold.n
+        if left:
+            notices.append(Notice("gold_left_out", left, {"path": sample.label,
+                                                          "metric": metric}))
+        out[metric] = GoldMetric(metric, estimate, left, plan)
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
+                              len(sample.ids), out, request.strata, request.plan, skipped,
+                              sample, every)
+    return dataclasses.replace(machine, gold=estimates,
+                               inputs={**machine.inputs, "gold": human.inputs["truth"]},
+                               notices=[*machine.notices, *notices])
+
+
+def queries_of(truth: Any, gold: Any, request: GoldRequest, truth_format: str | None,
                 columns: Mapping[str, Any], reading: Mapping[str, Any]
                 ) -> tuple[Queries, Queries]:
     """The truth's and the gold file's queries, checked: the gold file holds judged pairs,
@@ -232,7 +314,8 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
     if len(sample.ids) < FEW:
         notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
     estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
-                              len(sample.ids), out, request.strata, request.plan, skipped)
+                              len(sample.ids), out, request.strata, request.plan, skipped,
+                              sample, every)
     store = machine.store
     if isinstance(store, LocalValues):  # the engines that give --gold keep values here
         store = LocalValues(store.arrays, store.ids, {**store.extra, **per_user})
@@ -246,16 +329,139 @@ def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
     """Every stratum has at least two gold queries (else no variance to estimate from)."""
     names, counts = np.unique(gold, return_counts=True)
     known = dict(zip(names.tolist(), counts.tolist(), strict=True))
-    short = [s for s in np.unique(np.concatenate([gold, other])).tolist() if known.get(s, 0) < 2]
+    short = {s: known.get(s, 0) for s in np.unique(np.concatenate([gold, other])).tolist()
+             if known.get(s, 0) < 2}
     if short:
-        shown = ", ".join(f"{s!r} ({plural(known.get(s, 0), 'gold query', 'gold queries')})"
-                          for s in short[:5])
-        raise InputError(label, f"{plural(len(short), 'stratum', 'strata')} with fewer than "
-                         f"two gold queries, e.g. {shown}: stratified PPI estimates each "
-                         "stratum's variance from its own gold queries", column=column)
+        _strata_short(short, column, label)
+
+
+def _strata_short(short: Mapping[str, int], column: str | None, label: str) -> None:
+    """The error of strata with fewer than two gold queries (stratum -> its gold queries)."""
+    shown = ", ".join(f"{s!r} ({plural(n, 'gold query', 'gold queries')})"
+                      for s, n in sorted(short.items())[:5])
+    raise InputError(label, f"{plural(len(short), 'stratum', 'strata')} with fewer than "
+                     f"two gold queries, e.g. {shown}: stratified PPI estimates each "
+                     "stratum's variance from its own gold queries", column=column)
 
 
 def _some(queries: pa.Array) -> str:
     """``3 queries (e.g. 'q7', 'q9', 'q12')``."""
     shown = ", ".join(repr(q) for q in queries[:5].to_pylist())
     return f"{plural(len(queries), 'query', 'queries')} (e.g. {shown})"
+
+
+def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
+             inputs: tuple[Queries, Queries], request: GoldRequest):
+    """``compare --gold``: ``result`` (a ``CompareResult`` on the machine-judged truth) with
+    each run's difference from each baseline estimated by PPI++ from per-query differences
+    (SPEC §12): each run (``loaded``: name -> its loaded predictions) evaluated again under
+    the gold judgments, the differences paired by query over the users compared; the PPI
+    p-values corrected over each metric's tests as the machine-only ones are."""
+    every, sample = inputs
+    o = result.options
+    ids = pa.array(result.shared_users).cast(pa.string())
+    in_sample = pc.is_in(ids, value_set=sample.ids).to_numpy(zero_copy_only=False)
+    human = {}
+    for name, preds in loaded.items():
+        ev = evaluate_inputs(preds, gold_truth, settings, extras)
+        where = pc.index_in(ids, value_set=ev.user_id_array.cast(pa.string()))
+        found = pc.is_valid(where).to_numpy(zero_copy_only=False)
+        rows = to_numpy(where.fill_null(0))
+        human[name] = {m: np.where(found & in_sample, ev.values(m)[rows], np.nan)
+                       for m in result.values[name]}
+    strata = None
+    if every.strata is not None:
+        strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))).astype(str)
+    differences, notices, skipped = [], [], {}
+    for metric in result.metrics:
+        row = REGISTRY[from_name(metric).name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[metric] = ("one value per run, no per-query values" if row.scope == CORPUS
+                               else "not a mean over queries")
+            continue
+        found_cells = []
+        for base in result.baselines:
+            for name in result.candidates:
+                a = result.values[name][metric] - result.values[base][metric]
+                h = human[name][metric] - human[base][metric]
+                gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+                other = ~in_sample & ~np.isnan(a)
+                if strata is None:
+                    est = ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
+                else:
+                    _strata_checked(strata[gold], strata[other], request.strata, sample.label)
+                    est = stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
+                                              strata[other], request.level, request.lam)
+                left = len(sample.ids) - int(gold.sum())
+                if left:
+                    notices.append(Notice("gold_left_out", left, {
+                        "path": sample.label, "metric": f"{metric} ({name} - {base})"}))
+                found_cells.append((name, base, est, left))
+        adjusted = correct([e.ppi.p_value() for _, _, e, _ in found_cells], o["correction"])
+        for (name, base, est, left), p in zip(found_cells, adjusted, strict=True):
+            cell = result.cell(name, metric, base)
+            differences.append(GoldDifference(
+                name, base, metric, est, est.ppi.p_value(), p,
+                bool(p < o["alpha"]) if math.isfinite(p) else None,
+                cell.stats.delta if cell is not None else math.nan,
+                cell.significant if cell is not None else None, left))
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    result.gold = GoldComparison(sample.label, request.level, request.lam, len(every.ids),
+                                 len(sample.ids), o["alpha"], o["correction"], differences,
+                                 request.strata, skipped)
+    result.notices += notices
+    return result
+
+
+def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
+                   run: str = "this run") -> Verdict | None:
+    """``score --gold --non-inferior/--equivalent``: the margin judged on the PPI estimate of
+    the paired difference (SPEC §12) between this run and the baseline's per-user file
+    (``baseline``, as opened), the users paired by id: the gold queries are the gold file's
+    with a gold value (``gold:METRIC``) in both, the others those outside the gold file.
+    None where the baseline's file has no ``gold:METRIC`` column (it was not written by a
+    ``--gold`` run), or where this run's values hold no gold column (a cluster engine's):
+    the machine values are then all there is to pair."""
+    g = ev.gold
+    column = PER_USER.format(metric=margin.metric)
+    if g is None or margin.metric not in g.metrics or column not in baseline.columns:
+        return None
+    current = ev.per_user_table()
+    if column not in current.column_names:  # a cluster engine keeps the machine values alone
+        return None
+    types = {"user_id": pa.string(), margin.metric: pa.float64(), column: pa.float64()}
+    base = baseline.read(types)
+    at = pc.index_in(current.column("user_id").cast(pa.string()),
+                     value_set=base.column("user_id"))
+    both = pc.is_valid(at)
+    ids = _flat(current.column("user_id").cast(pa.string())).filter(both)
+    rows = _flat(at).filter(both)
+    a_b, h_b = (to_numpy(_flat(base.column(c)).take(rows)).astype(np.float64)
+                for c in (margin.metric, column))
+    a_c, h_c = (to_numpy(_flat(current.column(c)).filter(both)).astype(np.float64)
+                for c in (margin.metric, column))
+    in_sample = pc.is_in(ids, value_set=g.sample.ids).to_numpy(zero_copy_only=False)
+    a, h = a_c - a_b, h_c - h_b
+    gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+    other = ~in_sample & ~np.isnan(a)
+    base_mean = ppi_mean(h_b[gold], a_b[gold], a_b[other], lam=g.lam).ppi.value
+    strata = None
+    if g.every is not None and g.every.strata is not None:
+        named = to_numpy(g.every.strata.take(pc.index_in(ids, value_set=g.every.ids))
+                         ).astype(str)
+        _strata_checked(named[gold], named[other], g.strata_column, g.path)
+        strata = (named[gold], named[other])
+    return judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean, alpha, g.lam, strata)
+
+
+def machine_only(path: str, metric: str, ev: Evaluation) -> str:
+    """Why a margin of a ``--gold`` score was judged on the machine judgments alone."""
+    column = PER_USER.format(metric=metric)
+    if ev.gold is not None and metric not in ev.gold.metrics:
+        return f"the machine judgments alone: {metric} has no PPI estimate"
+    if column not in ev.per_user_table().column_names:
+        return (f"the machine judgments alone: this engine keeps no {column} values per "
+                "query (the local engine does)")
+    return (f"the machine judgments alone: {path} has no {column} column (write it with "
+            "score --gold --per-user)")

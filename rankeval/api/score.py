@@ -5,17 +5,19 @@ per-user file, ``against_file``), its per-user values written where asked."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Self
 
 from rankeval.analysis.equivalence import Margin, Verdict, judge, parse
 from rankeval.analysis.gates import GatePlan, plan_gates
-from rankeval.api.gold import GoldRequest, with_gold
+from rankeval.api.gold import GoldRequest, machine_only, margin_verdict, with_gold
 from rankeval.api.power import from_files
 from rankeval.api.request import BREAKDOWN, NEEDS, Check, Request
 from rankeval.engines.pipeline import run
 from rankeval.errors import OptionError
+from rankeval.io.load import open_input
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import Settings
 
@@ -101,6 +103,17 @@ def against_file(margins: list[Margin], ev, path: str, alpha: float,
     per-user file (``score --per-user`` of the baseline run), the users paired by id."""
     try:
         paired, _ = from_files(path, ev.per_user_table(), [m.metric for m in margins])
+        if ev.gold is None:
+            return [judge(m, run, *paired[m.metric], alpha) for m in margins]
+        # score --gold: the PPI estimate of each paired difference, where the baseline's
+        # file holds its gold values too
+        baseline = open_input(path, "per-user values", None, None)
+        out = []
+        for m in margins:
+            verdict = margin_verdict(m, ev, baseline, alpha, run)
+            out.append(verdict if verdict is not None else dataclasses.replace(
+                judge(m, run, *paired[m.metric], alpha),
+                judged_by=machine_only(path, m.metric, ev)))
+        return out
     except OptionError as exc:
         raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None
-    return [judge(m, run, *paired[m.metric], alpha) for m in margins]

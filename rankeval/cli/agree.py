@@ -6,8 +6,8 @@ from __future__ import annotations
 import click
 
 from rankeval.analysis.choices import CORRECTIONS, TESTS
-from rankeval.cli.app import cli, warn
-from rankeval.cli.emit import emit
+from rankeval.cli.app import cli, show_notices
+from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
     option,
@@ -18,7 +18,7 @@ from rankeval.cli.options import (
     report_options,
     scoring_options,
 )
-from rankeval.io.output import check_writable
+from rankeval.io.output import check_distinct, check_writable
 
 
 class _Runs(Command):
@@ -58,6 +58,7 @@ class _Runs(Command):
 @option("alpha", help="Significance level of the swaps' tests, after the correction.")
 @click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
               show_default=True, help="Correction over the swapped pairs of each metric.")
+@option("html")
 @report_options("agree")
 def agree_command(truth, **kw) -> int:
     """How far MACHINE qrels agree with HUMAN qrels: on the labels of the pairs both judged
@@ -75,12 +76,16 @@ def agree_command(truth, **kw) -> int:
       rankeval agree human.qrels llm.qrels
       rankeval agree human.qrels llm.qrels --runs bm25.run dense.run rm3.run -m ndcg@10
       rankeval agree human.qrels llm.qrels --relevance-threshold 2 -f json -o agree.json
+      rankeval agree human.qrels llm.qrels --runs a.run b.run --html agree.html
     """
     from rankeval.api.agree import agree  # --help's import cost: numpy, pyarrow
 
     check_writable(kw["output"], "--output")
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    check_html(kw["fmt"].lower(), kw["html"])
     human, machine = truth
+    check_distinct({"--output": kw["output"], "--html": kw["html"]},
+                   [human, machine, *kw["runs"]])
+    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
     result = agree(
         human, machine, list(kw["runs"]) or None, list(kw["metrics"]) or None,
         list(kw["k"]) or None, names=list(kw["names"]) or None, test=kw["test"],
@@ -88,8 +93,8 @@ def agree_command(truth, **kw) -> int:
         correction=kw["correction"], compat=kw["compat"], human_format=kw["truth_format"],
         machine_format=kw["truth_format"], preds_format=kw["preds_format"], reading=reading,
         **columns, **extra, **pop_settings(kw))
-    if not kw["quiet"]:
-        for line in result.notices:
-            warn(line)
     emit(kw["output"], kw["fmt"].lower(), "agree", result)
+    write_html(kw["html"], "agree", result)
+    step_summary(result, "agree")
+    show_notices(result.notices, kw["quiet"])  # after the report, as score's
     return 0

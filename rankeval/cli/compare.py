@@ -8,6 +8,7 @@ from click.core import ParameterSource
 from rankeval.cli.app import cli, show_notices, warn
 from rankeval.cli.config import say_gates_from_file
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
+from rankeval.cli.gold import compare_gold_options
 from rankeval.cli.options import (
     MAX_USERS_SHOWN,
     RENAMED_KEY,
@@ -86,6 +87,7 @@ def compare_gate_options(f):
 @view_options
 @compare_gate_options
 @segment_options
+@compare_gold_options
 @option("html")
 @report_options("compare")
 def compare_command(files, **kw) -> int:
@@ -108,12 +110,14 @@ def compare_command(files, **kw) -> int:
       rankeval compare a.csv b.csv truth.csv --k 1..20 --ci --segments users.csv \\
           --segment-by country -f html -o report.html
       rankeval compare main.csv pr.csv truth.csv --rbo 0.9 --per-user users.csv
+      rankeval compare bm25.run llm.run llm.qrels --gold human.qrels -m ndcg@10
     """
     from rankeval.api.compare import compare  # --help's import cost: numpy, pyarrow
 
     reading = Reading.take(kw)
     runs, truth = _runs_and_truth(list(files), kw, reading)
-    _check_outputs(kw, [truth, *runs, *(path for n in EXTRA if (path := kw[n]))])
+    _check_outputs(kw, [truth, *runs, *(path for n in EXTRA if (path := kw[n])),
+                        *([kw["gold"]] if kw["gold"] else [])])
     result = compare(
         runs, truth, list(kw.pop("metrics")) or None, list(kw.pop("k")) or None,
         names=list(kw["names"]) or None, baseline_run=list(kw["baseline_run"]) or None,
@@ -123,7 +127,9 @@ def compare_command(files, **kw) -> int:
         non_inferior=kw["non_inferior"], equivalent=kw["equivalent"],
         fail_if_worse=kw["fail_if_worse"], rbo=kw["rbo"],
         segments=kw["segments"], segment_by=kw["segment_by"],
-        segment_bins=kw["segment_bins"], reading=reading, **pop_options(kw))
+        segment_bins=kw["segment_bins"], gold=kw["gold"], gold_format=kw["gold_format"],
+        ppi_lambda=kw["ppi_lambda"], gold_strata=kw["gold_strata"], reading=reading,
+        **pop_options(kw))
     for r in result.runs:
         show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
     show_notices(result.notices, kw["quiet"])

@@ -23,6 +23,34 @@ def gold_options(f):
                      "gold-only and machine-only means, the judge's bias and the gold "
                      "queries the machine judgments were worth; the gates judge the PPI "
                      "estimate. Read like TRUTH (its columns, --truth-format)."),
+        *_estimator_options(),
+        click.option("--gold-plan", type=number(0, low_open=True), metavar="HALF_WIDTH",
+                     help="With --gold: the gold queries the observed variances call for to "
+                     "reach an interval of this half-width, gold alone and with PPI."),
+    ]):
+        f = option(f)
+    return f
+
+
+def compare_gold_options(f):
+    """compare's --gold, --gold-format, --ppi-lambda, --gold-strata."""
+    for option in reversed([
+        click.option("--gold", metavar="FILE",
+                     help="Human judgments (qrels) of a uniform random sample of TRUTH's "
+                     "queries, TRUTH being machine-judged (an LLM's): each run's difference "
+                     "from the baseline is also estimated by PPI++ from the per-query "
+                     "differences, with its interval (at --confidence) and p-value "
+                     "(corrected by --correction), and the report says where it and the "
+                     "machine-only comparison disagree on the sign or on significance. Read "
+                     "like TRUTH (its columns, --truth-format)."),
+        *_estimator_options(),
+    ]):
+        f = option(f)
+    return f
+
+
+def _estimator_options() -> list:
+    return [
         click.option("--gold-format", type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
                      help="Format of the --gold file (default: --truth-format's, else from "
                      "the extension)."),
@@ -33,12 +61,7 @@ def gold_options(f):
                      help="With --gold: TRUTH's column naming each query's stratum, the gold "
                      "sample drawn uniformly within each (rates may differ): stratified PPI "
                      "(Fisch et al. 2024). Each stratum needs two gold queries."),
-        click.option("--gold-plan", type=number(0, low_open=True), metavar="HALF_WIDTH",
-                     help="With --gold: the gold queries the observed variances call for to "
-                     "reach an interval of this half-width, gold alone and with PPI."),
-    ]):
-        f = option(f)
-    return f
+    ]
 
 
 def gold_request(kw: dict[str, Any], job, engine, outputs: dict[str, str | None]):

@@ -106,7 +106,8 @@ class Engine:
     # command-line options: name -> (flags, click keywords); the library takes them too
     options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {}
     keywords: ClassVar[tuple[str, ...]] = ()  # the library's further keywords (a session, ...)
-    # --gold: the engine gives both judgments' per-query values on this machine (#48)
+    # --gold: the engine gives what PPI needs of both judgments' per-query values (#48):
+    # here, or added up over its partitions (``gold_parts``)
     gold: ClassVar[bool] = True
 
     def check(self, job: Job) -> None:
@@ -127,6 +128,13 @@ class Engine:
 
     def validate(self, job: Job, acknowledged: frozenset[str]):
         """``rankeval validate``'s report for the job's inputs."""
+        raise NotImplementedError
+
+    def gold_parts(self, store, gold, strata, metrics):
+        """``--gold`` where the machine values stay on the cluster: per metric and stratum
+        the moments of the gold and the other queries, added up over the partitions of
+        ``store`` (``engines.distributed.gold``: ``gold`` the gold sample's values,
+        ``strata`` each query's stratum or None)."""
         raise NotImplementedError
 
     def write_per_user(self, result, path: str) -> None:

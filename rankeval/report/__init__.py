@@ -60,7 +60,7 @@ FORMATS: dict[str, Format] = {
         Format("ir_measures", "ir_measures", ("score",),
                "ir_measures' 'measure value' lines, its names", per_query=True),
         Format("html", "html", ("score", "compare", "power", "ope", "sampled",
-                                 "interleave"),
+                                 "interleave", "agree"),
                "one static page with charts (rankeval[report])", optional=True),
     )
 }

@@ -3,7 +3,11 @@ of: ``html_page``)."""
 
 from __future__ import annotations
 
+import math
+
 from rankeval.analysis.changes import most_changed
+from rankeval.analysis.ppi import UNDEFINED as UNDEFINED_INTERVAL
+from rankeval.analysis.ppi import Interval
 from rankeval.errors import plural
 from rankeval.names import from_name, k_runs
 from rankeval.report import charts, figures
@@ -28,11 +32,12 @@ from rankeval.report.html_page import (
     notices_section,
     popularity_section,
     section,
+    section_table,
     table,
     text,
 )
 from rankeval.report.numbers import defined, fixed
-from rankeval.report.sections import overlap_section, top_rows
+from rankeval.report.sections import gold_compare, overlap_section, top_rows
 
 
 def compare_sections(result) -> list[str]:
@@ -41,7 +46,7 @@ def compare_sections(result) -> list[str]:
                *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
     long = len(result.metrics) > LONG_ROWS
     return [
-        _verdict(result), _summary(result, headline=long), _pairs(result),
+        _verdict(result), _summary(result, headline=long), _gold(result), _pairs(result),
         curves_section(view), _forest(result), _differences(result),
         distributions_section(view), _segments(result), popularity_section(view),
         _top(result), _overlap(result), _summary(result, folded=True) if long else "",
@@ -77,6 +82,32 @@ def _verdict_row(result, run: str, base: str) -> list[str]:
             f'<span class="pass">{len(better)}</span>' + _list(better),
             f'<span class="{"fail" if worse else ""}">{len(worse)}</span>' + _list(worse),
             str(len(cells) - len(better) - len(worse))]
+
+
+def _gold(result) -> str:
+    """``--gold``: each difference from the baseline under the machine judgments alone and
+    by PPI++, drawn side by side with their intervals, then the table and its notes."""
+    parts = gold_compare(result)
+    if not parts:
+        return ""
+    (part,) = parts
+    several = len(result.baselines) > 1
+    labels, values = [], []
+    for d in result.gold.differences:
+        cell = result.cell(d.run, d.metric, d.baseline)
+        machine = (Interval(cell.stats.delta, math.nan, cell.stats.ci_low, cell.stats.ci_high)
+                   if cell is not None else UNDEFINED_INTERVAL)
+        labels.append(f"{d.run} vs {d.baseline}: {d.metric}" if several else
+                      f"{d.run}: {d.metric}")
+        values.append([machine, d.estimate.ppi])
+    svg = charts.intervals("gold-differences", "Differences from the baseline", labels,
+                           ["machine only", "PPI"], values)
+    body = charts_grid([("gold-chart", f"per run and metric: the difference from the "
+                         f"baseline under the machine judgments alone and by PPI, with "
+                         f"{result.gold.level:.0%} intervals", svg)])
+    body += section_table(part)
+    notes = "".join(f'<p class="note">{text(n)}</p>' for n in part.notes)
+    return section("gold", part.heading(), body + notes)
 
 
 def _pairs(result) -> str:

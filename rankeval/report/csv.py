@@ -83,6 +83,13 @@ def render_compare(result) -> str:
                          exact(pairs.means[i]), exact(pairs.difference[i][j]), "", "", "",
                          exact(pairs.p_adjusted[i][j]), pairs.significant[i][j], "", "", "",
                          "", a])
+    if result.gold is not None:  # --gold: rows "ndcg@10[ppi]", the PPI difference in "delta"
+        for d in result.gold.differences:
+            e = d.estimate.ppi
+            writer.writerow([d.run, f"{d.metric}[ppi]", "", "", exact(e.value), exact(e.low),
+                             exact(e.high), exact(d.p_value), exact(d.p_adjusted),
+                             "" if d.significant is None else d.significant, "", "", "", "",
+                             d.baseline])
     for o in result.overlaps:  # --rbo: rows "rbo_ext(p=0.9)", the mean in "mean"
         for kind in ("ext", "min", "max", "residual"):
             writer.writerow([o.run, f"rbo_{kind}(p={o.p!r})", exact(o.mean(kind)),

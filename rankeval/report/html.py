@@ -15,6 +15,7 @@ from rankeval.dependencies import install_hint
 from rankeval.errors import OptionError, plural
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
+from rankeval.report.agreement import html_sections as agree_html
 from rankeval.report.compare_html import compare_sections
 from rankeval.report.gold import html_section as gold_section
 from rankeval.report.html_page import (
@@ -217,6 +218,18 @@ def render_sampled(result) -> str:
             f"{plural(result.candidates, 'candidate')} "
             f"· rankeval {__version__}")
     return _tables_page("rankeval: sampled", lead, sampled_sections(result))
+
+
+def render_agree(result) -> str:
+    """``rankeval agree`` as one HTML page: the pairs, the confusion matrix as a heat table,
+    the label agreement, and with runs the orderings, each metric's runs and its swaps."""
+    check_available()
+    lead = (f"<code>{text(result.machine.label)}</code> against "
+            f"<code>{text(result.human.label)}</code> · "
+            f"{result.coverage.pairs_both:,} pairs both judged"
+            + (f" · {len(result.runs)} runs" if result.runs else "")
+            + f" · rankeval {__version__}")
+    return page("rankeval: agree", lead, agree_html(result))
 
 
 def _tables_page(title: str, lead: str, parts: list[Section]) -> str:

@@ -13,7 +13,9 @@ disappears; adding keys is compatible):
      effective gold queries, strata and plan; a baseline report with it is read as its PPI
      estimates (added compatibly). "config" in "settings" (score, compare; top-level in
      validate's): the configuration file whose keys gave option defaults, or null (added
-     compatibly).
+     compatibly). Compare's "gold" (compare --gold): per run, baseline and
+     metric the PPI difference with its interval, p-values, significance, the machine-only
+     difference and significance beside it and where they disagree (added compatibly).
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ def compare_document(result) -> dict[str, Any]:
         "gates": [g.to_dict() for g in result.gates],
         "all_pairs": [p.to_dict() for p in result.pairs] or None,
         "rbo": [o.to_dict() for o in result.overlaps] or None,
+        **({"gold": result.gold.to_dict()} if result.gold is not None else {}),
         "passed": result.passed,
         "warnings": [n.message for n in result.notices],
     }

@@ -75,7 +75,7 @@ def append_step_summary(subject, environ=os.environ, command: str = "score") -> 
         return None
 
     text = {"score": render, "compare": render_compare, "ope": render_ope,
-            "interleave": render_interleave}[command](subject)
+            "interleave": render_interleave, "agree": render_agree}[command](subject)
     try:
         append_bytes(path, (text + "\n").encode("utf-8"))
     except OSError as exc:

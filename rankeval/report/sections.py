@@ -27,6 +27,7 @@ from rankeval.report.comparison import (
     compare_segment_tables,
     detail_head,
     detail_rows,
+    p_text,
     run_label,
     segment_note,
 )
@@ -184,7 +185,9 @@ def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
              "(positive: the judge overrates), with its interval; effective gold: the gold "
              "queries alone that would give the PPI interval's width",
              f"assumption: {g.assumption}",
-             "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate"]
+             "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate; "
+             "--non-inferior and --equivalent the PPI estimate of the paired difference, "
+             "where the baseline's per-user file holds gold values (each verdict says which)"]
     if g.few:
         notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
                      "are rough")
@@ -346,6 +349,7 @@ def compare(result) -> list[Section]:
     texts = frozenset(i for i, h in enumerate(head) if h in LEFT)
     out.append(table("detail", head, detail_rows(result), left=texts,
                      data=texts - {head.index("metric")}))
+    out += gold_compare(result)
     for pairs in result.pairs:
         out.append(table(f"pairs:{pairs.metric}", *pairs_rows(pairs), left=frozenset({0, 2}),
                          data=frozenset({0}), notes=(pairs_note(pairs, result.options["alpha"],
@@ -362,6 +366,70 @@ def compare(result) -> list[Section]:
                              title=f"{{}} on {metric}", subject=f"{run} vs {result.baseline}",
                              left=frozenset({0, 1}), data=frozenset({1})))
     return out
+
+
+def _significance(significant: bool | None) -> str:
+    return "undefined" if significant is None else "yes" if significant else "no"
+
+
+def _said(significant: bool | None) -> str:
+    return ("significance undefined" if significant is None else
+            "significant" if significant else "not significant")
+
+
+def gold_compare(result, undefined: str = UNDEFINED) -> list[Section]:
+    """``compare --gold``: per run, baseline and metric the difference under the machine
+    judgments alone and its PPI++ estimate with its interval and p-value; below, the
+    comparisons where the two disagree on the sign or on significance."""
+    g = result.gold
+    if g is None:
+        return []
+    several = len(result.baselines) > 1
+    level = f"{g.level:.0%}"
+    rows, tones = [], []
+    for d in g.differences:
+        e = d.estimate
+        rows.append([d.run if not several else f"{d.run} vs {d.baseline}", d.metric,
+                     fixed(d.machine_delta, sign=True, undefined=undefined),
+                     _significance(d.machine_significant),
+                     fixed(e.ppi.value, sign=True, undefined=undefined),
+                     _interval(e.ppi, undefined, sign=True),
+                     fixed(e.lam, 2, undefined="per stratum" if e.strata else undefined),
+                     p_text(d.p_value), p_text(d.p_adjusted), _significance(d.significant),
+                     " and ".join(d.disagreement) or "agree"])
+        tones.append((0,) * 10 + ((-1,) if d.disagreement else (0,)))
+    o = result.options
+    notes = [f"machine: the difference under the machine judgments alone ({o['test']} test "
+             f"over the {len(result.shared_users):,} users compared, {o['correction']}); "
+             f"PPI: {g.method} on the per-query differences, the {g.gold_queries:,} gold "
+             f"queries labelled, with its {level} interval and z-test, {g.correction} over "
+             f"each metric's tests, significant at {g.alpha:g}; disagree: where the two "
+             "differ on the sign or on significance",
+             f"assumption: {g.assumption}"]
+    for d in g.disagreements:
+        label = d.run if not several else f"{d.run} vs {d.baseline}"
+        notes.append(
+            f"disagree on {' and '.join(d.disagreement)}: {label} on {d.metric}: the machine "
+            f"judgments say {fixed(d.machine_delta, sign=True)} "
+            f"({_said(d.machine_significant)}), PPI "
+            f"{fixed(d.estimate.ppi.value, sign=True)} "
+            f"({_said(d.significant)}, p adjusted "
+            f"{p_text(d.p_adjusted)})")
+    if not g.disagreements and g.differences:
+        notes.append("the machine-only and the PPI comparisons agree on every sign and "
+                     "significance")
+    if g.few:
+        notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
+                     "are rough")
+    if g.not_estimated:
+        notes.append("no PPI estimate: " + "; ".join(f"{m} ({why})"
+                                                     for m, why in g.not_estimated.items()))
+    return [table("gold", ["run", "metric", "machine", "machine significant", "PPI",
+                           f"{level} interval", "lambda", "p", "p adjusted",
+                           "PPI significant", "disagree"], rows,
+                  title="Differences from the baseline with the gold sample {}",
+                  subject=g.path, notes=tuple(notes), left=frozenset({0, 1, 10}),
+                  data=frozenset({0}), tones=tuple(tones))]
 
 
 def overlap_section(overlaps) -> Section:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rankeval.analysis.agreement import Coverage, Labels, Ordering
+from rankeval.notices import Notice
 from rankeval.version import __version__
 
 __all__ = ["Agreement", "Side"]
@@ -42,7 +43,7 @@ class Agreement:
     # qrels evaluates beyond them
     queries: dict[str, int] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # the test of the swaps
-    notices: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)  # its warnings, by code
 
     def ordering(self, metric: str) -> Ordering:
         return next(o for o in self.orderings if o.metric == metric)
@@ -59,5 +60,6 @@ class Agreement:
             "system_queries": dict(self.queries) or None,
             "test": dict(self.options) if self.runs else None,
             "metrics": [o.to_dict() for o in self.orderings],
-            "warnings": list(self.notices),
+            "warnings": [n.message for n in self.notices],
+            "notices": [n.to_dict() for n in self.notices],
         }

@@ -56,6 +56,9 @@ class CompareResult:
     pairs: list[Any] = field(default_factory=list)
     # rank-biased overlap of each run with each baseline (analysis.overlap.Overlap; ``rbo``)
     overlaps: list[Any] = field(default_factory=list)
+    # --gold: each difference estimated by PPI++ under a human-judged sample
+    # (results.gold.GoldComparison)
+    gold: Any = None
 
     @property
     def passed(self) -> bool:

@@ -63,22 +63,20 @@ class GoldEstimates:
     plan_half_width: float | None = None
     # metric -> why it has no estimate (a corpus metric, a geometric mean)
     not_estimated: dict[str, str] = field(default_factory=dict)
+    # the gold file's query ids, and the truth's with each one's stratum (api.gold.Queries):
+    # what --non-inferior and --equivalent pair a baseline's per-user file with
+    sample: Any = field(default=None, repr=False, compare=False)
+    every: Any = field(default=None, repr=False, compare=False)
 
     @property
     def assumption(self) -> str:
         """The sampling assumption every report states."""
-        if self.strata_column is None:
-            return UNIFORM
-        return STRATIFIED.format(column=repr(self.strata_column))
+        return assumption(self.strata_column)
 
     @property
     def method(self) -> str:
         """How the estimate was made, in words."""
-        what = ("PPI++ (lambda tuned per metric)" if self.lam is None else
-                "classic PPI (lambda 1)" if self.lam == 1 else
-                "the gold sample alone (lambda 0)" if self.lam == 0 else
-                f"PPI with lambda {self.lam:g}")
-        return f"stratified {what}, per stratum" if self.strata_column else what
+        return method(self.lam, self.strata_column)
 
     @property
     def few(self) -> bool:
@@ -126,6 +124,22 @@ class GoldEstimates:
         }
 
 
+def assumption(strata_column: str | None) -> str:
+    """The sampling assumption every report states."""
+    if strata_column is None:
+        return UNIFORM
+    return STRATIFIED.format(column=repr(strata_column))
+
+
+def method(lam: float | None, strata_column: str | None) -> str:
+    """How the estimate was made, in words."""
+    what = ("PPI++ (lambda tuned per metric)" if lam is None else
+            "classic PPI (lambda 1)" if lam == 1 else
+            "the gold sample alone (lambda 0)" if lam == 0 else
+            f"PPI with lambda {lam:g}")
+    return f"stratified {what}, per stratum" if strata_column else what
+
+
 def _number(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
@@ -133,3 +147,100 @@ def _number(x: float) -> float | None:
 def _interval(i: Interval) -> dict[str, float | None]:
     return {"value": _number(i.value), "low": _number(i.low), "high": _number(i.high),
             "se": _number(i.se)}
+
+
+@dataclass(frozen=True)
+class GoldDifference:
+    """One run against one baseline on one metric under the gold sample (``compare
+    --gold``): ``estimate`` is PPI++ on the per-query differences (run - baseline), the gold
+    queries labelled, the others unlabelled; its z-test's ``p_value``, adjusted over the
+    metric's tests by the comparison's correction; beside it the machine-only comparison's
+    difference and significance (``compare``'s test on the machine judgments alone)."""
+
+    run: str
+    baseline: str
+    metric: str
+    estimate: PPIEstimate
+    p_value: float
+    p_adjusted: float
+    significant: bool | None  # None: undefined (never "not significant")
+    machine_delta: float
+    machine_significant: bool | None
+    left_out: int = 0
+
+    @property
+    def disagreement(self) -> tuple[str, ...]:
+        """Where the machine-only and the PPI comparisons disagree: ``sign`` (the machine
+        judgments and PPI put the run on opposite sides of the baseline), ``significance``
+        (one finds the difference significant, the other not); () where they agree or one
+        is undefined."""
+        out = []
+        ppi = self.estimate.ppi.value
+        if math.isfinite(ppi) and math.isfinite(self.machine_delta) and (
+                _sign(ppi) != _sign(self.machine_delta)):
+            out.append("sign")
+        if None not in (self.significant, self.machine_significant) and (
+                self.significant != self.machine_significant):
+            out.append("significance")
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.estimate
+        return {"run": self.run, "baseline": self.baseline, "metric": self.metric,
+                "ppi": _interval(e.ppi), "lambda": _number(e.lam),
+                "gold": _interval(e.gold), "machine": _interval(e.machine),
+                "bias": _interval(e.bias),
+                "p_value": _number(self.p_value), "p_adjusted": _number(self.p_adjusted),
+                "significant": self.significant,
+                "machine_delta": _number(self.machine_delta),
+                "machine_significant": self.machine_significant,
+                "disagreement": list(self.disagreement),
+                "gold_queries": e.gold_queries, "other_queries": e.other_queries,
+                "effective_gold": _number(e.effective_gold), "left_out": self.left_out}
+
+
+@dataclass(frozen=True)
+class GoldComparison:
+    """What ``compare --gold`` adds: each run's difference from each baseline under the
+    gold sample (``GoldDifference``), and how it was made."""
+
+    path: str
+    level: float
+    lam: float | None
+    truth_queries: int
+    gold_queries: int
+    alpha: float
+    correction: str
+    differences: list[GoldDifference]
+    strata_column: str | None = None
+    not_estimated: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def assumption(self) -> str:
+        return assumption(self.strata_column)
+
+    @property
+    def method(self) -> str:
+        return method(self.lam, self.strata_column)
+
+    @property
+    def few(self) -> bool:
+        return self.gold_queries < FEW
+
+    @property
+    def disagreements(self) -> list[GoldDifference]:
+        return [d for d in self.differences if d.disagreement]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "level": self.level, "method": self.method,
+                "lambda": self.lam, "assumption": self.assumption,
+                "truth_queries": self.truth_queries, "gold_queries": self.gold_queries,
+                "strata_column": self.strata_column, "alpha": self.alpha,
+                "correction": self.correction,
+                "differences": [d.to_dict() for d in self.differences],
+                "disagreements": len(self.disagreements),
+                "not_estimated": self.not_estimated}
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)

@@ -18,10 +18,11 @@ from rankeval.engines.distributed.chunks import (
     extra_columns,
     output_schema,
 )
+from rankeval.engines.distributed.gold import Parts, added
 from rankeval.engines.distributed.merge import counted, deterministic, merged
 from rankeval.engines.finish import finish
 from rankeval.engines.ray.cluster import init
-from rankeval.engines.ray.exchange import remote, score, split
+from rankeval.engines.ray.exchange import moments, remote, score, split
 from rankeval.engines.ray.items import RayExtras, item_stats
 from rankeval.engines.ray.items import extra_inputs as extra_inputs  # the engine class's
 from rankeval.engines.ray.read import Input, job_error, read_input
@@ -78,6 +79,15 @@ def _scored(preds: Input, truth: Input, settings: Settings, columns, partitions,
     if extra and (fixed := deterministic(results)) is not None:
         results, names, extra = fixed, tuple(c for c in names if c not in extra), ()
     return results, RayValues([b for b, _ in kept], names, extra)
+
+
+def gold_parts(store: RayValues, gold, strata, metrics) -> Parts:
+    """``--gold``: a task per partition of the machine values gives its moments
+    (``distributed.gold``), added up here; the values stay in the object store."""
+    ray = init()
+    shared = ray.put((gold, strata, list(metrics)))  # once, not once per task
+    found = _get(ray, [remote(moments).remote(shared, block) for block in store.blocks])
+    return added(row for rows in found for row in rows)
 
 
 def _shards(inputs: list[Input], layout: Layout, users: list[str], n: int, text_key: bool,

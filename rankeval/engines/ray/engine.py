@@ -23,7 +23,6 @@ class RayEngine(DistributedEngine):
     }
     # the library's: partitions of users (default: one per CPU of the cluster)
     keywords: ClassVar[tuple[str, ...]] = ("partitions",)
-    gold = False  # the per-query sums PPI needs are not added up over partitions yet
 
     def driver(self):
         from rankeval.engines.ray import driver  # --help's import cost: numpy, pyarrow
@@ -42,6 +41,9 @@ class RayEngine(DistributedEngine):
     def evaluate(self, job: Job, preds, truth, extras):
         return self.driver().evaluate_inputs(preds, truth, job.settings, job.columns,
                                              job.options.get("partitions"), extras)
+
+    def gold_parts(self, store, gold, strata, metrics):
+        return self.driver().gold_parts(store, gold, strata, metrics)
 
     def check_inputs(self, job: Job, acknowledged: frozenset[str], preds, truth, extras):
         return self.driver().validate_inputs(preds, truth, job.settings, job.columns,

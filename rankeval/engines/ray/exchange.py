@@ -27,6 +27,7 @@ from rankeval.engines.distributed.chunks import (
     output_schema,
     scored,
 )
+from rankeval.engines.distributed.gold import partition_moments
 from rankeval.engines.distributed.hashing import as_text, partition_of
 
 
@@ -36,6 +37,13 @@ def remote(fn: Callable) -> Any:
     import ray  # optional dependency: rankeval[ray]
 
     return ray.remote(fn)
+
+
+def moments(shared: tuple, table: pa.Table) -> list[tuple]:
+    """``--gold``: one partition's moments (``distributed.gold.partition_moments``);
+    ``shared``: the gold values, the strata and the metrics."""
+    gold, strata, metrics = shared
+    return partition_moments(table, gold, strata, metrics)
 
 
 def split(side: int, columns: list[tuple[str, str]], user: str, parts: int, text_key: bool,

@@ -17,6 +17,7 @@ from rankeval.engines.distributed.chunks import (
     extra_columns,
     output_schema,
 )
+from rankeval.engines.distributed.gold import Parts, added
 from rankeval.engines.distributed.merge import Side, counted, deterministic, merged
 from rankeval.engines.finish import finish
 from rankeval.engines.spark.buckets import check_users, find, run_buckets
@@ -31,7 +32,7 @@ from rankeval.engines.spark.frames import combine, describe, is_frame, read, spa
 from rankeval.engines.spark.items import SparkExtras, item_stats
 from rankeval.engines.spark.result import SparkValues
 from rankeval.engines.spark.session import job_error, session
-from rankeval.engines.spark.worker import run
+from rankeval.engines.spark.worker import gold_batches, run
 from rankeval.engines.validation import Validation
 from rankeval.errors import InputError, OptionError, RankevalError
 from rankeval.io.columns import resolve_role
@@ -127,6 +128,24 @@ def _scored(preds, truth, settings: Settings, columns, partitions, chunk_rows, t
     if extra and (fixed := deterministic(results)) is not None:
         results, per_user, extra = fixed, per_user.drop(*extra), ()
     return results, _Cached(per_user, out, extra), layout
+
+
+def gold_parts(store: SparkValues, gold, strata, metrics) -> Parts:
+    """``--gold``: each partition of the machine values (the cached DataFrame) gives its
+    moments in a ``mapInArrow`` task (``distributed.gold``: the gold values and strata go
+    with the function), a few rows collected and added up here."""
+    from pyspark.sql import functions as F  # optional dependency: rankeval[spark]
+
+    wanted = list(metrics)
+    frame = store.frame().select(F.col("user_id"), *[F.col(f"`{m}`") for m in wanted])
+    schema = ("metric string, stratum string, part string, n long, mean_h double, "
+              "mean_a double, m2_h double, m2_a double, c_ha double")
+    try:
+        rows = frame.mapInArrow(lambda batches: gold_batches(batches, gold, strata, wanted),
+                                schema).collect()
+    except Exception as exc:  # a task failed: Spark's error, on one line
+        raise RankevalError(f"the Spark job failed: {job_error(exc)}") from None
+    return added(tuple(r) for r in rows)
 
 
 def _by_partition_value(inputs, columns, column: str, ordered: bool, settings: Settings,

@@ -32,7 +32,6 @@ class SparkEngine(DistributedEngine):
     }
     # the library's: a session to use, partitions of users, rows scored at once in a task
     keywords: ClassVar[tuple[str, ...]] = ("spark", "partitions", "chunk_rows")
-    gold = False  # the per-query sums PPI needs are not added up over partitions yet
 
     def check(self, job: Job) -> None:
         conf(job.options.get("spark_conf") or ())
@@ -51,6 +50,9 @@ class SparkEngine(DistributedEngine):
         preds, truth = driver.input_frames(job.predictions, job.truth, job.preds_format,
                                            job.truth_format, cluster, job.reading)
         return preds, truth, driver.extra_frames(job.extras, job.columns, cluster, job.reading)
+
+    def gold_parts(self, store, gold, strata, metrics):
+        return self.driver().gold_parts(store, gold, strata, metrics)
 
     def evaluate(self, job: Job, preds, truth, extras):
         driver = self.driver()

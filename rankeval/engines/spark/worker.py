@@ -29,6 +29,7 @@ from rankeval.engines.distributed.chunks import (
     output_schema,
     scored,
 )
+from rankeval.engines.distributed.gold import FIELDS, partition_moments
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.settings import Settings
 
@@ -50,6 +51,23 @@ def run(batches: Iterable[pa.RecordBatch], layout: Layout, settings: Settings, f
         if rows is not None:
             yield rows
         yield _summary(part, schema)
+
+
+def gold_batches(batches: Iterable[pa.RecordBatch], gold: pa.Table, strata, metrics
+                 ) -> Iterator[pa.RecordBatch]:
+    """The mapInArrow function of ``--gold``: a partition's moments
+    (``distributed.gold.partition_moments``), as rows of ``FIELDS``."""
+    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+    if not tables:
+        return
+    rows = partition_moments(pa.concat_tables(tables), gold, strata, metrics)
+    if rows:
+        yield pa.RecordBatch.from_pylist([dict(zip(FIELDS, r, strict=True)) for r in rows],
+                                         schema=_MOMENTS)
+
+
+_MOMENTS = pa.schema([(f, pa.string()) for f in FIELDS[:3]] + [(FIELDS[3], pa.int64())]
+                     + [(f, pa.float64()) for f in FIELDS[4:]])
 
 
 def partition_chunks(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
