@@ -46,7 +46,7 @@ def _ope_columns(f):
               help="Also write each slate's (or user's) share of every estimate: .csv, "
               ".parquet, or - for stdout.")
 @option("confidence")
-@option("rounds", default=2000)
+@option("rounds")
 @option("seed")
 @setting_option("ties")
 @click.option("--log-format", metavar="FORMAT", help="Format of LOG (default: from its "
