@@ -102,6 +102,10 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         "training: novelty counts "
         f"{_are(n, 'it', 'them')} as log2(training users + 1)"
     ),
+    "one_tag_with_spaces": lambda n, p, o: (
+        f"every item of {p['path']} has one tag, {n:,} of them with a space ('Action "
+        f"Comedy'): if spaces separate the tags, say so with {o('tag_separator')} ' '"
+    ),
     "catalog_fallback": lambda n, p, o: (
         f"no {o('catalog')}: the catalog is the {plural(n, 'item')} of {o('train')} and the "
         "predictions (coverage and gini are over those)"

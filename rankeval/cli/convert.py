@@ -27,11 +27,12 @@ from rankeval.settings import ROWS
 @setting_option("dedupe")
 @(lambda f: column_options(f, roles=("predictions", "truth")))
 @option("delimiter")
+@option("decimal")
 @option("encoding")
 @option("quiet", help="Do not print the summary line or warnings.")
 @option("debug")
 def convert(source, target, kind, input_format, output_format, tag, ties, dedupe, delimiter,
-            encoding, quiet, debug, **cols) -> int:
+            decimal, encoding, quiet, debug, **cols) -> int:
     """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
 
     Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
@@ -52,7 +53,8 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
                        ties=(ties or ROWS["ties"].default).lower(), dedupe=bool(dedupe),
-                       reading={"delimiter": delimiter, "encoding": encoding}, **cols)
+                       reading={"delimiter": delimiter, "decimal": decimal,
+                                "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:
         click.echo(

@@ -57,6 +57,7 @@ def _ope_columns(f):
               help="Format of --reward-model (default: from its extension).")
 @_ope_columns
 @option("delimiter")
+@option("decimal")
 @option("encoding")
 @report_options("ope")
 def ope_command(log, runs, **kw) -> int:

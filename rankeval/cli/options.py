@@ -184,7 +184,22 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         help="Format of --catalog (default: from the extension; required for -).")),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
-        "semicolons and no comma is read with ';').")),
+        "semicolons and no comma is read with ';'); '\\t' or tab for a tab.")),
+    "preds_delimiter": (("--preds-delimiter",), dict(
+        metavar="CHAR", help="Field separator of the predictions alone, over --delimiter.")),
+    "truth_delimiter": (("--truth-delimiter",), dict(
+        metavar="CHAR", help="Field separator of TRUTH alone, over --delimiter.")),
+    "decimal": (("--decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of the numbers of CSV and TSV "
+        "inputs (default '.'; ',' reads 0,75 as 0.75).")),
+    "preds_decimal": (("--preds-decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of the predictions alone, over "
+        "--decimal.")),
+    "truth_decimal": (("--truth-decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of TRUTH alone, over --decimal.")),
+    "tag_separator": (("--tag-separator",), dict(
+        metavar="TEXT", help="What separates the tags of a text column of --item-features "
+        "(default '|': drama|comedy; a RecBole token_seq column: a space).")),
     "preds_encoding": (("--preds-encoding",), dict(
         metavar="NAME", help="Text encoding of the predictions alone, over --encoding (a run "
         "and its truth written by different systems).")),
@@ -359,8 +374,10 @@ def scoring_options(preds_help: str | None = None) -> Callable:
                   option("propensity"), option("train_format"), option("catalog_format"),
                   option("item_features_format"), option("item_groups_format"),
                   option("propensity_format"),
-                  option("delimiter"), option("encoding"), option("preds_encoding"),
-                  option("truth_encoding"))
+                  option("delimiter"), option("preds_delimiter"), option("truth_delimiter"),
+                  option("decimal"), option("preds_decimal"), option("truth_decimal"),
+                  option("encoding"), option("preds_encoding"), option("truth_encoding"),
+                  option("tag_separator"))
 
 
 def engine_options(f):
@@ -490,5 +507,5 @@ def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
 
 
 def pop_reading(kw: dict[str, Any]) -> Reading:
-    """How to read text inputs: ``delimiter`` and ``encoding``."""
+    """How to read text inputs (``io.options.Reading``)."""
     return Reading.take(kw)

@@ -64,6 +64,7 @@ from rankeval.io.output import check_distinct, check_writable
               "relevance column, when the default and its aliases are not in the file. "
               "Default relevance.")
 @option("delimiter")
+@option("decimal")
 @option("encoding")
 @report_options("sampled")
 def sampled_command(runs, **kw) -> int:

@@ -44,12 +44,12 @@ def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | No
     """Open and load the optional inputs in ``given`` (``EXTRA``: ``train``, ``catalog``,
     ``item_features``, ``item_groups``, ``propensity``; paths or in-memory tables, each
     with its ``NAME_format``), with the same column options as the main inputs."""
-    cols = columns or {}
+    cols, separator = columns or {}, (reading or {}).get("tag_separator")
     loaders: dict[str, Callable[[Any], Any]] = {
         "train": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
                                       cols.get("count_col")),
         "catalog": lambda t: load_catalog(t, cols.get("item_col")),
-        "item_features": lambda t: load_item_features(t, cols.get("item_col")),
+        "item_features": lambda t: load_item_features(t, cols.get("item_col"), separator),
         "item_groups": lambda t: load_item_groups(t, cols.get("item_col")),
         "propensity": lambda t: load_propensities(t, cols.get("user_col"), cols.get("item_col"),
                                                   cols.get("propensity_col")),

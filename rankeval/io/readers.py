@@ -24,6 +24,7 @@ from rankeval.errors import InputError, OptionError, one_line
 from rankeval.io.cast import cast_columns
 from rankeval.io.formats import FORMATS, STDIN, UNITS, detect_format
 from rankeval.io.formats.delimited import DELIMITERS
+from rankeval.io.options import OWN, own_option
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -54,6 +55,7 @@ class Table:
     def __init__(
         self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions",
         delimiter: str | None = None, encoding: str | None = None,
+        decimal: str | None = None,
     ):
         self.path = path
         self.format = fmt
@@ -63,6 +65,9 @@ class Table:
         self.unit = self.kind.unit  # how errors count rows
         self.delimiter = delimiter or DELIMITERS.get(fmt, ",")
         self.delimiter_given = delimiter is not None
+        self.decimal = decimal or "."
+        self.header: list[str] | None = None  # names read in place of the header line
+        self.sequences: dict[str, str] = {}  # column -> separator of a sequence in one field
         self._buffer: bytes | None = None
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening
@@ -247,24 +252,36 @@ def _encodable(path: str) -> bool:
     return True
 
 
-# The inputs with an encoding of their own (--preds-encoding, --truth-encoding): a run and
-# its truth often come from different systems. Every other input takes --encoding.
-OWN_ENCODING = {"predictions": "preds_encoding", "truth": "truth_encoding"}
-
-
 def encoding_option(role: str) -> str:
     """The option that names the encoding of the input ``role``, as ``{opt:...}``."""
-    return "{opt:" + OWN_ENCODING.get(role, "encoding") + "}"
+    return own_option("encoding", role)
 
 
 def for_role(reading: Mapping[str, Any] | None, role: str) -> dict[str, Any]:
-    """How to read the text of the input ``role``: the delimiter, and its own encoding
-    (``preds_encoding``, ``truth_encoding``), else the one of every input (``encoding``)."""
+    """How to read the text of the input ``role`` (``open_table``'s keywords): each of
+    ``OWN``'s values, the input's own (``preds_delimiter``) over the one of every input
+    (``delimiter``)."""
     given = dict(reading or {})
-    own = given.get(OWN_ENCODING.get(role, ""))
-    out = {k: v for k, v in given.items() if k not in OWN_ENCODING.values()}
-    out["encoding"] = own or given.get("encoding")
+    out = {name: given.get(own.get(role, "")) or given.get(name) for name, own in OWN.items()}
+    if out["delimiter"] is not None:
+        out["delimiter"] = delimiter_char(out["delimiter"])
     return out
+
+
+# A delimiter named as the messages and shells write it
+NAMED_DELIMITERS = {"\\t": "\t", "tab": "\t", "\\s": " ", "space": " ", "comma": ",",
+                    "semicolon": ";", "pipe": "|"}
+DECIMALS = (".", ",")
+
+
+def delimiter_char(value: str, option: str = "delimiter") -> str:
+    """The one character a ``--delimiter`` names: itself, or ``\\t`` (as written in a
+    shell's single quotes), ``tab``, ``comma``, ``semicolon``, ``pipe``, ``space``."""
+    char = NAMED_DELIMITERS.get(value.lower(), value)
+    if len(char) != 1:
+        raise OptionError(f"{{option}} must be one character (or \\t, tab, comma, semicolon, "
+                          f"pipe), got {value!r}", option)
+    return char
 
 
 def open_table(
@@ -275,19 +292,27 @@ def open_table(
     role: str = "predictions",
     delimiter: str | None = None,
     encoding: str | None = None,
+    decimal: str | None = None,
 ) -> Table:
     """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension).
 
     ``role`` picks the layout of formats that differ for a run and the truth (TREC, JSON);
     ``delimiter`` overrides CSV's comma (a header with ``;`` and no comma is read with ``;``);
-    ``encoding`` names a text encoding other than UTF-8 (``latin-1``).
+    ``encoding`` names a text encoding other than UTF-8 (``latin-1``); ``decimal`` the
+    decimal mark of delimited numbers (``,``: ``0,5``).
     """
     path = os.fspath(path)
     if encoding:
         check_encoding(encoding)
-    if delimiter is not None and len(delimiter) != 1:
-        raise OptionError(f"{{option}} must be one character, got {delimiter!r}", "delimiter")
+    if delimiter is not None:
+        delimiter = delimiter_char(delimiter)
+    if decimal is not None and decimal not in DECIMALS:
+        raise OptionError(f"{{option}} is '.' or ',', got {decimal!r}", "decimal")
+    if decimal is not None and decimal == delimiter:
+        raise OptionError(f"{{option}} {decimal!r} is also the delimiter: name another "
+                          "delimiter with {opt:delimiter} (';' is usual beside decimal "
+                          "commas)", "decimal")
     return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role,
-                 delimiter=delimiter, encoding=encoding)
+                 delimiter=delimiter, encoding=encoding, decimal=decimal)
 
 

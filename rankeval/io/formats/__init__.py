@@ -1,4 +1,5 @@
-"""The input formats: one module per format (``delimited`` for CSV and TSV, ``parquet``,
+"""The input formats: one module per format (``delimited`` for CSV and TSV, ``recbole`` for
+RecBole's atomic files, ``parquet``,
 ``trec``, ``json``, ``jsonl``) and this registry of them, pure data (no pyarrow), so that the
 command line's choices and ``--help`` derive from it cheaply.
 
@@ -54,6 +55,8 @@ class InputFormat:
 FORMATS: dict[str, InputFormat] = {f.name: f for f in (
     InputFormat("csv", (".csv",), "comma-separated, header row", "delimited"),
     InputFormat("tsv", (".tsv", ".tab"), "tab-separated, header row", "delimited"),
+    InputFormat("recbole", (".inter", ".item", ".user"), "RecBole atomic file: tab-separated, "
+                "typed header (user_id:token, score:float)", "recbole", spark=False),
     InputFormat("parquet", (".parquet", ".pq"), "Apache Parquet", "parquet", binary=True),
     InputFormat("trec", (".run", ".trec", ".qrels"),
                 "TREC run (qid Q0 docno rank score tag) or qrels", "trec", unit="line",
