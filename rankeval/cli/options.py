@@ -145,10 +145,10 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "conventions page of the docs.")),
     "preds_format": (("--preds-format",), dict(
         type=click.Choice(PREDS_CHOICES, case_sensitive=False),
-        help="Format of the predictions (default: from the extension; required for -).")),
+        help="Format of the predictions (default: from the extension, else from the content).")),
     "truth_format": (("--truth-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of TRUTH (default: from the extension; required for -).")),
+        help="Format of TRUTH (default: from the extension, else from the content).")),
     "train": (("--train",), dict(
         metavar="FILE", help="Training interactions (user, item, optional count): for "
         "--exclude-seen and the popularity metrics (arp, long_tail, novelty); also the "
@@ -169,19 +169,19 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "ips_precision, ips_dcg and ips_ndcg written without gamma=.")),
     "propensity_format": (("--propensity-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --propensity (default: from the extension; required for -).")),
+        help="Format of --propensity (default: from the extension, else from the content).")),
     "item_groups_format": (("--item-groups-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-groups (default: from the extension; required for -).")),
+        help="Format of --item-groups (default: from the extension, else from the content).")),
     "item_features_format": (("--item-features-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-features (default: from the extension; required for -).")),
+        help="Format of --item-features (default: from the extension, else from the content).")),
     "train_format": (("--train-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --train (default: from the extension; required for -).")),
+        help="Format of --train (default: from the extension, else from the content).")),
     "catalog_format": (("--catalog-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --catalog (default: from the extension; required for -).")),
+        help="Format of --catalog (default: from the extension, else from the content).")),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
         "semicolons and no comma is read with ';'); '\\t' or tab for a tab.")),

@@ -22,8 +22,9 @@ import pyarrow as pa
 
 from rankeval.errors import InputError, OptionError, one_line
 from rankeval.io.cast import cast_columns
-from rankeval.io.formats import FORMATS, STDIN, UNITS, detect_format
+from rankeval.io.formats import FORMATS, STDIN, UNITS, named_format
 from rankeval.io.formats.delimited import DELIMITERS
+from rankeval.io.formats.sniff import LOOK_BYTES, PARQUET_MAGIC, Sniffed, sniff
 from rankeval.io.options import OWN, own_option
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -53,21 +54,20 @@ class Table:
     """An opened input: its column names, and a way to read chosen columns with chosen types."""
 
     def __init__(
-        self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions",
-        delimiter: str | None = None, encoding: str | None = None,
-        decimal: str | None = None,
+        self, path: str, fmt: str | None, stdin: BinaryIO | None = None,
+        role: str = "predictions", delimiter: str | None = None, encoding: str | None = None,
+        decimal: str | None = None, flag: str = "--format",
     ):
+        """``fmt`` None: told from the content (``formats.sniff``; ``flag``: the option a
+        content that reads two ways asks for)."""
         self.path = path
-        self.format = fmt
         self.role = role
         self.label = "<stdin>" if path == STDIN else path
-        self.kind = FORMATS[fmt]
-        self.unit = self.kind.unit  # how errors count rows
-        self.delimiter = delimiter or DELIMITERS.get(fmt, ",")
-        self.delimiter_given = delimiter is not None
+        self._set_format(fmt or "csv", delimiter)
         self.decimal = decimal or "."
         self.header: list[str] | None = None  # names read in place of the header line
         self.sequences: dict[str, str] = {}  # column -> separator of a sequence in one field
+        self.sniffed: Sniffed | None = None  # the format told from the content
         self._buffer: bytes | None = None
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening
@@ -83,12 +83,34 @@ class Table:
                     self._read_stream(fh, "is empty (nothing came through it)")
             except OSError as exc:
                 raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
-        self._decode(encoding)
+        if fmt is None:
+            self._sniff(encoding, delimiter, flag)
+        else:
+            self._decode(encoding)
         if self.kind.whole:
             self._parsed = self._parse()
             self.columns = list(self._parsed.column_names)
         else:
             self.columns = self.kind.codec().columns(self)
+
+    def _set_format(self, fmt: str, delimiter: str | None) -> None:
+        self.format = fmt
+        self.kind = FORMATS[fmt]
+        self.unit = self.kind.unit  # how errors count rows
+        self.delimiter = delimiter or DELIMITERS.get(fmt, ",")
+        self.delimiter_given = delimiter is not None
+
+    def _sniff(self, encoding: str | None, delimiter: str | None, flag: str) -> None:
+        """The format told from the first bytes: Parquet by its magic, else the text's
+        (decoded first)."""
+        if self.head(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
+            self._set_format("parquet", delimiter)
+            return
+        self._decode(encoding)  # as text
+        found = sniff(self.head(LOOK_BYTES + 1), self.label, flag, delimiter)
+        self._set_format(found.format, delimiter or found.delimiter)
+        self.delimiter_given = True  # the sniffed delimiter is the file's, never re-guessed
+        self.sniffed = found
 
     def described(self, rows: int) -> Source:
         """Where ``rows`` rows came from, with what the format's parser noted."""
@@ -312,7 +334,7 @@ def open_table(
         raise OptionError(f"{{option}} {decimal!r} is also the delimiter: name another "
                           "delimiter with {opt:delimiter} (';' is usual beside decimal "
                           "commas)", "decimal")
-    return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role,
-                 delimiter=delimiter, encoding=encoding, decimal=decimal)
+    return Table(path, named_format(path, fmt, flag), stdin=stdin, role=role,
+                 delimiter=delimiter, encoding=encoding, decimal=decimal, flag=flag)
 
 
