@@ -167,6 +167,13 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="FILE", help="Each item's probability of being observed (an item column and a "
         "propensity column), or each (user, item) pair's with a user column: for ips_recall, "
         "ips_precision, ips_dcg and ips_ndcg written without gamma=.")),
+    "exclude": (("--exclude",), dict(
+        metavar="FILE", help="(user, item) pairs to mask from the ranked lists before the cut "
+        "(items seen in training and validation, ...), apart from --train, which then feeds "
+        "only the popularity metrics unless --exclude-seen masks its pairs too.")),
+    "exclude_format": (("--exclude-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --exclude (default: from the extension, else from the content).")),
     "propensity_format": (("--propensity-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
         help="Format of --propensity (default: from the extension, else from the content).")),
@@ -371,9 +378,10 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     return stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
                   option("catalog"), option("item_features"), option("item_groups"),
-                  option("propensity"), option("train_format"), option("catalog_format"),
-                  option("item_features_format"), option("item_groups_format"),
-                  option("propensity_format"),
+                  option("propensity"), option("exclude"), option("train_format"),
+                  option("catalog_format"), option("item_features_format"),
+                  option("item_groups_format"), option("propensity_format"),
+                  option("exclude_format"),
                   option("delimiter"), option("preds_delimiter"), option("truth_delimiter"),
                   option("decimal"), option("preds_decimal"), option("truth_decimal"),
                   option("encoding"), option("preds_encoding"), option("truth_encoding"),

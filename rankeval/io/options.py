@@ -108,11 +108,13 @@ class ExtraInputs(_Group):
     item_features: Any = None
     item_groups: Any = None
     propensity: Any = None
+    exclude: Any = None
     train_format: str | None = None
     catalog_format: str | None = None
     item_features_format: str | None = None
     item_groups_format: str | None = None
     propensity_format: str | None = None
+    exclude_format: str | None = None
 
     def given(self) -> set[str]:
         """The extra inputs given (what ``io.extras.check_needs`` weighs)."""
