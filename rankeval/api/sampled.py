@@ -59,8 +59,9 @@ def sampled(runs: Any, candidates: int, negatives: int | None = None, *, truth: 
         if judged is None:
             if preds.rank is None:
                 raise InputError(preds.source.label, "no rank column: each row is a held-out "
-                                 "item with its rank among the sampled negatives (or give "
-                                 "the truth, and the scores of the negatives too)")
+                                 "item with its rank among the sampled negatives (or, with "
+                                 "the scores of the negatives too, give the held-out items "
+                                 "last: rankeval sampled RUN [RUN...] TRUTH)")
             ranks[name] = preds.rank
             continue
         low, high, found, left = among_negatives(preds, judged, ties)
