@@ -161,6 +161,10 @@ class Setting:
         return f"{self.name}: {allowed} (default {self.default!r}). {self.text()}"
 
 
+# The tie rules that give one order (what a converted file can hold); the others score ties
+# fairly over their orders when evaluating
+TIE_ORDERS = ("trec", "item-asc", "input")
+
 TABLE: tuple[Setting, ...] = (
     Setting(
         "gain",
@@ -216,7 +220,7 @@ TABLE: tuple[Setting, ...] = (
         "file order; or scored fairly: the expected value over all their orders, or the "
         "best or worst order (relevant items first or last).",
         "trec",
-        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic"),
+        (*TIE_ORDERS, "expected", "optimistic", "pessimistic"),
         trec_eval="trec",
         footer=lambda v: f"ties {v}",
         ir_measures="trec",

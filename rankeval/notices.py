@@ -82,6 +82,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "
         f"{o('ties', 'expected')} scores them fairly)"
     ),
+    "ties_reordered": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} tied scores, written in the order of "
+        f"{o('ties', p['ties'])} ({TIE_WORDS[p['ties']]}); {o('ties', 'input')} keeps the "
+        "file's order"
+    ),
     "seen_dropped": lambda n, p, o: (
         f"{plural(n, 'prediction row')} of {p['path']} {_are(n, 'was', 'were')} "
         + (f"in {p['from']}" if "from" in p else "seen in training")

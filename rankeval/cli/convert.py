@@ -6,6 +6,7 @@ import click
 
 from rankeval.cli.app import cli, show_notices
 from rankeval.cli.options import Command, column_options, option, setting_option
+from rankeval.conventions import TIE_ORDERS
 from rankeval.errors import plural
 from rankeval.settings import ROWS
 
@@ -23,7 +24,11 @@ from rankeval.settings import ROWS
 @option("output_format")
 @click.option("--tag", default="rankeval", show_default=True,
               help="Run tag, the last field of each line of a TREC run.")
-@setting_option("ties")
+@click.option("--ties", type=click.Choice(TIE_ORDERS, case_sensitive=False),
+              help="The order written for tied scores: item id descending as trec_eval "
+              "(trec), item id ascending (item-asc), or the file's order (input). Default "
+              "trec. A reader of TREC runs orders tied scores its own way: rankeval with its "
+              "--ties, trec_eval by item id descending.")
 @setting_option("dedupe")
 @(lambda f: column_options(f, roles=("predictions", "truth")))
 @option("delimiter")
