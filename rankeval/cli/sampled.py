@@ -16,15 +16,25 @@ from rankeval.cli.options import (
     pop_reading,
     report_options,
 )
+from rankeval.io.formats import TRUTH_CHOICES
 from rankeval.io.output import check_distinct, check_writable
 
 
 @cli.command(name="sampled", cls=Command)
 @click.argument("runs", metavar="RUN [RUN...] [TRUTH]", nargs=-1, required=True)
-@click.option("--candidates", type=click.IntRange(2, MAX_CANDIDATES), required=True,
-              metavar="N",
+@click.option("--candidates", type=click.IntRange(2, MAX_CANDIDATES), metavar="N",
               help="How many items each held-out item would be ranked among in full (the "
-              "catalogue the negatives were drawn from, the item included).")
+              "catalogue the negatives were drawn from, the item included). Or each one's "
+              "own: --candidates-col, --candidates-file.")
+@click.option("--candidates-col", metavar="NAME",
+              help="Each held-out item's own number of candidates: this column of every RUN "
+              "(on the item's row), or of --candidates-file (default there: candidates).")
+@click.option("--candidates-file", metavar="FILE",
+              help="Each user's own number of candidates: a user column and a candidates "
+              "column (--candidates-col names another), any input format.")
+@click.option("--candidates-format", type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+              help="Format of --candidates-file (default: from the extension, else from the "
+              "content).")
 @click.option("--negatives", type=click.IntRange(1, MAX_NEGATIVES), metavar="M",
               help="How many negatives were sampled for each held-out item (with TRUTH: "
               "read from the runs).")
@@ -91,8 +101,12 @@ def sampled_command(runs, **kw) -> int:
     runs, kw["truth"] = _runs_and_truth(list(runs), kw.pop("old_truth"), kw["truth_format"],
                                         reading)
     check_writable(kw["output"], "--output")
-    check_distinct({"--output": kw["output"]}, [*runs, *([kw["truth"]] if kw["truth"] else [])])
+    check_distinct({"--output": kw["output"]}, [*runs, *([kw["truth"]] if kw["truth"] else []),
+                                                *filter(None, [kw["candidates_file"]])])
     result = sampled(list(runs), kw["candidates"], kw["negatives"], truth=kw["truth"],
+                     candidates_col=kw["candidates_col"],
+                     candidates_file=kw["candidates_file"],
+                     candidates_format=kw["candidates_format"],
                      metrics=kw["metrics"], k=kw["ks"], gamma=kw["gamma"],
                      sampling=kw["sampling"], ties=kw["ties"], names=kw["names"] or None,
                      preds_format=kw["preds_format"], truth_format=kw["truth_format"],

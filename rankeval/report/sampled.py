@@ -21,7 +21,7 @@ def sections(result) -> list[Section]:
             title="Sampled metrics of {}", subject=run.name,
             notes=(f"{run.instances:,} held-out items, each ranked among "
                    f"{result.negatives:,} negatives sampled {sampling} replacement from "
-                   f"{result.candidates:,} candidates"
+                   f"{result.candidates_text()}"
                    + (f" (ranked by score, ties {result.ties})" if result.ties else "")
                    + "; rank estimate: the metric at the expected full rank; bv: Krichene "
                    "and Rendle's bias-variance correction",)))
