@@ -175,6 +175,10 @@ class Setting:
         return f"{self.name}: {allowed} (default {self.default!r}). {self.text()}"
 
 
+# The tie rules that give one order (what a converted file can hold); the others score ties
+# fairly over their orders when evaluating
+TIE_ORDERS = ("trec", "item-asc", "input")
+
 TABLE: tuple[Setting, ...] = (
     Setting(
         "gain",
@@ -237,7 +241,7 @@ TABLE: tuple[Setting, ...] = (
         "trec for a metric ir_measures does not name), the reports naming each metric's "
         "rule.",
         "trec",
-        ("trec", "item-asc", "input", "expected", "optimistic", "pessimistic", "provider"),
+        (*TIE_ORDERS, "expected", "optimistic", "pessimistic", "provider"),
         trec_eval="trec",
         footer=lambda v: "ties by ir_measures provider" if v == "provider" else f"ties {v}",
         ir_measures="provider",

@@ -36,6 +36,11 @@ def _are(n: int, one: str = "is", many: str = "are") -> str:
     return one if n == 1 else many
 
 
+def _options(p: dict[str, Any], o: Spell) -> str:
+    """The options that masked pairs from the lists (``--exclude-seen``, ``--exclude``)."""
+    return " and ".join(o(name) for name in p.get("options", ["exclude_seen"]))
+
+
 Spell = Callable[..., str]  # (setting name, value=...) -> how the option reads
 
 
@@ -78,30 +83,42 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "
         f"{o('ties', 'expected')} scores them fairly)"
     ),
+    "ties_reordered": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} tied scores, written in the order of "
+        f"{o('ties', p['ties'])} ({TIE_WORDS[p['ties']]}); {o('ties', 'input')} keeps the "
+        "file's order"
+    ),
     "seen_dropped": lambda n, p, o: (
-        f"{plural(n, 'prediction row')} of {p['path']} {_are(n, 'was', 'were')} seen in "
-        f"training and dropped ({o('exclude_seen')}); later items moved up"
+        f"{plural(n, 'prediction row')} of {p['path']} {_are(n, 'was', 'were')} "
+        + (f"in {p['from']}" if "from" in p else "seen in training")
+        + f" and dropped ({_options(p, o)}); later items moved up"
     ),
     "short_after_exclusion": lambda n, p, o: (
         f"{_users(n)} had at least {plural(p['k'], 'prediction')} but fewer than {p['k']} after "
-        f"{o('exclude_seen')} (their input lists were too short to fill the top {p['k']})"
+        f"{_options(p, o)} (their input lists were too short to fill the top {p['k']})"
     ),
     "train_holds_truth": lambda n, p, o: (
         f"{plural(n, 'relevant truth pair')} of {p['path']} ({n / max(p['of'], 1):.1%} of "
-        f"{p['of']:,}) {_are(n, 'is', 'are')} in the training interactions {p['train']}: "
-        "the test leaks into training"
-        + (f", and {o('exclude_seen')} drops {_are(n, 'that item', 'those items')} from the "
+        f"{p['of']:,}) {_are(n, 'is', 'are')} in "
+        + (f"the training interactions {p['train']}: the test leaks into training"
+           if "options" not in p else f"{p['train']}, the pairs {_options(p, o)} masks")
+        + (f", and {_options(p, o)} drops {_are(n, 'that item', 'those items')} from the "
            "lists, so scores fall toward 0" if p.get("seen") else "")
         + "; is it the whole interactions file, not the training split?"
     ),
     "seen_truth_dropped": lambda n, p, o: (
-        f"{plural(n, 'truth row')} of {p['path']} {_are(n, 'was', 'were')} seen in training "
-        f"and dropped ({o('exclude_seen_truth')})"
+        f"{plural(n, 'truth row')} of {p['path']} {_are(n, 'was', 'were')} "
+        + (f"in {p['from']}" if "from" in p else "seen in training")
+        + f" and dropped ({o('exclude_seen_truth')})"
     ),
     "unseen_items": lambda n, p, o: (
         f"{plural(n, 'recommended item')} {_are(n, 'never appears', 'never appear')} in "
         "training: novelty counts "
         f"{_are(n, 'it', 'them')} as log2(training users + 1)"
+    ),
+    "one_tag_with_spaces": lambda n, p, o: (
+        f"every item of {p['path']} has one tag, {n:,} of them with a space ('Action "
+        f"Comedy'): if spaces separate the tags, say so with {o('tag_separator')} ' '"
     ),
     "catalog_fallback": lambda n, p, o: (
         f"no {o('catalog')}: the catalog is the {plural(n, 'item')} of {o('train')} and the "

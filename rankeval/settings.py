@@ -277,3 +277,4 @@ class EvaluateOptions(SettingOptions, total=False):
     item_features_format: str | None
     item_groups_format: str | None
     propensity_format: str | None
+    exclude_format: str | None

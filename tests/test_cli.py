@@ -101,14 +101,14 @@ def test_per_user_csv_parquet_and_stdout(run_cli, tmp_path):
     assert "-o FILE" in clash.stderr
 
 
-def test_stdin_needs_a_format_and_then_works(run_cli):
+def test_stdin_is_read_by_its_content_or_its_format(run_cli):
     text = (SAMPLE / "preds.csv").read_text()
-    missing = run_cli("score", "-", TRUTH, input=text)
-    assert missing.exit_code == 2
-    assert "--preds-format is required" in missing.stderr
+    sniffed = run_cli("score", "-", TRUTH, "-f", "json", "--quiet", input=text)
+    assert sniffed.exit_code == 0, sniffed.stderr
     ok = run_cli("score", "-", TRUTH, "--preds-format", "csv", "-f", "json", "--quiet", input=text)
     assert ok.exit_code == 0
     assert ok.json()["inputs"]["predictions"]["path"] == "-"
+    assert sniffed.json()["metrics"] == ok.json()["metrics"]
     truth_text = (SAMPLE / "truth.csv").read_text()
     ok2 = run_cli("score", PREDS, "-", "--truth-format", "csv", "--quiet", input=truth_text)
     assert ok2.exit_code == 0

@@ -127,11 +127,12 @@ def test_an_unreadable_file(run_cli, write):
     _one_line_error(run_cli("score", p, write("t.csv", TRUTH_TEXT)), "permission denied")
 
 
-def test_outputs_in_a_missing_folder_are_refused_before_reading(run_cli, write, tmp_path):
+def test_outputs_under_a_file_are_refused_before_reading(run_cli, write, tmp_path):
+    (tmp_path / "no").write_text("")
     r = _score(run_cli, write, PREDS_TEXT, TRUTH_TEXT, "-o", str(tmp_path / "no" / "r.json"))
-    _one_line_error(r, "does not exist")
+    _one_line_error(r, "is not a directory")
     r = _score(run_cli, write, PREDS_TEXT, TRUTH_TEXT, "--per-user", str(tmp_path / "no/u.csv"))
-    _one_line_error(r, "does not exist")
+    _one_line_error(r, "is not a directory")
 
 
 def test_a_refused_run_writes_no_output(run_cli, write, tmp_path):

@@ -45,8 +45,13 @@ def test_gzip_is_detected_by_content_with_an_explicit_format(write):
     assert r.metrics["mrr@2"] == pytest.approx(0.5)
 
 
-def test_unknown_extension_asks_for_the_format(write):
+def test_unknown_extension_is_read_by_its_content(write):
     path = write("run.data", PREDS.to_csv(index=False))
+    assert evaluate(str(path), TRUTH, ["mrr"], 2).metrics["mrr@2"] == pytest.approx(0.5)
+
+
+def test_unknown_extension_and_content_asks_for_the_format(write):
+    path = write("run.data", "nothing to read here\n")
     with pytest.raises(OptionError, match="preds_format"):
         evaluate(str(path), TRUTH, ["mrr"], 2)
 

@@ -12,8 +12,7 @@ import pytest
 from rankeval.cli import cli
 from rankeval.engines.interface import Breakdown, Inputs, Job
 from rankeval.io.columns import COLUMN_OPTIONS, EXTRA
-from rankeval.io.options import READING, Columns, ExtraInputs, Reading
-from rankeval.io.readers import OWN_ENCODING
+from rankeval.io.options import OWN, READING, Columns, ExtraInputs, Reading
 from rankeval.settings import make_settings
 
 TABLES = {
@@ -28,8 +27,9 @@ def test_each_group_holds_its_table(group):
     assert group.names() == tuple(TABLES[group])
 
 
-def test_reading_is_the_delimiter_and_every_encoding_the_readers_know():
-    assert set(READING) == {"delimiter", "encoding", *OWN_ENCODING.values()}
+def test_reading_is_each_row_of_own_with_the_inputs_own_and_the_tag_separator():
+    assert set(READING) == {*OWN, *(n for own in OWN.values() for n in own.values()),
+                            "tag_separator"}
 
 
 @pytest.mark.parametrize("command", ["score", "validate", "compare"])

@@ -32,8 +32,7 @@ SCORE = {
     "margins": (PREDS, ["--baseline-per-user", "x.csv"], None,
                 "--baseline-per-user is for --non-inferior"),
     "engine_check": ("-", ["--engine", "ray"], "", "standard input is not one"),
-    "junit": (PREDS, ["--junit", "/nonexistent/dir/g.xml"], None,
-              "the directory /nonexistent/dir does not exist"),
+    "junit": (PREDS, ["--junit", f"{PREDS}/dir/g.xml"], None, f"{PREDS} is not a directory"),
 }
 # score checks them in this order: each one wins over the next
 SCORE_ORDER = list(SCORE)

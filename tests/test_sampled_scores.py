@@ -92,7 +92,7 @@ def test_scores_give_the_ranks_written_out(run_cli, tmp_path):
         assert by == pytest.approx(b.runs[0].values[label], abs=1e-12), label
     run.to_parquet(tmp_path / "run.parquet", index=False)
     truth.to_csv(tmp_path / "truth.tsv", sep="\t", index=False)
-    out = run_cli("sampled", tmp_path / "run.parquet", "--truth", tmp_path / "truth.tsv",
+    out = run_cli("sampled", tmp_path / "run.parquet", tmp_path / "truth.tsv",
                   "--candidates", "500", "-m", "hit_rate,ndcg,auc", "-k", "5,10", "-f", "json")
     assert out.exit_code == 0, out.stderr
     doc = out.json()
@@ -149,7 +149,7 @@ def test_bad_inputs_are_one_line(run_cli, tmp_path, case, expected):
         run = run.drop(columns="score")
     run.to_csv(tmp_path / "run.csv", index=False)
     truth.to_csv(tmp_path / "truth.csv", index=False)
-    out = run_cli("sampled", tmp_path / "run.csv", "--truth", tmp_path / "truth.csv",
+    out = run_cli("sampled", tmp_path / "run.csv", tmp_path / "truth.csv",
                   "--candidates", "300", *extra)
     assert out.exit_code == 2, out.stdout
     assert expected in out.stderr and "Traceback" not in out.stderr, out.stderr

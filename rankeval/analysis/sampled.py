@@ -225,9 +225,21 @@ class SampledResult:
     flips: list[tuple[str, str, str, str]] = field(default_factory=list)  # metric, a, b, est
     ties: str | None = None  # how tied scores were ranked (runs of scores), else None
     warnings: list[str] = field(default_factory=list)  # what the inputs left out, with counts
+    # each held-out item's own number of candidates: where it came from (a column, a file),
+    # and its least and greatest (``candidates`` is then the greatest); None: one for all
+    per_user: dict[str, Any] | None = None
+
+    def candidates_text(self) -> str:
+        """``3,706 candidates``, or ``100 to 400 candidates per user (n_candidates)``."""
+        if self.per_user is None:
+            return plural(self.candidates, "candidate")
+        low, high = self.per_user["min"], self.per_user["max"]
+        return (f"{low:,} to {plural(high, 'candidate')} per user ({self.per_user['from']})"
+                if low != high else f"{plural(high, 'candidate')} ({self.per_user['from']})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"candidates": self.candidates, "negatives": self.negatives,
+        return {"candidates": self.candidates, "candidates_per_user": self.per_user,
+                "negatives": self.negatives,
                 "gamma": self.gamma, "sampling": "with replacement" if self.replacement
                 else "without replacement", "ties": self.ties,
                 "runs": [r.to_dict() for r in self.runs],
@@ -251,15 +263,25 @@ Ranks = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 
 def estimate(ranks: dict[str, Ranks], metrics: list[tuple[str, int | None]], n: int,
-             m: int, gamma: float = 0.1, replacement: bool = False) -> SampledResult:
+             m: int, gamma: float = 0.1, replacement: bool = False,
+             per_instance: dict[str, np.ndarray] | None = None) -> SampledResult:
     """Each run's sampled metrics and corrections, from its instances' sampled ranks: one
     rank each, or a range (lowest, highest) for an item tied with negatives, whose value is
-    the mean over the range (the expectation over the tie's orders)."""
-    check_sizes(n, m)
+    the mean over the range (the expectation over the tie's orders). ``per_instance``: each
+    run's instances' own numbers of candidates (``n`` for all when None): the instances are
+    grouped by it, one table per distinct number."""
+    sizes = {run: np.full(len(_low(r)), n, dtype=np.int64) for run, r in ranks.items()}
+    sizes |= {run: np.asarray(v, dtype=np.int64) for run, v in (per_instance or {}).items()}
+    for each in sorted({int(x) for v in sizes.values() for x in np.unique(v)} or {n}):
+        check_sizes(each, m)
     if not 0 <= gamma <= 1:
         raise OptionError(f"gamma must lie in [0, 1], got {gamma}")
-    tables = {(name, k, how): table(name, k, n, m, how, gamma, replacement)
-              for name, k in metrics for how in ESTIMATORS}
+
+    @functools.cache
+    def tables(size: int) -> dict[tuple[str, int | None, str], np.ndarray]:
+        return {(name, k, how): table(name, k, size, m, how, gamma, replacement)
+                for name, k in metrics for how in ESTIMATORS}
+
     runs = []
     for run, given in ranks.items():
         low, high = given if isinstance(given, tuple) else (given, given)
@@ -267,9 +289,11 @@ def estimate(ranks: dict[str, Ranks], metrics: list[tuple[str, int | None]], n: 
             if len(r) and (r.min() < 1 or r.max() > m + 1):
                 raise OptionError(f"{run}: sampled ranks must lie in 1..{m + 1} (the item and "
                                   f"{plural(m, 'negative')}), got {int(r.min())}..{int(r.max())}")
+        groups = [(int(size), sizes[run] == size) for size in np.unique(sizes[run])]
         runs.append(Estimates(run, len(low), {
-            _label(name, k): {how: _mean(tables[name, k, how], low, high)
-                              for how in ESTIMATORS} for name, k in metrics}))
+            _label(name, k): {how: _grouped_mean(
+                [(tables(size)[name, k, how], low[at], high[at]) for size, at in groups])
+                for how in ESTIMATORS} for name, k in metrics}))
     flips = []
     for i, a in enumerate(runs):
         for b in runs[i + 1:]:
@@ -305,6 +329,19 @@ def _mean(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> float:
     cum = np.concatenate([[0.0], np.cumsum(values)])
     lo, hi = low.astype(np.int64), high.astype(np.int64)
     return float(((cum[hi] - cum[lo - 1]) / (hi - lo + 1)).mean())
+
+
+def _low(given: Ranks) -> np.ndarray:
+    return given[0] if isinstance(given, tuple) else given
+
+
+def _grouped_mean(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> float:
+    """The mean over every instance of groups each with its own table (``_mean``)."""
+    total = sum(len(low) for _, low, _ in parts)
+    if not total:
+        return math.nan
+    return sum(_mean(values, low, high) * len(low) for values, low, high in parts
+               if len(low)) / total
 
 
 def _label(name: str, k: int | None) -> str:

@@ -24,9 +24,10 @@ _ALIASES = {"recall": "hit_rate", "hr": "hit_rate", "ap": "mrr", "map": "mrr"}
 
 
 def among_negatives(preds: Predictions, truth: Truth, ties: str
-                    ) -> tuple[np.ndarray, np.ndarray, int, int]:
+                    ) -> tuple[np.ndarray, np.ndarray, int, int, np.ndarray]:
     """(lowest and highest sampled rank of each held-out item, the number of negatives per
-    item, the users of the run without a held-out item)."""
+    item, the users of the run without a held-out item, the held-out items' rows of the
+    run)."""
     label = preds.source.label
     if preds.rank is None and preds.score is None:
         raise InputError(label, "no score or rank column: the held-out items and their "
@@ -69,7 +70,8 @@ def among_negatives(preds: Predictions, truth: Truth, ties: str
         raise InputError(label, f"users have different numbers of sampled negatives ({shown}):"
                          " the correction needs one number per held-out item")
     left = len(np.unique(user)) - len(with_items)
-    return low + 1, high + 1, int(counts[0]) if len(counts) else 0, left
+    return (low + 1, high + 1, int(counts[0]) if len(counts) else 0, left,
+            np.flatnonzero(positive))
 
 
 def _negatives_before(user: np.ndarray, key: np.ndarray, positive: np.ndarray,

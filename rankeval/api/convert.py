@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from rankeval.build.checks import report_duplicates
 from rankeval.build.ordering import order_rows, scores_against_ranks
 from rankeval.build.samples import JOIN
+from rankeval.conventions import TIE_ORDERS
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.columns import COLUMNS
@@ -85,7 +86,7 @@ def convert(
     if kind is not None and kind not in KINDS:
         raise OptionError(f"{{option}} must be one of {', '.join(KINDS)}, got {kind!r}", "kind")
     ties = ROWS["ties"].check(ties)
-    if ties in ("expected", "optimistic", "pessimistic", *PER_METRIC_TIES):
+    if ties not in TIE_ORDERS:
         how = "orders each metric's lists its own way" if ties in PER_METRIC_TIES else \
             "scores ties fairly"
         raise OptionError(f"{{option}} {ties} {how} when evaluating; a converted "
@@ -193,6 +194,11 @@ def _predictions_table(
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
         order = np.arange(len(user))
+    if ranked and preds.rank is None and preds.score is not None and ties != "input":
+        kept = order_rows(user, item, None, preds.score, "input")  # tied rows as in the file
+        moved = np.unique(user[order[order != (np.arange(len(order)) if kept is None else kept)]])
+        if len(moved):
+            notices.append(Notice("ties_reordered", len(moved), {"ties": ties}))
     keys = pair_keys(user[order], item[order], max(len(items), 1))
     first = first_index(keys)
     if len(first) < len(keys):
@@ -221,6 +227,7 @@ def _predictions_table(
         n = scores_against_ranks(user[order], score, ties_count=True)
         if n:
             notices.append(Notice("scores_disagree_with_ranks", n, {"written": True}))
+
     take = from_numpy(order)
     columns = {
         "user_id": preds.user.take(take),

@@ -37,8 +37,10 @@ def evaluate(
     and the popularity metrics; ``catalog``: the item universe (coverage, gini);
     ``item_features``: per-item vectors or tags (ild, serendipity); ``item_groups``: the
     group(s) of each item, per group column (awrf); ``propensity``: each item's (or each
-    user-item pair's) probability of being observed (ips_recall, ... without gamma=). Any
-    form the two main inputs take (``train_format``, ..., ``propensity_format`` for paths).
+    user-item pair's) probability of being observed (ips_recall, ... without gamma=);
+    ``exclude``: (user, item) pairs masked from the lists before the cut (a validation
+    split), apart from ``train`` (whose pairs ``exclude_seen`` masks). Any form the two main
+    inputs take (``train_format``, ..., ``exclude_format`` for paths).
     ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
     with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
     session, "partitions": 64}``).
@@ -133,8 +135,8 @@ def evaluate(
     ``relevance_col``, ``count_col`` (train), ``subtopic_col``, ``sample_col``,
     ``propensity_col``; formats (default: from the extension): ``preds_format``,
     ``truth_format``, ``train_format``, ``catalog_format``, ``item_features_format``,
-    ``item_groups_format``, ``propensity_format``. Every keyword is declared once, in
-    ``rankeval.api.request.Options``.
+    ``item_groups_format``, ``propensity_format``, ``exclude_format``. Every keyword is
+    declared once, in ``rankeval.api.request.Options``.
 
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()

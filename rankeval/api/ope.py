@@ -18,7 +18,7 @@ from rankeval.offpolicy.result import OffPolicy
 
 def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
         estimators: Sequence[str] | str | None = None, clip: float | None = None,
-        reward_model: Any = None, level: float = 0.95, rounds: int = 2000, seed: int = 0,
+        reward_model: Any = None, level: float = 0.95, rounds: int = 10_000, seed: int = 0,
         ties: str = "trec", fail_under: Sequence[str] = (), log_format: str | None = None,
         run_format: str | None = None, reward_model_format: str | None = None,
         reading: Mapping[str, Any] | None = None, **columns: str | None) -> OffPolicy:

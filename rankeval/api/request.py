@@ -36,6 +36,7 @@ class Options(EvaluateOptions, total=False):
     item_features: Any
     item_groups: Any
     propensity: Any
+    exclude: Any
     subtopic_col: str | None
     sample_col: str | None
 

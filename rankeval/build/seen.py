@@ -30,10 +30,23 @@ if TYPE_CHECKING:
 
 def seen_items(extras: Extras, codes: Codes, settings: Settings) -> SeenItems | None:
     """The seen-item exclusion stage over ``codes``, when an option asks for it (None: no
-    exclusion; the options need ``--train``, ``io.extras.check_needs``)."""
-    if extras.train is None or not (settings.exclude_seen or settings.exclude_seen_truth):
+    exclusion): the pairs of ``--exclude`` (masked from the lists whenever given), and those
+    of ``--train`` with ``--exclude-seen`` (or with ``--exclude-seen-truth`` alone, when
+    there is no ``--exclude``); the options' needs: ``io.extras.check_needs``."""
+    lists = settings.exclude_seen or extras.exclude is not None
+    if not (lists or settings.exclude_seen_truth):
         return None
-    return SeenItems.of(extras.train, codes, settings)
+    use_train = extras.train is not None and (settings.exclude_seen or extras.exclude is None)
+    sources = [t for t in (extras.train if use_train else None, extras.exclude)
+               if t is not None]
+    if not sources:
+        return None
+    keys = [seen_keys(t, codes.user_ids, codes.item_ids, codes.n_items) for t in sources]
+    options = (["exclude_seen"] if use_train and settings.exclude_seen else []) + (
+        ["exclude"] if extras.exclude is not None else [])
+    return SeenItems(distinct(np.concatenate(keys)), lists, settings.exclude_seen_truth,
+                     settings.cut, " and ".join(t.source.label for t in sources),
+                     tuple(options))
 
 
 def seen_keys(train: Train, user_ids: pa.Array, item_ids: pa.Array, n_items: int) -> np.ndarray:
@@ -61,13 +74,20 @@ class SeenItems:
     lists: bool  # --exclude-seen: drop them from the ranked lists
     truth: bool  # --exclude-seen-truth: drop them from the truth
     cut: int | None  # the deepest K, for the count of lists left shorter than it
-    train: str = "--train"  # the training file, for messages
+    train: str = "--train"  # the files the pairs come from, for messages
+    options: tuple[str, ...] = ("exclude_seen",)  # the options that mask them from the lists
 
     @classmethod
     def of(cls, train: Train, codes: Codes, settings: Settings) -> SeenItems:
         return cls(seen_keys(train, codes.user_ids, codes.item_ids, codes.n_items),
                    settings.exclude_seen, settings.exclude_seen_truth, settings.cut,
                    train.source.label)
+
+    def _said(self) -> dict[str, object]:
+        """What the notices name beyond training's own exclusion: the files and options."""
+        if "exclude" not in self.options:
+            return {}
+        return {"from": self.train, "options": list(self.options)}
 
     def leaked(self, codes: Codes, truth: Truth) -> list[Notice]:
         """Relevant truth pairs that training holds too: the test's interactions are in the
@@ -82,7 +102,7 @@ class SeenItems:
             return []
         return [Notice("train_holds_truth", n, {"path": truth.source.label, "train": self.train,
                                                 "of": int(np.count_nonzero(relevant)),
-                                                "seen": self.lists})]
+                                                "seen": self.lists} | self._said())]
 
     def drop_truth(self, codes: Codes, truth: Truth) -> tuple[Codes, Truth, list[Notice]]:
         """Truth rows whose pair is in training, dropped (``--exclude-seen-truth``); the
@@ -107,7 +127,8 @@ class SeenItems:
                                         item=truth.item.filter(mask),
                                         relevance=truth.relevance[keep])
         codes = dataclasses.replace(codes, t_user=codes.t_user[keep], t_item=codes.t_item[keep])
-        return codes, truth, [Notice("seen_truth_dropped", n, {"path": truth.source.label})]
+        return codes, truth, [Notice("seen_truth_dropped", n, {"path": truth.source.label,
+                                                                **self._said()})]
 
     def drop(self, codes: Codes, lists: Lists, label: str) -> tuple[Lists, list[Notice]]:
         """Ordered rows whose (user, item) was seen in training, dropped before the cut; the
@@ -125,10 +146,11 @@ class SeenItems:
         keep = ~hit
         rows = np.flatnonzero(keep) if rows is None else rows[keep]
         su = su[keep]
-        notices = [Notice("seen_dropped", n, {"path": label})]
+        notices = [Notice("seen_dropped", n, {"path": label, **self._said()})]
         if self.cut is not None:
             after = np.bincount(su, minlength=len(before))
             short = int(np.count_nonzero((before >= self.cut) & (after < self.cut)))
             if short:
-                notices.append(Notice("short_after_exclusion", short, {"k": self.cut}))
+                notices.append(Notice("short_after_exclusion", short,
+                                      {"k": self.cut, **self._said()}))
         return dataclasses.replace(lists, rows=rows, su=su, pos=segment_positions(su)), notices

@@ -24,8 +24,10 @@ from rankeval.cli.options import (
 )
 from rankeval.errors import EXIT_GATE_FAILED, OptionError
 from rankeval.io.columns import EXTRA
+from rankeval.io.formats import STDOUT
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, per_user_format, write_per_user
+from rankeval.report import FORMATS
 
 
 def run_options(f):
@@ -136,7 +138,8 @@ def compare_command(files, **kw) -> int:
     if kw["per_user"] is not None:
         write_per_user(result.per_user_table(), kw["per_user"])
     fmt = kw["fmt"].lower()
-    emit(kw["output"], fmt, "compare", result)
+    emit(kw["output"], fmt, "compare", result,
+         to_stderr=kw["output"] == STDOUT and kw["per_user"] == STDOUT)
     write_html(kw["html"], "compare", result)
     step_summary(result, "compare")
     for gate in result.gates:
@@ -154,7 +157,8 @@ def _check_outputs(kw, inputs: list[str]) -> None:
     if kw["per_user"] is not None:
         check_writable(kw["per_user"], "--per-user")
         per_user_format(kw["per_user"])
-        if kw["per_user"] == "-" and kw["output"] == "-":
+        if (kw["per_user"] == STDOUT and kw["output"] == STDOUT
+                and not FORMATS[kw["fmt"].lower()].console):  # the table goes to stderr
             raise OptionError("--per-user - takes stdout: write the report elsewhere with -o FILE")
     check_distinct({"--output": kw["output"], "--per-user": kw["per_user"],
                     "--html": kw["html"]}, inputs)

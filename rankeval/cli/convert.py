@@ -6,6 +6,7 @@ import click
 
 from rankeval.cli.app import cli, show_notices
 from rankeval.cli.options import Command, column_options, option, setting_option
+from rankeval.conventions import TIE_ORDERS
 from rankeval.errors import plural
 from rankeval.settings import ROWS
 
@@ -23,15 +24,20 @@ from rankeval.settings import ROWS
 @option("output_format")
 @click.option("--tag", default="rankeval", show_default=True,
               help="Run tag, the last field of each line of a TREC run.")
-@setting_option("ties")
+@click.option("--ties", type=click.Choice(TIE_ORDERS, case_sensitive=False),
+              help="The order written for tied scores: item id descending as trec_eval "
+              "(trec), item id ascending (item-asc), or the file's order (input). Default "
+              "trec. A reader of TREC runs orders tied scores its own way: rankeval with its "
+              "--ties, trec_eval by item id descending.")
 @setting_option("dedupe")
 @(lambda f: column_options(f, roles=("predictions", "truth")))
 @option("delimiter")
+@option("decimal")
 @option("encoding")
 @option("quiet", help="Do not print the summary line or warnings.")
 @option("debug")
 def convert(source, target, kind, input_format, output_format, tag, ties, dedupe, delimiter,
-            encoding, quiet, debug, **cols) -> int:
+            decimal, encoding, quiet, debug, **cols) -> int:
     """Convert predictions or truth between CSV, TSV, Parquet, TREC, JSON and JSON Lines.
 
     Every row is kept. Formats come from the extensions (.csv .tsv .parquet .run .trec .qrels
@@ -52,7 +58,8 @@ def convert(source, target, kind, input_format, output_format, tag, ties, dedupe
     done = run_convert(source, target, kind=kind.lower() if kind else None,
                        input_format=input_format, output_format=output_format, tag=tag,
                        ties=(ties or ROWS["ties"].default).lower(), dedupe=bool(dedupe),
-                       reading={"delimiter": delimiter, "encoding": encoding}, **cols)
+                       reading={"delimiter": delimiter, "decimal": decimal,
+                                "encoding": encoding}, **cols)
     show_notices(done.notices, quiet)
     if not quiet:
         click.echo(

@@ -47,7 +47,7 @@ def _ope_columns(f):
               help="Also write each slate's (or user's) share of every estimate: .csv, "
               ".parquet, or - for stdout.")
 @option("confidence")
-@option("rounds", default=2000)
+@option("rounds")
 @option("seed")
 @setting_option("ties")
 @click.option("--log-format", metavar="FORMAT", help="Format of LOG (default: from its "
@@ -58,6 +58,7 @@ def _ope_columns(f):
               help="Format of --reward-model (default: from its extension).")
 @_ope_columns
 @option("delimiter")
+@option("decimal")
 @option("encoding")
 @report_options("ope")
 def ope_command(log, runs, **kw) -> int:

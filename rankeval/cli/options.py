@@ -147,10 +147,10 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "conventions page of the docs.")),
     "preds_format": (("--preds-format",), dict(
         type=click.Choice(PREDS_CHOICES, case_sensitive=False),
-        help="Format of the predictions (default: from the extension; required for -).")),
+        help="Format of the predictions (default: from the extension, else from the content).")),
     "truth_format": (("--truth-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of TRUTH (default: from the extension; required for -).")),
+        help="Format of TRUTH (default: from the extension, else from the content).")),
     "train": (("--train",), dict(
         metavar="FILE", help="Training interactions (user, item, optional count): for "
         "--exclude-seen and the popularity metrics (arp, long_tail, novelty); also the "
@@ -169,24 +169,46 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="FILE", help="Each item's probability of being observed (an item column and a "
         "propensity column), or each (user, item) pair's with a user column: for ips_recall, "
         "ips_precision, ips_dcg and ips_ndcg written without gamma=.")),
+    "exclude": (("--exclude",), dict(
+        metavar="FILE", help="(user, item) pairs to mask from the ranked lists before the cut "
+        "(items seen in training and validation, ...), apart from --train, which then feeds "
+        "only the popularity metrics unless --exclude-seen masks its pairs too.")),
+    "exclude_format": (("--exclude-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help="Format of --exclude (default: from the extension, else from the content).")),
     "propensity_format": (("--propensity-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --propensity (default: from the extension; required for -).")),
+        help="Format of --propensity (default: from the extension, else from the content).")),
     "item_groups_format": (("--item-groups-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-groups (default: from the extension; required for -).")),
+        help="Format of --item-groups (default: from the extension, else from the content).")),
     "item_features_format": (("--item-features-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-features (default: from the extension; required for -).")),
+        help="Format of --item-features (default: from the extension, else from the content).")),
     "train_format": (("--train-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --train (default: from the extension; required for -).")),
+        help="Format of --train (default: from the extension, else from the content).")),
     "catalog_format": (("--catalog-format",), dict(
         type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --catalog (default: from the extension; required for -).")),
+        help="Format of --catalog (default: from the extension, else from the content).")),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
-        "semicolons and no comma is read with ';').")),
+        "semicolons and no comma is read with ';'); '\\t' or tab for a tab.")),
+    "preds_delimiter": (("--preds-delimiter",), dict(
+        metavar="CHAR", help="Field separator of the predictions alone, over --delimiter.")),
+    "truth_delimiter": (("--truth-delimiter",), dict(
+        metavar="CHAR", help="Field separator of TRUTH alone, over --delimiter.")),
+    "decimal": (("--decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of the numbers of CSV and TSV "
+        "inputs (default '.'; ',' reads 0,75 as 0.75).")),
+    "preds_decimal": (("--preds-decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of the predictions alone, over "
+        "--decimal.")),
+    "truth_decimal": (("--truth-decimal",), dict(
+        type=click.Choice([".", ","]), help="Decimal mark of TRUTH alone, over --decimal.")),
+    "tag_separator": (("--tag-separator",), dict(
+        metavar="TEXT", help="What separates the tags of a text column of --item-features "
+        "(default '|': drama|comedy; a RecBole token_seq column: a space).")),
     "preds_encoding": (("--preds-encoding",), dict(
         metavar="NAME", help="Text encoding of the predictions alone, over --encoding (a run "
         "and its truth written by different systems).")),
@@ -358,11 +380,14 @@ def scoring_options(preds_help: str | None = None) -> Callable:
     return stack(option("k"), option("metrics"), settings_options, column_options,
                   option("preds_format", **preds), option("truth_format"), option("train"),
                   option("catalog"), option("item_features"), option("item_groups"),
-                  option("propensity"), option("train_format"), option("catalog_format"),
-                  option("item_features_format"), option("item_groups_format"),
-                  option("propensity_format"),
-                  option("delimiter"), option("encoding"), option("preds_encoding"),
-                  option("truth_encoding"))
+                  option("propensity"), option("exclude"), option("train_format"),
+                  option("catalog_format"), option("item_features_format"),
+                  option("item_groups_format"), option("propensity_format"),
+                  option("exclude_format"),
+                  option("delimiter"), option("preds_delimiter"), option("truth_delimiter"),
+                  option("decimal"), option("preds_decimal"), option("truth_decimal"),
+                  option("encoding"), option("preds_encoding"), option("truth_encoding"),
+                  option("tag_separator"))
 
 
 def engine_options(f):
@@ -495,5 +520,5 @@ def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
 
 
 def pop_reading(kw: dict[str, Any]) -> Reading:
-    """How to read text inputs: ``delimiter`` and ``encoding``."""
+    """How to read text inputs (``io.options.Reading``)."""
     return Reading.take(kw)

@@ -74,7 +74,8 @@ def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Trut
                               c.in_truth),
     }
     for role, data in (("train", (extras or Extras()).train),
-                       ("catalog", (extras or Extras()).catalog)):
+                       ("catalog", (extras or Extras()).catalog),
+                       ("exclude", (extras or Extras()).exclude)):
         if extra_inputs is not None:  # summarized where the data is
             inputs.update({role: extra_inputs[role]} if role in extra_inputs else {})
         elif data is not None:

@@ -267,6 +267,10 @@ def item_notices(partial: Partial, settings: Settings, extras: Extras, stats: It
     if stats.outside and extras.catalog is not None:  # only a --catalog has an outside
         notices.append(Notice("outside_catalog", stats.outside,
                               {"path": extras.catalog.source.label}))
+    features = extras.item_features
+    if features is not None and features.spaced:
+        notices.append(Notice("one_tag_with_spaces", features.spaced,
+                              {"path": features.source.label}))
     if "novelty" in names and partial.item_counts:
         widest = partial.item_counts[max(partial.item_counts, key=lambda k: k or 2**62)]
         pop, _ = stats.at(widest.ids)

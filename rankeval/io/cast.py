@@ -3,6 +3,7 @@ that does not convert named by its rows."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import cast
 
@@ -329,14 +330,23 @@ def _raise_inexact(label: str, name: str, column: pa.ChunkedArray, unit: str) ->
                          examples=bad[:5], unit=unit, hint="rescale them, or give ranks")
 
 
-def raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row") -> None:
+# A number written with a decimal comma (``0,75``, ``-1,5``, ``1.234,5``)
+_DECIMAL_COMMA = re.compile(r"[+-]?(\d{1,3}(\.\d{3})+|\d*),\d+")
+
+
+def raise_non_numeric(label: str, name: str, column: pa.ChunkedArray, unit: str = "row",
+                      decimal: str | None = None) -> None:
+    """The error for a column with values that are not numbers; ``decimal``: the option
+    that reads decimal commas (said when every bad value is one), or None."""
     text = to_numpy(column).astype(object)
     bad = np.flatnonzero(unparseable(text))
     if len(bad):
         examples = [(int(i) + 1, text[i]) for i in bad[:5]]
+        commas = decimal is not None and all(
+            _DECIMAL_COMMA.fullmatch(str(text[i])) for i in bad[:100])
         raise InputError(
             label, "non-numeric values", column=name, count=len(bad), examples=examples,
-            unit=unit,
+            unit=unit, hint=f"decimal commas? read them with {decimal} ','" if commas else None,
         )
 
 

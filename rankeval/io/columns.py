@@ -57,6 +57,7 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "segments": (("user",), ()),  # user attributes (--segments)
     # P(observed) per item, or per (user, item) with a user column (--propensity)
     "propensity": (("item", "propensity"), ("user",)),
+    "exclude": (("user", "item"), ()),  # (user, item) pairs to mask from the lists (--exclude)
     "log": (("user", "item", "rank", "reward"), ("slate", "propensity", "cascade_propensity",
                                                   "slate_propensity")),
     "policy": (("user", "item", "rank"), ("slate", "probability", "cascade_probability",
@@ -66,7 +67,7 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # The roles only ``rankeval ope`` reads (its own column options)
 OPE_ROLES = ("log", "policy", "reward_model")
 # The optional inputs beside the run and the truth (each an option of its own, --train ...)
-EXTRA = ("train", "catalog", "item_features", "item_groups", "propensity")
+EXTRA = ("train", "catalog", "item_features", "item_groups", "propensity", "exclude")
 _SCORED = {column for role, parts in ROLES.items() if role not in OPE_ROLES
            for part in parts for column in part}
 OPE_COLUMNS = tuple(column for column in COLUMNS if column not in _SCORED)

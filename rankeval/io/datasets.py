@@ -11,7 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rankeval.errors import OptionError
-from rankeval.io.output import OutputError, check_distinct, pending, temporary_name
+from rankeval.io.output import (
+    OutputError,
+    check_distinct,
+    check_folder,
+    make_folder,
+    pending,
+    temporary_name,
+)
 
 
 def check_per_user(engine: str, path: str, inputs: list[str]) -> None:
@@ -33,9 +40,7 @@ def check_dataset_path(path: str, engine: str) -> None:
         raise OptionError(f"--per-user {path}: is a mount point, which cannot be replaced; "
                           "give a directory inside it")
     if not target.exists():
-        if not target.absolute().parent.is_dir():
-            raise OptionError(f"--per-user {path}: the directory {target.absolute().parent} "
-                              "does not exist")
+        check_folder(target.absolute().parent, f"--per-user {path}")
         return
     if not target.is_dir():
         raise OptionError(f"--per-user {path}: is a file; with --engine {engine} the per-user "
@@ -63,6 +68,7 @@ def write_dataset(path: str, engine: str, write: Callable[[str], None]) -> None:
     check_dataset_path(path, engine)
     target = Path(os.path.realpath(path))
     try:
+        make_folder(target)
         with pending(str(temporary_name(target, "rankeval"))) as tmp, \
                 pending(str(temporary_name(target, "rankeval-old"))) as old:
             write(tmp)

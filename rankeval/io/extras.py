@@ -35,6 +35,7 @@ class Extras:
     item_features: ItemFeatures | None = None
     item_groups: ItemGroups | None = None
     propensity: Propensities | None = None
+    exclude: Train | None = None  # pairs to mask from the lists (--exclude), apart from train
 
     def given(self) -> set[str]:
         return {name for name in EXTRA if getattr(self, name) is not None}
@@ -45,15 +46,17 @@ def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | No
     """Open and load the optional inputs in ``given`` (``EXTRA``: ``train``, ``catalog``,
     ``item_features``, ``item_groups``, ``propensity``; paths or in-memory tables, each
     with its ``NAME_format``), with the same column options as the main inputs."""
-    cols = columns or {}
+    cols, separator = columns or {}, (reading or {}).get("tag_separator")
     loaders: dict[str, Callable[[Any], Any]] = {
         "train": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
                                       cols.get("count_col")),
         "catalog": lambda t: load_catalog(t, cols.get("item_col")),
-        "item_features": lambda t: load_item_features(t, cols.get("item_col")),
+        "item_features": lambda t: load_item_features(t, cols.get("item_col"), separator),
         "item_groups": lambda t: load_item_groups(t, cols.get("item_col")),
         "propensity": lambda t: load_propensities(t, cols.get("user_col"), cols.get("item_col"),
                                                   cols.get("propensity_col")),
+        "exclude": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
+                                        role="exclude"),
     }
     loaded = {name: loaders[name](open_input(given[name], name, given.get(f"{name}_format"),
                                              reading))
@@ -94,7 +97,10 @@ def check_needs(settings: Settings, given: set[str]) -> None:
             if not given & set(providers):
                 options = " or ".join(f"{{opt:{o}}}" for o in providers)
                 raise OptionError(f"{spec.name} needs {options} (SPEC section 7)")
-    for flag in ("exclude_seen", "exclude_seen_truth"):
-        if getattr(settings, flag) and "train" not in given:
-            raise OptionError(f"{{opt:{flag}}} needs {{opt:train}}: the training interactions "
-                              "say which items each user has seen")
+    if settings.exclude_seen and "train" not in given:
+        raise OptionError("{opt:exclude_seen} needs {opt:train}: the training interactions "
+                          "say which items each user has seen (or mask a file's pairs with "
+                          "{opt:exclude} FILE)")
+    if settings.exclude_seen_truth and not given & {"train", "exclude"}:
+        raise OptionError("{opt:exclude_seen_truth} needs {opt:train} or {opt:exclude}: the "
+                          "pairs they hold are dropped from the truth")

@@ -28,13 +28,21 @@ class ItemFeatures:
     source: Source
     columns: dict[str, str]
     kind: str  # "columns", "list" or "tags"
+    # items whose one tag holds a space, when every item has one tag (a space-separated list
+    # read whole, perhaps: said as a warning)
+    spaced: int = 0
+
+
+# What separates the tags of a text column (``--tag-separator``) when the file does not say
+TAG_SEPARATOR = "|"
 
 
 def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
-                       tag_separator: str = "|") -> ItemFeatures:
+                       tag_separator: str | None = None) -> ItemFeatures:
     """Item vectors for similarity metrics: one list column (Parquet, Arrow) of numbers, or
-    numeric columns (``f0 .. fn`` in CSV), or one text column of tags (``drama|comedy``) or a
-    list of strings, made one-hot."""
+    numeric columns (``f0 .. fn`` in CSV), or one text column of tags made one-hot: split on
+    ``tag_separator``, else on what the format says of the column (a RecBole ``token_seq``:
+    spaces), else on ``|`` (``drama|comedy``); or a list of strings."""
     label = table.label
     item, others = item_and_others(table, "item_features", item_col, "no feature columns: "
                                    "give numeric columns, a list column or a column of tags "
@@ -50,9 +58,12 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
         try:
             values = finite_column(read_typed(table, {others[0]: pa.float64()}), others[0], label)
         except InputError:  # text: tags
-            tags = pc.split_pattern(fill_null(data.column(others[0]), ""), tag_separator)
+            told = tag_separator or getattr(table, "sequences", {}).get(others[0])
+            tags = pc.split_pattern(fill_null(data.column(others[0]), ""),
+                                    told or TAG_SEPARATOR)
             return ItemFeatures(id_column(data, item, label), _one_hot(tags),
-                                source(data.num_rows), {"item": item}, "tags")
+                                source(data.num_rows), {"item": item}, "tags",
+                                0 if told else _spaced(tags))
         return ItemFeatures(id_column(data, item, label), values[:, None], source(data.num_rows),
                             {"item": item}, "columns")
     data = read_typed(table, {item: ID} | {c: pa.float64() for c in others})
@@ -91,6 +102,14 @@ def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarr
     if not np.isfinite(values).all():
         raise InputError(label, "feature values that are not finite numbers", column=name)
     return values.reshape(len(lengths), int(lengths[0])), "list"
+
+
+def _spaced(tags: pa.ChunkedArray) -> int:
+    """The items whose one tag holds a space, when every item has exactly one tag; else 0."""
+    trimmed = to_numpy(pc.utf8_trim_whitespace(pc.list_flatten(tags))).astype(object)
+    if len(trimmed) != len(tags) or (trimmed == "").any():
+        return 0  # some item has several tags, or none
+    return int(np.count_nonzero(to_numpy(pc.match_substring(pa.array(trimmed), " "))))
 
 
 def _one_hot(tags) -> np.ndarray:

@@ -295,12 +295,14 @@ def load_train(
     user_col: str | None = None,
     item_col: str | None = None,
     count_col: str | None = None,
+    role: str = "train",
 ) -> Train:
-    """Training interactions; a count column (counts >= 0) weighs each row."""
+    """Training interactions; a count column (counts >= 0) weighs each row. ``role``:
+    ``exclude`` for the pairs of --exclude (a user and an item column, nothing else read)."""
     label = table.label
-    found = resolve_role(table.columns, "train", {"user_col": user_col, "item_col": item_col,
+    found = resolve_role(table.columns, role, {"user_col": user_col, "item_col": item_col,
                                                   "count_col": count_col}, label)
-    user, item, count = (found[c] for c in ("user", "item", "count"))
+    user, item, count = (found.get(c) for c in ("user", "item", "count"))
     assert user is not None and item is not None  # required: resolve_role raises without them
     types: dict[str, pa.DataType] = ({user: ID, item: ID}
                                      | ({count: pa.float64()} if count is not None else {}))

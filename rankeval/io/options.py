@@ -1,5 +1,6 @@
 """The input option groups of every verb and engine, as frozen dataclasses: ``Columns`` (the
-column names: ``user_col`` ...), ``Reading`` (delimiter and encodings) and ``ExtraInputs``
+column names: ``user_col`` ...), ``Reading`` (delimiter, decimal mark, encodings,
+tag separator) and ``ExtraInputs``
 (``train``, ``catalog`` ... and their formats). Each reads as the mapping the loaders take
 (``get``, ``[]``, iteration over its fields), so ``load_inputs(..., job.columns)`` and an
 engine written for the dictionaries keep working. Pure Python: the command line imports it."""
@@ -61,20 +62,40 @@ class Columns(_Group):
     propensity_col: str | None = None
 
 
-# How text inputs are read: the delimiter, every input's encoding, and the two main inputs'
-# own (``io.readers.OWN_ENCODING``)
-READING = ("delimiter", "encoding", "preds_encoding", "truth_encoding")
+# How text inputs are read, each a row: the option for every input, and the run's and the
+# truth's own over it (a run and its truth often come from different systems). Every other
+# input takes the general option.
+OWN: dict[str, dict[str, str]] = {
+    "delimiter": {"predictions": "preds_delimiter", "truth": "truth_delimiter"},
+    "decimal": {"predictions": "preds_decimal", "truth": "truth_decimal"},
+    "encoding": {"predictions": "preds_encoding", "truth": "truth_encoding"},
+}
+# ... and the item features' tag separator (--tag-separator)
+READING = (*(n for name, own in OWN.items() for n in (name, *own.values())), "tag_separator")
+
+
+def own_option(name: str, role: str) -> str:
+    """The option that sets ``name`` (a row of ``OWN``) for the input ``role``, as
+    ``{opt:...}``."""
+    return "{opt:" + OWN[name].get(role, name) + "}"
 
 
 @dataclass(frozen=True)
 class Reading(_Group):
-    """How to read text inputs (``READING``): the CSV delimiter, the encoding of every input,
-    and the predictions' and the truth's own encodings over it."""
+    """How to read text inputs (``READING``): the delimiter and decimal mark of delimited
+    text, the encoding of every input, the predictions' and the truth's own over them, and
+    the separator of the tags of --item-features."""
 
     delimiter: str | None = None
+    preds_delimiter: str | None = None
+    truth_delimiter: str | None = None
+    decimal: str | None = None
+    preds_decimal: str | None = None
+    truth_decimal: str | None = None
     encoding: str | None = None
     preds_encoding: str | None = None
     truth_encoding: str | None = None
+    tag_separator: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,11 +108,13 @@ class ExtraInputs(_Group):
     item_features: Any = None
     item_groups: Any = None
     propensity: Any = None
+    exclude: Any = None
     train_format: str | None = None
     catalog_format: str | None = None
     item_features_format: str | None = None
     item_groups_format: str | None = None
     propensity_format: str | None = None
+    exclude_format: str | None = None
 
     def given(self) -> set[str]:
         """The extra inputs given (what ``io.extras.check_needs`` weighs)."""

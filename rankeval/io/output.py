@@ -47,11 +47,24 @@ def check_writable(path: str, flag: str) -> None:
         if not os.access(p, os.W_OK):
             raise OptionError(f"{flag} {path}: permission denied")
         return
-    parent = _replaced(p).parent
-    if not parent.is_dir():
-        raise OptionError(f"{flag} {path}: the directory {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise OptionError(f"{flag} {path}: cannot write to {parent}")
+    check_folder(_replaced(p).parent, f"{flag} {path}")
+
+
+def check_folder(parent: Path, named: str) -> None:
+    """The folder an output goes in exists, or can be made (``make_folder``, at the write):
+    its nearest existing ancestor is a writable directory."""
+    existing = parent.absolute()
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OptionError(f"{named}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK):
+        raise OptionError(f"{named}: cannot write to {existing}")
+
+
+def make_folder(target: Path) -> None:
+    """The missing folders of an output's path made, as ``mkdir -p`` does."""
+    target.parent.mkdir(parents=True, exist_ok=True)
 
 
 def check_distinct(outputs: dict[str, str | None], inputs: Iterable[str]) -> None:
@@ -157,6 +170,7 @@ def write_atomic(path: str, write: Callable[[str], None]) -> None:
             write(path)
             return
         target = _replaced(target)
+        make_folder(target)
         mode = _mode(target)
         # registered before it exists: a signal at any moment leaves nothing behind
         with pending(str(temporary_name(target))) as tmp:

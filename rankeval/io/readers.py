@@ -22,8 +22,10 @@ import pyarrow as pa
 
 from rankeval.errors import InputError, OptionError, one_line
 from rankeval.io.cast import cast_columns
-from rankeval.io.formats import FORMATS, STDIN, UNITS, detect_format
+from rankeval.io.formats import FORMATS, STDIN, UNITS, named_format
 from rankeval.io.formats.delimited import DELIMITERS
+from rankeval.io.formats.sniff import LOOK_BYTES, PARQUET_MAGIC, Sniffed, sniff
+from rankeval.io.options import OWN, own_option
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -53,17 +55,20 @@ class Table:
     """An opened input: its column names, and a way to read chosen columns with chosen types."""
 
     def __init__(
-        self, path: str, fmt: str, stdin: BinaryIO | None = None, role: str = "predictions",
-        delimiter: str | None = None, encoding: str | None = None,
+        self, path: str, fmt: str | None, stdin: BinaryIO | None = None,
+        role: str = "predictions", delimiter: str | None = None, encoding: str | None = None,
+        decimal: str | None = None, flag: str = "--format",
     ):
+        """``fmt`` None: told from the content (``formats.sniff``; ``flag``: the option a
+        content that reads two ways asks for)."""
         self.path = path
-        self.format = fmt
         self.role = role
         self.label = "<stdin>" if path == STDIN else path
-        self.kind = FORMATS[fmt]
-        self.unit = self.kind.unit  # how errors count rows
-        self.delimiter = delimiter or DELIMITERS.get(fmt, ",")
-        self.delimiter_given = delimiter is not None
+        self._set_format(fmt or "csv", delimiter)
+        self.decimal = decimal or "."
+        self.header: list[str] | None = None  # names read in place of the header line
+        self.sequences: dict[str, str] = {}  # column -> separator of a sequence in one field
+        self.sniffed: Sniffed | None = None  # the format told from the content
         self._buffer: bytes | None = None
         self._gzip = False
         self._parsed: pa.Table | None = None  # formats parsed whole on opening
@@ -79,12 +84,34 @@ class Table:
                     self._read_stream(fh, "is empty (nothing came through it)")
             except OSError as exc:
                 raise InputError(self.label, f"cannot read: {one_line(exc)}") from None
-        self._decode(encoding)
+        if fmt is None:
+            self._sniff(encoding, delimiter, flag)
+        else:
+            self._decode(encoding)
         if self.kind.whole:
             self._parsed = self._parse()
             self.columns = list(self._parsed.column_names)
         else:
             self.columns = self.kind.codec().columns(self)
+
+    def _set_format(self, fmt: str, delimiter: str | None) -> None:
+        self.format = fmt
+        self.kind = FORMATS[fmt]
+        self.unit = self.kind.unit  # how errors count rows
+        self.delimiter = delimiter or DELIMITERS.get(fmt, ",")
+        self.delimiter_given = delimiter is not None
+
+    def _sniff(self, encoding: str | None, delimiter: str | None, flag: str) -> None:
+        """The format told from the first bytes: Parquet by its magic, else the text's
+        (decoded first)."""
+        if self.head(len(PARQUET_MAGIC)) == PARQUET_MAGIC:
+            self._set_format("parquet", delimiter)
+            return
+        self._decode(encoding)  # as text
+        found = sniff(self.head(LOOK_BYTES + 1), self.label, flag, delimiter)
+        self._set_format(found.format, delimiter or found.delimiter)
+        self.delimiter_given = True  # the sniffed delimiter is the file's, never re-guessed
+        self.sniffed = found
 
     def described(self, rows: int) -> Source:
         """Where ``rows`` rows came from, with what the format's parser noted."""
@@ -250,24 +277,36 @@ def _encodable(path: str) -> bool:
     return True
 
 
-# The inputs with an encoding of their own (--preds-encoding, --truth-encoding): a run and
-# its truth often come from different systems. Every other input takes --encoding.
-OWN_ENCODING = {"predictions": "preds_encoding", "truth": "truth_encoding"}
-
-
 def encoding_option(role: str) -> str:
     """The option that names the encoding of the input ``role``, as ``{opt:...}``."""
-    return "{opt:" + OWN_ENCODING.get(role, "encoding") + "}"
+    return own_option("encoding", role)
 
 
 def for_role(reading: Mapping[str, Any] | None, role: str) -> dict[str, Any]:
-    """How to read the text of the input ``role``: the delimiter, and its own encoding
-    (``preds_encoding``, ``truth_encoding``), else the one of every input (``encoding``)."""
+    """How to read the text of the input ``role`` (``open_table``'s keywords): each of
+    ``OWN``'s values, the input's own (``preds_delimiter``) over the one of every input
+    (``delimiter``)."""
     given = dict(reading or {})
-    own = given.get(OWN_ENCODING.get(role, ""))
-    out = {k: v for k, v in given.items() if k not in OWN_ENCODING.values()}
-    out["encoding"] = own or given.get("encoding")
+    out = {name: given.get(own.get(role, "")) or given.get(name) for name, own in OWN.items()}
+    if out["delimiter"] is not None:
+        out["delimiter"] = delimiter_char(out["delimiter"])
     return out
+
+
+# A delimiter named as the messages and shells write it
+NAMED_DELIMITERS = {"\\t": "\t", "tab": "\t", "\\s": " ", "space": " ", "comma": ",",
+                    "semicolon": ";", "pipe": "|"}
+DECIMALS = (".", ",")
+
+
+def delimiter_char(value: str, option: str = "delimiter") -> str:
+    """The one character a ``--delimiter`` names: itself, or ``\\t`` (as written in a
+    shell's single quotes), ``tab``, ``comma``, ``semicolon``, ``pipe``, ``space``."""
+    char = NAMED_DELIMITERS.get(value.lower(), value)
+    if len(char) != 1:
+        raise OptionError(f"{{option}} must be one character (or \\t, tab, comma, semicolon, "
+                          f"pipe), got {value!r}", option)
+    return char
 
 
 def open_table(
@@ -278,19 +317,27 @@ def open_table(
     role: str = "predictions",
     delimiter: str | None = None,
     encoding: str | None = None,
+    decimal: str | None = None,
 ) -> Table:
     """Open ``path`` ("-" for standard input) as a table in ``fmt`` (default: by extension).
 
     ``role`` picks the layout of formats that differ for a run and the truth (TREC, JSON);
     ``delimiter`` overrides CSV's comma (a header with ``;`` and no comma is read with ``;``);
-    ``encoding`` names a text encoding other than UTF-8 (``latin-1``).
+    ``encoding`` names a text encoding other than UTF-8 (``latin-1``); ``decimal`` the
+    decimal mark of delimited numbers (``,``: ``0,5``).
     """
     path = os.fspath(path)
     if encoding:
         check_encoding(encoding)
-    if delimiter is not None and len(delimiter) != 1:
-        raise OptionError(f"{{option}} must be one character, got {delimiter!r}", "delimiter")
-    return Table(path, detect_format(path, fmt, flag), stdin=stdin, role=role,
-                 delimiter=delimiter, encoding=encoding)
+    if delimiter is not None:
+        delimiter = delimiter_char(delimiter)
+    if decimal is not None and decimal not in DECIMALS:
+        raise OptionError(f"{{option}} is '.' or ',', got {decimal!r}", "decimal")
+    if decimal is not None and decimal == delimiter:
+        raise OptionError(f"{{option}} {decimal!r} is also the delimiter: name another "
+                          "delimiter with {opt:delimiter} (';' is usual beside decimal "
+                          "commas)", "decimal")
+    return Table(path, named_format(path, fmt, flag), stdin=stdin, role=role,
+                 delimiter=delimiter, encoding=encoding, decimal=decimal, flag=flag)
 
 

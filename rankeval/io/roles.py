@@ -9,7 +9,7 @@ from typing import Any
 
 from rankeval.errors import InputError
 from rankeval.io.columns import resolve_column
-from rankeval.io.formats import detect_format
+from rankeval.io.formats import named_format
 from rankeval.io.frames import MemoryTable
 from rankeval.io.readers import Table, for_role, open_table
 
@@ -47,7 +47,13 @@ def guess_role(path: str, fmt: str | None = None, reading: Mapping[str, Any] | N
     ``flag``: what a message about an unknown format tells the reader to use."""
     if path == "-":
         return None
-    kind = detect_format(path, fmt, flag)
+    kind = named_format(path, fmt, flag)
+    if kind is None:  # told from the content: a TREC run's or qrels' fields say which
+        try:
+            found = open_table(path, None, flag, **for_role(reading, "predictions"))
+        except InputError:  # qrels: not a run's layout
+            return None
+        return found.sniffed.role if found.sniffed and found.sniffed.role else looks_like(found)
     if kind == "trec":
         suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
         return {".qrels": "truth", ".run": "predictions"}.get(suffixes[-1] if suffixes else "")

@@ -214,8 +214,7 @@ def render_ope(result) -> str:
 
 def render_sampled(result) -> str:
     """``rankeval sampled`` as one HTML page (tables; no chart)."""
-    lead = (f"{result.negatives:,} sampled negatives among "
-            f"{plural(result.candidates, 'candidate')} "
+    lead = (f"{result.negatives:,} sampled negatives among {result.candidates_text()} "
             f"· rankeval {__version__}")
     return _tables_page("rankeval: sampled", lead, sampled_sections(result))
 

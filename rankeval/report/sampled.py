@@ -22,7 +22,7 @@ def sections(result) -> list[Section]:
             title="Sampled metrics of {}", subject=run.name,
             notes=(f"{run.instances:,} held-out items, each ranked among "
                    f"{plural(result.negatives, 'negative')} sampled {sampling} replacement from "
-                   f"{plural(result.candidates, 'candidate')}"
+                   f"{result.candidates_text()}"
                    + (f" (ranked by score, ties {result.ties})" if result.ties else "")
                    + "; rank estimate: the metric at the expected full rank; bv: Krichene "
                    "and Rendle's bias-variance correction",)))

@@ -12,6 +12,7 @@ from typing import Any
 from rankeval.engines.interface import EXTRA, Engine, Job
 from rankeval.errors import InputError, OptionError
 from rankeval.io.datasets import check_per_user
+from rankeval.io.options import OWN
 from rankeval.registry import reads
 
 
@@ -25,6 +26,14 @@ class DistributedEngine(Engine):
         if "-" in job.paths:
             raise OptionError(f"--engine {self.name} reads paths (files, directories, globs, "
                               "URLs); standard input is not one")
+        if job.extras.get("exclude") is not None:  # its workers mask --train's pairs only
+            raise OptionError(f"{{opt:exclude}} is read by the local engine only: with "
+                              f"--engine {self.name}, mask --train's pairs with "
+                              "{opt:exclude_seen}")
+        commas = [n for n in ("decimal", *OWN["decimal"].values()) if job.reading.get(n) == ","]
+        if commas:  # the cluster's readers take decimal points only
+            raise OptionError(f"{{opt:{commas[0]}}} ',' is read by the local engine only: "
+                              f"convert the numbers first, or drop --engine {self.name}")
 
     def check_per_user(self, path: str, inputs: list[str]) -> None:
         """--per-user names a Parquet dataset (a directory), never an input."""

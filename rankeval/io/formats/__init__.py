@@ -1,4 +1,5 @@
-"""The input formats: one module per format (``delimited`` for CSV and TSV, ``parquet``,
+"""The input formats: one module per format (``delimited`` for CSV and TSV, ``recbole`` for
+RecBole's atomic files, ``parquet``,
 ``trec``, ``json``, ``jsonl``) and this registry of them, pure data (no pyarrow), so that the
 command line's choices and ``--help`` derive from it cheaply.
 
@@ -54,6 +55,8 @@ class InputFormat:
 FORMATS: dict[str, InputFormat] = {f.name: f for f in (
     InputFormat("csv", (".csv",), "comma-separated, header row", "delimited"),
     InputFormat("tsv", (".tsv", ".tab"), "tab-separated, header row", "delimited"),
+    InputFormat("recbole", (".inter", ".item", ".user"), "RecBole atomic file: tab-separated, "
+                "typed header (user_id:token, score:float)", "recbole", spark=False),
     InputFormat("parquet", (".parquet", ".pq"), "Apache Parquet", "parquet", binary=True),
     InputFormat("trec", (".run", ".trec", ".qrels"),
                 "TREC run (qid Q0 docno rank score tag) or qrels", "trec", unit="line",
@@ -85,9 +88,23 @@ UNITS = {f.name: f.unit for f in FORMATS.values()}
 EXTENSIONS = {ext: f.name for f in FORMATS.values() for ext in f.extensions}
 
 
+def named_format(path: str, explicit: str | None, flag: str) -> str | None:
+    """An input's format from ``explicit`` or its name (``detect_format``), or None for
+    standard input and a name without a known extension: the reader tells it from the
+    content (``formats.sniff``)."""
+    return _detect(path, explicit, flag, True, sniff=True)
+
+
 def detect_format(path: str, explicit: str | None, flag: str, reading: bool = True) -> str:
     """The format from ``explicit`` or the file extension (``.csv.gz`` counts as csv); for
     an input (``reading``), a missing file or a directory is said first."""
+    fmt = _detect(path, explicit, flag, reading, sniff=False)
+    assert fmt is not None  # without sniff, an unknown name is an error
+    return fmt
+
+
+def _detect(path: str, explicit: str | None, flag: str, reading: bool,
+            sniff: bool) -> str | None:
     fmt: str | None
     if explicit:
         fmt = ALIASES.get(explicit.lower(), explicit.lower())
@@ -97,6 +114,8 @@ def detect_format(path: str, explicit: str | None, flag: str, reading: bool = Tr
             )
         return fmt
     if path == STDIN:
+        if sniff:
+            return None
         raise OptionError(f"{flag} is required when reading from '-' (standard input)")
     # What is wrong with the path itself comes before what its name does not say.
     if reading and os.path.isdir(path):
@@ -107,6 +126,8 @@ def detect_format(path: str, explicit: str | None, flag: str, reading: bool = Tr
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     fmt = EXTENSIONS.get(suffixes[-1]) if suffixes else None
+    if fmt is None and sniff:
+        return None
     if fmt is None:
         known = ", ".join(sorted(EXTENSIONS))
         raise OptionError(
