@@ -505,3 +505,35 @@ def test_the_committed_sample_is_its_generators_output(tmp_path):
 def test_the_grouping_and_the_columns_are_never_guessed(run_cli, write, args, words):
     r = run_cli("interleave", "score", write("log.csv", _example_13()), *args)
     assert r.exit_code == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_ubi_events_with_nested_attributes_read_as_their_flat_form(tmp_path):
+    """OpenSearch UBI writes an event's object and position nested in event_attributes: read
+    as dotted columns, the nested log gives what its flattened CSV gives."""
+    import json
+
+    import rankeval
+
+    rows = []
+    for imp in range(40):
+        for pos in range(1, 5):
+            team = "a" if (pos + imp) % 2 else "b"
+            event = {"query_id": f"i{imp}", "user_query": f"q{imp % 8}", "team": team,
+                     "event_attributes": {"object": {"object_id": f"d{imp}_{pos}"},
+                                          "position": {"ordinal": pos}}}
+            rows.append({"action_name": "impression", **event})
+            if (imp * 7 + pos * 3) % (4 if team == "a" else 6) == 0:
+                rows.append({"action_name": "click", **event})
+    nested = tmp_path / "ubi.jsonl"
+    nested.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    flat = tmp_path / "ubi.csv"
+    lines = ["action_name,query_id,user_query,team,event_attributes.object.object_id,"
+             "event_attributes.position.ordinal"]
+    lines += [f"{r['action_name']},{r['query_id']},{r['user_query']},{r['team']},"
+              f"{r['event_attributes']['object']['object_id']},"
+              f"{r['event_attributes']['position']['ordinal']}" for r in rows]
+    flat.write_text("\n".join(lines) + "\n")
+    a = rankeval.interleave.score(str(nested), seed=1)
+    b = rankeval.interleave.score(str(flat), seed=1)
+    assert [p.to_dict() for p in a.pairs] == [p.to_dict() for p in b.pairs]
+    assert a.log["impressions"] == 40 and a.log["clicks"] > 5

@@ -89,7 +89,7 @@ class Table:
         else:
             self._decode(encoding)
         if self.kind.whole:
-            self._parsed = self._parse()
+            self._parsed = _flat(self._parse())
             self.columns = list(self._parsed.column_names)
         else:
             self.columns = self.kind.codec().columns(self)
@@ -256,6 +256,15 @@ class Table:
         if self._buffer is not None:
             return len(self._buffer)
         return float("inf") if self._gzip else os.path.getsize(self.path)
+
+
+def _flat(table: pa.Table) -> pa.Table:
+    """Nested objects (JSON's ``{"event_attributes": {"position": {"ordinal": 3}}}``, as
+    OpenSearch UBI writes its events) as columns of dotted names
+    (``event_attributes.position.ordinal``); lists stay as they are."""
+    while any(pa.types.is_struct(field.type) for field in table.schema):
+        table = table.flatten()
+    return table
 
 
 def check_encoding(encoding: str, option: str = "encoding") -> None:
