@@ -171,20 +171,14 @@ def _from_parts(engine, machine: Evaluation, human: Evaluation,
     moments PPI needs (``engine.gold_parts``), added up. The estimates are the local
     engine's to rounding; the per-user values keep the machine column alone."""
     every, sample = inputs
-    wanted, skipped = [], {}
-    for spec in machine.specs:
-        metric, row = str(spec), REGISTRY[spec.name]
-        if row.scope == CORPUS or row.overall != MEAN:
-            skipped[metric] = ("one value for the run, no per-query values" if
-                               row.scope == CORPUS else "not a mean over queries")
-        else:
-            wanted.append(spec)
+    wanted, skipped = _estimable(machine)
     gold = gold_table(sample.ids, human.user_id_array,
                       {str(spec): human.values(spec) for spec in wanted})
     strata = (None if every.strata is None else
               pa.table({"user_id": every.ids, "stratum": every.strata}))
     parts = engine.gold_parts(machine.store, gold, strata, [str(s) for s in wanted])
-    out, notices = {}, []
+    out: dict[str, GoldMetric] = {}
+    notices: list[Notice] = []
     for spec in wanted:
         metric = str(spec)
         found = parts.get(metric, {})
@@ -201,16 +195,9 @@ def _from_parts(engine, machine: Evaluation, human: Evaluation,
         plan = (None if request.plan is None else
                 gold_needed_moments(pooled_gold, pooled_other, request.plan, request.level,
                                     request.lam))
-        left = len(sample.ids) - pooled_gold.n
-        if left:
-            notices.append(Notice("gold_left_out", left, {"path": sample.label,
-                                                          "metric": metric}))
-        out[metric] = GoldMetric(metric, estimate, left, plan)
-    if len(sample.ids) < FEW:
-        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
-    estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
-                              len(sample.ids), out, request.strata, request.plan, skipped,
-                              sample, every)
+        out[metric] = _metric(metric, estimate, len(sample.ids) - pooled_gold.n, plan,
+                              sample.label, notices)
+    estimates = _estimates(out, skipped, inputs, request, notices)
     return dataclasses.replace(machine, gold=estimates,
                                inputs={**machine.inputs, "gold": human.inputs["truth"]},
                                notices=[*machine.notices, *notices])
@@ -285,13 +272,12 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
     if every.strata is not None:
         strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))
                           ).astype(str)
-    out, per_user, notices, skipped = {}, {}, [], {}
-    for spec in machine.specs:
-        metric, row = str(spec), REGISTRY[spec.name]
-        if row.scope == CORPUS or row.overall != MEAN:
-            skipped[metric] = ("one value for the run, no per-query values" if
-                               row.scope == CORPUS else "not a mean over queries")
-            continue
+    out: dict[str, GoldMetric] = {}
+    per_user: dict[str, np.ndarray] = {}
+    notices: list[Notice] = []
+    wanted, skipped = _estimable(machine)
+    for spec in wanted:
+        metric = str(spec)
         a = machine.values(spec)
         h = np.where(found, human.values(spec)[rows], np.nan)
         per_user[PER_USER.format(metric=metric)] = np.where(in_sample, h, np.nan)
@@ -306,22 +292,48 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
         plan = (None if request.plan is None else
                 gold_needed(h[gold], a[gold], a[other], request.plan, request.level,
                             request.lam))
-        left = len(sample.ids) - int(gold.sum())
-        if left:
-            notices.append(Notice("gold_left_out", left, {"path": sample.label,
-                                                          "metric": metric}))
-        out[metric] = GoldMetric(metric, estimate, left, plan)
-    if len(sample.ids) < FEW:
-        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
-    estimates = GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
-                              len(sample.ids), out, request.strata, request.plan, skipped,
-                              sample, every)
+        out[metric] = _metric(metric, estimate, len(sample.ids) - int(gold.sum()), plan,
+                              sample.label, notices)
+    estimates = _estimates(out, skipped, inputs, request, notices)
     store = machine.store
     if isinstance(store, LocalValues):  # the engines that give --gold keep values here
         store = LocalValues(store.arrays, store.ids, {**store.extra, **per_user})
     return dataclasses.replace(machine, gold=estimates, store=store,
                                inputs={**machine.inputs, "gold": human.inputs["truth"]},
                                notices=[*machine.notices, *notices])
+
+
+def _estimable(machine: Evaluation) -> tuple[list, dict[str, str]]:
+    """The metrics PPI estimates (means over queries), and why each other one is not."""
+    wanted, skipped = [], {}
+    for spec in machine.specs:
+        row = REGISTRY[spec.name]
+        if row.scope == CORPUS or row.overall != MEAN:
+            skipped[str(spec)] = ("one value for the run, no per-query values" if
+                                  row.scope == CORPUS else "not a mean over queries")
+        else:
+            wanted.append(spec)
+    return wanted, skipped
+
+
+def _metric(metric: str, estimate, left: int, plan, label: str,
+            notices: list[Notice]) -> GoldMetric:
+    """One metric's estimates; the gold queries it left out, a notice."""
+    if left:
+        notices.append(Notice("gold_left_out", left, {"path": label, "metric": metric}))
+    return GoldMetric(metric, estimate, left, plan)
+
+
+def _estimates(out: dict[str, GoldMetric], skipped: dict[str, str],
+               inputs: tuple[Queries, Queries], request: GoldRequest,
+               notices: list[Notice]) -> GoldEstimates:
+    """Every metric's estimates together; too few gold queries, a notice first."""
+    every, sample = inputs
+    if len(sample.ids) < FEW:
+        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
+    return GoldEstimates(sample.label, request.level, request.lam, len(every.ids),
+                         len(sample.ids), out, request.strata, request.plan, skipped,
+                         sample, every)
 
 
 def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,

@@ -49,8 +49,32 @@ class GoldMetric:
         return out
 
 
+class _Sampled:
+    """What every gold result says of its sample: the assumption, the method, whether it is
+    small (the fields ``strata_column``, ``lam`` and ``gold_queries`` of the dataclass)."""
+
+    strata_column: str | None
+    lam: float | None
+    gold_queries: int
+
+    @property
+    def assumption(self) -> str:
+        """The sampling assumption every report states."""
+        return assumption(self.strata_column)
+
+    @property
+    def method(self) -> str:
+        """How the estimate was made, in words."""
+        return method(self.lam, self.strata_column)
+
+    @property
+    def few(self) -> bool:
+        """Fewer than ``FEW`` gold queries: the normal interval is rough."""
+        return self.gold_queries < FEW
+
+
 @dataclass(frozen=True)
-class GoldEstimates:
+class GoldEstimates(_Sampled):
     """Every metric's estimates under one gold file, and how they were made."""
 
     path: str
@@ -67,21 +91,6 @@ class GoldEstimates:
     # what --non-inferior and --equivalent pair a baseline's per-user file with
     sample: Any = field(default=None, repr=False, compare=False)
     every: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def assumption(self) -> str:
-        """The sampling assumption every report states."""
-        return assumption(self.strata_column)
-
-    @property
-    def method(self) -> str:
-        """How the estimate was made, in words."""
-        return method(self.lam, self.strata_column)
-
-    @property
-    def few(self) -> bool:
-        """Fewer than ``FEW`` gold queries: the normal interval is rough."""
-        return self.gold_queries < FEW
 
     def estimates(self) -> dict[str, float]:
         """Metric -> its PPI estimate: the value the gates judge."""
@@ -200,7 +209,7 @@ class GoldDifference:
 
 
 @dataclass(frozen=True)
-class GoldComparison:
+class GoldComparison(_Sampled):
     """What ``compare --gold`` adds: each run's difference from each baseline under the
     gold sample (``GoldDifference``), and how it was made."""
 
@@ -214,18 +223,6 @@ class GoldComparison:
     differences: list[GoldDifference]
     strata_column: str | None = None
     not_estimated: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def assumption(self) -> str:
-        return assumption(self.strata_column)
-
-    @property
-    def method(self) -> str:
-        return method(self.lam, self.strata_column)
-
-    @property
-    def few(self) -> bool:
-        return self.gold_queries < FEW
 
     @property
     def disagreements(self) -> list[GoldDifference]:
