@@ -132,3 +132,19 @@ def test_one_tag_per_item_with_spaces_is_a_warning_naming_the_option(run_cli, tm
     f.write_text(f.read_text().replace("Drama", "Drama|Noir", 1))
     r = run_cli("score", p, t, "-m", "ild@3", "--item-features", f, "-f", "json")
     assert r.exit_code == 0 and "one tag" not in r.stderr, r.stderr
+
+
+def test_a_float_seq_column_is_each_item_s_vector(run_cli, tmp_path):
+    vectors = {"a": (1, 0, 0.5), "b": (0, 1, 0), "c": (1, 1, 0), "d": (0.2, 0, 1),
+               "e": (0, 0.5, 0.5)}
+    recbole = tmp_path / "items.item"
+    recbole.write_text("item_id:token\temb:float_seq\n" + "".join(
+        f"{i}\t{' '.join(map(str, v))}\n" for i, v in vectors.items()))
+    columns = tmp_path / "items.csv"
+    columns.write_text("item_id,f0,f1,f2\n" + "".join(
+        f"{i},{','.join(map(str, v))}\n" for i, v in vectors.items()))
+    p, t = _write(tmp_path, "preds", False), _write(tmp_path, "truth", False)
+    got = [run_cli("score", p, t, "-m", "ild@3", "--item-features", f, "-f", "json", "-q")
+           for f in (recbole, columns)]
+    assert all(r.exit_code == 0 for r in got), [r.stderr for r in got]
+    assert got[0].json()["metrics"] == got[1].json()["metrics"]

@@ -134,3 +134,27 @@ def test_compare_tells_the_truth_last_from_content(run_cli, tmp_path):
     qrels = _anonymous(_named(tmp_path, run_cli, "truth", "trec"), "qrels")
     r = run_cli("compare", run, run, qrels, "-m", "ndcg@10", "-f", "json", "-q")
     assert r.exit_code == 0, r.stderr
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+@pytest.mark.parametrize("role", ["predictions", "truth"])
+@pytest.mark.parametrize("where", ["no-extension", "stdin"])
+def test_convert_tells_its_input_from_content(run_cli, tmp_path, fmt, role, where):
+    named = _named(tmp_path, run_cli, role, fmt)
+    kind = ["--kind", role] if fmt == "json" else []  # a dict of dicts: a run or qrels alike
+    own = ["--delimiter", "|"] if fmt == "pipe" else []
+    expected = run_cli("convert", named, "-", "--output-format", "jsonl", *kind, *own)
+    assert expected.exit_code == 0, expected.stderr
+    given, data = ("-", named.read_bytes()) if where == "stdin" else (
+        _anonymous(named, "data"), None)
+    r = run_cli("convert", given, "-", "--output-format", "jsonl", *kind, input=data)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == expected.stdout
+
+
+def test_convert_of_a_json_dict_of_dicts_from_content_asks_for_the_kind(run_cli, tmp_path):
+    path = tmp_path / "data"
+    path.write_text('{"u1": {"a": 1}}\n')
+    r = run_cli("convert", path, "-", "--output-format", "csv")
+    assert r.exit_code == 2
+    assert "cannot tell a run from qrels here: say which with --kind" in r.stderr

@@ -280,6 +280,8 @@ PARAMS = {
     "short_after_exclusion": {"k": 10},
     "train_holds_truth": {"path": "t.csv", "train": "train.csv", "of": 40, "seen": True},
     "seen_truth_dropped": {"path": "t.csv"},
+    "one_tag_with_spaces": {"path": "items.csv"},
+    "ties_reordered": {"ties": "trec"},
     "unseen_items": {},
     "catalog_fallback": {},
     "outside_catalog": {"path": "c.csv"},
@@ -308,6 +310,10 @@ PARAMS = {
 VARIANTS = {"scores_disagree_with_ranks": [{"written": True}],
             "users_without_relevant": [{"policy": "zero"}],
             "users_without_predictions": [{"skip": True}],
+            **{code: [{"from": "train.csv and valid.csv", "options": ["exclude_seen",
+                                                                   "exclude"]}]
+               for code in ("seen_dropped", "short_after_exclusion", "train_holds_truth",
+                            "seen_truth_dropped")},
             "undefined": [{"corpus": True, "metric": "personalization@10",
                            "rule": "fewer than 2 users have a list"}]}
 

@@ -8,6 +8,8 @@ dict-of-dicts JSON need a score per row, so they are written in ranking order wi
 from __future__ import annotations
 
 import gzip
+import io
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,7 @@ from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.columns import COLUMNS
 from rankeval.io.encode import duplicates, factorize, pair_keys
-from rankeval.io.formats import FORMATS, STDIN, STDOUT, detect_format
+from rankeval.io.formats import FORMATS, STDIN, STDOUT, detect_format, named_format
 from rankeval.io.load import Predictions, load_predictions, load_truth
 from rankeval.io.output import check_distinct, check_writable, write_bytes
 from rankeval.io.readers import Table, open_table
@@ -93,19 +95,24 @@ def convert(
                           "file holds one order: use trec, item-asc or input", "ties")
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])
-    reads = FORMATS[detect_format(source, input_format, "{opt:input_format}")]
+    named = named_format(source, input_format, "{opt:input_format}")
+    sniffed = None if named is not None else _sniffed(source, kind, reading or {})
+    reads = FORMATS[sniffed[0].format if sniffed is not None else str(named)]
     if target == STDOUT and not output_format:
         raise OptionError("{option} is required when writing to '-' (standard output)",
                           "output_format")
     writes = FORMATS[detect_format(target, output_format, "{opt:output_format}",
                                    reading=False)]
     kind = (kind or _kind_from_alias(input_format, reads) or _kind_from_name(source)
-            or _kind_from_name(target))
+            or _kind_from_name(target) or (sniffed[1] if sniffed else None))
     if kind is None and reads.layouts and not (reads.tells_kind and source != STDIN):
         raise OptionError(f"{source}: cannot tell a run from qrels here: say which with {{option}}",
                           "kind")
     in_fmt, out_fmt = reads.name, writes.name
-    if kind is None and reads.tells_kind:
+    if sniffed is not None:
+        table = sniffed[0]
+        kind = kind or _kind_from_columns(table, relevance_col)
+    elif kind is None and reads.tells_kind:
         table, kind = _open_either(source, in_fmt, reading or {})
     else:
         table = open_table(source, in_fmt, "{opt:input_format}", role=kind or "predictions",
@@ -157,6 +164,30 @@ def _kind_from_alias(given: str | None, fmt) -> str | None:
 def _kind_from_name(path: str) -> str | None:
     suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
     return _KIND_BY_SUFFIX.get(suffixes[-1]) if suffixes else None
+
+
+def _sniffed(source: str, kind: str | None, reading: Mapping[str, Any]
+             ) -> tuple[Table, str | None]:
+    """IN told from its content (standard input, a name without a known extension), opened
+    as ``kind``, else as a run, else as qrels (a TREC file's fields say which); the kind
+    found, or None when the layout does not tell (a delimited file: its columns do)."""
+    data = sys.stdin.buffer.read() if source == STDIN else None
+
+    def attempt(role: str) -> Table:
+        stream = io.BytesIO(data) if data is not None else None
+        return open_table(source, None, "{opt:input_format}", stdin=stream, role=role,
+                          **reading)
+
+    if kind is not None:
+        return attempt(kind), kind
+    try:
+        table = attempt("predictions")
+    except InputError:  # qrels read as a run: a truth's layout
+        return attempt("truth"), "truth"
+    if table.kind.layouts and not (table.sniffed and table.sniffed.role):
+        raise OptionError(f"{table.label}: cannot tell a run from qrels here: say which "
+                          "with {option}", "kind")
+    return table, table.sniffed.role if table.sniffed else None
 
 
 def _open_either(source: str, fmt: str, reading: Mapping[str, Any]) -> tuple[Table, str]:

@@ -269,7 +269,7 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     **{name: spec for e in ENGINES.values() for name, spec in e.options.items()},
     "input_format": (("--input-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
-        help="Format of IN (default: from the extension; required for -).")),
+        help="Format of IN (default: from the extension, else from the content).")),
     "output_format": (("--output-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
         help="Format of OUT (default: from the extension; required for -).")),

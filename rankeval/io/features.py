@@ -53,6 +53,13 @@ def load_item_features(table: Table | MemoryTable, item_col: str | None = None,
         ids = id_column(read_typed(table, {item: ID}), item, label)
         vectors, kind = _list_vectors(nested, others[0], label)
         return ItemFeatures(ids, vectors, source(len(ids)), {"item": item}, kind)
+    if len(others) == 1 and isinstance(table, Table) and others[0] in table.vectors:
+        data = read_typed(table, {item: ID, others[0]: pa.string()})
+        vectors, kind = _list_vectors(_numbers(data.column(others[0]),
+                                               table.sequences[others[0]], others[0], label),
+                                      others[0], label)
+        return ItemFeatures(id_column(data, item, label), vectors, source(data.num_rows),
+                            {"item": item}, kind)
     if len(others) == 1:
         data = read_typed(table, {item: ID, others[0]: pa.string()})
         try:
@@ -102,6 +109,17 @@ def _list_vectors(col: pa.ChunkedArray, name: str, label: str) -> tuple[np.ndarr
     if not np.isfinite(values).all():
         raise InputError(label, "feature values that are not finite numbers", column=name)
     return values.reshape(len(lengths), int(lengths[0])), "list"
+
+
+def _numbers(col: pa.ChunkedArray, separator: str, name: str, label: str) -> pa.ChunkedArray:
+    """A text column of number sequences (RecBole's ``float_seq``: ``0.1 0.7 0.2``) as lists
+    of numbers."""
+    parts = pc.split_pattern(pc.utf8_trim_whitespace(fill_null(col, "")), separator)
+    try:
+        return parts.cast(pa.list_(pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise InputError(label, "a float_seq value that is not numbers separated by "
+                         f"{separator!r}", column=name) from None
 
 
 def _spaced(tags: pa.ChunkedArray) -> int:

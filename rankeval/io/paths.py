@@ -25,7 +25,8 @@ SUMMARY = "GITHUB_STEP_SUMMARY"
 # Parameters of the commands that name files they read ...
 INPUTS = ("predictions", "truth", "files", "runs", "log", "source", "train", "catalog",
           "item_features", "item_groups", "propensity", "segments", "baseline",
-          "baseline_per_user", "reward_model", "per_user_a", "per_user_b", "gold")
+          "baseline_per_user", "reward_model", "per_user_a", "per_user_b", "gold", "exclude",
+          "candidates_file", "old_truth")
 # ... and files they write.
 OUTPUTS = ("output", "per_user", "junit", "html", "per_context", "target")
 # Files the command line reads its options from, in the working directory (cli/config.py's

@@ -68,6 +68,7 @@ class Table:
         self.decimal = decimal or "."
         self.header: list[str] | None = None  # names read in place of the header line
         self.sequences: dict[str, str] = {}  # column -> separator of a sequence in one field
+        self.vectors: set[str] = set()  # ... of those, the sequences of numbers (vectors)
         self.sniffed: Sniffed | None = None  # the format told from the content
         self._buffer: bytes | None = None
         self._gzip = False

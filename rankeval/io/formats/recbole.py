@@ -23,13 +23,16 @@ SEPARATOR = " "  # of a sequence's values
 
 def columns(t: Table) -> list[str]:
     """The header's names without their types (a name without a known type kept as it is);
-    the sequence columns noted on the table (``Table.sequences``)."""
+    the sequence columns noted on the table (``Table.sequences``; ``Table.vectors``: the
+    ones of numbers, ``float_seq``)."""
     names = []
     for typed in delimited.columns(t):
         name, colon, kind = typed.rpartition(":")
         names.append(name if colon and kind in TYPES else typed)
         if colon and kind in SEQUENCES:
             t.sequences[name] = SEPARATOR
+        if colon and kind == "float_seq":
+            t.vectors.add(name)
     t.header = names
     return names
 
