@@ -77,6 +77,12 @@ CASES: dict[str, dict[str, list[str] | None]] = {
         "input": ["agree", str(SAMPLE / "agree_human.csv"), MISSING],
         "usage": ["agree", "--no-such-option"],
     },
+    "config": {
+        "pass": ["config", "score"],
+        "gate": None,
+        "input": ["config", "score", "--config", MISSING],
+        "usage": ["config", "--no-such-option"],
+    },
     "interleave": {
         "pass": ["interleave", "score", S["interleave_clicks.csv"]],
         "gate": ["interleave", "score", S["interleave_clicks.csv"], "--baseline", "candidate",

@@ -36,6 +36,7 @@ OUTPUTS = {
     ("power", "output"): lambda path: ["power", P, P, T, "-m", "ndcg@10", "-o", path],
     ("power", "html"): lambda path: ["power", P, P, T, "-m", "ndcg@10", "--html", path],
     ("agree", "output"): lambda path: ["agree", HUMAN, MACHINE, "-o", path],
+    ("agree", "html"): lambda path: ["agree", HUMAN, MACHINE, "--html", path],
 }
 # the options of each command that name a file it writes
 WRITERS = {"output", "per_user", "per_context", "junit", "html", "target"}

@@ -19,7 +19,7 @@ import pytest
 
 from rankeval.cli import cli
 from rankeval.integrations.action import COMMANDS as SUMMARY_COMMANDS
-from rankeval.io.paths import INPUTS, OUTPUTS
+from rankeval.io.paths import INPUTS, OUTPUTS, WORDS
 
 from .conftest import SAMPLE
 
@@ -32,7 +32,7 @@ def _path_params(command: click.Command) -> list[click.Parameter]:
     out = []
     for p in command.params:
         metavar = p.metavar or ""
-        if p.name and not p.name.startswith("_") and (
+        if p.name and not p.name.startswith("_") and p.name not in WORDS and (
                 isinstance(p, click.Argument) or metavar in FILES):
             out.append(p)
     return out
@@ -57,6 +57,7 @@ BASE = {
     "convert": ["convert", "P", "OUT"],
     "metrics": ["metrics"],
     "agree": ["agree", "T", "P"],
+    "config": ["config"],
     "interleave": ["interleave", "score", "L"],  # a group: its subcommands' files are theirs
 }
 

@@ -151,7 +151,8 @@ def test_html_outputs_are_checked_before_reading(run_cli, tmp_path):
     assert r.exit_code == 2 and "--html" in r.stderr and "Traceback" not in r.stderr
     r = run_cli("compare", PREDS, POPULAR, TRUTH, "--html", PREDS)
     assert r.exit_code == 2 and "--html" in r.stderr
-    r = run_cli("score", PREDS, TRUTH, "--html", tmp_path / "no" / "dir" / "r.html")
+    (tmp_path / "file").write_text("in the way")  # a folder that cannot be made
+    r = run_cli("score", PREDS, TRUTH, "--html", tmp_path / "file" / "r.html")
     assert r.exit_code == 2 and "--html" in r.stderr
 
 

@@ -244,10 +244,17 @@ def test_every_report_shows_the_tie_sensitivity(run_cli, write, tmp_path):
     ("expected", "scores ties fairly"), ("optimistic", "scores ties fairly"),
     ("pessimistic", "scores ties fairly"), ("provider", "orders each metric's lists its own way")])
 def test_convert_writes_one_order_only(run_cli, write, tmp_path, ties, why):
+    """A converted file holds one order: the command offers only those rules (its --help
+    lists no other), and the library says why another one cannot be written."""
+    from rankeval.api.convert import convert
+    from rankeval.errors import OptionError
+
     preds = write("p.csv", "user_id,item_id,score\nu,a,1\nu,b,1\n")
     r = run_cli("convert", preds, str(tmp_path / "o.trec"), "--ties", ties)
     assert r.exit_code == 2
-    assert f"--ties {ties} {why} when evaluating" in r.stderr
+    assert "'trec', 'item-asc', 'input'" in r.stderr and len(r.stderr.splitlines()) == 1
+    with pytest.raises(OptionError, match=f"{ties} {why} when evaluating"):
+        convert(str(preds), str(tmp_path / "o.trec"), ties=ties)
     assert not (tmp_path / "o.trec").exists()
 
 

@@ -473,7 +473,7 @@ def machine_only(path: str, metric: str, ev: Evaluation) -> str:
     if ev.gold is not None and metric not in ev.gold.metrics:
         return f"the machine judgments alone: {metric} has no PPI estimate"
     if column not in ev.per_user_table().column_names:
-        return (f"the machine judgments alone: this engine keeps no {column} values per "
-                "query (the local engine does)")
+        return (f"the machine judgments alone: this engine keeps no per-query {column} "
+                "(the local engine does)")
     return (f"the machine judgments alone: {path} has no {column} column (write it with "
             "score --gold --per-user)")

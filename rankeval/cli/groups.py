@@ -42,7 +42,7 @@ COMMON: dict[str, tuple[str, ...]] = {
     "validate": ("k", "metrics", "strict", "fmt", "output"),
     "compare": ("k", "metrics", "baseline_run", "names", "fmt", "output", "per_user"),
     "power": ("effect", "k", "metrics", "alpha", "power_", "fmt", "output"),
-    "sampled": ("truth", "candidates", "metrics", "ks", "fmt", "output"),
+    "sampled": ("candidates", "metrics", "ks", "fmt", "output"),
     "ope": ("estimators", "names", "fmt", "output", "fail_under"),
     "agree": ("runs", "names", "k", "metrics", "fmt", "output"),
     "convert": ("kind", "input_format", "output_format"),

@@ -25,7 +25,7 @@ from rankeval.cli.options import (
     tracker_options,
 )
 from rankeval.cli.trackers import log_to, open_trackers
-from rankeval.errors import EXIT_GATE_FAILED
+from rankeval.errors import EXIT_GATE_FAILED, plural
 
 
 @cli.group(name="interleave", cls=RankevalGroup)
@@ -106,7 +106,8 @@ def make_command(runs, **kw) -> int:
                   run_format=kw["preds_format"], output=kw["output"],
                   output_format=kw["output_format"], reading=reading)
     if not kw["quiet"] and kw["output"] != "-":
-        click.echo(f"rankeval: {result.queries:,} interleaved lists of up to {result.k} slots "
+        click.echo(f"rankeval: {plural(result.queries, 'interleaved list')} of up to "
+                   f"{plural(result.k, 'slot')} "
                    f"({result.method}, teams {', '.join(result.teams)}) written to "
                    f"{kw['output']}", err=True)
     return 0

@@ -69,8 +69,8 @@ def metrics_command(name: str | None, fmt: str) -> int:
 def _metric(word: str) -> str:
     """The registry name of ``word``: rankeval's names and aliases, ir_measures' and
     trec_eval's measures (``nDCG``, ``recip_rank``, ``P.10``)."""
-    try:
-        return parse(word, ir_measures=True)[0]
+    try:  # ir_measures' names read (R is recall), not its refusals (R without a cut-off)
+        return parse(word)[0]
     except OptionError:
         match = MEASURE.match(word)
         theirs = UNCUT.get(word) or (CUT.get(match.group(1)) if match else None)

@@ -61,9 +61,25 @@ def config_command(command: str | None, args: tuple[str, ...], fmt: str) -> int:
         if target is None or command == "config":
             names = ", ".join(n for n in cli.commands if n != "config")
             raise OptionError(f"rankeval config: no command {command!r}; one of {names}")
-        doc = _in_effect(ctx, command, target, list(args))
+        if isinstance(target, click.Group):  # interleave: its subcommand names the options
+            doc = _subcommand(ctx, command, target, list(args))
+        else:
+            doc = _in_effect(ctx, command, target, list(args))
     write_text(STDOUT, json.dumps(doc, indent=2) + "\n" if fmt == "json" else _table(doc))
     return 0
+
+
+def _subcommand(ctx: click.Context, name: str, group: click.Group,
+                args: list[str]) -> dict[str, Any]:
+    """``rankeval config interleave score ...``: the subcommand's options in effect; the
+    group alone: its subcommands."""
+    if args and args[0] in group.commands:
+        return _in_effect(ctx, f"{name} {args[0]}", group.commands[args[0]], args[1:])
+    if args:
+        raise OptionError(f"rankeval config {name}: no subcommand {args[0]!r}; one of "
+                          f"{', '.join(group.commands)}")
+    return {"command": name, "config": _file_keys(ctx)["config"], "inputs": {},
+            "options": [], "subcommands": sorted(group.commands)}
 
 
 def _in_effect(ctx: click.Context, name: str, command: click.Command,
@@ -151,6 +167,9 @@ def _table(doc: dict[str, Any]) -> str:
         rows = [("key", "value", "read by")] + [
             (r["key"], _shown(r["value"]), ", ".join(r["commands"]) or "no command")
             for r in doc["keys"]]
+    elif "subcommands" in doc:
+        return (f"rankeval {doc['command']}: {head}\nsubcommands: "
+                f"{', '.join(doc['subcommands'])} (rankeval config {doc['command']} NAME)\n")
     else:
         rows = [("option", "value", "source", "group")] + [
             (r["option"], _shown(r["value"]), r["source"], r["group"]) for r in doc["options"]]

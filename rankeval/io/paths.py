@@ -29,6 +29,8 @@ INPUTS = ("predictions", "truth", "files", "runs", "log", "source", "train", "ca
           "candidates_file", "old_truth")
 # ... and files they write.
 OUTPUTS = ("output", "per_user", "junit", "html", "per_context", "target")
+# ... and arguments that are words, not files: a metric's name, a command and its options.
+WORDS = ("name", "command", "args")
 # Files the command line reads its options from, in the working directory (cli/config.py's
 # CANDIDATES); an explicit --config FILE is one too.
 CONFIGS = ("rankeval.toml", "pyproject.toml")

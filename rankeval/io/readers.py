@@ -90,7 +90,8 @@ class Table:
         else:
             self._decode(encoding)
         if self.kind.whole:
-            self._parsed = _flat(self._parse())
+            parsed = self._parse()
+            self._parsed = _flat(parsed) if role in NESTED else parsed
             self.columns = list(self._parsed.column_names)
         else:
             self.columns = self.kind.codec().columns(self)
@@ -257,6 +258,11 @@ class Table:
         if self._buffer is not None:
             return len(self._buffer)
         return float("inf") if self._gzip else os.path.getsize(self.path)
+
+
+# The inputs whose nested objects are read as dotted columns: event logs (an id given as an
+# object elsewhere stays the error it is).
+NESTED = ("log",)
 
 
 def _flat(table: pa.Table) -> pa.Table:

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 
 from rankeval.errors import plural
-from rankeval.report.html_page import UNDEFINED as HTML_UNDEFINED
-from rankeval.report.html_page import notices_section, section, section_table, text
 from rankeval.report.numbers import UNDEFINED, exact, fixed
 from rankeval.report.sections import Section, table
 
 
-def _grade(g: float) -> str:
+def grade_text(g: float) -> str:
     return f"{g:g}"
 
 
@@ -31,7 +28,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
          ["machine only", f"{c.pairs_machine_only:,}", f"{c.machine_only_in_shared:,}",
           f"{c.queries_machine_only:,}"]],
         title="Judged pairs", notes=(f"human: {h.label}; machine: {m.label}",))]
-    grades = [_grade(g) for g in lab.grades]
+    grades = [grade_text(g) for g in lab.grades]
     out.append(table(
         "confusion", ["human \\ machine", *grades, "total"],
         [[g, *(f"{v:,}" for v in row), f"{row.sum():,}"]
@@ -55,7 +52,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
                             "grades' distance (linear |x - y|, quadratic (x - y)^2)")))
     out.append(table(
         "grades", ["grade", "human", "machine", "both", "precision", "recall", "F1"],
-        [[_grade(r.grade), f"{r.human:,}", f"{r.machine:,}", f"{r.both:,}",
+        [[grade_text(r.grade), f"{r.human:,}", f"{r.machine:,}", f"{r.both:,}",
           fixed(r.precision, undefined=undefined), fixed(r.recall, undefined=undefined),
           fixed(r.f1, undefined=undefined)] for r in lab.per_grade],
         title="The machine's precision and recall per grade",
@@ -172,45 +169,3 @@ def csv_text(result) -> str:
             w.writerow(["swap", o.metric, pair, "significant",
                         "" if s.significant is None else str(s.significant).lower()])
     return out.getvalue()
-
-
-def html_sections(result) -> list[str]:
-    """``rankeval agree`` as a page's sections: the confusion matrix as a heat table (each
-    cell shaded by its share of the human grade's row, the agreeing diagonal outlined), then
-    every other section's table with its notes, the orderings among them, and the
-    warnings."""
-    parts = sections(result, HTML_UNDEFINED)
-    out = []
-    for s in parts:
-        body = _heat(result) if s.key == "confusion" else section_table(s)
-        notes = "".join(f'<p class="note">{text(n)}</p>' for n in s.notes)
-        sid = "agree-" + re.sub(r"[^a-z0-9]+", "-", s.key.lower()).strip("-")
-        out.append(section(sid, s.heading(), body + notes))
-    out.append(notices_section([n.message for n in result.notices]))
-    return out
-
-
-def _heat(result) -> str:
-    """The confusion matrix: a cell's shade is its share of its row (the pairs of that human
-    grade the machine gave each grade); the diagonal, where the two agree, outlined."""
-    lab = result.labels
-    grades = [_grade(g) for g in lab.grades]
-    head = "".join(f"<th>{text(g)}</th>" for g in ["human \\ machine", *grades, "total"])
-    rows = []
-    for i, (g, row) in enumerate(zip(grades, lab.confusion, strict=True)):
-        total = int(row.sum())
-        cells = []
-        for j, v in enumerate(row):
-            share = v / total if total else 0.0
-            edge = "outline:2px solid #333;outline-offset:-2px;" if i == j else ""
-            cells.append(f'<td class="heat" title="{share:.1%} of human grade {text(g)}" '
-                         f'style="background:rgba(31,119,180,{share:.3f});{edge}">'
-                         f"{int(v):,}</td>")
-        rows.append(f'<tr><th class="text">{text(g)}</th>{"".join(cells)}<td>{total:,}</td>'
-                    "</tr>")
-    column = lab.confusion.sum(axis=0)
-    rows.append('<tr><th class="text">total</th>' + "".join(f"<td>{int(v):,}</td>"
-                                                            for v in column)
-                + f"<td>{int(lab.confusion.sum()):,}</td></tr>")
-    return (f'<div class="scroll"><table id="confusion-heat"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')

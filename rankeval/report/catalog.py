@@ -107,8 +107,6 @@ def explain(registry, name: str) -> dict[str, Any]:
     """Everything ``rankeval metrics NAME`` says about one metric (canonical ``name``): its
     definition, parameters, the conventions that change it (its own, and those of every
     list), other tools' names for it and an example command line."""
-    from rankeval.params import PARAMS
-
     m = registry[name]
     own = [s for s in TABLE if name in s.changed]
     every = [s for s in TABLE if not s.changed]

@@ -15,7 +15,7 @@ from rankeval.dependencies import install_hint
 from rankeval.errors import OptionError, plural
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
-from rankeval.report.agreement import html_sections as agree_html
+from rankeval.report.agreement_html import html_sections as agree_html
 from rankeval.report.compare_html import compare_sections
 from rankeval.report.gold import html_section as gold_section
 from rankeval.report.html_page import (
@@ -225,8 +225,8 @@ def render_agree(result) -> str:
     check_available()
     lead = (f"<code>{text(result.machine.label)}</code> against "
             f"<code>{text(result.human.label)}</code> · "
-            f"{result.coverage.pairs_both:,} pairs both judged"
-            + (f" · {len(result.runs)} runs" if result.runs else "")
+            f"{plural(result.coverage.pairs_both, 'pair')} both judged"
+            + (f" · {plural(len(result.runs), 'run')}" if result.runs else "")
             + f" · rankeval {__version__}")
     return page("rankeval: agree", lead, agree_html(result))
 

@@ -10,6 +10,7 @@ import csv
 import html
 import io
 
+from rankeval.errors import plural
 from rankeval.report import visible
 from rankeval.report.numbers import UNDEFINED, count, defined, exact, fixed
 from rankeval.report.sections import Section, table
@@ -64,7 +65,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
               "balanced": "balanced", "probabilistic": "probabilistic"}[result.method]
     notes = [
         f"{log['impressions']:,} impressions of {log['groups']:,} {PLURAL[result.group_by]} "
-        f"({log['rows']:,} slots, {log['clicks']:,} clicked, {log['counted_clicks']:,} "
+        f"({plural(log['rows'], 'slot')}, {log['clicks']:,} clicked, {log['counted_clicks']:,} "
         f"counted) in {log['path']}",
         f"{method} interleaving; " + clicks_rule(result),
         "an impression is a win for A when A's credit is larger, a tie when equal and not "
@@ -77,7 +78,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
     ]
     if multi:
         notes.append(f"p adjusted: {result.correction} over the "
-                     f"{len(result.pairs)} pairs")
+                     f"{plural(len(result.pairs), 'pair')}")
     if log.get("other_events"):
         notes.append(f"{log['other_events']:,} events neither a click nor a slot shown were "
                      "not used")

@@ -400,7 +400,8 @@ def gold_compare(result, undefined: str = UNDEFINED) -> list[Section]:
         tones.append((0,) * 10 + ((-1,) if d.disagreement else (0,)))
     o = result.options
     notes = [f"machine: the difference under the machine judgments alone ({o['test']} test "
-             f"over the {len(result.shared_users):,} users compared, {o['correction']}); "
+             f"over the {plural(len(result.shared_users), 'user')} compared, "
+             f"{o['correction']}); "
              f"PPI: {g.method} on the per-query differences, the {g.gold_queries:,} gold "
              f"queries labelled, with its {level} interval and z-test, {g.correction} over "
              f"each metric's tests, significant at {g.alpha:g}; disagree: where the two "
