@@ -135,6 +135,7 @@ def _long_runs(i: dict[str, str], out: str) -> dict[str, tuple[list[str], float]
         "sampled": (["sampled", i["ranks"], "--candidates", "30000", "--negatives", "999",
                      "-k", MANY_KS, "-f", "json", "-o", out], 5.0),  # its tables: a minute
         "metrics": (["metrics", "-f", "json"], 0.0),  # nothing to read: it has finished
+        "config": (["config", "-f", "json", "score"], 0.0),  # reads no input: it has finished
         "agree": (["agree", i["t"], i["t"], "--runs", i["p"], i["q"], "-f", "json", "-o", out],
                   4.0),
         "interleave": (["interleave", "make", i["p"], i["q"], "--method", "probabilistic",

@@ -37,6 +37,7 @@ class RayExtras:
     item_features: Any = None
     item_groups: Any = None
     propensity: Any = None
+    exclude: Any = None  # --exclude: refused by the engine before it starts (never set)
 
     def given(self) -> set[str]:
         return {n for n in EXTRA if getattr(self, n) is not None}

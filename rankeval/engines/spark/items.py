@@ -32,6 +32,7 @@ class SparkExtras:
     item_features: Any = None
     item_groups: Any = None  # --item-groups, loaded on this machine
     propensity: Any = None  # --propensity, loaded on this machine
+    exclude: Any = None  # --exclude: refused by the engine before it starts (never set)
 
     def given(self) -> set[str]:
         return {n for n in EXTRA if getattr(self, n) is not None}
