@@ -517,4 +517,4 @@ def test_gold_margins_on_ray_say_they_pair_the_machine_values(ray_session, run_c
                 "--baseline-per-user", base, "--non-inferior", "ndcg@10=0.02", "-f", "json")
     assert r.exit_code == 0, r.stderr
     (verdict,) = r.json()["gates"]
-    assert "keeps no gold:ndcg@10 values" in verdict["judged_by"] and verdict["passed"]
+    assert "keeps no per-query gold:ndcg@10" in verdict["judged_by"] and verdict["passed"]
