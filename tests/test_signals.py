@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from rankeval.cli import cli
-from rankeval.cli.process import descendants, message, terminating
+from rankeval.cli.process import Signals, Terminated, descendants, message, terminating
 
 from .conftest import SAMPLE
 from .datagen import generate
@@ -251,3 +251,42 @@ def _alive(pids: list[int]) -> list[int]:
         if "zombie" not in status:
             out.append(pid)
     return out
+
+
+# A command in a long call that releases the GIL without looking at signals (hashing here;
+# Arrow's readers and writers, numpy's loops do the same): the watchdog thread reads the
+# signal from the wakeup pipe before the main thread's handler runs. The handler must still
+# raise, so that the command unwinds instead of going on (and writing) until the watchdog
+# ends the process (a temporary file was left so: CI, interleave make).
+_GIL_FREE_CALL = """
+import hashlib, os, subprocess, sys
+from rankeval.cli import process
+from rankeval.io.output import remove_pending
+process.GRACE = 60  # the watchdog waits: only the command's own unwinding is seen
+signals = process.Signals(cleanup=remove_pending, say=lambda line: None)
+signals.install()
+subprocess.Popen(["sh", "-c", f"sleep 0.3; kill -TERM {os.getpid()}"])
+data = bytes(64 << 20)
+try:
+    for _ in range(60):
+        hashlib.sha256(data).digest()
+    print("went on")
+except process.Terminated as exc:
+    print("unwound", signals.received == exc.signum)
+    sys.exit(exc.code)
+"""
+
+
+def test_the_command_unwinds_when_the_watchdog_saw_the_signal_first():
+    proc = subprocess.run([sys.executable, "-c", _GIL_FREE_CALL], capture_output=True,
+                          timeout=120, env=ENV)
+    assert proc.stdout.decode() == "unwound True\n", proc.stderr[-2000:]
+    assert proc.returncode == 128 + signal.SIGTERM
+
+
+def test_the_handler_raises_after_the_watchdog_recorded_the_signal():
+    signals = Signals(cleanup=lambda: None, say=lambda line: None)
+    signals.received = signal.SIGTERM  # what the watchdog does when it reads the pipe first
+    with pytest.raises(Terminated):
+        signals._on_signal(signal.SIGTERM, None)
+    signals._on_signal(signal.SIGTERM, None)  # a second signal does not cut the unwinding

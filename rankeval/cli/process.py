@@ -153,7 +153,8 @@ class Signals:
         self._pipe: tuple[int, int] | None = None
         self._watchdog: threading.Thread | None = None
         self._lock = threading.Lock()
-        self.received: int | None = None
+        self.received: int | None = None  # the first signal, seen by the handler or the watchdog
+        self._raised = False  # the handler has raised ``Terminated`` (once)
         self.said = False
         self._closing = False
 
@@ -201,8 +202,12 @@ class Signals:
             self._watchdog.join(5)  # no daemon thread outlives the command (tests/test_stress.py)
 
     def _on_signal(self, signum: int, frame) -> None:
-        if self.received is None:  # once: a second signal must not cut the unwinding
-            self.received = signum
+        # Its own flag, not ``received``: the watchdog may read the wakeup pipe first (the main
+        # thread in a call that releases the GIL), and the command must still unwind rather
+        # than go on writing outputs until the watchdog ends the process.
+        if not self._raised:  # once: a second signal must not cut the unwinding
+            self._raised = True
+            self.received = self.received or signum
             if not self._closing:
                 raise Terminated(signum)
 
@@ -249,6 +254,8 @@ class Signals:
             self.say_once(signum)
         with contextlib.suppress(BaseException):
             sys.stderr.flush()
+        with contextlib.suppress(BaseException):
+            self._cleanup()  # again: one the main thread was creating as the first pass ran
         os._exit(128 + signum)
 
 

@@ -133,10 +133,11 @@ def pending(path: str) -> Iterator[str]:
 
 
 def remove_pending() -> None:
-    """Remove every temporary output being written (on a signal; safe from any thread)."""
+    """Remove every temporary output being written (on a signal; safe from any thread). Each
+    stays registered until its own block ends: a second call removes one that did not exist
+    yet at the first (another thread was creating it)."""
     for path in list(_PENDING):
         _remove(path)
-        _PENDING.discard(path)
 
 
 def _remove(path: str) -> None:
