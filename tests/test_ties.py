@@ -18,7 +18,8 @@ from sklearn.metrics import ndcg_score
 
 from rankeval import evaluate
 from rankeval.errors import OptionError
-from rankeval.registry import REGISTRY
+from rankeval.kernels.chunk import Chunk
+from rankeval.registry import PER_USER, REGISTRY
 
 EXPECTABLE = [name for name, m in REGISTRY.items() if m.tie_expectation and not m.needs]
 KS = [1, 2, 3, 5]
@@ -277,3 +278,63 @@ def test_readme_tied_average_precision():
     assert got == pytest.approx({"expected": 2 / 9, "optimistic": (1 / 2 + 2 / 3) / 3,
                                  "pessimistic": (1 / 3) / 3, "trec": (1 / 2 + 2 / 3) / 3},
                                 abs=1e-15)
+
+
+# Every per-user metric that reads nothing beyond the run and the truth, at a cut-off where
+# it takes one, and one with its own build (a relevance threshold of its own)
+TIE_SENSITIVE = [f"{name}@{m.levels[len(m.levels) // 2]}" if m.levels else
+                 f"{name}@5" if m.cutoff else name
+                 for name, m in REGISTRY.items() if not m.needs and m.scope == PER_USER
+                 ] + ["precision(rel=2)@5"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tie_sensitivity_is_the_pessimistic_and_optimistic_means(seed):
+    """The range each mean can take with the order of tied items alone (recomputed for the
+    users with ties only) equals the means under ``--ties pessimistic`` and ``optimistic``,
+    computed over every user by the build's own reordering."""
+    rng = np.random.default_rng(seed)
+    users = np.repeat([f"u{u}" for u in range(300)], 12)
+    preds = pd.DataFrame({"user_id": users,
+                          "item_id": [f"d{i}" for i in rng.integers(0, 60, len(users))],
+                          "score": rng.integers(0, 6, len(users)).astype(float)})
+    preds = preds.drop_duplicates(["user_id", "item_id"])
+    # most users' scores distinct: ties in a few lists only, as in most runs
+    untied = preds.user_id.isin([f"u{u}" for u in range(0, 300, 3)])
+    preds.loc[~untied, "score"] = np.arange(int((~untied).sum()), dtype=float)
+    truth = preds.sample(frac=0.5, random_state=seed)[["user_id", "item_id"]].assign(
+        relevance=lambda d: rng.integers(0, 4, len(d)))
+    ev = evaluate(preds, truth, metrics=TIE_SENSITIVE)
+    low, high = (evaluate(preds, truth, metrics=TIE_SENSITIVE, ties=t)
+                 for t in ("pessimistic", "optimistic"))
+    assert 0 < ev.tied_users < ev.users.evaluated
+    assert set(ev.tie_range) == set(ev.metrics)
+    for name, (a, b) in ev.tie_range.items():
+        assert (a, b) == pytest.approx((low.metrics[name], high.metrics[name]), abs=1e-12,
+                                       nan_ok=True), name
+
+
+@pytest.mark.parametrize("best_first", [False, True])
+def test_reordering_only_the_tie_groups_equals_sorting_every_row(best_first):
+    rng = np.random.default_rng(5)
+    n_users, per = 200, 15
+    user = np.repeat(np.arange(n_users, dtype=np.int32), per)
+    pos = np.tile(np.arange(1, per + 1), n_users)
+    score = rng.integers(0, 8, len(user))
+    score[user % 2 == 0] = -pos[user % 2 == 0]  # half the users without ties
+    score = -np.sort(-score.reshape(n_users, per), axis=1).ravel()
+    first = np.ones(len(user), dtype=bool)
+    first[1:] = (score[1:] != score[:-1]) | (user[1:] != user[:-1])
+    tie_start = pos[np.maximum.accumulate(np.where(first, np.arange(len(user)), 0))]
+    empty = np.zeros(0)
+    chunk = Chunk(n_users=n_users, user=user, pos=pos,
+                  item=np.arange(len(user), dtype=np.int32),
+                  rel=rng.integers(0, 4, len(user)).astype(float),
+                  ideal_user=empty.astype(np.int32),
+                  ideal_pos=empty, ideal_rel=empty, n_relevant=np.zeros(n_users),
+                  max_relevance=np.zeros(n_users), tie_start=tie_start)
+    rel = -chunk.rel if best_first else chunk.rel
+    order = np.lexsort((rel, tie_start, user))
+    got = chunk.reordered(best_first=best_first)
+    assert (got.item == chunk.item[order]).all() and (got.rel == chunk.rel[order]).all()
+    assert not (got.item == chunk.item).all()

@@ -75,7 +75,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
             finite |= np.isnan(v)
         if not finite.all():
             raise _unrepresentable(spec, v, built, truth, settings)
-    tied, bounds = tie_bounds(built.chunk, settings, chunks, groups)
+    tied, bounds = tie_bounds(built.chunk, settings, chunks, groups, values)
     exposure = group_exposure(built.chunk, chunks, settings, groups)
     if groups is not None:
         assert sampled is not None
@@ -123,10 +123,13 @@ def group_exposure(chunk, chunks, settings: Settings, groups=None) -> dict[Metri
     return out
 
 
-def tie_bounds(chunk, settings: Settings, chunks=None, groups=None):
+def tie_bounds(chunk, settings: Settings, chunks=None, groups=None, values=None):
     """(users with ties, {spec: (pessimistic parts, optimistic parts)}): how far each mean
     can move with the order of tied items alone. ``groups``: a stochastic run's samples,
-    whose values are averaged per user first."""
+    whose values are averaged per user first. ``values``: each spec's per-user values as
+    computed, given when the users without ties keep them in both orders: then only the
+    users with ties are computed again, twice (a few of trec_eval's 5,000 queries with
+    -m all_trec: 9.7 s -> 0.2 s)."""
     if chunk.tie_start is None:
         return 0, {}
     tied_rows = chunk.user[chunk.pos != chunk.tie_start]
@@ -139,14 +142,33 @@ def tie_bounds(chunk, settings: Settings, chunks=None, groups=None):
     # (one rule for all, so no metric's own build is keyed by its rule)
     fixed = dataclasses.replace(settings, ties="optimistic") if settings.ties == "expected" \
         else settings
-    low, high = (compute(chunk.reordered(best_first=best), settings.specs, fixed,
-                         {k: c.reordered(best_first=best) for k, c in (chunks or {}).items()})
+    chunks = chunks or {}
+    users = None
+    if groups is None and values is not None:  # every build's tied users (one run: alike)
+        users = np.unique(np.concatenate([c.user[c.pos != c.tie_start]
+                                          for c in (chunk, *chunks.values())
+                                          if c.tie_start is not None]))
+    part = None if users is None else chunk.only(users)
+    parts = {k: c.only(users) for k, c in chunks.items()} if part is not None else {}
+    if part is None or any(c is None for c in parts.values()):
+        part, parts, users = chunk, chunks, None
+    low, high = (compute(part.reordered(best_first=best), settings.specs, fixed,
+                         {k: c.reordered(best_first=best) for k, c in parts.items()})
                  for best in (False, True))
+    if users is not None:  # the users without ties: as computed
+        low, high = ({s: _put(values[s], users, v) for s, v in side.items()}
+                     for side in (low, high))
     if groups is not None:
         low, high = ({s: groups.mean(v) for s, v in side.items()} for side in (low, high))
     # Per-user metrics only; users a metric cannot score (NaN) are left out, as from its mean.
     return tied, {s: (exact_parts(low[s][~np.isnan(low[s])]),
                       exact_parts(high[s][~np.isnan(high[s])])) for s in low}
+
+
+def _put(values: np.ndarray, users: np.ndarray, some: np.ndarray) -> np.ndarray:
+    out = values.copy()
+    out[users] = some
+    return out
 
 
 def _unrepresentable(spec, values, built, truth: Truth, settings: Settings) -> InputError:

@@ -161,16 +161,58 @@ class Chunk:
 
     def reordered(self, best_first: bool) -> Chunk:
         """The chunk with each tie group's rows ordered by relevance, descending (the
-        optimistic order) or ascending (pessimistic); positions stay, items move."""
+        optimistic order) or ascending (pessimistic); positions stay, items move. Only the
+        rows of groups of two or more are sorted (ties are usually few: trec_eval's 5M-row
+        runs, 4 s -> 0.1 s); the others keep their place, as a sort of every row keeps it."""
         if self.tie_start is None:
             return self
-        # Sort key within the chunk: (user, group start) keep their order, then relevance.
-        rel = -self.rel if best_first else self.rel
-        order = np.lexsort((rel, self.tie_start, self.user))
+        later = self.pos != self.tie_start  # a row after the first of its group
+        if not later.any():
+            return self
+        grouped = later.copy()
+        grouped[:-1] |= later[1:]  # and the first row of each group: the one before
+        rows = np.flatnonzero(grouped)
+        rel = self.rel[rows]
+        within = np.lexsort((-rel if best_first else rel, self.tie_start[rows],
+                             self.user[rows]))
+        order = np.arange(len(self.user))
+        order[rows] = rows[within]
         return replace(self, item=self.item[order], rel=self.rel[order],
                        judged=None if self.judged is None else self.judged[order],
                        pooled=None if self.pooled is None else self.pooled[order],
                        row_level=None if self.row_level is None else self.row_level[order])
+
+    def only(self, users: np.ndarray) -> Chunk | None:
+        """The sub-chunk of the given users (sorted distinct codes), renumbered 0..len-1 in
+        their order; None when the chunk holds per-user tables this selection does not carry
+        (subtopics, grade levels, item groups, propensities, samples: ``users`` takes those
+        by a range of codes only)."""
+        if any(getattr(self, name) is not None for name in _RANGE_ONLY):
+            return None
+        keep = np.zeros(self.n_users, dtype=bool)
+        keep[users] = True
+        code = np.cumsum(keep, dtype=np.int32) - 1
+        rows, ideal = keep[self.user], keep[self.ideal_user]
+
+        def per_user(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[users]
+
+        def per_row(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else a[rows]
+
+        return replace(
+            self, n_users=len(users), user=code[self.user[rows]], pos=self.pos[rows],
+            item=self.item[rows], rel=self.rel[rows], ideal_user=code[self.ideal_user[ideal]],
+            ideal_pos=self.ideal_pos[ideal], ideal_rel=self.ideal_rel[ideal],
+            n_relevant=self.n_relevant[users], max_relevance=self.max_relevance[users],
+            judged=per_row(self.judged), n_nonrelevant=per_user(self.n_nonrelevant),
+            pooled=per_row(self.pooled), tie_start=per_row(self.tie_start),
+            emptied=per_user(self.emptied), profile=per_user(self.profile),
+            history=per_user(self.history))
+
+
+# Per-user tables that ``Chunk.users`` takes by a range of codes and ``Chunk.only`` does not
+_RANGE_ONLY = ("aspect_user", "level_user", "groups", "propensity", "sampled_user")
 
 
 def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:
