@@ -18,7 +18,7 @@ from sklearn.metrics import ndcg_score
 
 from rankeval import evaluate
 from rankeval.errors import OptionError
-from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.chunk import Chunk, count_before, count_before_at
 from rankeval.registry import PER_USER, REGISTRY
 
 EXPECTABLE = [name for name, m in REGISTRY.items() if m.tie_expectation and not m.needs]
@@ -338,3 +338,14 @@ def test_reordering_only_the_tie_groups_equals_sorting_every_row(best_first):
     got = chunk.reordered(best_first=best_first)
     assert (got.item == chunk.item[order]).all() and (got.rel == chunk.rel[order]).all()
     assert not (got.item == chunk.item).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_count_before_at_rows_equals_a_walk_down_each_list(seed):
+    rng = np.random.default_rng(seed)
+    user = np.sort(rng.integers(0, 40, 600)).astype(np.int32)
+    flags = rng.random(600) < 0.3
+    rows = np.flatnonzero(rng.random(600) < 0.5)
+    walked = [int(flags[:r][user[:r] == user[r]].sum()) for r in rows]  # brute force
+    assert count_before_at(user, flags, rows).tolist() == walked
+    assert count_before(user, flags)[rows].tolist() == walked

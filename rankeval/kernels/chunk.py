@@ -230,6 +230,14 @@ def count_before(sorted_user: np.ndarray, flags: np.ndarray) -> np.ndarray:
     return running - running[start]
 
 
+def count_before_at(sorted_user: np.ndarray, flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``count_before(sorted_user, flags)[rows]`` with one running count of the chunk's size
+    in place of three (a 5M-row chunk: 40 MB at a time, not 120)."""
+    running = np.cumsum(flags, dtype=np.int64)
+    first = np.searchsorted(sorted_user, sorted_user[rows])  # each row's user's first row
+    return (running[rows] - flags[rows]) - (running[first] - flags[first])
+
+
 def within_group_product(offset: np.ndarray, factor: np.ndarray) -> np.ndarray:
     """Per row, the product of ``factor`` over its group's rows up to itself, where
     ``offset`` is the 1-based place of each row in its group (groups contiguous).

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rankeval.errors import OptionError
-from rankeval.kernels.chunk import count_before, segment_positions, within_group_sum
+from rankeval.kernels.chunk import count_before_at, segment_positions, within_group_sum
 from rankeval.kernels.sums import Sums, safe_div
 from rankeval.params import numbers
 
@@ -86,12 +86,13 @@ def _g(s: Sums, k: float) -> np.ndarray:
     c = s.c
     ideal = _Ideal(s)
     gain = _row_gain(s)
-    gained = _running(c.user, gain)
+    rows = np.flatnonzero(gain != 0)  # only they earn: the sums over them alone (rows of 0
+    user, pos, gain = c.user[rows], c.pos[rows], gain[rows]  # add 0, so as many bits)
+    gained = _running(user, gain)
     extra = _running(ideal.user, np.maximum(ideal.gain, 1.0) - 1.0)  # cost beyond 1 a place
-    cost = c.pos + ideal.running_at(extra, c.user, c.pos)
-    rows = np.flatnonzero(gain != 0)
-    term = gain[rows] / np.log2(2.0 + cost[rows] - gained[rows])
-    return safe_div(_sum(c.user[rows], term, c.n_users), ideal.total)
+    cost = pos + ideal.running_at(extra, user, pos)
+    term = gain / np.log2(2.0 + cost - gained)
+    return safe_div(_sum(user, term, c.n_users), ideal.total)
 
 
 class _Discounted:
@@ -160,12 +161,11 @@ def _inf_ap(s: Sums, k: float) -> np.ndarray:
     # a metric that reads judgements gets them in its chunk
     assert c.judged is not None and c.pooled is not None
     relevant, pooled = s.relevant, c.pooled
-    rel_above = count_before(c.user, relevant)
-    nonrel_above = count_before(c.user, c.judged & ~relevant)
-    pool_above = count_before(c.user, pooled & ~c.judged)
     rows = np.flatnonzero(relevant)
     j = (c.pos[rows] - 1).astype(np.float64)  # items above
-    r, n, u = rel_above[rows], nonrel_above[rows], pool_above[rows]
+    r = count_before_at(c.user, relevant, rows)
+    n = count_before_at(c.user, c.judged & ~relevant, rows)
+    u = count_before_at(c.user, pooled & ~c.judged, rows)
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = (1 / (j + 1) + (j / (j + 1)) * ((r + n + u) / j)
                     * ((r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rankeval.kernels.chunk import count_before
+from rankeval.kernels.chunk import count_before_at
 from rankeval.kernels.sums import Sums, safe_div
 from rankeval.params import numbers
 
@@ -27,9 +27,8 @@ def _bpref(s: Sums, k: float) -> np.ndarray:
         return _expected_bpref(s)
     # a metric that reads judgements gets them in its chunk
     assert c.judged is not None and c.n_nonrelevant is not None
-    above = count_before(c.user, c.judged & ~relevant)
     rows = np.flatnonzero(relevant)
-    user, n = c.user[rows], above[rows]
+    user, n = c.user[rows], count_before_at(c.user, c.judged & ~relevant, rows)
     r = c.n_relevant[user]
     den = np.minimum(c.n_nonrelevant, c.n_relevant)[user]  # > 0 wherever n > 0
     term = 1.0 - np.minimum(n, r) / np.where(n > 0, den, 1)
@@ -117,8 +116,15 @@ def _rbp_residual(s: Sums, k: float) -> np.ndarray:
     weight of everything past its end (``rbp_residual_tail``: trec_eval 10.0 leaves the tail
     out of a list whose items are all judged)."""
     c, p = s.c, s.conv.rbp_p
-    unjudged = np.flatnonzero(s.judged_weight < 1)
-    weights = (1.0 - p) * np.power(p, c.pos[unjudged] - 1.0) * (1 - s.judged_weight[unjudged])
+    unjudged = np.flatnonzero(s.judged_weight < 1)  # most rows of a deep run: in place
+    weights = c.pos[unjudged].astype(np.float64)
+    weights -= 1.0
+    np.power(p, weights, out=weights)
+    weights *= 1.0 - p
+    missing = s.judged_weight[unjudged]
+    np.subtract(1, missing, out=missing)
+    weights *= missing
+    del missing
     inside = np.bincount(c.user[unjudged], weights, minlength=c.n_users)
     tail = np.power(p, s.list_length)
     if s.conv.rbp_residual_tail == "if-unjudged":  # trec_eval 10.0: 0 for a judged list

@@ -158,11 +158,15 @@ class Sums:
         to [0, 1] by the user's highest grade when that exceeds 1 (trec_eval 10.0's RBP);
         under expected ties, each row holds its group's mean."""
         c = self.c
+        if not self.expected:  # the rows with a grade above 0 alone: they are few
+            rows = np.flatnonzero(c.rel > 0)
+            rel, top = c.rel[rows], c.max_relevance[c.user[rows]]
+            return c.user[rows], c.pos[rows], np.where(top > 1, rel / np.where(top > 1, top, 1.0),
+                                                        rel)
         rel = np.where(c.rel > 0, c.rel, 0.0)
         top = c.max_relevance[c.user]
         w = np.where(top > 1, rel / np.where(top > 1, top, 1.0), rel)
-        if self.expected:
-            w = (self.group_sum(w) / self.group_size)[self.group]
+        w = (self.group_sum(w) / self.group_size)[self.group]
         rows = np.flatnonzero(w > 0)
         return c.user[rows], c.pos[rows], w[rows]
 
@@ -172,9 +176,12 @@ class Sums:
         (ranx's RBP); under expected ties, each row holds its group's mean."""
         c = self.c
         t = self.conv.relevance_threshold
-        w = np.where(c.rel > 0 if t is None else c.rel >= t, c.rel, 0.0)
-        if self.expected:
-            w = (self.group_sum(w) / self.group_size)[self.group]
+        relevant = c.rel > 0 if t is None else c.rel >= t
+        if not self.expected:  # the relevant rows with a grade above 0 alone: they are few
+            rows = np.flatnonzero(relevant & (c.rel > 0))
+            return c.user[rows], c.pos[rows], c.rel[rows]
+        w = np.where(relevant, c.rel, 0.0)
+        w = (self.group_sum(w) / self.group_size)[self.group]
         rows = np.flatnonzero(w > 0)
         return c.user[rows], c.pos[rows], w[rows]
 

@@ -22,20 +22,31 @@ LAYOUTS = {
 }
 
 _OTHER_SPACES = bytes.maketrans(b"\t\r\f\v", b"    ")
+_OTHER_BLANKS = (b"\t", b"\r", b"\f", b"\v")
 _SPACES = re.compile(rb"  +")
 _EDGES = re.compile(rb"(?m)^ | $")
 
 
 def _one_space(data: bytes) -> bytes:
-    """The text with one space between fields, none at either end of a line, and no newline
-    at its end, as the CSV parser needs. Each pass runs only where the text needs it (found
-    by a byte search at C speed): a file written with single spaces passes through once."""
-    text = data.translate(_OTHER_SPACES)  # tabs and the rest of whitespace: spaces
+    """The text with one space between fields and none at either end of a line, as the CSV
+    parser needs. Each pass runs only where the text needs it (found by a byte search at C
+    speed): a file written with single spaces is the same object, never a copy (a 5M-line
+    run is 200 MB; each copy of it was held to the end of the read)."""
+    text = data
+    if any(blank in data for blank in _OTHER_BLANKS):
+        text = data.translate(_OTHER_SPACES)  # tabs and the rest of whitespace: spaces
     if b"  " in text:
         text = _SPACES.sub(b" ", text)
     if text.startswith(b" ") or b"\n " in text or b" \n" in text or text.endswith(b" "):
         text = _EDGES.sub(b"", text)
-    return text.rstrip(b"\n")
+    return text
+
+
+def _end(text: bytes) -> int:
+    """Where the text ends without the newlines at its end (found without a copy)."""
+    tail = text[-4096:]
+    kept = len(tail.rstrip(b"\n"))
+    return len(text) - len(tail) + kept if kept else len(text.rstrip(b"\n"))
 
 
 def parse(data: bytes, role: str, label: str) -> pa.Table:
@@ -50,14 +61,18 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
     """
     n_fields, layout, keep = LAYOUTS[role]
     text = _one_space(data)
+    del data  # the caller's reference alone keeps it, when a copy was made
+    end = _end(text)  # what follows is newlines only
     numbers = None  # the file's line number of each line kept, when comments are dropped
     if text.startswith(b"#") or b"\n#" in text:
-        lines = text.split(b"\n")
+        lines = text[:end].split(b"\n")
         numbers = [n for n, line in enumerate(lines, 1) if not line.startswith(b"#")]
         text = b"\n".join(lines[n - 1] for n in numbers)
-    if not text:
+        end = len(text)
+    if not end:
         raise InputError(label, "no data lines")
-    if text.startswith(b"\n") or b"\n\n" in text:
+    if text.startswith(b"\n") or text.find(b"\n\n", 0, end) >= 0:
+        text = text[:end]
         blank = [m.start() for m in re.finditer(rb"(?m)^$", text)]
         where = [_number_of(text.count(b"\n", 0, at) + 1, numbers) for at in blank]
         raise InputError(
@@ -66,21 +81,22 @@ def parse(data: bytes, role: str, label: str) -> pa.Table:
         )
     extra = 0
     try:
-        table = _read(text, n_fields, keep)
+        table = _read(pa.py_buffer(text).slice(0, end), n_fields, keep)
     except pa.ArrowInvalid:
-        text, extra = _first_fields(text, n_fields, layout, label, numbers)
-        table = _read(text, n_fields, keep)
+        text, extra = _first_fields(text[:end], n_fields, layout, label, numbers)
+        end = len(text)
+        table = _read(pa.py_buffer(text), n_fields, keep)
     notes = {b"rankeval.extra_fields": str(extra).encode()}
     if numbers is not None:  # the first comment line, which trec_eval 9.0.8 refuses
         notes[b"rankeval.comment"] = str(next(
             n for n, kept in enumerate([*numbers, 0], 1) if n != kept)).encode()
     if role == "predictions":  # trec_eval's runid: the tag of the last line
-        notes[b"rankeval.tag"] = text[text.rfind(b"\n") + 1:].split(b" ")[5]
+        notes[b"rankeval.tag"] = text[text.rfind(b"\n", 0, end) + 1:end].split(b" ")[5]
     return pa.table([table.column(f"f{i}") for i in keep], names=list(keep.values()),
                     metadata=notes)
 
 
-def _read(text: bytes, n_fields: int, keep: dict[int, str]) -> pa.Table:
+def _read(text: pa.Buffer, n_fields: int, keep: dict[int, str]) -> pa.Table:
     names = [f"f{i}" for i in range(n_fields)]
     # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
     return pa_csv.read_csv(
