@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 import trm
 from hypothesis import given, settings
@@ -17,7 +19,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score
 
 from rankeval import evaluate
+from rankeval.build.ordering import sort_order
 from rankeval.errors import OptionError
+from rankeval.io.arrow import to_numpy
 from rankeval.kernels.chunk import Chunk, count_before, count_before_at
 from rankeval.registry import PER_USER, REGISTRY
 
@@ -349,3 +353,27 @@ def test_count_before_at_rows_equals_a_walk_down_each_list(seed):
     walked = [int(flags[:r][user[:r] == user[r]].sum()) for r in rows]  # brute force
     assert count_before_at(user, flags, rows).tolist() == walked
     assert count_before(user, flags)[rows].tolist() == walked
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_order_of_rows_is_arrows_stable_sort(seed):
+    """sort_order's three ways (in order already; users each in one run in another order;
+    anything else) give Arrow's stable sort by (user, then the list's own key): runs of one
+    user in order within, runs out of order within, a user in two runs, shuffled rows."""
+    rng = np.random.default_rng(seed)
+    for case in range(200):
+        n_users = int(rng.integers(1, 30))
+        lengths = rng.integers(1, 6, n_users)
+        user = np.repeat(rng.permutation(n_users * 3)[:n_users], lengths).astype(np.int32)
+        rank = np.concatenate([np.sort(rng.integers(0, 4, n)) if rng.random() < 0.8
+                               else rng.integers(0, 4, n) for n in lengths])
+        if case % 5 == 0:
+            user = rng.permutation(user)
+        if case % 7 == 0:
+            user = np.sort(user)
+        for descending in (False, True):
+            arrow = to_numpy(pc.sort_indices(
+                pa.table({"u": user, "r": rank}),
+                sort_keys=[("u", "ascending"), ("r", "descending" if descending else "ascending")]))
+            got = sort_order([(user, False), (rank, descending)])
+            assert (np.arange(len(user)) if got is None else got).tolist() == arrow.tolist()

@@ -24,9 +24,11 @@ def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     return values if rows is None else values[rows]
 
 
-def _in_order(keys: list[tuple[np.ndarray, bool]]) -> bool:
-    """Whether rows already follow ``keys`` (primary first; ``True`` means descending)."""
-    undecided = np.ones(max(len(keys[0][0]) - 1, 0), dtype=bool)
+def _in_order(keys: list[tuple[np.ndarray, bool]], undecided: np.ndarray | None = None) -> bool:
+    """Whether rows already follow ``keys`` (primary first; ``True`` means descending);
+    ``undecided``: the neighbour pairs the keys are to order (default: every pair)."""
+    if undecided is None:
+        undecided = np.ones(max(len(keys[0][0]) - 1, 0), dtype=bool)
     for values, descending in keys:
         a, b = (values[1:], values[:-1]) if descending else (values[:-1], values[1:])
         if (undecided & (a > b)).any():
@@ -42,16 +44,43 @@ def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
     None when the rows are in that order already.
 
     Files usually arrive grouped and ordered already, so that case costs one linear check;
-    otherwise Arrow's multi-key sort, which is much faster than ``np.lexsort``.
+    a file whose users come each in one run, in order within it, but not in the order of
+    their codes (ids that are hashes, UUIDs, numbers in no order) costs a sort of its runs
+    alone (``_runs_order``); otherwise Arrow's multi-key sort, which is much faster than
+    ``np.lexsort``.
     """
     if _in_order(keys):
         return None
+    runs = _runs_order(keys)
+    if runs is not None:
+        return runs
     table = pa.table({f"k{j}": from_numpy(values) for j, (values, _) in enumerate(keys)})
     sort_keys: list[tuple[str, Literal["ascending", "descending"]]] = [
         (f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
     return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
 
 
+def _runs_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
+    """The stable sort permutation when each value of the (ascending) primary key is one run
+    of rows and the other keys are in order within each run: the runs moved whole, ordered
+    by their key; None otherwise."""
+    primary, descending = keys[0]
+    if descending or len(primary) < 2:
+        return None
+    same = primary[1:] == primary[:-1]
+    starts = np.flatnonzero(~same) + 1
+    starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
+    runs = np.argsort(primary[starts], kind="stable")
+    ordered = primary[starts[runs]]
+    if (ordered[1:] == ordered[:-1]).any():  # a key in two runs
+        return None
+    if len(keys) > 1 and not _in_order(keys[1:], same):
+        return None
+    lengths = np.diff(np.append(starts, len(primary)))[runs]
+    landed = np.cumsum(lengths) - lengths  # where each run starts in the sorted order
+    perm = np.repeat(starts[runs] - landed, lengths)
+    perm += np.arange(len(primary), dtype=perm.dtype)
+    return perm.astype(np.uint64, copy=False)
 
 
 def order_rows(
