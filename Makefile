@@ -87,10 +87,10 @@ golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the
 	rm -f tests/golden/*.json
 	$(BIN)/pytest -q tests/test_api.py -k golden
 
-lint: $(VENV)/.test ## Lint (ruff), type-check the package (mypy) and hold its import contract
+lint: $(VENV)/.test ## Lint (ruff), type-check the package (mypy), hold its import contract and no function over 80 lines of code
 	$(BIN)/ruff check .
 	$(BIN)/mypy rankeval
-	$(BIN)/pytest -q -p no:cacheprovider -n 0 tests/test_layers.py -k "not planted"
+	$(BIN)/pytest -q -p no:cacheprovider -n 0 tests/test_layers.py tests/test_shape.py -k "not planted"
 
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
