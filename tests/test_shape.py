@@ -7,7 +7,7 @@ multi-line string or call count, each one). Blank lines, comment-only lines and 
 docstrings (a module's, a class's or a function's first statement when it is a string) do not
 count. The planted case below shows the check fails on a function one line too long.
 
-It reads rankeval/ as text (no import of it), with ``ast`` and ``tokenize``: about a second.
+It reads rankeval/ as text (no import of it), with ``ast`` and ``tokenize``: a few seconds.
 """
 
 from __future__ import annotations
