@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, warn
-from rankeval.cli.config import say_gates_from_file
+from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
@@ -17,7 +17,6 @@ from rankeval.cli.options import (
     report_options,
     setting_option,
 )
-from rankeval.errors import EXIT_GATE_FAILED
 from rankeval.io.output import check_distinct, check_writable, write_per_user
 
 
@@ -103,9 +102,4 @@ def ope_command(log, runs, **kw) -> int:
     emit(kw["output"], kw["fmt"].lower(), "ope", result,
          to_stderr=kw["per_context"] == "-" and kw["output"] == "-")
     step_summary(result, "ope")
-    for verdict in result.verdicts:
-        if not verdict.passed or not kw["quiet"]:
-            click.echo(f"rankeval: {verdict.message()}", err=True)
-    if not result.passed:
-        say_gates_from_file(click.get_current_context())
-    return 0 if result.passed else EXIT_GATE_FAILED
+    return say_verdicts(result.verdicts, result.passed, kw["quiet"])
