@@ -13,10 +13,10 @@ from rankeval.cli.options import (
     number,
     option,
     pop_columns,
-    pop_reading,
     report_options,
     setting_option,
 )
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_per_user
 
 
@@ -85,7 +85,7 @@ def ope_command(log, runs, **kw) -> int:
         check_writable(kw["per_context"], "--per-context")
     check_distinct({"--output": kw["output"], "--per-context": kw["per_context"]},
                    [log, *runs, *([kw["reward_model"]] if kw["reward_model"] else [])])
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading = pop_columns(kw), Reading.take(kw)
     result = ope(log, list(runs), names=list(kw["names"]) or None,
                  estimators=kw["estimators"], clip=kw["clip"],
                  reward_model=kw["reward_model"], level=kw["confidence"],

@@ -20,7 +20,7 @@ from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
-from rankeval.io.options import Columns, ExtraInputs, Reading
+from rankeval.io.options import Columns, ExtraInputs
 from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS
 from rankeval.report import choices as report_choices
@@ -514,12 +514,3 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS if f"{c}_col" in kw}
 
 
-def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
-    """--train, --catalog, ... and their formats, as ``io.extras.load_extras``
-    takes them."""
-    return ExtraInputs.take(kw)
-
-
-def pop_reading(kw: dict[str, Any]) -> Reading:
-    """How to read text inputs (``io.options.Reading``)."""
-    return Reading.take(kw)
