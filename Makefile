@@ -87,10 +87,10 @@ golden: $(VENV)/.test ## Rewrite tests/golden/ from the current code (review the
 	rm -f tests/golden/*.json
 	$(BIN)/pytest -q tests/test_api.py -k golden
 
-lint: $(VENV)/.test ## Lint (ruff), type-check the package (mypy) and hold its import contract
+lint: $(VENV)/.test ## Lint (ruff), type-check the package (mypy), hold its import contract and no function over 80 lines of code
 	$(BIN)/ruff check .
 	$(BIN)/mypy rankeval
-	$(BIN)/pytest -q -p no:cacheprovider -n 0 tests/test_layers.py -k "not planted"
+	$(BIN)/pytest -q -p no:cacheprovider -n 0 tests/test_layers.py tests/test_shape.py -k "not planted"
 
 fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 	$(BIN)/ruff check --fix .
@@ -98,7 +98,7 @@ fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 # The site is built offline (no web fonts, no plugin that downloads; see mkdocs.yml): the docs
 # tools come with the test extra. --strict: a broken link or anchor fails the build.
 # NO_MKDOCS_2_WARNING silences Material's banner about MkDocs 2, printed on every build.
-docs: $(VENV)/.test browser ## Regenerate the metric reference's table and the report screenshot, build the site into site/
+docs: $(VENV)/.test browser ## Regenerate the metric, preset and module tables and the report screenshot, build the site into site/
 	$(BIN)/python docs/screenshot.py
 	$(BIN)/python -c "import pathlib; from rankeval.cli import metrics_markdown; \
 	p = pathlib.Path('docs/metrics.md'); s = p.read_text(); \
@@ -108,6 +108,7 @@ docs: $(VENV)/.test browser ## Regenerate the metric reference's table and the r
 	p = pathlib.Path('docs/conventions.md'); s = p.read_text(); \
 	a, b = s.index('<!-- presets:start'), s.index('<!-- presets:end -->'); \
 	a = s.index('\n', a) + 1; p.write_text(s[:a] + presets_markdown() + s[b:])"
+	$(BIN)/python docs/modules.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command

@@ -7,6 +7,7 @@ builds with ``mkdocs build --strict`` (offline: no plugin fetches anything).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -29,6 +30,10 @@ DOCS = ROOT / "docs"
 # The README first: its first example is `make run`'s command.
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 COMMANDS = sorted(cli.commands)
+_SPEC = importlib.util.spec_from_file_location("docs_modules", DOCS / "modules.py")
+assert _SPEC and _SPEC.loader
+MODULE_MAP = importlib.util.module_from_spec(_SPEC)  # docs/modules.py, `make docs`'s generator
+_SPEC.loader.exec_module(MODULE_MAP)
 
 
 def _name(page) -> str:
@@ -52,6 +57,58 @@ def test_the_presets_table_is_the_settings_table():
     assert page == presets_markdown()
     for name in PRESETS:
         assert f"`{name}`" in page
+
+
+def test_the_module_map_is_the_docstrings():
+    """development.md's module map is `make docs`'s (docs/modules.py): a module added, moved
+    or given another job without running it fails here."""
+    page = _between_markers((DOCS / "development.md").read_text(), "modules")
+    assert page == MODULE_MAP.modules_markdown()
+    listed = re.findall(r"^\| `([^`]+)` \|", page, re.M)
+    assert listed == sorted(
+        (p.relative_to(ROOT / "rankeval").as_posix() for p in (ROOT / "rankeval").rglob("*.py")),
+        key=lambda name: name.split("/"))
+
+
+def test_the_module_map_follows_a_docstring_and_wants_one(tmp_path):
+    """Planted: a docstring changed changes the map; a module without one stops `make docs`."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text('"""The package. More about it."""\n')
+    (package / "sub" / "__init__.py").write_text('"""A sub-package (Smith et al. 2019).\n\nOn."""')
+    (package / "a.py").write_text('"""One job,\nover two lines. Another sentence."""\n')
+    table = MODULE_MAP.modules_markdown(package)
+    assert table.splitlines()[2:] == [
+        "| `__init__.py` | The package. |", "| `a.py` | One job, over two lines. |",
+        "| `sub/__init__.py` | A sub-package (Smith et al. 2019). |"]
+    (package / "a.py").write_text('"""Another job: a | b."""\n')
+    assert "| `a.py` | Another job: a \\| b. |" in MODULE_MAP.modules_markdown(package)
+    (package / "b.py").write_text("x = 1\n")
+    with pytest.raises(SystemExit, match=r"b\.py has no docstring"):
+        MODULE_MAP.modules_markdown(package)
+
+
+# Each answer of "Where a new piece goes": its title, then the files it names (paths from the
+# repository's root, in code spans); these five must be answered.
+ANSWERS = ["a metric", "an input format", "a report format", "an engine", "a verb"]
+
+
+def _answers() -> dict[str, list[str]]:
+    text = (DOCS / "development.md").read_text()
+    section = text[text.index("### Where a new piece goes"):]
+    section = section[:section.index("\n## ")]
+    items = re.findall(r"^- \*\*(.+?)\*\*:(.*?)(?=^- \*\*|\Z)", section, re.M | re.S)
+    return {title: re.findall(r"`(rankeval/[^`\s]*|[\w/]+\.py)`", " ".join(body.split()))
+            for title, body in items}
+
+
+def test_where_a_new_piece_goes_names_one_or_two_files_that_exist():
+    answers = _answers()
+    assert set(ANSWERS) <= set(answers), set(ANSWERS) - set(answers)
+    for title, files in answers.items():
+        assert 1 <= len(set(files)) <= 2, (title, files)
+        for name in files:
+            assert (ROOT / name).exists(), (title, name)
 
 
 def test_readme_is_a_front_page():

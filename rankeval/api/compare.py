@@ -8,6 +8,7 @@ against the baselines (``analysis.baselines``), where the differences lie
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -126,8 +127,8 @@ def compare(
         with_gold = (wanted, human, queries)
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), job.settings, baseline=baseline_run,
-        test=test, rounds=rounds, seed=seed, alpha=alpha, correction=correction,
-        ci_level=confidence, top_changes=top_changes, preds_format=preds_format,
+        tests=Tests(test, rounds, seed, alpha, correction, confidence),
+        top_changes=top_changes, preds_format=preds_format,
         columns=job.columns, truth_table=truth_table, reading=job.reading, extras=extras,
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
         intervals=intervals, margins=checked["margins"],
@@ -214,18 +215,27 @@ def parse_min_effect(texts: list[str], metrics: list[str]) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class Tests:
+    """How each run is tested against a baseline: the paired ``test`` (``rounds`` and
+    ``seed`` for the resampling ones), its level ``alpha``, the ``correction`` over each
+    metric's tests, and the confidence of the intervals (``ci_level``)."""
+
+    test: str = "t"
+    rounds: int = 10_000
+    seed: int = 0
+    alpha: float = 0.05
+    correction: str = "holm"
+    ci_level: float = 0.95
+
+
 def compare_runs(
     truth: Truth,
     runs: list[tuple[str, str]],
     settings,
     *,
     baseline: str | Sequence[str] | None = None,
-    test: str = "t",
-    rounds: int = 10_000,
-    seed: int = 0,
-    alpha: float = 0.05,
-    correction: str = "holm",
-    ci_level: float = 0.95,
+    tests: Tests = Tests(),
     top_changes: int = 0,
     preds_format: str | None = None,
     columns: Mapping[str, str | None] | None = None,
@@ -252,6 +262,8 @@ def compare_runs(
     baseline that fails when the run is significantly worse on a metric; ``gold``: (the
     ``api.gold.GoldRequest``, the gold judgments loaded, their queries and the truth's):
     each difference also estimated by PPI++ (``api.gold.compared``)."""
+    test, rounds, seed = tests.test, tests.rounds, tests.seed
+    alpha, correction, ci_level = tests.alpha, tests.correction, tests.ci_level
     _check_options(test, correction, alpha, ci_level, rounds)
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)

@@ -12,12 +12,11 @@ from rankeval.cli.options import (
     Command,
     option,
     pop_columns,
-    pop_extras,
-    pop_reading,
     pop_settings,
     report_options,
     scoring_options,
 )
+from rankeval.io.options import ExtraInputs, Reading
 from rankeval.io.output import check_distinct, check_writable
 
 
@@ -85,7 +84,7 @@ def agree_command(truth, **kw) -> int:
     human, machine = truth
     check_distinct({"--output": kw["output"], "--html": kw["html"]},
                    [human, machine, *kw["runs"]])
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
+    columns, reading, extra = pop_columns(kw), Reading.take(kw), ExtraInputs.take(kw)
     result = agree(
         human, machine, list(kw["runs"]) or None, list(kw["metrics"]) or None,
         list(kw["k"]) or None, names=list(kw["names"]) or None, test=kw["test"],

@@ -6,7 +6,7 @@ import click
 from click.core import ParameterSource
 
 from rankeval.cli.app import cli, show_notices, warn
-from rankeval.cli.config import say_gates_from_file
+from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import compare_gold_options
 from rankeval.cli.options import (
@@ -22,7 +22,7 @@ from rankeval.cli.options import (
     stack,
     test_options,
 )
-from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.errors import OptionError
 from rankeval.io.columns import EXTRA
 from rankeval.io.formats import STDOUT
 from rankeval.io.options import Reading
@@ -142,12 +142,7 @@ def compare_command(files, **kw) -> int:
          to_stderr=kw["output"] == STDOUT and kw["per_user"] == STDOUT)
     write_html(kw["html"], "compare", result)
     step_summary(result, "compare")
-    for gate in result.gates:
-        if not gate.passed or not kw["quiet"]:
-            click.echo(f"rankeval: {gate.message()}", err=True)
-    if not result.passed:
-        say_gates_from_file(click.get_current_context())
-    return 0 if result.passed else EXIT_GATE_FAILED
+    return say_verdicts(result.gates, result.passed, kw["quiet"])
 
 
 def _check_outputs(kw, inputs: list[str]) -> None:

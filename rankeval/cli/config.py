@@ -18,7 +18,7 @@ import click
 from click.core import ParameterSource
 
 from rankeval.cli.groups import BY_COMMAND, BY_OPTION, GATES
-from rankeval.errors import OptionError
+from rankeval.errors import EXIT_GATE_FAILED, OptionError
 
 CANDIDATES = ("rankeval.toml", "pyproject.toml")
 # Keys whose values are paths, resolved against the config file's folder (every one of them,
@@ -207,6 +207,18 @@ def say_gates_from_file(ctx: click.Context) -> None:
              and ctx.get_parameter_source(p.name) == ParameterSource.DEFAULT_MAP]
     if given:
         click.echo(f"rankeval: gates set in {path}: {', '.join(given)}", err=True)
+
+
+def say_verdicts(verdicts, passed: bool, quiet: bool) -> int:
+    """The gates' verdicts on stderr (a failed one always, a passed one unless --quiet), then,
+    when one failed, the gates the configuration file set; the exit status: 1 when a gate
+    failed, else 0."""
+    for verdict in verdicts:
+        if not verdict.passed or not quiet:
+            click.echo(f"rankeval: {verdict.message()}", err=True)
+    if not passed:
+        say_gates_from_file(click.get_current_context())
+    return 0 if passed else EXIT_GATE_FAILED
 
 
 def _is_gate(command: str, param: click.Option) -> bool:

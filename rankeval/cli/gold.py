@@ -8,45 +8,9 @@ from typing import Any
 
 import click
 
-from rankeval.cli.options import number
+from rankeval.cli.options import number, stack
 from rankeval.errors import OptionError
 from rankeval.io.formats import TRUTH_CHOICES
-
-
-def gold_options(f):
-    """--gold, --gold-format, --ppi-lambda, --gold-strata, --gold-plan."""
-    for option in reversed([
-        click.option("--gold", metavar="FILE",
-                     help="Human judgments (qrels) of a uniform random sample of TRUTH's "
-                     "queries, TRUTH being machine-judged (an LLM's): per metric the report "
-                     "adds the PPI++ estimate with its interval (at --confidence), the "
-                     "gold-only and machine-only means, the judge's bias and the gold "
-                     "queries the machine judgments were worth; the gates judge the PPI "
-                     "estimate. Read like TRUTH (its columns, --truth-format)."),
-        *_estimator_options(),
-        click.option("--gold-plan", type=number(0, low_open=True), metavar="HALF_WIDTH",
-                     help="With --gold: the gold queries the observed variances call for to "
-                     "reach an interval of this half-width, gold alone and with PPI."),
-    ]):
-        f = option(f)
-    return f
-
-
-def compare_gold_options(f):
-    """compare's --gold, --gold-format, --ppi-lambda, --gold-strata."""
-    for option in reversed([
-        click.option("--gold", metavar="FILE",
-                     help="Human judgments (qrels) of a uniform random sample of TRUTH's "
-                     "queries, TRUTH being machine-judged (an LLM's): each run's difference "
-                     "from the baseline is also estimated by PPI++ from the per-query "
-                     "differences, with its interval (at --confidence) and p-value "
-                     "(corrected by --correction), and the report says where it and the "
-                     "machine-only comparison disagree on the sign or on significance. Read "
-                     "like TRUTH (its columns, --truth-format)."),
-        *_estimator_options(),
-    ]):
-        f = option(f)
-    return f
 
 
 def _estimator_options() -> list:
@@ -62,6 +26,34 @@ def _estimator_options() -> list:
                      "sample drawn uniformly within each (rates may differ): stratified PPI "
                      "(Fisch et al. 2024). Each stratum needs two gold queries."),
     ]
+
+
+# --gold, --gold-format, --ppi-lambda, --gold-strata, --gold-plan
+gold_options = stack(
+    click.option("--gold", metavar="FILE",
+                 help="Human judgments (qrels) of a uniform random sample of TRUTH's "
+                 "queries, TRUTH being machine-judged (an LLM's): per metric the report "
+                 "adds the PPI++ estimate with its interval (at --confidence), the "
+                 "gold-only and machine-only means, the judge's bias and the gold "
+                 "queries the machine judgments were worth; the gates judge the PPI "
+                 "estimate. Read like TRUTH (its columns, --truth-format)."),
+    *_estimator_options(),
+    click.option("--gold-plan", type=number(0, low_open=True), metavar="HALF_WIDTH",
+                 help="With --gold: the gold queries the observed variances call for to "
+                 "reach an interval of this half-width, gold alone and with PPI."),
+)
+# compare's --gold, --gold-format, --ppi-lambda, --gold-strata
+compare_gold_options = stack(
+    click.option("--gold", metavar="FILE",
+                 help="Human judgments (qrels) of a uniform random sample of TRUTH's "
+                 "queries, TRUTH being machine-judged (an LLM's): each run's difference "
+                 "from the baseline is also estimated by PPI++ from the per-query "
+                 "differences, with its interval (at --confidence) and p-value "
+                 "(corrected by --correction), and the report says where it and the "
+                 "machine-only comparison disagree on the sign or on significance. Read "
+                 "like TRUTH (its columns, --truth-format)."),
+    *_estimator_options(),
+)
 
 
 def gold_request(kw: dict[str, Any], job, engine, outputs: dict[str, str | None]):

@@ -20,12 +20,12 @@ from rankeval.cli.options import (
     Command,
     number,
     option,
-    pop_reading,
     report_options,
     tracker_options,
 )
 from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.errors import EXIT_GATE_FAILED, plural
+from rankeval.io.options import Reading
 
 
 @cli.group(name="interleave", cls=RankevalGroup)
@@ -100,7 +100,7 @@ def make_command(runs, **kw) -> int:
     """
     from rankeval.api.interleave import make  # --help's import cost: numpy, pyarrow
 
-    reading = pop_reading(kw)
+    reading = Reading.take(kw)
     result = make(list(runs), method=kw["method"], k=kw["k"], seed=kw["seed"],
                   tau=kw["tau"], names=list(kw["names"]) or None,
                   run_format=kw["preds_format"], output=kw["output"],
@@ -199,7 +199,7 @@ def score_command(log, **kw) -> int:
                    correction=kw["correction"], baseline=kw["baseline"],
                    fail_if_worse=kw["fail_if_worse"], non_inferior=kw["non_inferior"],
                    plan=kw["plan"], alpha=kw["alpha"], power=kw["power"],
-                   log_format=kw["log_format"], columns=columns, reading=pop_reading(kw))
+                   log_format=kw["log_format"], columns=columns, reading=Reading.take(kw))
     emit(kw["output"], kw["fmt"].lower(), "interleave", result)
     write_html(kw["html"], "interleave", result)
     step_summary(result, "interleave")
@@ -279,7 +279,7 @@ def simulate_command(runs, truth, **kw) -> int:
                       trials=kw["trials"], seed=kw["seed"], names=list(kw["names"]) or None,
                       metric=kw["metric"], alpha=kw["alpha"], power=kw["power"],
                       run_format=kw["preds_format"], truth_format=kw["truth_format"],
-                      reading=pop_reading(kw))
+                      reading=Reading.take(kw))
     emit(kw["output"], kw["fmt"].lower(), "interleave", result)
     write_html(kw["html"], "interleave", result)
     step_summary(result, "interleave")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, warn
-from rankeval.cli.config import say_gates_from_file
+from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
@@ -13,11 +13,10 @@ from rankeval.cli.options import (
     number,
     option,
     pop_columns,
-    pop_reading,
     report_options,
     setting_option,
 )
-from rankeval.errors import EXIT_GATE_FAILED
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_per_user
 
 
@@ -86,7 +85,7 @@ def ope_command(log, runs, **kw) -> int:
         check_writable(kw["per_context"], "--per-context")
     check_distinct({"--output": kw["output"], "--per-context": kw["per_context"]},
                    [log, *runs, *([kw["reward_model"]] if kw["reward_model"] else [])])
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading = pop_columns(kw), Reading.take(kw)
     result = ope(log, list(runs), names=list(kw["names"]) or None,
                  estimators=kw["estimators"], clip=kw["clip"],
                  reward_model=kw["reward_model"], level=kw["confidence"],
@@ -103,9 +102,4 @@ def ope_command(log, runs, **kw) -> int:
     emit(kw["output"], kw["fmt"].lower(), "ope", result,
          to_stderr=kw["per_context"] == "-" and kw["output"] == "-")
     step_summary(result, "ope")
-    for verdict in result.verdicts:
-        if not verdict.passed or not kw["quiet"]:
-            click.echo(f"rankeval: {verdict.message()}", err=True)
-    if not result.passed:
-        say_gates_from_file(click.get_current_context())
-    return 0 if result.passed else EXIT_GATE_FAILED
+    return say_verdicts(result.verdicts, result.passed, kw["quiet"])

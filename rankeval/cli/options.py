@@ -20,7 +20,7 @@ from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
-from rankeval.io.options import Columns, ExtraInputs, Reading
+from rankeval.io.options import Columns, ExtraInputs
 from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS
 from rankeval.report import choices as report_choices
@@ -123,6 +123,13 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
                         expose_value=False, callback=remember, **kwargs)
 
 
+def _format_of(extra: str) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The format option of an extra input (``--train`` -> ``--train-format``)."""
+    return ((f"{extra}-format",), dict(
+        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
+        help=f"Format of {extra} (default: from the extension, else from the content)."))
+
+
 # name -> (flags, click keyword arguments). The parameter name is the library's name.
 SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]", type=CUTOFFS,
@@ -173,24 +180,12 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         metavar="FILE", help="(user, item) pairs to mask from the ranked lists before the cut "
         "(items seen in training and validation, ...), apart from --train, which then feeds "
         "only the popularity metrics unless --exclude-seen masks its pairs too.")),
-    "exclude_format": (("--exclude-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --exclude (default: from the extension, else from the content).")),
-    "propensity_format": (("--propensity-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --propensity (default: from the extension, else from the content).")),
-    "item_groups_format": (("--item-groups-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-groups (default: from the extension, else from the content).")),
-    "item_features_format": (("--item-features-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --item-features (default: from the extension, else from the content).")),
-    "train_format": (("--train-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --train (default: from the extension, else from the content).")),
-    "catalog_format": (("--catalog-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of --catalog (default: from the extension, else from the content).")),
+    "exclude_format": _format_of("--exclude"),
+    "propensity_format": _format_of("--propensity"),
+    "item_groups_format": _format_of("--item-groups"),
+    "item_features_format": _format_of("--item-features"),
+    "train_format": _format_of("--train"),
+    "catalog_format": _format_of("--catalog"),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
         "semicolons and no comma is read with ';'); '\\t' or tab for a tab.")),
@@ -390,6 +385,12 @@ def scoring_options(preds_help: str | None = None) -> Callable:
                   option("tag_separator"))
 
 
+def scored_inputs(f):
+    """PREDS TRUTH and the options of scoring them: what score and validate take first."""
+    return stack(click.argument("predictions", metavar="PREDS"),
+                 click.argument("truth", metavar="TRUTH"), scoring_options())(f)
+
+
 def engine_options(f):
     """--engine and every engine's own options (the Spark engine's --spark-master, ...)."""
     return stack(option("engine"), *(option(name) for e in ENGINES.values()
@@ -513,12 +514,3 @@ def pop_columns(kw: dict[str, Any]) -> dict[str, str | None]:
     return {f"{c}_col": kw.pop(f"{c}_col") for c in COLUMNS if f"{c}_col" in kw}
 
 
-def pop_extras(kw: dict[str, Any]) -> ExtraInputs:
-    """--train, --catalog, ... and their formats, as ``io.extras.load_extras``
-    takes them."""
-    return ExtraInputs.take(kw)
-
-
-def pop_reading(kw: dict[str, Any]) -> Reading:
-    """How to read text inputs (``io.options.Reading``)."""
-    return Reading.take(kw)

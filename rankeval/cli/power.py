@@ -11,14 +11,12 @@ from rankeval.cli.options import (
     Command,
     number,
     option,
-    pop_columns,
-    pop_extras,
-    pop_reading,
-    pop_settings,
+    pop_options,
     report_options,
     scoring_options,
 )
 from rankeval.errors import OptionError, plural
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable
 
 
@@ -78,24 +76,19 @@ def power_command(files, **kw) -> int:
     check_html(kw["fmt"].lower(), kw["html"])
     check_distinct({"--output": kw["output"], "--html": kw["html"]},
                    [*files, *(x for x in (kw["per_user_a"], kw["per_user_b"]) if x)])
-    columns, reading, extra = pop_columns(kw), pop_reading(kw), pop_extras(kw)
-    settings = pop_settings(kw)
+    options, reading = pop_options(kw), Reading.take(kw)
     effect = Effect.parse(kw["effect"]) if kw["effect"] is not None else None
     run_a, run_b, truth = files if files else (None, None, None)
     if kw["names"] and len(kw["names"]) != 2:
         raise OptionError(f"{{opt:name}} was given {plural(len(kw['names']), 'time')}: "
                           "power names its two runs, "
                           "give it twice (or not at all)")
-    options = {**settings, **{k: v for k, v in columns.items() if v is not None},
-               **{k: v for k, v in extra.items() if v is not None}}
-    if files:
-        options.update(preds_format=kw["preds_format"], truth_format=kw["truth_format"])
     result = power(run_a, run_b, truth, list(kw["metrics"]) or None, list(kw["k"]) or None,
                    effect=effect, alpha=kw["alpha"], power=kw["power_"],
                    alternative=kw["alternative"], method=kw["method"], rounds=kw["rounds"],
                    seed=kw["seed"], systems=kw["systems"], per_user_a=kw["per_user_a"],
                    per_user_b=kw["per_user_b"], names=tuple(kw["names"]) or None,
-                   compat=kw["compat"], reading=reading, **options)
+                   reading=reading, **options)
     if not kw["quiet"]:
         for line in result.notices:
             warn(line)

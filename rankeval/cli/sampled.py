@@ -13,10 +13,10 @@ from rankeval.cli.options import (
     Command,
     option,
     pop_columns,
-    pop_reading,
     report_options,
 )
 from rankeval.io.formats import TRUTH_CHOICES
+from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable
 
 
@@ -97,7 +97,7 @@ def sampled_command(runs, **kw) -> int:
     """
     from rankeval.api.sampled import sampled  # --help's import cost: numpy, pyarrow
 
-    columns, reading = pop_columns(kw), pop_reading(kw)
+    columns, reading = pop_columns(kw), Reading.take(kw)
     runs, kw["truth"] = _runs_and_truth(list(runs), kw.pop("old_truth"), kw["truth_format"],
                                         reading)
     check_writable(kw["output"], "--output")

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import click
-
 from rankeval.cli.app import cli, show_notices, warn
-from rankeval.cli.config import say_gates_from_file
+from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import gold_options, gold_request
 from rankeval.cli.options import (
@@ -19,12 +17,12 @@ from rankeval.cli.options import (
     per_user_options,
     pop_options,
     report_options,
-    scoring_options,
+    scored_inputs,
     tracker_options,
 )
 from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.compat import left_out
-from rankeval.errors import EXIT_GATE_FAILED, OptionError
+from rankeval.errors import OptionError
 from rankeval.io.formats import STDIN, STDOUT
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_text
@@ -33,9 +31,7 @@ from rankeval.report import junit as junit_report
 
 
 @cli.command(cls=Command)
-@click.argument("predictions", metavar="PREDS")
-@click.argument("truth", metavar="TRUTH")
-@scoring_options()
+@scored_inputs
 @per_user_options
 @gate_options
 @tracker_options
@@ -133,12 +129,7 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     if junit is not None:
         write_text(junit, junit_report.render(result))
     step_summary(result, "score")
-    for verdict in result.gates.verdicts:
-        if not verdict.passed or not quiet:
-            click.echo(f"rankeval: {verdict.message()}", err=True)
-    if not result.passed:
-        say_gates_from_file(click.get_current_context())
-    return 0 if result.passed else EXIT_GATE_FAILED
+    return say_verdicts(result.gates.verdicts, result.passed, quiet)
 
 
 def _check_outputs(output: str, per_user: str | None, junit: str | None, fmt: str,

@@ -12,7 +12,7 @@ from rankeval.cli.options import (
     engine_options,
     pop_options,
     report_options,
-    scoring_options,
+    scored_inputs,
 )
 from rankeval.errors import EXIT_USAGE, plural
 from rankeval.io.columns import EXTRA
@@ -22,9 +22,7 @@ from rankeval.notices import ANSWERS
 
 
 @cli.command(cls=Command)
-@click.argument("predictions", metavar="PREDS")
-@click.argument("truth", metavar="TRUTH")
-@scoring_options()
+@scored_inputs
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 2).")
 @engine_options
 @report_options("validate")

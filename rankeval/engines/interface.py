@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rankeval.io.columns import EXTRA  # the optional inputs (--train, ...)
 from rankeval.io.options import Columns, ExtraInputs, Reading
 from rankeval.io.output import check_writable, per_user_format
 from rankeval.settings import Settings
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,21 @@ class Breakdown:
     gaps: bool = False
 
 
+class _GroupField(Generic[T]):
+    """A field of one of the job's option groups, read as the job's own (``job.truth`` is
+    ``job.inputs.truth``)."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, job: Any, owner: type | None = None) -> T:
+        return getattr(getattr(job, self.group), self.name)
+
+
 @dataclass(frozen=True)
 class Job:
     """One evaluation, as every engine takes it: the inputs, how to read and score them
@@ -57,37 +74,14 @@ class Job:
     quiet: bool = True  # no progress line
 
     # The fields of the groups, as engines read them
-    @property
-    def predictions(self) -> Any:
-        return self.inputs.predictions
-
-    @property
-    def truth(self) -> Any:
-        return self.inputs.truth
-
-    @property
-    def preds_format(self) -> str | None:
-        return self.inputs.preds_format
-
-    @property
-    def truth_format(self) -> str | None:
-        return self.inputs.truth_format
-
-    @property
-    def stats(self) -> str | None:
-        return self.breakdown.stats
-
-    @property
-    def segments(self) -> Any:
-        return self.breakdown.segments
-
-    @property
-    def segment_by(self) -> Sequence[str]:
-        return self.breakdown.segment_by
-
-    @property
-    def gaps(self) -> bool:
-        return self.breakdown.gaps
+    predictions = _GroupField[Any]("inputs")
+    truth = _GroupField[Any]("inputs")
+    preds_format = _GroupField[str | None]("inputs")
+    truth_format = _GroupField[str | None]("inputs")
+    stats = _GroupField[str | None]("breakdown")
+    segments = _GroupField[Any]("breakdown")
+    segment_by = _GroupField[Sequence[str]]("breakdown")
+    gaps = _GroupField[bool]("breakdown")
 
     @property
     def paths(self) -> list[str]:
@@ -97,6 +91,14 @@ class Job:
         return [x for x in given if isinstance(x, str)]
 
 
+EngineOptions = dict[str, tuple[tuple[str, ...], dict[str, Any]]]
+
+
+def engine_option(*flags: str, **click: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """One of an engine's own command-line options: its flags and click's keywords."""
+    return flags, click
+
+
 class Engine:
     """Where evaluations run. Subclasses set ``name``, ``help``, ``options`` (their own
     command-line options: name -> (flags, click keywords)) and implement ``score``."""
@@ -104,7 +106,7 @@ class Engine:
     name = ""
     help = ""
     # command-line options: name -> (flags, click keywords); the library takes them too
-    options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {}
+    options: ClassVar[EngineOptions] = {}
     keywords: ClassVar[tuple[str, ...]] = ()  # the library's further keywords (a session, ...)
     # --gold: the engine gives what PPI needs of both judgments' per-query values (#48):
     # here, or added up over its partitions (``gold_parts``)

@@ -161,6 +161,18 @@ def _interval(i, undefined: str = UNDEFINED, sign: bool = False) -> str:
     return f"[{fixed(i.low, sign=sign)}, {fixed(i.high, sign=sign)}]"
 
 
+def _gold_caveats(g) -> list[str]:
+    """What a --gold result says of itself: too few gold queries, metrics not estimated."""
+    notes = []
+    if g.few:
+        notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
+                     "are rough")
+    if g.not_estimated:
+        notes.append("no PPI estimate: " + "; ".join(f"{m} ({why})"
+                                                     for m, why in g.not_estimated.items()))
+    return notes
+
+
 def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
     """``--gold``: per metric the machine-only, gold-only and PPI estimates, the judge's bias
     and what the machine judgments were worth; the strata; the plan; the assumption."""
@@ -188,12 +200,7 @@ def gold(ev, undefined: str = UNDEFINED) -> list[Section]:
              "the gates (--fail-under, --fail-over, --max-drop) judge the PPI estimate; "
              "--non-inferior and --equivalent the PPI estimate of the paired difference, "
              "where the baseline's per-user file holds gold values (each verdict says which)"]
-    if g.few:
-        notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
-                     "are rough")
-    if g.not_estimated:
-        notes.append("no PPI estimate: " + "; ".join(f"{m} ({why})"
-                                                     for m, why in g.not_estimated.items()))
+    notes += _gold_caveats(g)
     out = [table("gold", ["metric", "machine", "gold", "PPI", f"{level} interval", "lambda",
                           "bias", "bias interval", "effective gold"], rows,
                  title="With the gold sample {}", subject=g.path, notes=tuple(notes))]
@@ -419,12 +426,7 @@ def gold_compare(result, undefined: str = UNDEFINED) -> list[Section]:
     if not g.disagreements and g.differences:
         notes.append("the machine-only and the PPI comparisons agree on every sign and "
                      "significance")
-    if g.few:
-        notes.append(f"only {g.gold_queries} gold queries (fewer than 30): the intervals "
-                     "are rough")
-    if g.not_estimated:
-        notes.append("no PPI estimate: " + "; ".join(f"{m} ({why})"
-                                                     for m, why in g.not_estimated.items()))
+    notes += _gold_caveats(g)
     return [table("gold", ["run", "metric", "machine", "machine significant", "PPI",
                            f"{level} interval", "lambda", "p", "p adjusted",
                            "PPI significant", "disagree"], rows,

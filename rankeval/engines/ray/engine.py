@@ -5,10 +5,10 @@ The class stays light for ``--help``: it imports the driver (ray, pyarrow) when 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rankeval.engines.distributed.engine import DistributedEngine
-from rankeval.engines.interface import Job
+from rankeval.engines.interface import EngineOptions, Job, engine_option
 
 
 class RayEngine(DistributedEngine):
@@ -16,13 +16,10 @@ class RayEngine(DistributedEngine):
     title, workers = "Ray", "Ray's tasks"
     help = ("Ray (inputs read by Ray Data: Parquet/CSV files, directories, globs, s3://, "
             "gs://; needs rankeval[ray])")
-    options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {
-        "ray_address": (("--ray-address",), dict(
-            metavar="URL", help="With --engine ray: a running cluster (ray://host:10001, "
-            "auto; default: RAY_ADDRESS, else a local Ray started for the run).")),
-    }
-    # the library's: partitions of users (default: one per CPU of the cluster)
-    keywords: ClassVar[tuple[str, ...]] = ("partitions",)
+    options: ClassVar[EngineOptions] = {"ray_address": engine_option(
+        "--ray-address", metavar="URL", help="With --engine ray: a running cluster "
+        "(ray://host:10001, auto; default: RAY_ADDRESS, else a local Ray started for the run).")}
+    keywords = ("partitions",)  # the library's: partitions of users (default: one per CPU)
 
     def driver(self):
         from rankeval.engines.ray import driver  # --help's import cost: numpy, pyarrow

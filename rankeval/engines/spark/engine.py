@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rankeval.engines.distributed.engine import DistributedEngine
-from rankeval.engines.interface import Job
+from rankeval.engines.interface import EngineOptions, Job, engine_option
 from rankeval.engines.spark.session import session as spark_session
 from rankeval.errors import OptionError
 
@@ -18,20 +18,19 @@ class SparkEngine(DistributedEngine):
     title, workers = "Spark", "Spark's workers"
     help = ("Apache Spark (inputs read by Spark: Parquet/CSV files, directories, globs, s3a://, "
             "hdfs://; needs rankeval[spark])")
-    options: ClassVar[dict[str, tuple[tuple[str, ...], dict[str, Any]]]] = {
-        "spark_master": (("--spark-master",), dict(
-            metavar="URL", help="With --engine spark: the cluster (default: the active "
-            "session, SPARK_REMOTE for Spark Connect, else local[*]).")),
-        "spark_conf": (("--spark-conf",), dict(
-            multiple=True, metavar="KEY=VALUE", help="With --engine spark: a Spark setting "
-            "(repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400.")),
-        "spark_partitioned_by": (("--spark-partitioned-by",), dict(
-            metavar="COLUMN", help="With --engine spark: the inputs are Parquet datasets "
-            "partitioned by user in COLUMN's directories (bucket=0/, bucket=1/, ...): each "
-            "value is scored in one task, with no shuffle.")),
+    options: ClassVar[EngineOptions] = {
+        "spark_master": engine_option(
+            "--spark-master", metavar="URL", help="With --engine spark: the cluster (default: "
+            "the active session, SPARK_REMOTE for Spark Connect, else local[*])."),
+        "spark_conf": engine_option(
+            "--spark-conf", multiple=True, metavar="KEY=VALUE", help="With --engine spark: a "
+            "Spark setting (repeatable), e.g. --spark-conf spark.sql.shuffle.partitions=400."),
+        "spark_partitioned_by": engine_option(
+            "--spark-partitioned-by", metavar="COLUMN", help="With --engine spark: the inputs "
+            "are Parquet datasets partitioned by user in COLUMN's directories (bucket=0/, "
+            "bucket=1/, ...): each value is scored in one task, with no shuffle."),
     }
-    # the library's: a session to use, partitions of users, rows scored at once in a task
-    keywords: ClassVar[tuple[str, ...]] = ("spark", "partitions", "chunk_rows")
+    keywords = ("spark", "partitions", "chunk_rows")
 
     def check(self, job: Job) -> None:
         conf(job.options.get("spark_conf") or ())
