@@ -19,7 +19,7 @@ from rankeval.cli import cli, metrics_markdown
 from rankeval.conventions import PRESETS
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.registry import REGISTRY
-from rankeval.report.catalog import presets_markdown
+from rankeval.report.catalog import GENERATED, presets_markdown
 from rankeval.settings import TABLE
 
 from .conftest import ROOT
@@ -52,6 +52,24 @@ def test_the_presets_table_is_the_settings_table():
     assert page == presets_markdown()
     for name in PRESETS:
         assert f"`{name}`" in page
+
+
+@pytest.mark.parametrize(("page", "name", "write"), GENERATED,
+                         ids=[f"{page}:{name}" for page, name, _ in GENERATED])
+def test_every_generated_table_is_what_its_code_writes(page, name, write):
+    """The presets table and the tables of other tools' names (docs/trec-eval.md,
+    docs/recommenders.md, from foreign_names.PEER_TABLE, whose rows marked equal
+    tests/test_peer_table.py checks): `make docs` (docs/tables.py) rewrites each."""
+    assert _between_markers((DOCS / page).read_text(), name) == write()
+
+
+def test_a_mapping_table_says_which_names_are_not_equal():
+    """A name the table does not mark equal is marked in the page, never left bare."""
+    from rankeval.foreign_names import EQUAL, PEER_TABLE
+    pages = "".join((DOCS / page).read_text() for page, _, _ in GENERATED)
+    for p in PEER_TABLE:
+        if p.status != EQUAL:
+            assert f"`{p.name.replace('{k}', '10')}` ({p.status})" in pages, p
 
 
 def test_readme_is_a_front_page():
