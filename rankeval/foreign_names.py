@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 # Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
 # leaves them out (the notice says so); named alone, they are refused.
@@ -82,14 +83,21 @@ class Peer:
     note: str = ""
 
 
-# tool -> (the --compat preset that reproduces it, its name and version in the docs)
-TOOLS: dict[str, tuple[str, str]] = {
-    "trec_eval": ("trec_eval", "trec_eval 10.0"),
-    "pytrec_eval": ("trec_eval-9", "pytrec_eval (trec_eval 9.0.8)"),
-    "ir_measures": ("ir_measures", "ir_measures 0.4"),
-    "ranx": ("ranx", "ranx 0.3"),
-    "RecBole": ("recbole", "RecBole 1.2"),
-    "Recommenders": ("recommenders", "Microsoft Recommenders 1.2"),
+class Tool(NamedTuple):
+    preset: str  # the --compat preset that reproduces it
+    title: str  # its name and version in the docs
+    # ``rankeval metrics NAME`` lists its names from PEER_TABLE (``PEERS``); trec_eval's and
+    # ir_measures' come from their own tables (``CUT``, ``UNCUT``, ``irmeasures.NAMES``)
+    listed: bool
+
+
+TOOLS: dict[str, Tool] = {
+    "trec_eval": Tool("trec_eval", "trec_eval 10.0", False),
+    "pytrec_eval": Tool("trec_eval-9", "pytrec_eval (trec_eval 9.0.8)", False),
+    "ir_measures": Tool("ir_measures", "ir_measures 0.4", False),
+    "ranx": Tool("ranx", "ranx 0.3", True),
+    "RecBole": Tool("recbole", "RecBole 1.2", True),
+    "Recommenders": Tool("recommenders", "Microsoft Recommenders 1.2", True),
 }
 
 
@@ -170,7 +178,7 @@ PEER_TABLE: tuple[Peer, ...] = (
 # differ, or are not checked, says so.
 PEERS: dict[str, dict[str, list[str]]] = {}
 for _p in PEER_TABLE:
-    if _p.tool in ("ranx", "RecBole", "Recommenders"):
+    if TOOLS[_p.tool].listed:
         PEERS.setdefault(_p.tool, {}).setdefault(re.split(r"[@(]", _p.ours)[0], []).append(
             _p.name.replace("{k}", "K") + ("" if _p.status == EQUAL else f" ({_p.status})"))
 

@@ -134,7 +134,7 @@ def peers_markdown(tools: tuple[str, ...]) -> str:
     for p in PEER_TABLE:
         if p.tool in tools:
             rows.setdefault(p.ours, []).append(p)
-    lines = ["| rankeval | " + " | ".join(f"{TOOLS[t][1]} (`--compat {TOOLS[t][0]}`)"
+    lines = ["| rankeval | " + " | ".join(f"{TOOLS[t].title} (`--compat {TOOLS[t].preset}`)"
                                           for t in tools) + " | notes |",
              "|---|" + "---|" * len(tools) + "---|"]
     for ours, peers in rows.items():
