@@ -80,6 +80,11 @@ class Preset:
     # judgements of the queries it evaluates: 10.0 every one, 9.0.8 those with a list).
     duplicates: str = "all"
     comments: bool = True  # a TREC file's '#' lines are comments (trec_eval 10.0), else refused
+    # The order in which the intent-aware metrics add an item's subtopic gains, which decides
+    # near-ties of the greedy ideal ranking in floating point (kernels/diversity.py): by
+    # subtopic number (ndeval), or in the order the truth first names each subtopic (pyndeval,
+    # which ir_measures runs, numbers them so).
+    subtopic_order: str = "number"
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
@@ -88,7 +93,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("trec_eval-9", "trec_eval 9.0.8 (and pytrec_eval)", "trec_eval_9", "trec_eval",
            True, False, True, duplicates="listed", comments=False),
     Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
-           False, True, False),
+           False, True, False, subtopic_order="appearance"),
     Preset("ranx", "ranx 0.3", "ranx", None, False, False, False),
     Preset("recbole", "RecBole 1.2 (its evaluator's metrics)", "recbole", None,
            False, False, False),

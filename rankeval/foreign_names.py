@@ -5,6 +5,8 @@ read (``names.from_name``). ``compat`` reads trec_eval's names with these tables
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import NamedTuple
 
 # Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
 # leaves them out (the notice says so); named alone, they are refused.
@@ -61,27 +63,124 @@ def foreign(word: str) -> str | None:
     return None
 
 
-# Other libraries' names for rankeval's metrics (``rankeval metrics NAME``), as each library's
-# metric list spells them (the tables of docs/trec-eval.md and docs/recommenders.md): ranx 0.3
-# (its metric strings), RecBole 1.2 (recbole/evaluator/metrics.py), Microsoft Recommenders 1.2
-# (evaluation/python_evaluation.py). Each name is that library's, not always its formula:
-# the conventions a preset sets (--compat ranx, recbole, recommenders) make the numbers match.
-# trec_eval's and ir_measures' names come from their own tables (``CUT``, ``UNCUT``,
-# ``irmeasures.NAMES``).
-PEERS: dict[str, dict[str, str]] = {
-    "ranx": {"precision": "precision@k", "recall": "recall@k", "f1": "f1@k",
-             "hit_rate": "hit_rate@k", "mrr": "mrr@k", "map": "map@k",
-             "r_precision": "r-precision", "ndcg": "ndcg@k", "dcg": "dcg@k",
-             "ndcg_burges": "ndcg_burges@k", "dcg_burges": "dcg_burges@k", "bpref": "bpref"},
-    "RecBole": {"precision": "Precision", "recall": "Recall", "hit_rate": "Hit",
-                "mrr": "MRR", "map": "MAP", "ndcg": "NDCG", "coverage": "ItemCoverage",
-                "arp": "AveragePopularity", "gini": "GiniIndex", "entropy": "ShannonEntropy",
-                "long_tail": "TailPercentage"},
-    "Recommenders": {"precision": "precision_at_k", "recall": "recall_at_k",
-                     "map": "map_at_k", "ndcg": "ndcg_at_k", "r_precision": "r_precision_at_k",
-                     "coverage": "catalog_coverage", "entropy": "distributional_coverage",
-                     "novelty": "novelty", "ild": "diversity", "serendipity": "serendipity"},
+# Every other tool's measure that rankeval can reproduce, as data: the tool's spelling, rankeval's
+# metric and whether the numbers are equal under the tool's preset (``TOOLS``). The mapping tables
+# of docs/trec-eval.md and docs/recommenders.md are generated from it (``make docs``;
+# ``report.catalog.peers_markdown``), ``rankeval metrics NAME`` lists the names (``PEERS``), and
+# tests/test_peer_table.py checks every row marked EQUAL against the tool itself (ranx,
+# pytrec_eval, ir_measures), trec_eval 10.0's committed outputs, or RecBole's and Microsoft
+# Recommenders' formulas written out from their source (tests/test_peer_presets.py): a claim of
+# equality without a test fails there. ``{k}`` stands for any cut-off.
+EQUAL, DIFFERS, UNCHECKED = "equal", "differs", "not checked"
+
+
+@dataclass(frozen=True)
+class Peer:
+    tool: str  # a key of TOOLS
+    name: str  # the tool's own spelling (trec_eval: its -m word; pytrec_eval: its result key)
+    ours: str  # rankeval's metric
+    status: str  # EQUAL (a test checks it), DIFFERS (``note`` says how), UNCHECKED (no test)
+    note: str = ""
+
+
+class Tool(NamedTuple):
+    preset: str  # the --compat preset that reproduces it
+    title: str  # its name and version in the docs
+    # ``rankeval metrics NAME`` lists its names from PEER_TABLE (``PEERS``); trec_eval's and
+    # ir_measures' come from their own tables (``CUT``, ``UNCUT``, ``irmeasures.NAMES``)
+    listed: bool
+
+
+TOOLS: dict[str, Tool] = {
+    "trec_eval": Tool("trec_eval", "trec_eval 10.0", False),
+    "pytrec_eval": Tool("trec_eval-9", "pytrec_eval (trec_eval 9.0.8)", False),
+    "ir_measures": Tool("ir_measures", "ir_measures 0.4", False),
+    "ranx": Tool("ranx", "ranx 0.3", True),
+    "RecBole": Tool("recbole", "RecBole 1.2", True),
+    "Recommenders": Tool("recommenders", "Microsoft Recommenders 1.2", True),
 }
+
+
+def _rows(tool: str, status: str, pairs: str, note: str = "") -> list[Peer]:
+    """``name:ours`` pairs separated by spaces, all of one tool and status."""
+    return [Peer(tool, name, ours, status, note)
+            for name, ours in (pair.split(":", 1) for pair in pairs.split())]
+
+
+PEER_TABLE: tuple[Peer, ...] = (
+    *_rows("trec_eval", EQUAL,
+           "P.{k}:precision@{k} recall.{k}:recall@{k} success.{k}:hit_rate@{k} "
+           "recip_rank:mrr@all map:map@all map_cut.{k}:map@{k} ndcg:ndcg@all "
+           "ndcg_cut.{k}:ndcg@{k} Rprec:r_precision bpref:bpref gm_map:gm_map@all "
+           "gm_bpref:gm_bpref infAP:inf_ap iprec_at_recall:iprec 11pt_avg:iprec_11pt "
+           "Rprec_mult:r_precision_mult num_q:num_q num_ret:num_ret num_rel:num_rel "
+           "num_rel_ret:num_rel_ret num_nonrel_judged_ret:num_nonrel_judged_ret "
+           "set_P:set_precision set_recall:set_recall set_F:set_f1 set_map:set_map "
+           "set_relative_P:set_relative_precision relative_P.{k}:relative_precision@{k} "
+           "binG:bin_g G:g ndcg_rel:ndcg_rel Rndcg:r_ndcg utility:utility yaap:yaap "
+           "rbp:rbp rbp_resid:rbp_residual unj.{k}:unjudged@{k} dcg:dcg@all "
+           "ideal_dcg:idcg@all"),
+    *_rows("pytrec_eval", EQUAL,
+           "P_{k}:precision@{k} recall_{k}:recall@{k} success_{k}:hit_rate@{k} "
+           "recip_rank:mrr@all map:map@all map_cut_{k}:map@{k} ndcg:ndcg@all "
+           "ndcg_cut_{k}:ndcg@{k} Rprec:r_precision bpref:bpref gm_map:gm_map@all "
+           "gm_bpref:gm_bpref infAP:inf_ap iprec_at_recall_0.10:iprec@0.1 "
+           "11pt_avg:iprec_11pt Rprec_mult_0.20:r_precision_mult@0.2 num_q:num_q "
+           "num_ret:num_ret num_rel:num_rel num_rel_ret:num_rel_ret "
+           "num_nonrel_judged_ret:num_nonrel_judged_ret set_P:set_precision "
+           "set_recall:set_recall set_F:set_f1 set_map:set_map "
+           "set_relative_P:set_relative_precision relative_P_{k}:relative_precision@{k} "
+           "binG:bin_g G:g ndcg_rel:ndcg_rel Rndcg:r_ndcg utility:utility"),
+    *_rows("ir_measures", EQUAL,
+           "P@{k}:precision@{k} R@{k}:recall@{k} Success@{k}:hit_rate@{k} RR:mrr@all "
+           "RR@{k}:mrr@{k} AP:map@all AP@{k}:map@{k} nDCG:ndcg@all nDCG@{k}:ndcg@{k} "
+           "Rprec:r_precision Bpref:bpref infAP:inf_ap IPrec@0.1:iprec@0.1 NumQ:num_q "
+           "NumRet:num_ret NumRel:num_rel NumRet(rel=1):num_rel_ret SetP:set_precision "
+           "SetR:set_recall SetF:set_f1 SetAP:set_map "
+           "SetP(relative=True):set_relative_precision Judged@{k}:judged@{k} "
+           "RBP(rel=1):rbp(rel=1) Compat:compat SDCG(max_rel=3)@{k}:sdcg(max_rel=3)@{k} "
+           "INST(max_rel=3):inst(max_rel=3) INSQ(max_rel=3):insq(max_rel=3) "
+           "BPM(max_rel=3)@{k}:bpm(max_rel=3)@{k} NERR8(max_rel=3)@{k}:nerr8(max_rel=3)@{k} "
+           "NERR9(max_rel=3)@{k}:nerr9(max_rel=3)@{k} NERR10(max_rel=3):nerr10(max_rel=3) "
+           "NERR11(max_rel=3):nerr11(max_rel=3) alpha_nDCG@{k}:alpha_ndcg@{k} "
+           "alpha_DCG@{k}:alpha_dcg@{k} ERR_IA@{k}:err_ia@{k} nERR_IA@{k}:nerr_ia@{k} "
+           "NRBP:nrbp nNRBP:nnrbp P_IA@{k}:p_ia@{k} AP_IA:map_ia "
+           "StRecall@{k}:subtopic_recall@{k}"),
+    *_rows("ir_measures", EQUAL, "nDCG(dcg='exp-log2')@{k}:ndcg(dcg='exp-log2')@{k} "
+           "ERR@{k}:err@{k}", "to gdeval's 5 printed decimals"),
+    *_rows("ranx", EQUAL,
+           "precision@{k}:precision@{k} recall@{k}:recall@{k} f1@{k}:f1@{k} "
+           "hit_rate@{k}:hit_rate@{k} mrr:mrr@all mrr@{k}:mrr@{k} map:map@all map@{k}:map@{k} "
+           "ndcg:ndcg@all ndcg@{k}:ndcg@{k} dcg@{k}:dcg@{k} ndcg_burges@{k}:ndcg_burges@{k} "
+           "dcg_burges@{k}:dcg_burges@{k} r-precision:r_precision rbp.8:rbp"),
+    Peer("ranx", "bpref", "bpref", DIFFERS,
+         "ranx's bpref is not trec_eval's: 0 or NaN for some queries (a relevant document "
+         "above every judged non-relevant one); the preset keeps trec_eval's"),
+    Peer("ranx", "hits@{k}", "precision@{k}", DIFFERS,
+         "ranx's hits is a count, precision@K times K (rankeval's hit_rate is ranx's hit_rate)"),
+    *_rows("RecBole", EQUAL,
+           "Precision@{k}:precision@{k} Recall@{k}:recall@{k} Hit@{k}:hit_rate@{k} "
+           "MRR@{k}:mrr@{k} MAP@{k}:map@{k} NDCG@{k}:ndcg@{k} "
+           "ItemCoverage@{k}:coverage@{k} AveragePopularity@{k}:arp@{k} "
+           "GiniIndex@{k}:gini@{k} ShannonEntropy@{k}:entropy@{k} "
+           "TailPercentage@{k}:long_tail@{k}"),
+    *_rows("Recommenders", EQUAL,
+           "precision_at_k:precision@{k} recall_at_k:recall@{k} ndcg_at_k:ndcg@{k} "
+           "map_at_k:map@{k} novelty:novelty@{k} catalog_coverage:coverage@{k} "
+           "distributional_coverage:entropy@{k}"),
+    *_rows("Recommenders", UNCHECKED,
+           "r_precision_at_k:r_precision diversity:ild@{k} serendipity:serendipity@{k}"),
+)
+
+# Other libraries' names for rankeval's metrics (``rankeval metrics NAME``), by tool and metric:
+# ranx's, RecBole's and Microsoft Recommenders' from PEER_TABLE (trec_eval's and ir_measures'
+# come from their own tables: ``CUT``, ``UNCUT``, ``irmeasures.NAMES``). A name whose numbers
+# differ, or are not checked, says so.
+PEERS: dict[str, dict[str, list[str]]] = {}
+for _p in PEER_TABLE:
+    if TOOLS[_p.tool].listed:
+        PEERS.setdefault(_p.tool, {}).setdefault(re.split(r"[@(]", _p.ours)[0], []).append(
+            _p.name.replace("{k}", "K") + ("" if _p.status == EQUAL else f" ({_p.status})"))
 
 
 def trec_eval_names(metric: str) -> list[str]:

@@ -243,3 +243,41 @@ def test_every_command_reads_subtopics_and_spark_refuses_them(run_cli, tmp_path)
     assert r.exit_code == 0, r.stderr
     r = run_cli("score", p, t, "-m", "alpha_ndcg@10", "--engine", "spark")
     assert r.exit_code == 2 and "local engine" in r.stderr and "Traceback" not in r.stderr
+
+
+def _near_ties(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``_data`` with tied scores, shuffled rows, and subtopics named in the qrels in an order
+    that is not their numbers' (``5`` before ``2``, ...), as a qrels file sorted by anything but
+    subtopic names them."""
+    preds, truth = _data(seed, ties=True)
+    preds = preds.sample(frac=1, random_state=seed).sort_values("user_id", kind="stable")
+    return preds, truth.sample(frac=1, random_state=seed + 1000).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("seed", [2, 6, 8, 27, 34, 40])
+def test_the_greedy_ideal_adds_subtopic_gains_in_the_providers_order(seed):
+    """ndeval's greedy ideal ranking compares sums of subtopic gains (1 - alpha)^c in floating
+    point: with alpha = 0.8 (gains 0.2^c, inexact in binary) two items whose sums are equal
+    on paper differ in the last bit according to the order their gains are added, so the
+    greedy picks one or the other and the ideal DCG moves (by up to 1.8e-3 on these seeds).
+    ndeval adds them by subtopic number; pyndeval, ir_measures' provider, numbers subtopics
+    in the order the qrels first name them, and adds them in that order. Under --compat
+    ir_measures rankeval adds them as pyndeval does; without the preset, as ndeval does (the
+    same as pyndeval when the qrels name subtopics in number order)."""
+    preds, truth = _near_ties(seed)
+    words = ["alpha_nDCG(alpha=0.8)@10", "alpha_nDCG(alpha=0.8)@20", "nERR_IA@10",
+             "alpha_nDCG(alpha=0.2)@10", "nNRBP(alpha=0.7)"]
+    ev = rankeval.evaluate(preds, truth, words, compat="ir_measures")
+    table = ev.per_user.set_index("user_id")
+    by_number = truth.assign(n=truth.subtopic.astype(int)).sort_values("n", kind="stable").drop(
+        columns="n")
+    plain = rankeval.evaluate(preds, truth, words, ties="item-asc",
+                              zero_relevant_users="zero").per_user.set_index(
+        "user_id")
+    for spec, word in zip(ev.specs, words, strict=True):
+        measure = ir_measures.parse_measure(word)
+        for data, ours in ((truth, table), (by_number, plain)):
+            for user, value in _theirs(measure, preds, data).items():
+                if not np.isnan(value):
+                    assert ours.at[user, str(spec)] == pytest.approx(value, abs=1e-12), (
+                        word, user)

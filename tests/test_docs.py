@@ -18,9 +18,10 @@ import pytest
 
 from rankeval.cli import cli, metrics_markdown
 from rankeval.conventions import PRESETS
+from rankeval.foreign_names import EQUAL, PEER_TABLE
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.registry import REGISTRY
-from rankeval.report.catalog import presets_markdown
+from rankeval.report.catalog import GENERATED, presets_markdown
 from rankeval.settings import TABLE
 
 from .conftest import ROOT
@@ -109,6 +110,21 @@ def test_where_a_new_piece_goes_names_one_or_two_files_that_exist():
         assert 1 <= len(set(files)) <= 2, (title, files)
         for name in files:
             assert (ROOT / name).exists(), (title, name)
+@pytest.mark.parametrize(("page", "name", "write"), GENERATED,
+                         ids=[f"{page}:{name}" for page, name, _ in GENERATED])
+def test_every_generated_table_is_what_its_code_writes(page, name, write):
+    """The presets table and the tables of other tools' names (docs/trec-eval.md,
+    docs/recommenders.md, from foreign_names.PEER_TABLE, whose rows marked equal
+    tests/test_peer_table.py checks): `make docs` (docs/tables.py) rewrites each."""
+    assert _between_markers((DOCS / page).read_text(), name) == write()
+
+
+def test_a_mapping_table_says_which_names_are_not_equal():
+    """A name the table does not mark equal is marked in the page, never left bare."""
+    pages = "".join((DOCS / page).read_text() for page, _, _ in GENERATED)
+    for p in PEER_TABLE:
+        if p.status != EQUAL:
+            assert f"`{p.name.replace('{k}', '10')}` ({p.status})" in pages, p
 
 
 def test_readme_is_a_front_page():

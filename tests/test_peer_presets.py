@@ -248,3 +248,52 @@ def test_ranx_preset_equals_ranx_user_by_user(seed):
         np.testing.assert_allclose(table.loc[list(values), mine], list(values.values()),
                                    atol=1e-12, err_msg=name)
         assert ours.metrics[mine] == pytest.approx(np.mean(list(values.values())), abs=1e-12)
+
+
+# -- the mapping table's oracles (tests/test_peer_table.py) ---------------------------------
+
+
+def recbole_oracle(world, k: int) -> tuple[list[str], dict[str, np.ndarray | float]]:
+    """RecBole's metrics at ``k`` by its names (``foreign_names.PEER_TABLE``): per user (an
+    array over the users returned) or for the run (a float), the formulas above."""
+    preds, truth, train, catalog = world
+    users, matrix, hits, n_relevant = _recbole_matrix(preds, truth, max(K))
+    relevance = _recbole_relevance(hits, n_relevant)
+    names = {"precision": "Precision", "recall": "Recall", "ndcg": "NDCG", "map": "MAP",
+             "mrr": "MRR", "hit_rate": "Hit"}
+    out: dict[str, np.ndarray | float] = {
+        f"{names[n]}@{k}": v[:, k - 1] for n, v in relevance.items()}
+    num_items = len(catalog) + 1  # the padding id 0
+    count = train.groupby("item_id").size()
+    by_count = sorted(count.items(), key=lambda kv: (kv[1], kv[0]))
+    tail = {i for i, _ in by_count[:max(int(len(by_count) * 0.1), 1)]}
+    top = matrix[:, :k]
+    values, counts = np.unique(top, return_counts=True)
+    p = counts / top.size
+    c = np.sort(counts)
+    idx = np.arange(num_items - len(c) + 1, num_items + 1)
+    out |= {
+        f"ItemCoverage@{k}": len(values) / num_items,
+        f"ShannonEntropy@{k}": float(-(p * np.log(p)).sum() / len(values)),
+        f"GiniIndex@{k}": float(np.sum((2 * idx - num_items - 1) * c) / top.size / num_items),
+        f"AveragePopularity@{k}": np.vectorize(lambda i: count.get(i, 0))(top).astype(
+            float).mean(axis=1),
+        f"TailPercentage@{k}": np.vectorize(lambda i: i in tail)(top).astype(float).mean(
+            axis=1),
+    }
+    return users, out
+
+
+def recommenders_oracle(world, k: int) -> dict[str, float]:
+    """Microsoft Recommenders' python_evaluation at ``k`` by its names, for the run."""
+    preds, truth, train, _ = world
+    out = {f"{n}_at_k": v for n, v in _recommenders_metrics(preds, truth, k).items()}
+    top, _, _, _ = _recommenders_top(preds, truth, k)
+    count = train.groupby("item_id").size()
+    novelty = -np.log2(count / len(train))
+    reco = top.groupby("item_id").size()
+    known = reco.index.intersection(novelty.index)
+    p = reco / len(top)
+    return out | {"novelty": float((reco[known] * novelty[known]).sum() / len(top)),
+                  "catalog_coverage": top.item_id.nunique() / train.item_id.nunique(),
+                  "distributional_coverage": float(-(p * np.log2(p)).sum())}

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankeval.conventions import preset_of
 from rankeval.errors import OptionError
 from rankeval.kernels.chunk import Chunk
 from rankeval.settings import Settings
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 def with_aspects(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, settings: Settings
                  ) -> Chunk:
     """The evaluated users' relevant (user, item, subtopic) triples, for the intent-aware
-    metrics: sorted by (user, item), subtopics renumbered 0.. in user order."""
+    metrics: sorted by (user, item), subtopics renumbered 0.. in user order, in the order
+    their gains are added (the preset's ``subtopic_order``: by number, as ndeval, or as the
+    truth first names them, as pyndeval)."""
     aspects = truth.aspects
     assert aspects is not None
     if settings.exclude_seen_truth:  # its truth rows would no longer be the aspects' rows
@@ -32,6 +35,9 @@ def with_aspects(chunk: Chunk, codes: Codes, truth: Truth, sel: Selection, setti
     kept = users >= 0
     user, item = users[kept], codes.t_item[rows][kept]
     sub = aspects.subtopic[relevant][kept].astype(np.int64)
+    preset = preset_of(settings.compat)
+    if preset is not None and preset.subtopic_order == "appearance":
+        sub = aspects.appearance[sub]  # pyndeval's numbers: the truth's order
     order = np.lexsort((sub, item, user))  # an item's subtopics in order: ndeval adds so
     user, item, sub = user[order], item[order], sub[order]
     width = np.int64(int(sub.max()) + 1 if len(sub) else 1)

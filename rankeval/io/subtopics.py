@@ -16,13 +16,16 @@ from rankeval.io.arrow import to_numpy
 @dataclass(frozen=True)
 class Aspects:
     """Subtopic judgements, read for the intent-aware metrics: per (user, item, subtopic) row,
-    the truth row its (user, item) pair became, its subtopic (numbered 0.. in order of
-    appearance) and its relevance."""
+    the truth row its (user, item) pair became, its subtopic (numbered 0.. by name, by number
+    when all are numbers) and its relevance."""
 
     row: np.ndarray
     subtopic: np.ndarray
     relevance: np.ndarray
     names: pa.Array  # the subtopic ids, by number
+    # per subtopic number, its rank in the order the truth first names each subtopic
+    # (pyndeval numbers subtopics so, and adds an item's gains in that order)
+    appearance: np.ndarray
 
 
 
@@ -59,6 +62,6 @@ def by_pair(truth, subtopic: pa.ChunkedArray):
     best = np.full(len(keys), -np.inf)
     np.maximum.at(best, row, truth.relevance)
     aspects = Aspects(row=row, subtopic=s.astype(np.int32), relevance=truth.relevance,
-                      names=names)
+                      names=names, appearance=np.array(natural, dtype=np.int64))
     return dataclasses.replace(truth, user=truth.user.take(first), item=truth.item.take(first),
                                relevance=best, aspects=aspects)

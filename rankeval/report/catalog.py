@@ -3,11 +3,13 @@ follows the @, whether ``--ties expected`` has a closed form) and the JSON recor
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from textwrap import fill
 from typing import Any
 
 from rankeval.conventions import PRESETS, TABLE, UNSET
-from rankeval.foreign_names import PEERS, trec_eval_names
+from rankeval.foreign_names import EQUAL, PEER_TABLE, PEERS, TOOLS, trec_eval_names
 from rankeval.irmeasures import NAMES
 from rankeval.params import PARAMS
 
@@ -82,6 +84,82 @@ def presets_markdown() -> str:
     return "\n".join(lines) + f"\n\nThe tools: {tools}.\n"
 
 
+# rankeval's side of a mapping row, said once whichever tools name the metric
+_OURS_NOTES = {
+    "mrr@all": "`mrr@10` cuts at 10",
+    "hit_rate@{k}": "`-m success` alone: 1, 5, 10, as trec_eval",
+    "dcg@{k}": "linear gain, as ranx's Järvelin DCG",
+    "gm_map@all": "per user the log of max(AP, 0.00001), as trec_eval's `-q`; overall the exp "
+                  "of their mean",
+    "gm_bpref": "per user the log of max(bpref, 0.00001)",
+    "iprec": "the 11 levels; `iprec@0.1` one of them",
+    "r_precision_mult": "10 multiples; `r_precision_mult@2.0` one of them",
+    "num_q": "summed over users (1 each)",
+    "num_ret": "summed over users", "num_rel": "summed over users",
+    "num_rel_ret": "summed over users", "num_nonrel_judged_ret": "summed over users",
+    "inf_ap": "a negative relevance in the qrels: in the pool, unjudged",
+    "utility": "coefficients 1, -1, 0, 0 (`utility(coefficients='a,b,c,d')`)",
+    "yaap": "log((1 + S) / (1 + R - S)), S the sum of the precisions at the relevant items",
+    "rbp": "`--compat trec_eval`: p 0.9 and graded gains, as 10.0; `--compat ranx`: the raw "
+           "grade as gain; 9.0.8 has no rbp",
+    "rbp_residual": "`--compat trec_eval` sets `--rbp-residual-tail if-unjudged`",
+    "unjudged@{k}": "trec_eval 10.0 only; `-m unj` alone: 5, 10, 20",
+    "dcg@all": "10.0 only", "idcg@all": "10.0 only",
+    "bin_g": "gain = grade", "g": "gain = grade", "ndcg_rel": "gain = grade",
+    "r_ndcg": "gain = grade",
+    "dcg_burges@{k}": "exponential gain whatever `--gain` says",
+    "ndcg_burges@{k}": "`ndcg@10 --gain exponential`",
+    "judged@{k}": "ir_measures counts a qrels row with a negative grade as judged; rankeval, "
+                  "as trec_eval, as pooled but unjudged (compared on qrels without one)",
+    "err@{k}": "gdeval's, grades up to 4 (`--err-max-grade`)",
+    "compat": "Clarke et al.'s compatibility (`p=`, `normalize=`)",
+    "rbp(rel=1)": "cwl_eval's (binary); a bare `RBP` is graded in ir_measures, which none of "
+                  "its default providers computes",
+    "coverage@{k}": "RecBole: over all items plus its padding id (`--catalog-padding 1`); "
+                    "Recommenders: over the training items",
+}
+
+
+def _cell(p) -> str:
+    name = f"`{p.name.replace('{k}', '10')}`"
+    return name if p.status == EQUAL else f"{name} ({p.status})"
+
+
+def peers_markdown(tools: tuple[str, ...]) -> str:
+    """The mapping table of ``tools`` (docs/trec-eval.md, docs/recommenders.md) from
+    ``foreign_names.PEER_TABLE``: a row per rankeval metric, a column per tool (its preset
+    named in the header), each name marked where it is not tested equal; 10 stands for any
+    cut-off."""
+    rows: dict[str, list] = {}
+    for p in PEER_TABLE:
+        if p.tool in tools:
+            rows.setdefault(p.ours, []).append(p)
+    lines = ["| rankeval | " + " | ".join(f"{TOOLS[t].title} (`--compat {TOOLS[t].preset}`)"
+                                          for t in tools) + " | notes |",
+             "|---|" + "---|" * len(tools) + "---|"]
+    for ours, peers in rows.items():
+        cells = [", ".join(_cell(p) for p in peers if p.tool == t) or "—" for t in tools]
+        notes = [_OURS_NOTES[ours]] if ours in _OURS_NOTES else []
+        for p in peers:
+            said = p.note if len(tools) == 1 else f"{p.tool}: {p.note}"
+            if p.note and said not in notes:
+                notes.append(said)
+        lines.append(f"| `{ours.replace('{k}', '10')}` | " + " | ".join(cells) + " | "
+                     + "; ".join(notes) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# The docs' generated tables: (page under docs/, marker, what writes it). `make docs` writes
+# each between its page's `<!-- marker:start` and `<!-- marker:end -->` lines;
+# tests/test_docs.py checks each page holds what its function writes now.
+GENERATED: tuple[tuple[str, str, Callable[[], str]], ...] = (
+    ("conventions.md", "presets", presets_markdown),
+    ("trec-eval.md", "peers", partial(peers_markdown, ("trec_eval", "pytrec_eval", "ranx"))),
+    ("trec-eval.md", "peers-ir_measures", partial(peers_markdown, ("ir_measures",))),
+    ("recommenders.md", "peers", partial(peers_markdown, ("RecBole", "Recommenders"))),
+)
+
+
 # What an example command line adds for each input a metric needs (registry ``needs``)
 _EXAMPLE_INPUT = {"interactions": "--train train.csv", "catalog": "--catalog items.csv",
                   "item_features": "--item-features features.csv",
@@ -99,7 +177,7 @@ def _peers(m) -> dict[str, list[str]]:
     ir = [f"{n}@K" + (f" ({n}: the whole list)" if spec.whole else "") if m.cutoff else n
           for n, spec in NAMES.items() if spec.ours == m.name]
     found = {"trec_eval": trec_eval_names(m.name), "ir_measures": ir,
-             **{tool: [names[m.name]] for tool, names in PEERS.items() if m.name in names}}
+             **{tool: names[m.name] for tool, names in PEERS.items() if m.name in names}}
     return {tool: names for tool, names in found.items() if names}
 
 
