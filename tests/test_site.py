@@ -90,7 +90,7 @@ def test_search_answers_from_disk(browser, site):
 def test_tables_never_break_a_name_and_code_blocks_scroll(browser, site, width):
     """A name in a table (a code span without a space) stays on one line, the table scrolls
     sideways when wider than the page; a code block wider than the page scrolls."""
-    for name in ("metrics.html", "trec-eval.html", "commands/score.html"):
+    for name in ("metrics.html", "trec-eval.html", "commands/interleave.html"):
         context, page, _ = open_page(browser, site / name, width)
         broken = page.eval_on_selector_all(
             ".md-typeset table code",
@@ -107,3 +107,4 @@ def test_tables_never_break_a_name_and_code_blocks_scroll(browser, site, width):
             ".map(c => getComputedStyle(c).overflowX)")
         assert all(style in ("auto", "scroll") for style in blocks), (name, blocks)
         context.close()
+
