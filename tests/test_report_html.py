@@ -307,10 +307,19 @@ def test_under_one_megabyte_for_a_million_users(tmp_path):
 
 
 def test_readme_screenshot_is_current_enough():
-    """make docs writes it; the README shows it."""
+    """make docs writes it; the README shows it, the whole page: it was once a clip that
+    ended mid-chart, where a picture of the whole page ends on the page's bottom margin (a
+    band of background colour; tests/test_site.py holds docs/screenshot.py to the document's
+    height)."""
+    import matplotlib.image  # the report extra's
+
     shot = ROOT / "docs" / "report.png"
     assert shot.exists() and shot.stat().st_size > 20_000
     assert "docs/report.png" in (ROOT / "README.md").read_text()
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[0] > 2 * pixels.shape[1]  # the report is far taller than wide
+    margin = pixels[-16:]
+    assert (margin == margin[0, 0]).all(), "docs/report.png ends inside the page: make docs"
 
 
 def test_top_changes_shown_without_asking_and_only_when_users_change(run_cli, tmp_path):
