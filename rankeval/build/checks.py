@@ -61,7 +61,9 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
 
 
 def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[Notice]:
-    """Repeated ranks (an error), rank gaps, scores against ranks, ties across a cut-off."""
+    """Repeated ranks (an error), missing ranks (gaps), scores against ranks, ties across a
+    cut-off. A repeated rank is not a gap: ranks 1, 1, 2 repeat one, ranks 1, 3, 4 miss one,
+    ranks 1, 1, 3 do both."""
     notices = []
     if preds.rank is not None:
         r = take(preds.rank, rows)
@@ -73,9 +75,10 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[N
                               column=preds.columns["rank"], count=len(bad),
                               examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
                               unit=preds.source.unit))
-        gaps = count_distinct(su[r != pos])
-        if gaps:
-            notices.append(Notice("rank_gaps", gaps))
+        if settings.order_by != "score":  # ordered by score, the ranks are never read
+            gaps = count_distinct(su[missing_ranks(su, r)])
+            if gaps:
+                notices.append(Notice("rank_gaps", gaps))
         if preds.score is not None:
             n = scores_against_ranks(su, take(preds.score, rows), ties_count=False)
             if n:
@@ -92,6 +95,15 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[N
         if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
             notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
     return notices
+
+
+def missing_ranks(su: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The rows (of lists sorted by user, then rank) after a missing rank: a user's first
+    rank above 1, or a rank more than 1 past the one before it. Repeats are not gaps."""
+    first = np.ones(len(su), dtype=bool)
+    first[1:] = su[1:] != su[:-1]
+    step = np.diff(r, prepend=0)
+    return np.where(first, r != 1, step > 1)
 
 
 def padded_rows(codes: Codes) -> list[Notice]:
