@@ -87,3 +87,27 @@ def test_every_report_format_gives_the_ranks_word(run_cli, write, fmt, kind):
     assert word in r.stderr
     if fmt in ("json", "html"):  # the formats that hold their notices
         assert word in html.unescape(r.stdout)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("out", ["run.trec", "run.json", "run.jsonl", "out.csv"])
+def test_convert_writes_an_order_only_the_ranks_tell(run_cli, write, tmp_path, case, out):
+    """A ranked format (TREC, JSON) writes each list in one order, numbered 1, 2, 3: a
+    repeated rank tells none (convert put the tied rows in file order, silently), so it is
+    the error score gives; missing ranks keep their order; a row format keeps the rows."""
+    run = write("ranks.csv", "user_id,item_id,rank\n"
+                + "".join(f"u,{i},{r}\n" for i, r in reversed(list(zip("abc", CASES[case],
+                                                                         strict=True)))))
+    r = run_cli("convert", run, tmp_path / out)
+    ranked = out in ("run.trec", "run.json")
+    if ranked and case != "gaps":
+        assert r.exit_code == 2 and "rank repeated within a user" in r.stderr, r.stderr
+        assert not (tmp_path / out).exists()
+        return
+    assert r.exit_code == 0, r.stderr
+    text = (tmp_path / out).read_text()
+    if out == "run.trec":
+        assert [line.split()[2] for line in text.splitlines()] == ["a", "b", "c"]
+    elif out == "run.json":
+        doc = json.loads(text)["u"]
+        assert sorted(doc, key=doc.__getitem__, reverse=True) == ["a", "b", "c"]
