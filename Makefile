@@ -98,14 +98,9 @@ fmt: $(VENV)/.test ## Sort imports and fix what ruff can fix
 # The site is built offline (no web fonts, no plugin that downloads; see mkdocs.yml): the docs
 # tools come with the test extra. --strict: a broken link or anchor fails the build.
 # NO_MKDOCS_2_WARNING silences Material's banner about MkDocs 2, printed on every build.
-docs: $(VENV)/.test browser ## Regenerate the docs' generated tables (metrics, presets, peers' names, the module map) and the report screenshot, build the site into site/
+docs: $(VENV)/.test browser ## Regenerate the docs' generated parts (tables, command help, outputs: docs/generate.py) and the report screenshot, build the site into site/
 	$(BIN)/python docs/screenshot.py
-	$(BIN)/python -c "import pathlib; from rankeval.cli import metrics_markdown; \
-	p = pathlib.Path('docs/metrics.md'); s = p.read_text(); \
-	a, b = s.index('<!-- metrics:start'), s.index('<!-- metrics:end -->'); \
-	a = s.index('\n', a) + 1; p.write_text(s[:a] + metrics_markdown() + s[b:])"
-	$(BIN)/python docs/tables.py
-	$(BIN)/python docs/modules.py
+	$(BIN)/python docs/generate.py
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 smoke: $(VENV)/.runtime ## Pipe and stdin runs of the installed command

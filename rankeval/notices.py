@@ -62,8 +62,8 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         "layout's: they were not read (as trec_eval reads only the first ones)"
     ),
     "rank_gaps": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} gaps in their ranks: ranks give the order, and "
-        "positions are counted 1, 2, 3, ... in that order"
+        f"{_users(n)} {_are(n, 'has', 'have')} gaps in their ranks (a missing rank, as 3 in "
+        "1, 2, 4): ranks give the order, and positions are counted 1, 2, 3, ... in that order"
     ),
     "scores_disagree_with_ranks": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} scores that tie or do not fall with their "
@@ -77,6 +77,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{_users(n)} {_are(n, 'has', 'have')} ranks that disagree with their scores: the "
         f"{p['column']!r} column orders the lists ({o('order_by', 'score')}, as trec_eval, "
         f"pytrec_eval and ir_measures order them; {p['rank']!r} is not used)"
+    ),
+    "ranks_repeated": lambda n, p, o: (
+        f"{_users(n)} {_are(n, 'has', 'have')} repeated ranks (one rank given to several "
+        f"items): the {p['column']!r} column orders the lists ({o('order_by', 'score')}, as "
+        f"trec_eval, pytrec_eval and ir_measures order them; {p['rank']!r} is not used)"
     ),
     "ties_at_cutoff": lambda n, p, o: (
         f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "

@@ -8,6 +8,7 @@ builds with ``mkdocs build --strict`` (offline: no plugin fetches anything).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -21,7 +22,7 @@ from rankeval.conventions import PRESETS
 from rankeval.foreign_names import EQUAL, PEER_TABLE
 from rankeval.io.columns import COLUMN_OPTIONS
 from rankeval.registry import REGISTRY
-from rankeval.report.catalog import GENERATED, presets_markdown
+from rankeval.report.catalog import presets_markdown
 from rankeval.settings import TABLE
 
 from .conftest import ROOT
@@ -31,10 +32,20 @@ DOCS = ROOT / "docs"
 # The README first: its first example is `make run`'s command.
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 COMMANDS = sorted(cli.commands)
-_SPEC = importlib.util.spec_from_file_location("docs_modules", DOCS / "modules.py")
-assert _SPEC and _SPEC.loader
-MODULE_MAP = importlib.util.module_from_spec(_SPEC)  # docs/modules.py, `make docs`'s generator
-_SPEC.loader.exec_module(MODULE_MAP)
+
+
+def _generator():
+    """docs/generate.py, what `make docs` runs to write the generated parts of the pages."""
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "generate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATE = _generator()
+GENERATED = [p for p in PAGES if GENERATE.PART.search(p.read_text())]
+MODULE_MAP = GENERATE  # its modules_markdown writes development.md's module map
 
 
 def _name(page) -> str:
@@ -61,7 +72,7 @@ def test_the_presets_table_is_the_settings_table():
 
 
 def test_the_module_map_is_the_docstrings():
-    """development.md's module map is `make docs`'s (docs/modules.py): a module added, moved
+    """development.md's module map is `make docs`'s (docs/generate.py): a module added, moved
     or given another job without running it fails here."""
     page = _between_markers((DOCS / "development.md").read_text(), "modules")
     assert page == MODULE_MAP.modules_markdown()
@@ -110,18 +121,9 @@ def test_where_a_new_piece_goes_names_one_or_two_files_that_exist():
         assert 1 <= len(set(files)) <= 2, (title, files)
         for name in files:
             assert (ROOT / name).exists(), (title, name)
-@pytest.mark.parametrize(("page", "name", "write"), GENERATED,
-                         ids=[f"{page}:{name}" for page, name, _ in GENERATED])
-def test_every_generated_table_is_what_its_code_writes(page, name, write):
-    """The presets table and the tables of other tools' names (docs/trec-eval.md,
-    docs/recommenders.md, from foreign_names.PEER_TABLE, whose rows marked equal
-    tests/test_peer_table.py checks): `make docs` (docs/tables.py) rewrites each."""
-    assert _between_markers((DOCS / page).read_text(), name) == write()
-
-
 def test_a_mapping_table_says_which_names_are_not_equal():
     """A name the table does not mark equal is marked in the page, never left bare."""
-    pages = "".join((DOCS / page).read_text() for page, _, _ in GENERATED)
+    pages = "".join((DOCS / page).read_text() for page in ("trec-eval.md", "recommenders.md"))
     for p in PEER_TABLE:
         if p.status != EQUAL:
             assert f"`{p.name.replace('{k}', '10')}` ({p.status})" in pages, p
@@ -159,14 +161,85 @@ def test_first_screen_has_the_two_commands_and_an_example():
     assert "rankeval score sample_data/preds.csv" in first
 
 
+@pytest.mark.parametrize("page", GENERATED, ids=[_name(p) for p in GENERATED])
+def test_generated_parts_are_what_make_docs_writes(page):
+    """Command help, usage lines, command outputs and tables between `<!-- KIND:start -->`
+    markers are what docs/generate.py writes from the code: a page edited by hand, or code
+    changed without `make docs`, fails here."""
+    text = page.read_text()
+    assert GENERATE.render(text) == text, f"{_name(page)}: run make docs"
+
+
+def test_every_command_and_subcommand_has_its_help_on_its_page():
+    """Each command (a group's subcommands too) has a page, docs/commands/NAME.md, holding its
+    usage and its whole `--help`; no page holds the help of a command that does not exist."""
+    paths = set(GENERATE.command_paths())
+    assert {p[0] for p in paths} == set(COMMANDS) and len(paths) > len(COMMANDS)
+    shown = set()
+    for page in sorted((DOCS / "commands").glob("*.md")):
+        parts = GENERATE.parts(page.read_text())
+        helps = {tuple(args) for kind, args in parts if kind == "help"}
+        assert all(p[0] == page.stem for p in helps), _name(page)
+        assert [page.stem] in [args for kind, args in parts if kind == "usage"], _name(page)
+        shown |= helps
+    assert shown == paths, (paths - shown, shown - paths)
+
+
 @pytest.mark.parametrize("name", COMMANDS)
-def test_every_option_is_on_its_command_page(name):
+def test_every_option_is_in_the_help_on_its_command_page(name):
+    """The generator at work: every option a reader can give is in the page's help."""
     page = (DOCS / "commands" / f"{name}.md").read_text()
+    helps = "".join(m.group(4) for m in GENERATE.PART.finditer(page) if m.group(2) == "help")
+    commands = [cli.commands[name]]
+    commands += list(getattr(commands[0], "commands", {}).values())
     # hidden options are the old spellings, named in score's "One vocabulary" section
-    for param in [p for p in cli.commands[name].params if not getattr(p, "hidden", False)]:
+    for param in [p for c in commands for p in c.params if not getattr(p, "hidden", False)]:
         for opt in [*param.opts, *param.secondary_opts]:
-            if opt.startswith("-") and opt not in ("--help", "-h"):
-                assert f"`{opt}" in page or f", {opt}" in page, f"{name}: {opt}"
+            if opt.startswith("-"):
+                assert re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", helps), \
+                    f"{name}: {opt}"
+
+
+def test_a_generated_part_is_checked_and_an_unknown_one_refused():
+    """The check can fail: a help block with a line changed differs from what is written,
+    and a marker naming no generator stops `make docs`."""
+    page = (DOCS / "commands" / "score.md").read_text()
+    changed = page.replace("  -k, --k K[,K...]", "  -k, --cutoffs K[,K...]", 1)
+    assert changed != page and GENERATE.render(changed) == page
+    with pytest.raises(SystemExit, match="no generator"):
+        GENERATE.render("<!-- nothing:start -->\n<!-- nothing:end -->")
+    with pytest.raises(SystemExit, match="no command"):
+        GENERATE.render("<!-- help:start frobnicate -->\n<!-- help:end -->")
+
+
+def test_metric_json_sample_and_its_keys_are_the_commands():
+    """docs/commands/metrics.md shows `rankeval metrics -f json`'s first object as the command
+    prints it, and its table names every key of it, and no other."""
+    page = (DOCS / "commands" / "metrics.md").read_text()
+    sample = re.search(r"\$ rankeval metrics -f json\n(.*?)\n  \.\.\.\n```", page, re.S)
+    assert sample
+    first = json.loads(sample.group(1).rstrip(",") + "]")[0]
+    table = page[page.index("| key | meaning |"):]
+    table = table[:table.index("\n\n")]
+    keys = {k for row in table.splitlines()[2:]
+            for k in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+    assert keys == set(first)
+
+
+def test_no_page_says_one_with_a_plural():
+    """`1 lines` in docs/inputs.md's example of an error the CLI prints as `1 line`: no page
+    puts 1 before the plural of a noun rankeval counts with `errors.plural` (the nouns are
+    read from the code; CHANGELOG.md quotes old wordings, so it is left out)."""
+    nouns = set()
+    for path in (ROOT / "rankeval").rglob("*.py"):
+        nouns |= set(re.findall(r"plural\([^,()]+, [\"']([a-z ]+)[\"']", path.read_text()))
+    nouns.discard("query")  # its plural is queries, below
+    assert {"user", "row", "line", "item"} <= nouns
+    slips = re.compile(r"(?<![\d.,@=/\w-])1 (?:" + "|".join(sorted(nouns)) + r")s\b|"
+                       r"(?<![\d.,@=/\w-])1 queries\b")
+    found = [f"{_name(page)}: {m.group(0)}" for page in PAGES
+             for m in slips.finditer(page.read_text())]
+    assert found == []
 
 
 def test_every_setting_is_on_the_api_page():

@@ -307,10 +307,19 @@ def test_under_one_megabyte_for_a_million_users(tmp_path):
 
 
 def test_readme_screenshot_is_current_enough():
-    """make docs writes it; the README shows it."""
+    """make docs writes it; the README shows it, the whole page: it was once a clip that
+    ended mid-chart, where a picture of the whole page ends on the page's bottom margin (a
+    band of background colour; tests/test_site.py holds docs/screenshot.py to the document's
+    height)."""
+    import matplotlib.image  # the report extra's
+
     shot = ROOT / "docs" / "report.png"
     assert shot.exists() and shot.stat().st_size > 20_000
     assert "docs/report.png" in (ROOT / "README.md").read_text()
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.shape[0] > 2 * pixels.shape[1]  # the report is far taller than wide
+    margin = pixels[-16:]
+    assert (margin == margin[0, 0]).all(), "docs/report.png ends inside the page: make docs"
 
 
 def test_top_changes_shown_without_asking_and_only_when_users_change(run_cli, tmp_path):
@@ -348,3 +357,72 @@ def test_a_short_report_keeps_its_summary_first(run_cli, tmp_path):
     page = out.read_text()
     assert "headline" not in ids(page) and "<details>" not in page
     assert ids(page)[0] == "summary"
+
+
+def _drawn_histograms(monkeypatch, run_cli, tmp_path) -> dict:
+    """The matplotlib figures of every histogram of a compare report (the per-user
+    differences, marked 'no change' at 0) and of a score report (the distributions, marked
+    'mean'), as drawn: each figure kept when it is written to SVG."""
+    figures = {}
+    real = charts.svg
+
+    def keep(fig, name, title):
+        figures[name] = fig
+        return real(fig, name, title)
+
+    monkeypatch.setattr(charts, "svg", keep)
+    for args in (("compare", PREDS, POPULAR, TRUTH), ("score", PREDS, TRUTH),
+                 ("score", POPULAR, TRUTH)):
+        r = run_cli(*args, "-m", "ndcg@10,recall@10,mrr@10", "-f", "html",
+                    "-o", tmp_path / "r.html", "-q")
+        assert r.exit_code == 0, r.stderr
+    return {n: f for n, f in figures.items() if n.startswith(("chart-diff-", "chart-dist-"))}
+
+
+def test_no_histogram_label_covers_a_bar(monkeypatch, run_cli, tmp_path):
+    """A mark's label ('no change', 'mean') was drawn inside the plot area, over the bar at
+    its line (the users with no change, the tallest bar at 0): every word of a histogram (its
+    title, note and mark labels, its axes' labels) is now outside every bar's box, and the
+    title, the note and the labels apart from each other, in the figure as matplotlib lays
+    it out (window extents), not in pixels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # the report extra's
+    from matplotlib.patches import StepPatch
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    figures = _drawn_histograms(monkeypatch, run_cli, tmp_path)
+    assert {"chart-diff-ndcg-10", "chart-dist-recall-10"} <= set(figures)
+    labelled = 0
+    for name, fig in figures.items():
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        fig.draw(renderer)
+        (ax,) = fig.axes
+        bars = []
+        for patch in ax.patches:
+            assert isinstance(patch, StepPatch)
+            values, edges, baseline = patch.get_data()
+            base = 0 if baseline is None else baseline
+            bars += [Bbox(ax.transData.transform([(lo, base), (hi, v)]))
+                     for v, lo, hi in zip(values, edges[:-1], edges[1:], strict=True) if v > 0]
+        assert bars, name
+        # the title (its Text found by its words: matplotlib names a left title only so),
+        # the note and the marks' labels, the axes' labels (not the ticks: those past the
+        # limits stay 'visible' but are not drawn)
+        words = [t for t in ax.findobj(Text) if t.get_text().strip() and (
+                 t in ax.texts or t in (ax.xaxis.label, ax.yaxis.label)
+                 or t.get_text() == ax.get_title("left"))]
+        assert any(t.get_text() == ax.get_title("left") for t in words), name
+        marks = [t for t in ax.texts if t.get_text() in ("no change", "mean")]
+        labelled += len(marks)
+        for text in words:
+            box = text.get_window_extent(renderer)
+            for bar in bars:
+                assert not box.overlaps(bar), (name, text.get_text(), box, bar)
+            assert fig.bbox.contains(box.x0, box.y0) and fig.bbox.contains(box.x1, box.y1), \
+                (name, text.get_text())  # nothing cut at the figure's edge
+        heads = [t for t in words if t in ax.texts or t.get_text() == ax.get_title("left")]
+        for i, a in enumerate(heads):
+            for b in heads[i + 1:]:
+                assert not a.get_window_extent(renderer).overlaps(
+                    b.get_window_extent(renderer)), (name, a.get_text(), b.get_text())
+    assert labelled >= 4  # 'no change' on each difference chart, 'mean' on a score's

@@ -8,7 +8,9 @@ shim come from ``make install`` / ``make test``. A missing one fails: it is neve
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -90,7 +92,7 @@ def test_search_answers_from_disk(browser, site):
 def test_tables_never_break_a_name_and_code_blocks_scroll(browser, site, width):
     """A name in a table (a code span without a space) stays on one line, the table scrolls
     sideways when wider than the page; a code block wider than the page scrolls."""
-    for name in ("metrics.html", "trec-eval.html", "commands/score.html"):
+    for name in ("metrics.html", "trec-eval.html", "commands/interleave.html"):
         context, page, _ = open_page(browser, site / name, width)
         broken = page.eval_on_selector_all(
             ".md-typeset table code",
@@ -107,3 +109,42 @@ def test_tables_never_break_a_name_and_code_blocks_scroll(browser, site, width):
             ".map(c => getComputedStyle(c).overflowX)")
         assert all(style in ("auto", "scroll") for style in blocks), (name, blocks)
         context.close()
+
+
+def _screenshot_tool():
+    """docs/screenshot.py, which `make docs` runs to draw the README's picture of the report."""
+    spec = importlib.util.spec_from_file_location("docs_screenshot",
+                                                  ROOT / "docs" / "screenshot.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_report_screenshot_holds_the_whole_page(browser, tmp_path):
+    """The README's picture was cut mid-chart (a fixed 1,250-pixel clip): the picture
+    docs/screenshot.py draws is as tall as the document, measured again here in a window of
+    its own, and the report's last element ends inside it. Nothing waits on a clock: the page
+    is static, JavaScript off."""
+    tool = _screenshot_tool()
+    page_path = tool.report(tmp_path)
+    out = tmp_path / "report.png"
+    tool.shoot(browser, page_path, out)
+    with out.open("rb") as f:  # a PNG's IHDR: width and height, big-endian, at bytes 16-24
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", head[16:24])
+
+    context = browser.new_context(offline=True, java_script_enabled=False,
+                                  viewport={"width": tool.WIDTH, "height": 600},
+                                  device_scale_factor=1)
+    page = context.new_page()
+    page.goto(page_path.as_uri(), wait_until="load")
+    scroll = page.evaluate("() => [document.documentElement.scrollWidth,"
+                           " document.documentElement.scrollHeight]")
+    last = page.evaluate("() => { const s = document.querySelectorAll('body *');"
+                         " return s[s.length - 1].getBoundingClientRect().bottom + scrollY; }")
+    context.close()
+    assert scroll[1] > 2 * 1250  # the report runs far past the old crop
+    assert (width, height) == (tool.WIDTH, scroll[1])
+    assert last <= height

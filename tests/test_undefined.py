@@ -275,6 +275,7 @@ PARAMS = {
     "rank_gaps": {},
     "scores_disagree_with_ranks": {"column": "score", "written": False},
     "score_orders": {"column": "score", "rank": "rank"},
+    "ranks_repeated": {"column": "score", "rank": "rank"},
     "ties_at_cutoff": {"ties": "trec"},
     "seen_dropped": {"path": "p.csv"},
     "short_after_exclusion": {"k": 10},

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.checks import report_duplicates
+from rankeval.build.checks import report_duplicates, report_repeated_ranks
 from rankeval.build.ordering import order_rows, scores_against_ranks
 from rankeval.build.samples import JOIN
 from rankeval.conventions import TIE_ORDERS
@@ -225,6 +225,10 @@ def _predictions_table(
     order = order_rows(user, item, preds.rank, preds.score, ties)
     if order is None:  # already in ranking order
         order = np.arange(len(user))
+    if ranked and preds.rank is not None:  # a ranked format writes one order: none is told
+        report_repeated_ranks(preds, order, user[order], "ranks must be 1, 2, 3, ... per user "
+                              "to be written in order: fix the writer, or drop the rank "
+                              "column to order by score")
     if ranked and preds.rank is None and preds.score is not None and ties != "input":
         kept = order_rows(user, item, None, preds.score, "input")  # tied rows as in the file
         moved = np.unique(user[order[order != (np.arange(len(order)) if kept is None else kept)]])

@@ -60,22 +60,35 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
                       count=len(rows), examples=examples, hint=hint, unit=data.source.unit))
 
 
+def report_repeated_ranks(preds: Predictions, rows: np.ndarray | None, su: np.ndarray,
+                          hint: str | None = None) -> None:
+    """A rank given to two rows of one list (lists sorted by user, then rank; ``rows`` the
+    file rows in that order): the ranks then tell no order of those rows, an error naming
+    them."""
+    assert preds.rank is not None
+    r = take(preds.rank, rows)
+    same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
+    if same.any():
+        bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
+        report(InputError(preds.source.label, "ranks repeated within a user's sample"
+                          if "sample" in preds.columns else "ranks repeated within a user",
+                          column=preds.columns["rank"], count=len(bad),
+                          examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
+                          hint=hint, unit=preds.source.unit))
+
+
 def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[Notice]:
-    """Repeated ranks (an error), rank gaps, scores against ranks, ties across a cut-off."""
+    """Repeated ranks (an error), missing ranks (gaps), scores against ranks, ties across a
+    cut-off. A repeated rank is not a gap: ranks 1, 1, 2 repeat one, ranks 1, 3, 4 miss one,
+    ranks 1, 1, 3 do both."""
     notices = []
     if preds.rank is not None:
         r = take(preds.rank, rows)
-        same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
-        if same.any():
-            bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
-            report(InputError(preds.source.label, "ranks repeated within a user's sample"
-                              if "sample" in preds.columns else "ranks repeated within a user",
-                              column=preds.columns["rank"], count=len(bad),
-                              examples=[(int(i) + 1, int(preds.rank[i])) for i in bad[:5]],
-                              unit=preds.source.unit))
-        gaps = count_distinct(su[r != pos])
-        if gaps:
-            notices.append(Notice("rank_gaps", gaps))
+        report_repeated_ranks(preds, rows, su)
+        if settings.order_by != "score":  # ordered by score, the ranks are never read
+            gaps = count_distinct(su[missing_ranks(su, r)])
+            if gaps:
+                notices.append(Notice("rank_gaps", gaps))
         if preds.score is not None:
             n = scores_against_ranks(su, take(preds.score, rows), ties_count=False)
             if n:
@@ -92,6 +105,15 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[N
         if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
             notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
     return notices
+
+
+def missing_ranks(su: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The rows (of lists sorted by user, then rank) after a missing rank: a user's first
+    rank above 1, or a rank more than 1 past the one before it. Repeats are not gaps."""
+    first = np.ones(len(su), dtype=bool)
+    first[1:] = su[1:] != su[:-1]
+    step = np.diff(r, prepend=0)
+    return np.where(first, r != 1, step > 1)
 
 
 def padded_rows(codes: Codes) -> list[Notice]:

@@ -161,10 +161,15 @@ def ranks_differ_from_scores(rank, score, rows, su) -> bool:
 
 def score_orders(columns: dict[str, str], ranks: np.ndarray, rows, su) -> list[Notice]:
     """Ordered by score (order_by), the users whose rank column tells another order than their
-    scores (which order the lists, as in trec_eval)."""
+    scores (which order the lists, as in trec_eval), and the users whose rank column repeats a
+    rank (then it tells no order of those items): two mechanisms, a notice each."""
     r = take(ranks, rows)
-    against = (su[1:] == su[:-1]) & (r[1:] <= r[:-1])
-    if not against.any():
-        return []
-    return [Notice("score_orders", count_distinct(su[1:][against]),
-                   {"column": columns["score"], "rank": columns["rank"]})]
+    same_user = su[1:] == su[:-1]
+    against = same_user & (r[1:] < r[:-1])
+    by_rank = np.lexsort((r, su))  # su is sorted: each user's ranks in order
+    rs, us = r[by_rank], su[by_rank]
+    repeated = (us[1:] == us[:-1]) & (rs[1:] == rs[:-1])
+    params = {"column": columns["score"], "rank": columns["rank"]}
+    return [Notice(code, count_distinct(users[1:][rows_of]), params)
+            for code, users, rows_of in (("score_orders", su, against),
+                                         ("ranks_repeated", us, repeated)) if rows_of.any()]

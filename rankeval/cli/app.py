@@ -126,8 +126,13 @@ class RankevalGroup(cloup.Group):
         super().add_command(cmd, name, section, fallback_to_default_section)
 
     def list_sections(self, ctx, include_default_section: bool = True):
-        """``rankeval --help``: the commands by job (``groups.SECTIONS``)."""
-        return sections(self.commands)
+        """``--help`` of ``rankeval`` or of a group of commands: its commands by job
+        (``groups.SECTIONS``, keyed by the group's path below ``rankeval``)."""
+        path = []
+        while ctx.parent is not None:
+            path.append(ctx.info_name or "")
+            ctx = ctx.parent
+        return sections(self.commands, " ".join(reversed(path)))
 
     def invoke(self, ctx):
         # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.

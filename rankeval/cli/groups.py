@@ -161,19 +161,27 @@ class GroupedCommand(cloup.Command):
         return group
 
 
-# ``rankeval --help``: the commands by job.
-SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Evaluate", ("score", "validate", "compare", "agree", "interleave")),
-    ("Plan and estimate", ("power", "sampled", "ope")),
-    ("Files and reference", ("convert", "metrics", "config")),
-)
+# ``--help`` of each group of commands: its commands by job, keyed by the group's path
+# ("" is ``rankeval`` itself, "interleave" is ``rankeval interleave``).
+SECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "": (
+        ("Evaluate", ("score", "validate", "compare", "agree", "interleave")),
+        ("Plan and estimate", ("power", "sampled", "ope")),
+        ("Files and reference", ("convert", "metrics", "config")),
+    ),
+    "interleave": (
+        ("Run an experiment", ("make", "score")),
+        ("Plan offline", ("simulate",)),
+    ),
+}
 
 
-def sections(commands: Mapping[str, click.Command]) -> list[cloup.Section]:
-    """``SECTIONS`` over the registered ``commands``; any other command under its own
+def sections(commands: Mapping[str, click.Command], group: str = "") -> list[cloup.Section]:
+    """``SECTIONS[group]`` over the registered ``commands``; any other command under its own
     heading, so none is left out."""
+    table = SECTIONS.get(group, ())
     out = [cloup.Section(title, [commands[n] for n in names if n in commands])
-           for title, names in SECTIONS]
-    listed = {n for _, names in SECTIONS for n in names}
+           for title, names in table]
+    listed = {n for _, names in table for n in names}
     rest = [c for n, c in sorted(commands.items()) if n not in listed]
     return out + ([cloup.Section("Other commands", rest)] if rest else [])

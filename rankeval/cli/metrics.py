@@ -37,7 +37,6 @@ def metrics_command(name: str | None, fmt: str) -> int:
     trec_eval's name too): its definition, parameters, the conventions that change it, other
     tools' names for it and an example.
 
-    \b
     In the definitions: the list is cut at K; hit_j is 1 when the item at rank j is relevant;
     rel_j is its relevance (0 if not in the truth); R is the user's number of relevant items.
 

@@ -3,8 +3,6 @@ follows the @, whether ``--ties expected`` has a closed form) and the JSON recor
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from textwrap import fill
 from typing import Any
 
@@ -152,14 +150,6 @@ def peers_markdown(tools: tuple[str, ...]) -> str:
 # The docs' generated tables: (page under docs/, marker, what writes it). `make docs` writes
 # each between its page's `<!-- marker:start` and `<!-- marker:end -->` lines;
 # tests/test_docs.py checks each page holds what its function writes now.
-GENERATED: tuple[tuple[str, str, Callable[[], str]], ...] = (
-    ("conventions.md", "presets", presets_markdown),
-    ("trec-eval.md", "peers", partial(peers_markdown, ("trec_eval", "pytrec_eval", "ranx"))),
-    ("trec-eval.md", "peers-ir_measures", partial(peers_markdown, ("ir_measures",))),
-    ("recommenders.md", "peers", partial(peers_markdown, ("RecBole", "Recommenders"))),
-)
-
-
 # What an example command line adds for each input a metric needs (registry ``needs``)
 _EXAMPLE_INPUT = {"interactions": "--train train.csv", "catalog": "--catalog items.csv",
                   "item_features": "--item-features features.csv",

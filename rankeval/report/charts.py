@@ -45,6 +45,10 @@ _STYLE = {
 }
 
 
+# The height (inches) of the row above a histogram's axes that holds its marks' labels.
+MARK_ROW = 0.18
+
+
 def available() -> bool:
     return matplotlib is not None
 
@@ -66,13 +70,13 @@ def styled(draw):
 
 
 def figure(width: float = 5.6, height: float = 3.0, labels: Sequence[str] = (),
-           bottom: float = 0.5):
+           bottom: float = 0.5, top: float = 0.32):
     """A figure and its axes, in the report's style. Margins are set in inches from the
     longest y label rather than by a layout engine, which would draw every chart twice."""
     fig = Figure(figsize=(width, height))
     left = 0.7 if not labels else 0.3 + 0.068 * max(len(str(x)) for x in labels)
     fig.subplots_adjust(left=min(left, width * 0.6) / width, right=1 - 0.2 / width,
-                        bottom=bottom / height, top=1 - 0.32 / height)
+                        bottom=bottom / height, top=1 - top / height)
     return fig, [fig.add_subplot()]
 
 
@@ -161,8 +165,11 @@ def histogram(name: str, title: str, edges: np.ndarray, counts: Sequence[np.ndar
               labels: Sequence[str], xlabel: str, marks: Sequence[tuple[float, str]] = (),
               note: str = "") -> str:
     """Counts per bin, one step outline per series (filled when alone); ``marks`` are
-    vertical reference lines (x, label)."""
-    fig, (ax,) = figure(5.6, 2.6)
+    vertical reference lines (x, label). A mark's label is written above the plot area, in a
+    row of its own between the axes and the title, so that it never covers a bar (the bar at
+    a mark, such as the users with no change at 0, is often the tallest)."""
+    labelled = any(label for _, label in marks)
+    fig, (ax,) = figure(5.6, 2.6 + MARK_ROW * labelled, top=0.32 + MARK_ROW * labelled)
     total = [max(int(c.sum()), 1) for c in counts]
     for i, (c, label) in enumerate(zip(counts, labels, strict=True)):
         share = c / total[i]
@@ -173,15 +180,17 @@ def histogram(name: str, title: str, edges: np.ndarray, counts: Sequence[np.ndar
     for i, (x, label) in enumerate(marks):
         ax.axvline(x, color=color(i) if len(marks) > 1 else "#2a2b2c", linewidth=1,
                    linestyle="--")
-        if label:
-            ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(3, -10),
-                        textcoords="offset points", fontsize=8)
+        if label:  # above the axes, centred on its line
+            ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of users")
     ax.yaxis.set_major_formatter(_percent())
-    ax.set_title(title)
-    if note:
-        ax.text(1, 1.02, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8)
+    pad = 6 + 72 * MARK_ROW * labelled  # points: the title above the marks' row
+    ax.set_title(title, pad=pad)
+    if note:  # on the title's line, at the right
+        ax.annotate(note, (1, 1), xycoords="axes fraction", xytext=(0, pad),
+                    textcoords="offset points", ha="right", va="baseline", fontsize=8)
     if len(counts) > 1:
         ax.legend(loc="best", fontsize=8)
     return svg(fig, name, title)
