@@ -429,3 +429,24 @@ def test_no_ids_at_all_are_no_codes():
     assert codes.tolist() == [] and len(ids) == 0
     (a, b), ids = encode.factorize(empty, pa.chunked_array([pa.array(["x", "w", "x"])]))
     assert a.tolist() == [] and b.tolist() == [1, 0, 1] and ids.to_pylist() == ["w", "x"]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("kind", ["runs", "runs-repeated", "short-runs", "one-run"])
+def test_dense_codes_of_wide_values_in_runs_equal_numpy_unique(dtype, kind):
+    """Wide values (past direct addressing) in runs, as a file's users come: coded run by
+    run; a value in several runs, runs too short to pay, and a single run."""
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    heads = rng.integers(info.min, info.max, 20_000, dtype=dtype, endpoint=True)
+    heads[:2] = [info.min, info.max]
+    if kind == "runs-repeated":
+        heads[rng.integers(0, len(heads), 3000)] = heads[:3000]
+    lengths = {"short-runs": rng.integers(1, 3, len(heads)), "one-run": None}.get(
+        kind, rng.integers(1, 60, len(heads)))
+    array = np.full(500_000, heads[7]) if lengths is None else np.repeat(heads, lengths)
+    array = array.astype(dtype)
+    found, codes = dense_codes(array.copy())
+    expected, inverse = np.unique(array, return_inverse=True)
+    assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
+    assert codes.dtype == np.int32 and found.dtype == np.int64

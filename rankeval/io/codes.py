@@ -2,7 +2,9 @@
 
 Ids that span a range not much wider than the rows (catalog and user ids usually do) are
 coded by direct addressing: a flag and a code per value of the range. Wider ones (sparse ids,
-64-bit hashes) are hashed: each half of the rows dictionary-encoded by Arrow on its own core,
+64-bit hashes) that come in runs (a file's users, each one's rows together) are coded from the
+runs' first values (``_runs``: 5M rows of hashed user ids, 0.11 -> 0.05 s of CPU); the others
+are hashed: each half of the rows dictionary-encoded by Arrow on its own core,
 the two small dictionaries merged, sorted, and the rows' codes gathered through them. Never a
 sort of, or a binary search for, every row: on 10M Zipf-popular ids among 2M distinct ones
 spread over 60M values, that took 1.84 s where hashing takes 0.40 s.
@@ -33,7 +35,8 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     low, high = int(values.min()), int(values.max())
     span = high - low + 1
     if span > _SPAN_PER_ROW * len(values) + _SPAN_FREE:
-        return _hashed(values)
+        runs = _runs(values)
+        return _hashed(values) if runs is None else runs
     values -= values.dtype.type(low)  # offsets into the span, in place
     present = np.zeros(span, dtype=bool)
     present[values] = True
@@ -43,6 +46,27 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # Random reads across the span: two threads keep twice as many cache misses in flight.
     each(lambda ab: _gather_in_place(code, values, *ab), halves(len(values)))
     return found.astype(np.int64), values if values.dtype == np.int32 else values.astype(np.int32)
+
+
+# Values that come in runs of this many rows or more on average are coded run by run
+_RUN_ROWS = 4
+
+
+def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``dense_codes`` of values that come in long runs (a file's users: each one's rows
+    together), from the runs' first values alone: their distinct values sorted, each run's
+    code repeated over its rows. Never a hash or a look-up per row, whatever the values'
+    span (hashed ids, numbers in no order); None when the runs are short."""
+    heads = np.flatnonzero(values[1:] != values[:-1])
+    if (len(heads) + 1) * _RUN_ROWS > len(values):
+        return None
+    heads += 1
+    starts = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
+    found, code = np.unique(values[starts], return_inverse=True)
+    lengths = np.diff(np.append(starts, len(values)))
+    out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
+    out[...] = np.repeat(code.astype(np.int32, copy=False), lengths)
+    return found.astype(np.int64), out
 
 
 def _hashed(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
