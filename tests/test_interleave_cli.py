@@ -284,6 +284,9 @@ def _bad(kind: str) -> pd.DataFrame:
         log.loc[3, "team"] = None
     elif kind == "duplicate position":
         log.loc[1, "position"] = 1
+    elif kind == "empty position":
+        log["position"] = log["position"].astype("Int64")
+        log.loc[3, "position"] = pd.NA
     elif kind == "item twice":
         log.loc[1, "item_id"] = log.loc[0, "item_id"]
     elif kind == "two queries":
@@ -307,6 +310,7 @@ def _bad(kind: str) -> pd.DataFrame:
 
 BAD = {"no team": ("row without a team", "team"),
        "duplicate position": ("1 position shown twice in one impression", "position"),
+       "empty position": ("1 empty position, e.g. row 4 ('')", "position"),
        "item twice": ("1 row showing an item twice in one impression", "item_id"),
        "two queries": ("2 rows whose impression is in more than one query", "query"),
        "clicked word": ("clicked value that is not", "clicked"),
@@ -434,6 +438,14 @@ def test_a_per_ranker_column_out_of_range(run_cli, write, column, value, method,
     r = run_cli("interleave", "score", path, "--method", method)
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
     assert words in r.stderr and f"column '{column}'" in r.stderr
+
+
+def test_a_team_without_its_per_ranker_column(run_cli, write):
+    log = _example_13()
+    log["p_A"], log["p_C"] = 0.5, 0.5
+    r = run_cli("interleave", "score", write("log.csv", log), "--method", "probabilistic")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "teams ['B'] have no p_<team> column" in r.stderr and "column 'team'" in r.stderr
 
 
 def test_by_user_groups_impressions_by_their_user(run_cli, write):
