@@ -549,3 +549,58 @@ def test_ubi_events_with_nested_attributes_read_as_their_flat_form(tmp_path):
     b = rankeval.interleave.score(str(flat), seed=1)
     assert [p.to_dict() for p in a.pairs] == [p.to_dict() for p in b.pairs]
     assert a.log["impressions"] == 40 and a.log["clicks"] > 5
+
+
+# OpenSearch's names for an interleaved hit's team and item: search-relevance's A/B test search
+# (ab_tests/{id}/_search) tags each hit with `_search_configuration_id`; the Search Relevance
+# dashboards' click events nest the item and team under event_attributes.object
+OPENSEARCH_NAMES = [({"team": "_search_configuration_id"}, "csv"),
+                    ({"team": "search_configuration_id"}, "csv"),
+                    ({"team": "search_configuration_uuid"}, "csv"),
+                    ({"team": "event_attributes.object.search_configuration_uuid",
+                      "item_id": "event_attributes.object.id"}, "csv"),
+                    ({"team": "event_attributes.object.search_configuration_uuid",
+                      "item_id": "event_attributes.object.id"}, "jsonl")]
+
+
+@pytest.mark.parametrize(("names", "fmt"), OPENSEARCH_NAMES)
+def test_opensearch_ab_test_names_read_as_the_team_and_the_item(tmp_path, names, fmt):
+    import rankeval
+
+    slots = _example_13()
+    plain = tmp_path / "slots.csv"
+    slots.to_csv(plain, index=False)
+    named = slots.rename(columns=names)
+    path = tmp_path / f"named.{fmt}"
+    if fmt == "jsonl":  # nested as the dashboards write it: {"event_attributes": {"object": …}}
+        rows = []
+        for row in named.to_dict(orient="records"):
+            nested: dict = {}
+            for key, value in row.items():
+                *parents, leaf = key.split(".")
+                node = nested
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[leaf] = value
+            rows.append(nested)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        named.to_csv(path, index=False)
+    a = rankeval.interleave.score(str(plain), seed=1)
+    b = rankeval.interleave.score(str(path), seed=1)
+    assert [p.to_dict() for p in b.pairs] == [p.to_dict() for p in a.pairs]
+    assert b.log["columns"]["team"] == names["team"]
+
+
+def test_the_command_page_lists_every_column_name():
+    from rankeval.io.interleave_log import LOG_COLUMNS
+
+    from .conftest import ROOT
+
+    page = (ROOT / "docs" / "commands" / "interleave.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in page.splitlines()
+            if line.startswith("| ") and line.count("|") == 3}
+    for role, column in LOG_COLUMNS.items():
+        assert role in rows, role
+        for name in (column.default, *column.aliases):
+            assert f"`{name}`" in rows[role], (role, name)

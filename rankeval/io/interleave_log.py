@@ -11,6 +11,14 @@ is ``click``. A ranker's per-slot chance (probabilistic interleaving) is a colum
 its team with a prefix (``p_<team>``), an item's rank in a ranker's list (balanced
 interleaving) likewise (``rank_<team>``): ``PREFIXES``.
 
+OpenSearch's search-relevance plugin serves a team-draft interleaving (its A/B test search,
+``ab_tests/{id}/_search``) whose every hit names the configuration that drafted it in
+``_search_configuration_id`` (a per-test UUID of the configuration); the Search Relevance
+dashboards record a click on such a hit as a UBI event with the item in
+``event_attributes.object.id`` and the team in
+``event_attributes.object.search_configuration_uuid``. Those names are aliases of the item
+and team rows.
+
 Every problem is one ``InputError`` naming the file, the column and example rows: a slot
 without a team, a position twice in one impression, an item twice in one impression, a
 click on an item the impression did not show, an impression in two queries, a clicked value
@@ -58,13 +66,16 @@ LOG_COLUMNS: dict[str, LogColumn] = {c.role: c for c in (
               ("ordinal", "event_attributes.position.ordinal", "rank", "pos", "slot"),
               "int", "the slot's place in the list (UBI: ordinal)"),
     LogColumn("item", "item_id",
-              ("item", "object_id", "event_attributes.object.object_id", "doc_id", "docno",
-               "docid", "doc"),
+              ("item", "object_id", "event_attributes.object.object_id",
+               "event_attributes.object.id", "doc_id", "docno", "docid", "doc"),
               "id", "the item shown (UBI: object_id)"),
     LogColumn("team", "team",
-              ("ranker", "interleaving_team", "team_id", "search_configuration",
+              ("ranker", "interleaving_team", "team_id", "_search_configuration_id",
+               "search_configuration_id", "search_configuration_uuid",
+               "event_attributes.object.search_configuration_uuid", "search_configuration",
                "search_config", "config_id", "variant", "attribution"),
-              "id", "the ranker the slot is credited to (team-draft)"),
+              "id", "the ranker the slot is credited to (team-draft; OpenSearch A/B tests: "
+              "_search_configuration_id)"),
     LogColumn("clicked", "clicked", ("click", "is_click", "clicks"), "text",
               "whether the slot was clicked: 1/0, true/false, yes/no, or a click count"),
     LogColumn("action", "action_name", ("action", "event_type", "event_name"), "text",
