@@ -604,3 +604,74 @@ def test_the_command_page_lists_every_column_name():
         assert role in rows, role
         for name in (column.default, *column.aliases):
             assert f"`{name}`" in rows[role], (role, name)
+
+
+# --- the HTML page as drawn --------------------------------------------------------------------
+
+def _text_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
+    """Each <text>'s box (label, x0, y0, x1, y1), its width estimated generously (0.62 em a
+    character), placed by its text-anchor; 0.2 em below the baseline."""
+    import re
+
+    boxes = []
+    for attrs, label in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        size = float(a.get("font-size", 9))
+        w = 0.62 * size * len(label)
+        x0 = float(a["x"]) - {"start": 0, "middle": w / 2, "end": w}[a.get("text-anchor",
+                                                                         "start")]
+        y1 = float(a["y"])
+        boxes.append((label, x0, y1 - size, x0 + w, y1 + 0.2 * size))
+    return boxes
+
+
+def _no_overlap(svg: str) -> None:
+    import re
+
+    view = [float(v) for v in re.search(r'viewBox="([^"]+)"', svg).group(1).split()]
+    boxes = _text_boxes(svg)
+    for label, x0, y0, x1, y1 in boxes:
+        assert view[0] <= x0 and x1 <= view[0] + view[2], label
+        assert view[1] <= y0 and y1 <= view[1] + view[3], label
+    for i, (la, ax0, ay0, ax1, ay1) in enumerate(boxes):
+        for lb, bx0, by0, bx1, by1 in boxes[i + 1:]:
+            assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, (la, lb)
+
+
+@pytest.mark.parametrize("spread", [0.04, 0.44, 3.0])
+def test_the_pages_charts_keep_their_labels_apart(write, spread):
+    """The trajectory's lowest y label ran into its first x label ("-0.44" over "0") at the
+    plot's corner; every label of the bars and the trajectory has a box of its own."""
+    from types import SimpleNamespace
+
+    from rankeval.report.interleaving import bars, trajectory_svg
+
+    result = interleave.score(write("log.csv", _example_13()))
+    assert result.trajectory
+    _no_overlap(trajectory_svg(result))
+    for _, svg in bars(result):
+        _no_overlap(svg)
+    wide = SimpleNamespace(pairs=result.pairs, trajectory=[
+        (n, spread / 2, -spread, spread) for n in (10, 1_000, 123_456)])
+    _no_overlap(trajectory_svg(wide))
+
+
+@pytest.mark.parametrize("command", ["score", "simulate"])
+def test_the_pages_notes_stand_apart(run_cli, write, runs, command):
+    """A section's notes were joined by spaces into one run-on paragraph ("... seed 1 click
+    model cascade: ...")."""
+    if command == "score":
+        r = run_cli("interleave", "score", write("log.csv", _example_13()), "-f", "html")
+        notes = ["team-draft interleaving; clicks counted: all clicks (--clicks all)",
+                 "an impression is a win for A"]
+    else:
+        qrels = write("qrels.csv", pd.DataFrame({"user_id": ["q1", "q2"], "item_id": ["b", "z"],
+                                                 "relevance": [3, 4]}))
+        r = run_cli("interleave", "simulate", runs[0], runs[1], qrels, "--trials", "3",
+                    "-f", "html")
+        notes = ["seed 0", "click model cascade"]
+    assert r.exit_code == 0, r.stderr
+    first, second = notes
+    at = r.stdout.index(first) + len(first)
+    between = r.stdout[at:r.stdout.index(second, at)]
+    assert between in ("<br>", '</p><p class="note">'), between
