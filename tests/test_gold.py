@@ -560,3 +560,47 @@ def test_moments_add_up_over_partitions(cuts):
     flat = sum((Moments.of(x, np.full(len(x), 0.3)) for x in np.split(h, cuts)), Moments())
     assert flat.m2_a < 1e-25 and abs(flat.c_ha) < 1e-15  # rounding, no more
     assert ppi_moments(flat, Moments.of(None, np.full(9, 0.3))).lam == 0.0
+
+
+# --- the HTML chart ------------------------------------------------------------------------
+
+GOLD_CHARTS = [  # (title, labels, series) as score --gold and compare --gold draw them
+    ("Estimates with their intervals", ["ndcg@10"], ["machine only", "gold only", "PPI"]),
+    ("Estimates with their intervals", ["ndcg@10", "map@10", "recall@10", "precision@5"],
+     ["machine only", "gold only", "PPI"]),
+    ("Differences from the baseline", ["judged_llm: ndcg@10"], ["machine only", "PPI"]),
+    ("Differences from the baseline", ["judged_llm vs judged_bm25: ndcg@10",
+                                       "judged_llm vs judged_bm25: map@10"],
+     ["machine only", "PPI"]),
+]
+
+
+@pytest.mark.parametrize(("title", "labels", "series"), GOLD_CHARTS)
+def test_the_gold_charts_legend_clears_the_title_and_every_label(monkeypatch, title, labels,
+                                                                  series):
+    """The legend once sat above the axes, right of the left-aligned title, and covered it
+    ("Estimates with their intervals" under "machine only")."""
+    from types import SimpleNamespace
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    from rankeval.report import charts
+
+    figures = []
+    monkeypatch.setattr(charts, "svg", lambda fig, name, title: figures.append(fig) or "")
+    point = SimpleNamespace(value=0.7, low=0.6, high=0.8)
+    charts.intervals("gold", title, labels, series, [[point] * len(series)] * len(labels))
+    (fig,) = figures
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+    (legend,) = legends
+    box = legend.get_window_extent(renderer)
+    own = set(legend.get_texts())
+    texts = [t for t in fig.findobj(Text)
+             if t.get_text() and t.get_visible() and t not in own and t.figure is fig]
+    assert any(t.get_text() == title for t in texts)
+    for t in texts:
+        assert not box.overlaps(t.get_window_extent(renderer)), t.get_text()

@@ -230,3 +230,14 @@ def test_in_memory_runs_and_judgments():
     files = rankeval.compare({"bm25": BM25, "llm": LLM}, MACHINE, "ndcg@10", gold=HUMAN)
     assert tables.gold.differences[0].estimate.ppi.value == pytest.approx(
         files.gold.differences[0].estimate.ppi.value, abs=1e-12)
+
+
+def test_the_differences_chart_says_what_it_draws(run_cli, tmp_path):
+    """compare --gold's chart draws differences: its axis said "mean over the queries" and it
+    had no line at 0, where the sign of a difference turns."""
+    html = tmp_path / "report.html"
+    assert run_cli("compare", BM25, LLM, MACHINE, "-m", "ndcg@10", "--gold", HUMAN, "-f",
+                   "html", "-o", html).exit_code == 0
+    chart = html.read_text().split('id="gold-chart"', 1)[1].split("</figure>", 1)[0]
+    assert "difference from the baseline (run - baseline)" in chart
+    assert "mean over the queries" not in chart

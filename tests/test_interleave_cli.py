@@ -284,6 +284,9 @@ def _bad(kind: str) -> pd.DataFrame:
         log.loc[3, "team"] = None
     elif kind == "duplicate position":
         log.loc[1, "position"] = 1
+    elif kind == "empty position":
+        log["position"] = log["position"].astype("Int64")
+        log.loc[3, "position"] = pd.NA
     elif kind == "item twice":
         log.loc[1, "item_id"] = log.loc[0, "item_id"]
     elif kind == "two queries":
@@ -307,6 +310,7 @@ def _bad(kind: str) -> pd.DataFrame:
 
 BAD = {"no team": ("row without a team", "team"),
        "duplicate position": ("1 position shown twice in one impression", "position"),
+       "empty position": ("1 empty position, e.g. row 4 ('')", "position"),
        "item twice": ("1 row showing an item twice in one impression", "item_id"),
        "two queries": ("2 rows whose impression is in more than one query", "query"),
        "clicked word": ("clicked value that is not", "clicked"),
@@ -436,6 +440,14 @@ def test_a_per_ranker_column_out_of_range(run_cli, write, column, value, method,
     assert words in r.stderr and f"column '{column}'" in r.stderr
 
 
+def test_a_team_without_its_per_ranker_column(run_cli, write):
+    log = _example_13()
+    log["p_A"], log["p_C"] = 0.5, 0.5
+    r = run_cli("interleave", "score", write("log.csv", log), "--method", "probabilistic")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "teams ['B'] have no p_<team> column" in r.stderr and "column 'team'" in r.stderr
+
+
 def test_by_user_groups_impressions_by_their_user(run_cli, write):
     log = _example_13()
     log["user_id"] = [f"u{i // 4}" for i in range(len(log))]
@@ -537,3 +549,129 @@ def test_ubi_events_with_nested_attributes_read_as_their_flat_form(tmp_path):
     b = rankeval.interleave.score(str(flat), seed=1)
     assert [p.to_dict() for p in a.pairs] == [p.to_dict() for p in b.pairs]
     assert a.log["impressions"] == 40 and a.log["clicks"] > 5
+
+
+# OpenSearch's names for an interleaved hit's team and item: search-relevance's A/B test search
+# (ab_tests/{id}/_search) tags each hit with `_search_configuration_id`; the Search Relevance
+# dashboards' click events nest the item and team under event_attributes.object
+OPENSEARCH_NAMES = [({"team": "_search_configuration_id"}, "csv"),
+                    ({"team": "search_configuration_id"}, "csv"),
+                    ({"team": "search_configuration_uuid"}, "csv"),
+                    ({"team": "event_attributes.object.search_configuration_uuid",
+                      "item_id": "event_attributes.object.id"}, "csv"),
+                    ({"team": "event_attributes.object.search_configuration_uuid",
+                      "item_id": "event_attributes.object.id"}, "jsonl")]
+
+
+@pytest.mark.parametrize(("names", "fmt"), OPENSEARCH_NAMES)
+def test_opensearch_ab_test_names_read_as_the_team_and_the_item(tmp_path, names, fmt):
+    import rankeval
+
+    slots = _example_13()
+    plain = tmp_path / "slots.csv"
+    slots.to_csv(plain, index=False)
+    named = slots.rename(columns=names)
+    path = tmp_path / f"named.{fmt}"
+    if fmt == "jsonl":  # nested as the dashboards write it: {"event_attributes": {"object": …}}
+        rows = []
+        for row in named.to_dict(orient="records"):
+            nested: dict = {}
+            for key, value in row.items():
+                *parents, leaf = key.split(".")
+                node = nested
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[leaf] = value
+            rows.append(nested)
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        named.to_csv(path, index=False)
+    a = rankeval.interleave.score(str(plain), seed=1)
+    b = rankeval.interleave.score(str(path), seed=1)
+    assert [p.to_dict() for p in b.pairs] == [p.to_dict() for p in a.pairs]
+    assert b.log["columns"]["team"] == names["team"]
+
+
+def test_the_command_page_lists_every_column_name():
+    from rankeval.io.interleave_log import LOG_COLUMNS
+
+    from .conftest import ROOT
+
+    page = (ROOT / "docs" / "commands" / "interleave.md").read_text()
+    rows = {line.split("|")[1].strip(): line for line in page.splitlines()
+            if line.startswith("| ") and line.count("|") == 3}
+    for role, column in LOG_COLUMNS.items():
+        assert role in rows, role
+        for name in (column.default, *column.aliases):
+            assert f"`{name}`" in rows[role], (role, name)
+
+
+# --- the HTML page as drawn --------------------------------------------------------------------
+
+def _text_boxes(svg: str) -> list[tuple[str, float, float, float, float]]:
+    """Each <text>'s box (label, x0, y0, x1, y1), its width estimated generously (0.62 em a
+    character), placed by its text-anchor; 0.2 em below the baseline."""
+    import re
+
+    boxes = []
+    for attrs, label in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        size = float(a.get("font-size", 9))
+        w = 0.62 * size * len(label)
+        x0 = float(a["x"]) - {"start": 0, "middle": w / 2, "end": w}[a.get("text-anchor",
+                                                                         "start")]
+        y1 = float(a["y"])
+        boxes.append((label, x0, y1 - size, x0 + w, y1 + 0.2 * size))
+    return boxes
+
+
+def _no_overlap(svg: str) -> None:
+    import re
+
+    view = [float(v) for v in re.search(r'viewBox="([^"]+)"', svg).group(1).split()]
+    boxes = _text_boxes(svg)
+    for label, x0, y0, x1, y1 in boxes:
+        assert view[0] <= x0 and x1 <= view[0] + view[2], label
+        assert view[1] <= y0 and y1 <= view[1] + view[3], label
+    for i, (la, ax0, ay0, ax1, ay1) in enumerate(boxes):
+        for lb, bx0, by0, bx1, by1 in boxes[i + 1:]:
+            assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, (la, lb)
+
+
+@pytest.mark.parametrize("spread", [0.04, 0.44, 3.0])
+def test_the_pages_charts_keep_their_labels_apart(write, spread):
+    """The trajectory's lowest y label ran into its first x label ("-0.44" over "0") at the
+    plot's corner; every label of the bars and the trajectory has a box of its own."""
+    from types import SimpleNamespace
+
+    from rankeval.report.interleaving import bars, trajectory_svg
+
+    result = interleave.score(write("log.csv", _example_13()))
+    assert result.trajectory
+    _no_overlap(trajectory_svg(result))
+    for _, svg in bars(result):
+        _no_overlap(svg)
+    wide = SimpleNamespace(pairs=result.pairs, trajectory=[
+        (n, spread / 2, -spread, spread) for n in (10, 1_000, 123_456)])
+    _no_overlap(trajectory_svg(wide))
+
+
+@pytest.mark.parametrize("command", ["score", "simulate"])
+def test_the_pages_notes_stand_apart(run_cli, write, runs, command):
+    """A section's notes were joined by spaces into one run-on paragraph ("... seed 1 click
+    model cascade: ...")."""
+    if command == "score":
+        r = run_cli("interleave", "score", write("log.csv", _example_13()), "-f", "html")
+        notes = ["team-draft interleaving; clicks counted: all clicks (--clicks all)",
+                 "an impression is a win for A"]
+    else:
+        qrels = write("qrels.csv", pd.DataFrame({"user_id": ["q1", "q2"], "item_id": ["b", "z"],
+                                                 "relevance": [3, 4]}))
+        r = run_cli("interleave", "simulate", runs[0], runs[1], qrels, "--trials", "3",
+                    "-f", "html")
+        notes = ["seed 0", "click model cascade"]
+    assert r.exit_code == 0, r.stderr
+    first, second = notes
+    at = r.stdout.index(first) + len(first)
+    between = r.stdout[at:r.stdout.index(second, at)]
+    assert between in ("<br>", '</p><p class="note">'), between

@@ -337,14 +337,7 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
     runs = list(runs)
     _check_make(runs, method, k, tau)
     params = _model_parameters(click_model, user, click, stop, examine)
-    if not 1 <= impressions <= 10_000_000 or not 1 <= trials <= 100_000:
-        raise OptionError("{opt:impressions} must lie in 1..10,000,000 and {opt:trials} in "
-                          "1..100,000")
-    if impressions * trials > 200_000_000:
-        raise OptionError("{opt:impressions} x {opt:trials} is past 200,000,000 simulated "
-                          "impressions: fewer trials tell the spread as well")
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise OptionError("{opt:alpha} and {opt:power} must lie in (0, 1)")
+    _check_simulate(impressions, trials, alpha, power)
     teams = run_names(runs, names)
     qrels = load_truth(open_input(truth, "truth", truth_format, reading))
     data = RunLists(runs, run_format, reading, None if method == "probabilistic" else k,
@@ -379,34 +372,52 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
             deltas[p][t] = float(delta(w, loss, tie))
             if out.ndim == 1 and w + loss:
                 significant[p][t] = binomtest(int(w), int(w + loss)).pvalue < alpha
-    summaries = []
-    for a, b in pairs:
-        values = deltas[a, b]
-        finite = values[np.isfinite(values)]
-        mean = float(finite.mean()) if len(finite) else math.nan
-        spread = float(finite.std(ddof=1)) if len(finite) > 1 else math.nan
-        agree = (float(np.mean(np.sign(finite) == np.sign(mean)))
-                 if len(finite) and mean else math.nan)
-        plan_n = math.nan
-        if math.isfinite(mean) and 0 < abs(mean) < 0.5:  # each trial a pilot of its size:
-            # the clustering in queries weighs by the impressions per query, so the trials
-            # are not pooled; the median of their plans
-            plans = [impressions_needed(out, drawn, mean, alpha, power).impressions
-                     for out, drawn in zip(pooled[a, b], groups, strict=True)]
-            finite_plans = [x for x in plans if math.isfinite(x)]
-            plan_n = float(np.median(finite_plans)) if finite_plans else math.nan
-        summaries.append({"a": teams[a], "b": teams[b], "delta": mean, "spread": spread,
-                          "low": float(np.quantile(finite, 0.025)) if len(finite) else None,
-                          "high": float(np.quantile(finite, 0.975)) if len(finite) else None,
-                          "agree": agree,
-                          "significant": (float(significant[a, b].mean())
-                                          if method != "probabilistic" else None),
-                          "impressions_needed": plan_n})
+    summaries = [{"a": teams[a], "b": teams[b],
+                  **_trials_summary(deltas[a, b], pooled[a, b], groups, alpha, power,
+                                    float(significant[a, b].mean())
+                                    if method != "probabilistic" else None)}
+                 for a, b in pairs]
     metric = metric or f"ndcg@{k}"
     offline = _offline(runs, truth, teams, metric, run_format, truth_format)
     return InterleaveSimulation(method, tuple(teams), click_model, params, impressions,
                                 trials, seed, len(pool), summaries, offline, metric, alpha,
                                 power)
+
+
+def _check_simulate(impressions: int, trials: int, alpha: float, power: float) -> None:
+    """The simulation's sizes and levels, each refused in one line."""
+    if not 1 <= impressions <= 10_000_000 or not 1 <= trials <= 100_000:
+        raise OptionError("{opt:impressions} must lie in 1..10,000,000 and {opt:trials} in "
+                          "1..100,000")
+    if impressions * trials > 200_000_000:
+        raise OptionError("{opt:impressions} x {opt:trials} is past 200,000,000 simulated "
+                          "impressions: fewer trials tell the spread as well")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise OptionError("{opt:alpha} and {opt:power} must lie in (0, 1)")
+
+
+def _trials_summary(values: np.ndarray, pooled: list[np.ndarray], groups: list[np.ndarray],
+                    alpha: float, power: float, significant: float | None) -> dict[str, Any]:
+    """One pair's Delta over the trials: its mean, spread, 95% range, how often a trial's
+    sign agreed with the mean's, how often its sign test was ``significant``, and the median
+    of the trials' plans (impressions needed)."""
+    finite = values[np.isfinite(values)]
+    mean = float(finite.mean()) if len(finite) else math.nan
+    spread = float(finite.std(ddof=1)) if len(finite) > 1 else math.nan
+    agree = (float(np.mean(np.sign(finite) == np.sign(mean)))
+             if len(finite) and mean else math.nan)
+    plan_n = math.nan
+    if math.isfinite(mean) and 0 < abs(mean) < 0.5:  # each trial a pilot of its size:
+        # the clustering in queries weighs by the impressions per query, so the trials
+        # are not pooled; the median of their plans
+        plans = [impressions_needed(out, drawn, mean, alpha, power).impressions
+                 for out, drawn in zip(pooled, groups, strict=True)]
+        finite_plans = [x for x in plans if math.isfinite(x)]
+        plan_n = float(np.median(finite_plans)) if finite_plans else math.nan
+    return {"delta": mean, "spread": spread,
+            "low": float(np.quantile(finite, 0.025)) if len(finite) else None,
+            "high": float(np.quantile(finite, 0.975)) if len(finite) else None,
+            "agree": agree, "significant": significant, "impressions_needed": plan_n}
 
 
 def simulated_outcomes(lists: np.ndarray, query: np.ndarray, method: str, k: int, tau: float,

@@ -11,6 +11,14 @@ is ``click``. A ranker's per-slot chance (probabilistic interleaving) is a colum
 its team with a prefix (``p_<team>``), an item's rank in a ranker's list (balanced
 interleaving) likewise (``rank_<team>``): ``PREFIXES``.
 
+OpenSearch's search-relevance plugin serves a team-draft interleaving (its A/B test search,
+``ab_tests/{id}/_search``) whose every hit names the configuration that drafted it in
+``_search_configuration_id`` (a per-test UUID of the configuration); the Search Relevance
+dashboards record a click on such a hit as a UBI event with the item in
+``event_attributes.object.id`` and the team in
+``event_attributes.object.search_configuration_uuid``. Those names are aliases of the item
+and team rows.
+
 Every problem is one ``InputError`` naming the file, the column and example rows: a slot
 without a team, a position twice in one impression, an item twice in one impression, a
 click on an item the impression did not show, an impression in two queries, a clicked value
@@ -58,13 +66,16 @@ LOG_COLUMNS: dict[str, LogColumn] = {c.role: c for c in (
               ("ordinal", "event_attributes.position.ordinal", "rank", "pos", "slot"),
               "int", "the slot's place in the list (UBI: ordinal)"),
     LogColumn("item", "item_id",
-              ("item", "object_id", "event_attributes.object.object_id", "doc_id", "docno",
-               "docid", "doc"),
+              ("item", "object_id", "event_attributes.object.object_id",
+               "event_attributes.object.id", "doc_id", "docno", "docid", "doc"),
               "id", "the item shown (UBI: object_id)"),
     LogColumn("team", "team",
-              ("ranker", "interleaving_team", "team_id", "search_configuration",
+              ("ranker", "interleaving_team", "team_id", "_search_configuration_id",
+               "search_configuration_id", "search_configuration_uuid",
+               "event_attributes.object.search_configuration_uuid", "search_configuration",
                "search_config", "config_id", "variant", "attribution"),
-              "id", "the ranker the slot is credited to (team-draft)"),
+              "id", "the ranker the slot is credited to (team-draft; OpenSearch A/B tests: "
+              "_search_configuration_id)"),
     LogColumn("clicked", "clicked", ("click", "is_click", "clicks"), "text",
               "whether the slot was clicked: 1/0, true/false, yes/no, or a click count"),
     LogColumn("action", "action_name", ("action", "event_type", "event_name"), "text",
@@ -273,66 +284,52 @@ def _clicked(data: pa.Table, name: str, label: str) -> np.ndarray:
     return out.astype(bool)
 
 
+# a per-ranker column's rule (role -> how its values are read, which are wrong, what
+# the wrong ones are): balanced's ranks, probabilistic's chances
+_RANKER_VALUES: dict[str, tuple[Any, Any, str]] = {
+    "rank_of": (lambda data, column, label: to_numpy(fill_null(data.column(column), np.inf)),
+                lambda v: ~(v >= 1),
+                "ranks below 1 or not numbers (empty: not in the ranker's list)"),
+    "chance": (finite_column, lambda v: (v < 0) | (v > 1), "values outside [0, 1] (chances)"),
+}
+
+
+def _rows(label: str, problem: str, column: str, bad: np.ndarray, example) -> None:
+    """Raise ``problem`` for the rows ``bad`` (if any), the first five shown by ``example``."""
+    if len(bad):
+        raise InputError(label, problem, column=column, count=len(bad),
+                         examples=[(int(i) + 1, example(int(i))) for i in bad[:5]])
+
+
 def _checked(data: pa.Table, cols: dict[str, str], group_col: str,
              extra: dict[str, str], wanted: str | None, method: str, group_by: str,
              label: str, other: int) -> SlotLog:
+    """The log's rows checked in turn (each check one error naming its rows) and sorted by
+    impression then position."""
     n = data.num_rows
     imp = id_column(data, cols["impression"], label)
     item = id_column(data, cols["item"], label)
     position = data.column(cols["position"])
-    if position.null_count:
-        bad = np.flatnonzero(to_numpy(position.is_null()))
-        raise InputError(label, "empty positions", column=cols["position"], count=len(bad),
-                         examples=[(int(i) + 1, "") for i in bad[:5]])
+    _rows(label, "empty positions", cols["position"],
+          np.flatnonzero(to_numpy(position.is_null())) if position.null_count else
+          np.empty(0, dtype=np.int64), lambda i: "")
     pos = to_numpy(position).astype(np.int64)
     clicked = _clicked(data, cols["clicked"], label)
     (imp_code, item_code), _ = factorize(imp, item)
     imp_names, imp_code = np.unique(imp_code, return_inverse=True)
     group = id_column(data, group_col, label)
     (group_code,), _ = factorize(group)
-    pairs = np.unique(np.stack([imp_code, group_code], axis=1), axis=0)
-    if len(pairs) > len(imp_names):
-        twice = pairs[np.flatnonzero(pairs[1:, 0] == pairs[:-1, 0]) + 1, 0]
-        rows = np.flatnonzero(np.isin(imp_code, twice))
-        raise InputError(label, f"rows whose impression is in more than one {group_by}",
-                         column=group_col, count=len(rows),
-                         examples=[(int(i) + 1, f"{imp[int(i)]} {group[int(i)]}")
-                                   for i in rows[:5]])
+    _rows(label, f"rows whose impression is in more than one {group_by}", group_col,
+          _in_two(imp_code, group_code), lambda i: f"{imp[i]} {group[i]}")
     group_names, group_code = np.unique(group_code, return_inverse=True)
-    order = np.lexsort((pos, imp_code))
-    same = imp_code[order][1:] == imp_code[order][:-1]
     for values, what, column in ((pos, "positions shown", cols["position"]),
                                  (item_code, "rows showing an item", cols["item"])):
-        if values is item_code:
-            o2 = np.lexsort((item_code, imp_code))
-            twice = o2[1:][(imp_code[o2][1:] == imp_code[o2][:-1])
-                           & (item_code[o2][1:] == item_code[o2][:-1])]
-        else:
-            twice = order[1:][same & (pos[order][1:] == pos[order][:-1])]
-        if len(twice):
-            raise InputError(label, f"{what} twice in one impression", column=column,
-                             count=len(twice),
-                             examples=[(int(i) + 1, f"{imp[int(i)]} {_at(data, column, i)}")
-                                       for i in np.sort(twice)[:5]])
-    team = None
-    teams: tuple[str, ...] = ()
-    if "team" in cols and method != "balanced":
-        team_col = data.column(cols["team"])
-        length = pc.utf8_length(team_col.cast(pa.string()))  # type: ignore[arg-type]
-        # pyarrow-stubs: equal takes only Arrow scalars; pyarrow converts a Python number
-        blank = pc.equal(length, 0)  # type: ignore[call-overload]
-        empty = to_numpy(fill_null(pc.or_kleene(pc.is_null(team_col), blank), True))
-        if empty.any():
-            bad = np.flatnonzero(empty)
-            raise InputError(label, "rows without a team (slots credited to no ranker)",
-                             column=cols["team"],
-                             count=len(bad),
-                             examples=[(int(i) + 1, f"{imp[int(i)]} {item[int(i)]}")
-                                       for i in bad[:5]])
-        (team_code,), team_dict = factorize(team_col)
-        teams = tuple(str(t) for t in team_dict.to_pylist())
-        team = team_code
-    chance = rank_of = None
+        _rows(label, f"{what} twice in one impression", column, _twice(imp_code, values),
+              lambda i, column=column: f"{imp[i]} {_at(data, column, i)}")
+    order = np.lexsort((pos, imp_code))
+    team, teams = (_teams(data, cols["team"], imp, item, label)
+                   if "team" in cols and method != "balanced" else (None, ()))
+    matrix = None
     if wanted is not None:
         names = list(extra)
         if team is not None and set(teams) - set(names):
@@ -341,41 +338,25 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str,
         if team is not None:  # the team codes in the order of the per-ranker columns
             team = np.array([names.index(t) for t in teams])[team]
         teams = tuple(names)
+        read, wrong, problem = _RANKER_VALUES[wanted]
         matrix = np.empty((n, len(names)))
         for j, name in enumerate(names):
-            column = extra[name]
-            if wanted == "rank_of":
-                values = to_numpy(fill_null(data.column(column), np.inf))
-                bad = np.flatnonzero(~(values >= 1))
-                problem = "ranks below 1 or not numbers (empty: not in the ranker's list)"
-            else:
-                values = finite_column(data, column, label)
-                bad = np.flatnonzero((values < 0) | (values > 1))
-                problem = "values outside [0, 1] (chances)"
-            if len(bad):
-                raise InputError(label, problem, column=column, count=len(bad),
-                                 examples=[(int(i) + 1, float(values[i])) for i in bad[:5]])
+            values = read(data, extra[name], label)
+            _rows(label, problem, extra[name], np.flatnonzero(wrong(values)),
+                  lambda i, values=values: float(values[i]))
             matrix[:, j] = values
-        if wanted == "chance":
-            chance = matrix[order]
-        else:
-            rank_of = matrix[order]
+        matrix = matrix[order]
     elif team is not None and len(teams) < 2:
         raise InputError(label, f"every slot is credited to one team ({teams[0]!r}): "
                          "interleaving compares two rankers or more", column=cols["team"])
     dwell = None
     if "dwell" in cols:
-        d = data.column(cols["dwell"])
-        values = to_numpy(fill_null(d, np.nan)).astype(np.float64)
-        bad = np.flatnonzero(values < 0)
-        if len(bad):
-            raise InputError(label, "dwell values below 0", column=cols["dwell"],
-                             count=len(bad),
-                             examples=[(int(i) + 1, float(values[i])) for i in bad[:5]])
+        values = to_numpy(fill_null(data.column(cols["dwell"]), np.nan)).astype(np.float64)
+        _rows(label, "dwell values below 0", cols["dwell"], np.flatnonzero(values < 0),
+              lambda i: float(values[i]))
         dwell = values[order]
-    timing = None
-    if "timestamp" in cols:
-        timing = _time_order(data.column(cols["timestamp"]))[order]
+    timing = (_time_order(data.column(cols["timestamp"]))[order] if "timestamp" in cols
+              else None)
     first = np.full(len(imp_names), n, dtype=np.int64)
     np.minimum.at(first, imp_code, timing_rows if (timing_rows := _first_times(
         data, cols, n)) is not None else np.arange(n))
@@ -388,8 +369,37 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str,
         teams=teams, impressions=len(imp_names), groups=len(group_names), rows=n,
         columns=dict(cols) | ({f"{PREFIXES[wanted]}{t}": c for t, c in extra.items()}
                               if wanted else {}),
-        group_by=group_by, dwell=dwell,
-        order=timing, chance=chance, rank_of=rank_of, other_events=other)
+        group_by=group_by, dwell=dwell, order=timing,
+        chance=matrix if wanted == "chance" else None,
+        rank_of=matrix if wanted == "rank_of" else None, other_events=other)
+
+
+def _in_two(imp_code: np.ndarray, group_code: np.ndarray) -> np.ndarray:
+    """The rows whose impression is in more than one group."""
+    pairs = np.unique(np.stack([imp_code, group_code], axis=1), axis=0)
+    twice = pairs[np.flatnonzero(pairs[1:, 0] == pairs[:-1, 0]) + 1, 0]
+    return np.flatnonzero(np.isin(imp_code, twice))
+
+
+def _twice(imp_code: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The rows (in file order) whose value an earlier row of its impression has."""
+    o = np.lexsort((values, imp_code))
+    return np.sort(o[1:][(imp_code[o][1:] == imp_code[o][:-1])
+                         & (values[o][1:] == values[o][:-1])])
+
+
+def _teams(data: pa.Table, name: str, imp: Any, item: Any,
+           label: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each row's team code and the teams' names; a row without a team is an error."""
+    team_col = data.column(name)
+    length = pc.utf8_length(team_col.cast(pa.string()))  # type: ignore[arg-type]
+    # pyarrow-stubs: equal takes only Arrow scalars; pyarrow converts a Python number
+    blank = pc.equal(length, 0)  # type: ignore[call-overload]
+    empty = to_numpy(fill_null(pc.or_kleene(pc.is_null(team_col), blank), True))
+    _rows(label, "rows without a team (slots credited to no ranker)", name,
+          np.flatnonzero(empty), lambda i: f"{imp[i]} {item[i]}")
+    (team_code,), team_dict = factorize(team_col)
+    return team_code, tuple(str(t) for t in team_dict.to_pylist())
 
 
 def _first_times(data: pa.Table, cols: dict[str, str], n: int) -> np.ndarray | None:

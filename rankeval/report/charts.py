@@ -351,13 +351,27 @@ def heatmap(name: str, title: str, labels: Sequence[str], difference: Sequence[S
 
 @styled
 def intervals(name: str, title: str, labels: Sequence[str], series: Sequence[str],
-              values: Sequence[Sequence]) -> str:
+              values: Sequence[Sequence], xlabel: str = "mean over the queries",
+              zero: bool = False) -> str:
     """Per label, one estimate per series side by side, each a point with its interval
-    (``values[i][j]``: an object with ``value``, ``low``, ``high``; NaN: not drawn)."""
+    (``values[i][j]``: an object with ``value``, ``low``, ``high``; NaN: not drawn); with
+    ``zero``, a line at 0 (differences)."""
+    return svg(intervals_figure(title, labels, series, values, xlabel, zero), name, title)
+
+
+@styled
+def intervals_figure(title: str, labels: Sequence[str], series: Sequence[str],
+                     values: Sequence[Sequence], xlabel: str = "mean over the queries",
+                     zero: bool = False):
+    """``intervals``' figure. The legend has a row of its own under the x axis's label:
+    above the axes it ran into the title on a narrow chart."""
     n, m = len(labels), len(series)
-    fig, (ax,) = figure(5.6, 0.9 + 0.3 * n * max(m, 1), labels)
+    legend = 0.3  # inches: the legend's row under the axis label
+    fig, (ax,) = figure(5.6, 0.9 + legend + 0.3 * n * max(m, 1), labels, bottom=0.5 + legend)
     step = 0.8 / m
     y = np.arange(n)
+    if zero:
+        ax.axvline(0, color="#888888", linewidth=1, zorder=1)
     for j, s in enumerate(series):
         at = y - 0.4 + step * (j + 0.5)
         for i in range(n):
@@ -368,9 +382,10 @@ def intervals(name: str, title: str, labels: Sequence[str], series: Sequence[str
         ax.plot([values[i][j].value for i in shown], [at[i] for i in shown], "o",
                 color=color(j), markersize=5, label=s)
     ax.set_yticks(y, labels)
-    ax.invert_yaxis()
+    ax.set_ylim(n - 0.5, -0.5)  # top down, each label's band whole: no point on a spine
     ax.grid(axis="y", visible=False)
-    ax.set_xlabel("mean over the queries")
+    ax.set_xlabel(xlabel)
     ax.set_title(title)
-    ax.legend(loc="lower right", bbox_to_anchor=(1, 1), ncol=m, fontsize=8, borderaxespad=0.2)
-    return svg(fig, name, title)
+    fig.legend(loc="lower center", ncol=m, fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
+    return fig

@@ -101,7 +101,8 @@ def _gold(result) -> str:
                       f"{d.run}: {d.metric}")
         values.append([machine, d.estimate.ppi])
     svg = charts.intervals("gold-differences", "Differences from the baseline", labels,
-                           ["machine only", "PPI"], values)
+                           ["machine only", "PPI"], values,
+                           xlabel="difference from the baseline (run - baseline)", zero=True)
     body = charts_grid([("gold-chart", f"per run and metric: the difference from the "
                          f"baseline under the machine judgments alone and by PPI, with "
                          f"{result.gold.level:.0%} intervals", svg)])

@@ -231,11 +231,17 @@ def render_agree(result) -> str:
     return page("rankeval: agree", lead, agree_html(result))
 
 
+def _notes(s: Section) -> str:
+    """A section's notes, each on a line of its own (joined by spaces, one ran into the
+    next: "... seed 1 click model cascade: ...")."""
+    return "<br>".join(text(n) for n in s.notes)
+
+
 def _tables_page(title: str, lead: str, parts: list[Section]) -> str:
     """Report sections as a page: one section of the page per table, its notes above it."""
     return page(title, lead, [
         section(f"s{i}-" + re.sub(r"[^a-z0-9]+", "-", s.key.lower()).strip("-"),
-                s.heading(), section_table(s) if s.head else "", text(" ".join(s.notes)))
+                s.heading(), section_table(s) if s.head else "", _notes(s))
         for i, s in enumerate(parts)])
 
 
@@ -263,5 +269,5 @@ def render_interleave(result) -> str:
         *(section("gates", s.heading(), section_table(s)) for s in gates),
         section("bars", "Wins, ties and losses; Delta with its interval",
                 f'<div class="grid">{figures_html}</div>'),
-        *(section(f"s-{s.key}", s.heading(), section_table(s), text(" ".join(s.notes)))
+        *(section(f"s-{s.key}", s.heading(), section_table(s), _notes(s))
           for s in rest)])

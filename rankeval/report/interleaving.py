@@ -245,8 +245,8 @@ def bars(result) -> list[tuple[str, str]]:
         svg.append('<text x="10" y="62" font-size="9">-0.5</text>'
                    f'<text x="{axis - 4}" y="62" font-size="9">0</text>'
                    '<text x="392" y="62" font-size="9">+0.5</text></svg>')
-        caption = (f"{text(p.a)} against {text(p.b)}: {_counts(p.wins)} wins, "
-                   f"{_counts(p.ties)} ties, {_counts(p.losses)} losses; Delta "
+        caption = (f"{text(p.a)} against {text(p.b)}: {_counts(p.wins)} wins (green), "
+                   f"{_counts(p.ties)} ties (grey), {_counts(p.losses)} losses (red); Delta "
                    f"{fixed(p.delta, sign=True, undefined='undefined')} "
                    f"{_band(p.low, p.high, 'undefined')} over {p.groups:,} groups")
         out.append((caption, "".join(svg)))
@@ -255,32 +255,38 @@ def bars(result) -> list[tuple[str, str]]:
 
 def trajectory_svg(result) -> str:
     """Delta of the first pair with its interval as the impressions came in (an inline SVG
-    line over a band); empty without checkpoints."""
+    line over a band); empty without checkpoints. The y labels stand right-aligned left of
+    the plot, the x labels in a row of their own under it (they once met at its corner)."""
     points = [(n, d, lo, hi) for n, d, lo, hi in result.trajectory
               if defined(d) and defined(lo) and defined(hi)]
     if not points:
         return ""
-    width, height, pad = 420, 160, 28
+    width, plot, left, right = 420, 160, 40, 16  # plot: the plotting area's height
     most = max(n for n, *_ in points)
     top = max(0.05, *(abs(v) for _, d, lo, hi in points for v in (d, lo, hi)))
 
     def x(n: float) -> float:
-        return pad + (width - 2 * pad) * n / most
+        return left + (width - left - right) * n / most
 
     def y(v: float) -> float:
-        return height / 2 - (height / 2 - 12) * v / top
+        return plot / 2 - (plot / 2 - 12) * v / top
 
     band = " ".join(f"{x(n):.1f},{y(hi):.1f}" for n, _, _, hi in points) + " " + " ".join(
         f"{x(n):.1f},{y(lo):.1f}" for n, _, lo, _ in reversed(points))
     line = " ".join(f"{x(n):.1f},{y(d):.1f}" for n, d, _, _ in points)
     a, b = result.pairs[0].a, result.pairs[0].b
-    return (f'<svg viewBox="0 0 {width} {height}" role="img" aria-label="Delta of {text(a)} '
-            f'over {text(b)} as the impressions came in">'
+    y_labels = "".join(f'<text x="{left - 4}" y="{y(v) + 3:.1f}" font-size="9" '
+                       f'text-anchor="end">{v:+.2f}</text>' for v in (top, 0.0, -top))
+    row = plot + 12  # the x labels' baseline, under the plotting area
+    return (f'<svg viewBox="0 0 {width} {plot + 16}" role="img" aria-label="Delta of '
+            f'{text(a)} over {text(b)} as the impressions came in">'
             f'<polygon points="{band}" fill="var(--accent)" fill-opacity="0.2"/>'
-            f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" '
+            f'<line x1="{left}" y1="{y(0):.1f}" x2="{width - right}" y2="{y(0):.1f}" '
             'stroke="var(--muted)"/>'
             f'<polyline points="{line}" fill="none" stroke="var(--accent)" stroke-width="2"/>'
-            f'<text x="{pad}" y="{height - 2}" font-size="9">0</text>'
-            f'<text x="{width - pad - 30}" y="{height - 2}" font-size="9">{most:,}</text>'
-            f'<text x="2" y="{y(top) + 4:.1f}" font-size="9">{top:+.2f}</text>'
-            f'<text x="2" y="{y(-top) + 4:.1f}" font-size="9">{-top:+.2f}</text></svg>')
+            f'{y_labels}'
+            f'<text x="{left}" y="{row}" font-size="9">0</text>'
+            f'<text x="{width / 2 + (left - right) / 2:.0f}" y="{row}" font-size="9" '
+            'text-anchor="middle">impressions</text>'
+            f'<text x="{width - right}" y="{row}" font-size="9" text-anchor="end">'
+            f'{most:,}</text></svg>')
