@@ -17,6 +17,7 @@ from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
 import rankeval
 from rankeval.analysis.ppi import ppi_mean, stratified_ppi_mean
+from rankeval.errors import OptionError
 
 from .conftest import ROOT
 
@@ -77,6 +78,20 @@ def test_library_verb_is_the_command():
     assert est == again
     assert ev.metrics["ndcg@10"] == pytest.approx(a.mean())
     assert "gold" in ev.to_dict() and ev.to_dict()["gold"]["method"].startswith("PPI++")
+
+
+def test_evaluate_takes_gold_as_the_issue_asks_and_its_keywords_only_with_it():
+    """``rankeval.evaluate(run, llm, gold=human)`` is ``evaluate_gold``; a gold keyword
+    without ``gold=`` is refused rather than ignored."""
+    ev = rankeval.evaluate(RUN, MACHINE, "ndcg@10", gold=HUMAN, ppi_lambda=0.5, confidence=0.9)
+    same = rankeval.evaluate_gold(RUN, MACHINE, HUMAN, "ndcg@10", ppi_lambda=0.5,
+                                  confidence=0.9)
+    assert ev.gold is not None and ev.to_dict()["gold"] == same.to_dict()["gold"]
+    assert ev.gold.metrics["ndcg@10"].estimate.lam == 0.5
+    for given in ({"ppi_lambda": 1.0}, {"gold_strata": "stratum"}, {"gold_plan": 0.01},
+                  {"gold_format": "trec"}, {"confidence": 0.9}):
+        with pytest.raises(OptionError, match="goes with gold="):
+            rankeval.evaluate(RUN, MACHINE, "ndcg@10", **given)
 
 
 def test_the_sample_world_is_what_its_generator_says():

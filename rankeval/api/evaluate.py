@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
-from rankeval.api.request import Options, request
-from rankeval.engines.pipeline import run
+from rankeval.api.gold import evaluate_gold
+from rankeval.api.request import Options, evaluation
+from rankeval.errors import OptionError
 from rankeval.results.evaluation import Evaluation
 
 
@@ -23,6 +24,12 @@ def evaluate(
     *,
     engine: str = "local",
     engine_options: Mapping[str, Any] | None = None,
+    gold: Any = None,
+    gold_format: str | None = None,
+    ppi_lambda: float | None = None,
+    gold_strata: str | None = None,
+    gold_plan: float | None = None,
+    confidence: float = 0.95,
     **options: Unpack[Options],
 ) -> Evaluation:
     """Evaluate a ranking against ground truth.
@@ -44,6 +51,11 @@ def evaluate(
     ``engine``: where to compute (``rankeval.engines.ENGINES``: ``"local"``, or ``"spark"``
     with Spark DataFrames or paths); ``engine_options``: the engine's own (``{"spark":
     session, "partitions": 64}``).
+    ``gold``: human judgments (qrels) of a uniform random sample of the queries, ``truth``
+    being machine-made (an LLM's) judgments of every query: the result then also holds
+    ``.gold``, per metric the PPI++ estimate with its ``confidence`` interval beside the
+    machine-only, gold-only and bias estimates (SPEC §12; ``evaluate_gold``, whose
+    ``gold_format``, ``ppi_lambda``, ``gold_strata`` and ``gold_plan`` these are).
 
     The settings (keywords; None means the default):
 
@@ -141,6 +153,15 @@ def evaluate(
     >>> result = evaluate(preds_df, truth_df, metrics=["ndcg", "map"], k=[5, 10])
     >>> result.metrics["ndcg@10"], result.per_user.head()
     """
-    made = request(predictions, truth, metrics, k, options, engine=engine,
-                   engine_options=engine_options or {})
-    return run(made.engine, made.job)
+    if gold is not None:
+        return evaluate_gold(predictions, truth, gold, metrics, k, gold_format=gold_format,
+                             ppi_lambda=ppi_lambda, gold_strata=gold_strata,
+                             confidence=confidence, gold_plan=gold_plan, engine=engine,
+                             engine_options=engine_options, **options)
+    unused = {"gold_format": gold_format, "ppi_lambda": ppi_lambda, "gold_strata": gold_strata,
+              "gold_plan": gold_plan}
+    given = [name for name, value in unused.items() if value is not None]
+    if given or confidence != 0.95:
+        raise OptionError(f"{', '.join(given) or 'confidence'} goes with gold= (the human "
+                          "judgments of a sample of the queries)")
+    return evaluation(predictions, truth, metrics, k, options, engine, engine_options)

@@ -37,7 +37,7 @@ from rankeval.analysis.ppi import (
     stratified_ppi_mean,
 )
 from rankeval.analysis.significance import correct
-from rankeval.api.evaluate import evaluate
+from rankeval.api.request import evaluation
 from rankeval.engines.distributed.gold import gold_table
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.engines.interface import Breakdown, Job
@@ -140,13 +140,15 @@ def evaluate_gold(predictions: Any, truth: Any, gold: Any,
                                            "subtopic_col")}
     truth_format = options.get("truth_format")
     inputs = queries_of(truth, gold, request, truth_format, columns, {})
-    machine = evaluate(predictions, truth, metrics, k, **options)
-    human = evaluate(predictions, gold, metrics, k,
-                     **{**options, "truth_format": gold_format or truth_format})
+    engine, engine_options = options.pop("engine", "local"), options.pop("engine_options", None)
+    machine = evaluation(predictions, truth, metrics, k, options, engine, engine_options)
+    human = evaluation(predictions, gold, metrics, k,
+                       {**options, "truth_format": gold_format or truth_format}, engine,
+                       engine_options)
     if isinstance(machine.store, LocalValues):
         return _combined(machine, human, inputs, request)
     # a cluster engine: the gold sample's values come here, the machine values stay there
-    return _from_parts(get(options.get("engine")), machine, human.collect(), inputs, request)
+    return _from_parts(get(engine), machine, human.collect(), inputs, request)
 
 
 def with_gold(engine, job: Job, result: Evaluation, request: GoldRequest) -> Evaluation:

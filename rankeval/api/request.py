@@ -13,11 +13,13 @@ from typing import Any
 from rankeval.analysis.distribution import parse_stats
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.engines.interface import Breakdown, Engine, Inputs, Job
+from rankeval.engines.pipeline import run
 from rankeval.engines.registry import engine_options as own_options
 from rankeval.engines.registry import get
 from rankeval.errors import OptionError
 from rankeval.io.extras import check_needs
 from rankeval.io.options import Columns, ExtraInputs, Reading
+from rankeval.results.evaluation import Evaluation
 from rankeval.settings import EvaluateOptions, Settings, make_settings
 
 
@@ -56,6 +58,16 @@ class Request:
     engine: Engine
     job: Job
     checked: Mapping[str, Any] = field(default_factory=dict)
+
+
+def evaluation(predictions: Any, truth: Any, metrics: str | Iterable[str] | None,
+               k: int | str | Iterable[int | str] | None, options: Mapping[str, Any],
+               engine: str = "local", engine_options: Mapping[str, Any] | None = None
+               ) -> Evaluation:
+    """``rankeval.evaluate``'s run: its request, on its engine (``evaluate_gold`` runs two)."""
+    made = request(predictions, truth, metrics, k, options, engine=engine,
+                   engine_options=engine_options or {})
+    return run(made.engine, made.job)
 
 
 def request(
