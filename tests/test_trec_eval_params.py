@@ -118,3 +118,23 @@ def test_the_library_refuses_a_fourth_coefficient_without_the_collection_size():
         rankeval.evaluate(preds, truth, ["utility(coefficients='1,-1,0,1')"])
     ev = rankeval.evaluate(preds, truth, ["utility(coefficients='1,-1,0,0')", "utility"])
     assert list(ev.metrics) == ["utility"]  # the default coefficients: one metric
+
+
+@pytest.mark.parametrize("ties", ["trec", "expected"])
+def test_a_threshold_of_0_makes_every_judged_item_relevant_and_no_other(ties):
+    """trec_eval's -l 0: a judged item of grade 0 is relevant, an item missing from the truth
+    (or in the pool with a negative grade) is not; the same numbers as the grades moved up one
+    at threshold 1, for the measures that read relevance alone."""
+    preds, truth = _frames(5)
+    truth.loc[truth.index[::7], "relevance"] = -1  # in the pool, unjudged
+    moved = truth.assign(relevance=np.where(truth.relevance >= 0, truth.relevance + 1, -1))
+    names = ["precision@5", "recall@10", "map@all", "mrr@all", "r_precision", "bpref",
+             "num_rel", "num_rel_ret", "hit_rate@3"]
+    zero = rankeval.evaluate(preds, truth, names, relevance_threshold=0, ties=ties)
+    one = rankeval.evaluate(preds, moved, names, relevance_threshold=1, ties=ties)
+    assert len(zero.per_user) == len(one.per_user) == 40
+    for name in names:
+        assert zero.metrics[name] == pytest.approx(one.metrics[name], abs=1e-12), name
+    # and the grade 0 items did not count at threshold 1 on the same truth
+    plain = rankeval.evaluate(preds, truth, ["num_rel"], relevance_threshold=1)
+    assert plain.metrics["num_rel"] < zero.metrics["num_rel"]

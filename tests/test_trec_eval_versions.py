@@ -62,6 +62,13 @@ MEASURES = [
     ["-J", "-l", "2", "-N", "500", "-m", "utility.1,-2,0.5,0.25", "-m", "G.1=2,2=5,3=6",
      "-m", "Rndcg.1=2", "-m", "ndcg_rel.2=7,3=9", "-m", "11pt_avg.0.3,0.6", "-m", "set_F.2"],
     ["-q", "-M", "10", "-m", "ndcg.2=3", "-m", "Rndcg"],
+    # -l 0: every judged document relevant, grade 0 included (q07's are all 0: Rndcg's 0/0),
+    # a document outside the qrels never
+    ["-l", "0"],
+    ["-q", "-l", "0", "-m", "all_trec"],
+    ["-c", "-q", "-J", "-l", "0", "-m", "all_trec"],
+    ["-q", "-l", "0", "-M", "8", "-m", "Rndcg.1=0,2=0,3=0", "-m", "ndcg.1=1,2=2,3=5",
+     "-m", "bpref"],
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-m", "unj", "-m", "rbp_resid", "-m", "unj.3,50"],
@@ -72,7 +79,9 @@ TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-M", "10", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95"],
             # 10.0's gain syntax for dcg and ideal_dcg (9.0.8 has neither); one at a time, as
             # 10.0 aborts (a double free) with two measures of gains
-            ["-q", "-m", "dcg.1=2,2=4,3=6"], ["-q", "-l", "2", "-m", "ideal_dcg.1=2,3=7"]]
+            ["-q", "-m", "dcg.1=2,2=4,3=6"], ["-q", "-l", "2", "-m", "ideal_dcg.1=2,3=7"],
+            ["-q", "-l", "0", "-m", "rbp"],
+            ["-q", "-l", "0", "-m", "dcg", "-m", "ideal_dcg", "-m", "unj", "-m", "rbp_resid"]]
 
 
 # Datasets made from complete's with one thing each version accepts or refuses, and their
@@ -187,10 +196,9 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
     utility and rbp_resid with parameters the values of that ranking."""
     theirs = [line for line in theirs if not line.startswith("relstring ")]
     if "-c" in flags and "-l" in flags:
-        summary = [i for i, line in enumerate(theirs) if line.startswith("num_rel ")
-                   and "\tall\t" in line]
-        theirs = [line for i, line in enumerate(theirs) if i not in summary]
-        ours = [line for i, line in enumerate(ours) if i not in summary]
+        theirs, ours = ([line for line in lines if not (line.startswith("num_rel ")
+                                                        and "\tall\t" in line)]
+                        for lines in (theirs, ours))
     if name not in MISSING or "-c" not in flags:
         return theirs, ours
     if version == "9" and "-q" in flags:

@@ -63,6 +63,9 @@ from rankeval.notices import Notice
 from rankeval.registry import reads
 from rankeval.settings import Settings
 
+# An item missing from the truth under a relevance threshold of 0: below every judged grade
+# (trec_eval's RELVALUE_NONPOOL), so that ">= 0" holds for the judged items alone
+NOT_IN_TRUTH = -1.0
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
 
@@ -192,7 +195,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)
     lists = _cut(lists, kmax)
-    rel = _join(lists, keys, values, codes, truth, settings)
+    rel = _join(lists, keys, values, codes, truth, sel, settings)
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if emptied is not None:
         chunk = dataclasses.replace(chunk, emptied=emptied)
@@ -361,9 +364,16 @@ def _cut(lists: Lists, kmax: int) -> Lists:
 
 
 def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, truth: Truth,
-          settings: Settings) -> np.ndarray:
-    """The relevance of each row (0: not in the truth); then the truth's grades checked."""
+          sel: Selection, settings: Settings) -> np.ndarray:
+    """The relevance of each row (0: not in the truth; then the truth's grades checked.
+    Under a threshold of 0 (trec_eval's -l 0: every judged item relevant, grade 0 included),
+    a row not judged holds ``NOT_IN_TRUTH`` instead, below every judged grade."""
     rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
+    t = settings.relevance_threshold
+    if t is not None and t <= 0:  # ``keys`` hold the positive grades alone
+        jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
+        judged = lookup(jkeys, jvalues, lists.su, lists.rows, None, codes.n_items) > 0
+        rel = np.where(judged, rel, NOT_IN_TRUTH)
     check_grades(truth, settings)
     check_gains(truth, settings)
     return rel
