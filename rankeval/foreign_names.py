@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-# Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
-# leaves them out (the notice says so); named alone, they are refused.
-TEXT_ONLY = {"relstring": "trec_eval's per-query string of the top 10 grades, printed only "
-                          "with -q"}
+# Measures whose values are text, not numbers: under a trec_eval preset, -f trec prints them in
+# its per-query lines (``build/relstring.py``); the other reports hold numbers and leave them
+# out with a warning, and outside the presets their names are refused with this hint.
+TEXT_ONLY = {"relstring": "trec_eval's per-query string of the grades of the top N items "
+                          "(10 unless relstring.N), printed only with -q"}
 
 # Measures that take cut-offs: trec_eval name -> rankeval name.
 CUT = {
@@ -52,9 +53,9 @@ def foreign(word: str) -> str | None:
     if match and match.group(1) in CUT:
         ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
         return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
-    if word in TEXT_ONLY:
-        return (f"{word} is {TEXT_ONLY[word]}; rankeval's reports hold numbers and do not "
-                "produce it")
+    if word.partition(".")[0] in TEXT_ONLY:
+        return (f"{word} is {TEXT_ONLY[word.partition('.')[0]]}; rankeval prints it under "
+                "{opt:compat} trec_eval with -f trec --per-query")
     if word in UNCUT:
         return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
                 "{opt:compat} trec_eval")

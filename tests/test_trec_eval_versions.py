@@ -69,6 +69,14 @@ MEASURES = [
     ["-c", "-q", "-J", "-l", "0", "-m", "all_trec"],
     ["-q", "-l", "0", "-M", "8", "-m", "Rndcg.1=0,2=0,3=0", "-m", "ndcg.1=1,2=2,3=5",
      "-m", "bpref"],
+    # relstring: per query, the grades of the top N (after -M and -J), '-' outside the qrels;
+    # nothing without -q; alone, or with runid alone
+    ["-q", "-m", "relstring"],
+    ["-m", "relstring"],
+    ["-q", "-J", "-M", "7", "-m", "relstring.20", "-m", "P.5"],
+    ["-q", "-l", "0", "-m", "relstring.3", "-m", "runid"],
+    ["-q", "-m", "relstring.2.5", "-m", "recall.5", "-m", "num_ret"],
+    ["-m", "runid"],
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-m", "unj", "-m", "rbp_resid", "-m", "unj.3,50"],
@@ -188,13 +196,12 @@ MISSING = {"missing": MISSING_FROM_RUN, "dup_qrels_missing": {"q99"}}  # by data
 
 def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: list[str]):
     """The lines where rankeval differs from trec_eval on purpose, taken out of both sides
-    (docs/trec-eval.md lists them): relstring, a string, is not produced; under -c, both
-    versions' summary num_rel counts the relevance > 0 of the qrels whatever -l (their
-    per-query lines follow -l; rankeval's summary is their sum); 9.0.8 prints no per-query
-    lines for a query missing from the run under -c -q; 10.0 under -c scores such a query on
-    a made-up one-document ranking, which gives iprec_at_recall_0.00 -nan with -J, and a
-    utility and rbp_resid with parameters the values of that ranking."""
-    theirs = [line for line in theirs if not line.startswith("relstring ")]
+    (docs/trec-eval.md lists them): under -c, both versions' summary num_rel counts the
+    relevance > 0 of the qrels whatever -l (their per-query lines follow -l; rankeval's
+    summary is their sum); 9.0.8 prints no per-query lines for a query missing from the run
+    under -c -q; 10.0 under -c scores such a query on a made-up one-document ranking, which
+    gives iprec_at_recall_0.00 -nan with -J, and a utility, rbp_resid and relstring with
+    parameters the values of that ranking."""
     if "-c" in flags and "-l" in flags:
         theirs, ours = ([line for line in lines if not (line.startswith("num_rel ")
                                                         and "\tall\t" in line)]
@@ -204,10 +211,12 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
     if version == "9" and "-q" in flags:
         ours = [line for line in ours if line.split("\t")[1] not in MISSING[name]]
     if version == "10":
-        # ... and clears that ranking's utility and rbp_resid by their bare names only, so
-        # that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95) a missing query keeps the
-        # values of one non-relevant document retrieved, in its lines and the mean
-        bogus = {i for i, line in enumerate(theirs) if line.startswith(("utility_", "rbp_resid_"))
+        # ... and clears that ranking's utility, rbp_resid and relstring by their bare names
+        # only, so that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95; relstring_3) a
+        # missing query keeps the values of one document outside the qrels retrieved, in its
+        # lines and the mean (relstring_3 '-')
+        bogus = {i for i, line in enumerate(theirs) if line.startswith(
+            ("utility_", "rbp_resid_", "relstring_"))
                  and line.split("\t")[1] in MISSING_FROM_RUN | {"all"}}
         theirs = [line for i, line in enumerate(theirs) if i not in bogus]
         ours = [line for i, line in enumerate(ours) if i not in bogus]
@@ -243,18 +252,24 @@ def test_output_is_trec_eval_line_for_line(run_cli, version, name, flags):
     assert ours == theirs
 
 
-def test_relstring_is_refused_by_name_and_left_out_of_a_group_with_a_warning(run_cli):
+def test_relstring_outside_trec_lines_is_left_out_with_a_warning_and_refused_elsewhere(
+        run_cli):
+    """-f trec prints relstring (the recorded cases hold it); a report of numbers leaves it out
+    and says so; without a trec_eval preset the name is refused with the way to get it."""
     folder = DATA / "complete"
-    args = ("score", folder / "run", folder / "qrels", "--compat", "trec_eval", "--preds-format",
-            "trec", "--truth-format", "qrels", "-f", "trec")
-    r = run_cli(*args, "-m", "relstring")
-    assert r.exit_code == 2
-    assert "relstring" in r.stderr and "numbers" in r.stderr and "Traceback" not in r.stderr
-    r = run_cli(*args, "-m", "all_trec")
-    assert r.exit_code == 0
-    assert "-m all_trec: relstring is left out" in r.stderr
-    r = run_cli(*args, "-m", "official")
-    assert "relstring" not in r.stderr
+    args = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels")
+    for measures in (["-m", "relstring"], ["-m", "all_trec"], ["-m", "relstring.5", "-m", "P"]):
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "json", *measures)
+        assert r.exit_code == 0, r.stderr
+        assert "-m relstring is left out of this report" in r.stderr
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "trec", *measures)
+        assert r.exit_code == 0 and "relstring" not in r.stderr + r.stdout  # no -q: no line
+    r = run_cli(*args, "-f", "json", "-m", "relstring")
+    assert r.exit_code == 2 and "--compat trec_eval" in r.stderr and "Traceback" not in r.stderr
+    for bad, why in (("relstring.4,7", "one parameter"), ("relstring.abc", "not a number")):
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "trec", "-m", bad)
+        assert r.exit_code == 2 and why in r.stderr and len(r.stderr.splitlines()) == 1
 
 
 def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):

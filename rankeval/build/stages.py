@@ -49,6 +49,7 @@ from rankeval.build.ordering import (
     tie_notices,
 )
 from rankeval.build.propensity import with_propensities
+from rankeval.build.relstring import depth, relstrings
 from rankeval.build.seen import SeenItems, seen_items
 from rankeval.build.users import Codes, Selection, UserCounts, encode, select
 from rankeval.conventions import preset_of
@@ -77,6 +78,7 @@ class Built:
     notices: list[Notice]  # about rows (user-level notices derive from ``counts``)
     prediction_rows_beyond_k: int
     item_ids: pa.Array  # the ids of the chunk's item codes
+    relstrings: pa.Array | None = None  # trec_eval's relstring per user, when asked for
 
 
 def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
@@ -194,6 +196,8 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)
+    texts = None if settings.relstring is None else relstrings(
+        lists, codes, truth, sel, depth(settings.relstring))
     lists = _cut(lists, kmax)
     rel = _join(lists, keys, values, codes, truth, sel, settings)
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
@@ -213,7 +217,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
-    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids, texts)
 
 
 def _positive_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
