@@ -96,13 +96,16 @@ TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
 # cases: '#' comment lines (10.0 reads them, 9.0.8 stops); an item listed twice in a query
 # only in the run; twice in q01's list, the second copy last (refused, unless -M cuts it off);
 # judged twice in a query missing from the run (9.0.8 never looks; 10.0 under -c scores the
-# query, and stops); judged 0 twice in a query of both.
+# query, and stops); judged 0 twice in a query of both; grades 12 and -1.
 EDGES = {
     "comments": [[], ["-q", "-m", "all_trec"]],
     "dup_run_only": [[], ["-q"]],
     "dup_deep": [[], ["-M", "5"], ["-q", "-M", "5"], ["-M", "5", "-J"]],
     "dup_qrels_missing": [["-c"], ["-c", "-q"], ["-c", "-m", "num_rel", "-m", "P.5"]],
     "dup_qrels_zero": [[], ["-c"]],
+    # grades above 9 and negative ones (in the pool, unjudged): relstring's '>' and '.'
+    "odd_grades": [["-q", "-m", "relstring.30"], ["-q", "-J", "-m", "relstring.15"],
+                   ["-q", "-m", "all_trec"]],
 }
 
 
@@ -165,6 +168,9 @@ def write_dataset(name: str, folder: Path) -> None:
         run.insert(1, f"{top[0]} Q0 {top[2]} 99 -9.5 tag1")
     if name == "dup_qrels_missing":
         qrels += ["q99 0 d001 1", "q99 0 d001 1", "q99 0 d002 2"]
+    if name == "odd_grades":
+        qrels = [f"{line[:-2]} 12" if i % 9 == 1 else f"{line[:-2]} -1" if i % 7 == 3 else line
+                 for i, line in enumerate(qrels)]
     if name == "dup_qrels_zero":
         zero = next(line for line in qrels if line.startswith("q01 ") and line.endswith(" 0"))
         qrels.append(zero)
