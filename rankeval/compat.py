@@ -14,7 +14,7 @@ from typing import Any
 
 from rankeval.conventions import PRESETS
 from rankeval.errors import OptionError
-from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT
+from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT, other_format
 from rankeval.names import MetricSpec, expand, split
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
@@ -148,6 +148,9 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
 
     for word in words:
         root, dot, text = str(word).strip().partition(".")
+        refused = other_format(root)
+        if refused is not None:
+            raise OptionError(f"-m {str(word).strip()}: {refused}")
         if root in TEXT_ONLY:  # relstring.N: N read by atof, the text printed as typed
             if dot and "," in text:
                 raise OptionError(f"-m {word}: {root} takes one parameter, the depth N")

@@ -10,6 +10,7 @@ import pytest
 
 import rankeval
 from rankeval.compat import measure_name, translate
+from rankeval.foreign_names import OTHER_FORMATS
 from rankeval.names import from_name
 
 from .test_trec_eval_versions import DATA
@@ -138,3 +139,19 @@ def test_a_threshold_of_0_makes_every_judged_item_relevant_and_no_other(ties):
     # and the grade 0 items did not count at threshold 1 on the same truth
     plain = rankeval.evaluate(preds, truth, ["num_rel"], relevance_threshold=1)
     assert plain.metrics["num_rel"] < zero.metrics["num_rel"]
+
+
+@pytest.mark.parametrize("compat", ["trec_eval", "trec_eval-9", None])
+@pytest.mark.parametrize("measure", sorted(OTHER_FORMATS))
+def test_measures_of_other_relevance_formats_are_refused_naming_the_format(
+        run_cli, compat, measure):
+    """The measures (and groups) of -R qrels_jg, prefs and qrels_prefs: one line, exit 2,
+    naming the format, with or without a parameter, under both versions and without one."""
+    folder = DATA / "complete"
+    preset = ["--compat", compat] if compat else []
+    for word in (measure, f"{measure}.5"):
+        r = run_cli("score", folder / "run", folder / "qrels", *preset, "--preds-format",
+                    "trec", "--truth-format", "qrels", "-f", "trec", "-m", word)
+        assert r.exit_code == 2 and r.stdout == ""
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+        assert f"-R {OTHER_FORMATS[measure]}" in r.stderr, r.stderr
