@@ -196,7 +196,8 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)
-    texts = None if settings.relstring is None else relstrings(
+    # trec_eval's relstring, of the evaluation's own lists (not a metric's build of its own)
+    texts = None if settings.relstring is None or select_by is not None else relstrings(
         lists, codes, truth, sel, depth(settings.relstring))
     lists = _cut(lists, kmax)
     rel = _join(lists, keys, values, codes, truth, sel, settings)
