@@ -66,6 +66,7 @@ MEASURES = [
     # a document outside the qrels never
     ["-l", "0"],
     ["-q", "-l", "0", "-m", "all_trec"],
+    ["-q", "-l", "4", "-m", "all_trec"],  # above every grade: nothing relevant anywhere
     ["-c", "-q", "-J", "-l", "0", "-m", "all_trec"],
     ["-q", "-l", "0", "-M", "8", "-m", "Rndcg.1=0,2=0,3=0", "-m", "ndcg.1=1,2=2,3=5",
      "-m", "bpref"],
