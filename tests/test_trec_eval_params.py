@@ -139,6 +139,15 @@ def test_a_threshold_of_0_makes_every_judged_item_relevant_and_no_other(ties):
     # and the grade 0 items did not count at threshold 1 on the same truth
     plain = rankeval.evaluate(preds, truth, ["num_rel"], relevance_threshold=1)
     assert plain.metrics["num_rel"] < zero.metrics["num_rel"]
+    # every judged item relevant is what was asked for: no warning that it is so (grades
+    # 0 to 2, none negative: at threshold 1 the grades differ and some are 0, no warning either)
+    graded = _frames(5)[1]
+    assert graded.relevance.min() == 0 and graded.relevance.max() == 2
+    warned = rankeval.evaluate(preds, graded, ["num_rel"], relevance_threshold=0)
+    assert "all_judged_relevant" not in {n.code for n in warned.notices}
+    shifted = graded.assign(relevance=graded.relevance + 1)  # all >= 1, differing: warned
+    assert "all_judged_relevant" in {n.code for n in rankeval.evaluate(
+        preds, shifted, ["num_rel"], relevance_threshold=1).notices}
 
 
 @pytest.mark.parametrize("compat", ["trec_eval", "trec_eval-9", None])

@@ -202,7 +202,8 @@ def judgement_notice(label: str, rows: int, lowest: float, highest: float, setti
     of the truth combine by min and max)."""
     t = settings.relevance_threshold
     relevant = lowest > 0 if t is None else lowest >= t
-    if not rows or not relevant or highest == lowest:
+    # a threshold of 0 asks for every judged item to be relevant: nothing to warn of
+    if not rows or not relevant or highest == lowest or (t is not None and t <= 0):
         return []
     return [Notice("all_judged_relevant", rows, {"path": label})]
 
