@@ -14,7 +14,7 @@ from typing import Any
 
 from rankeval.conventions import PRESETS
 from rankeval.errors import OptionError
-from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT
+from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT, other_format
 from rankeval.names import MetricSpec, expand, split
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
@@ -132,8 +132,7 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
     notes = [] if notes is None else notes
     given = list(ks) if ks else None
     groups = GROUPS.get(compat, GROUPS["trec_eval"])
-    words = [m for word in words for m in groups.get(str(word).strip(), (word,))
-             if not (m in TEXT_ONLY and str(word).strip() in groups)]
+    words = [m for word in words for m in groups.get(str(word).strip(), (word,))]
     # A measure named again keeps the first parameters given, as in trec_eval (-m P -m P.5
     # -m P.10 is P_5 alone): a bare name (its defaults) gives way to the first with some.
     named: dict[str, list[str]] = {}
@@ -149,6 +148,16 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
 
     for word in words:
         root, dot, text = str(word).strip().partition(".")
+        refused = other_format(root)
+        if refused is not None:
+            raise OptionError(f"-m {str(word).strip()}: {refused}")
+        if root in TEXT_ONLY:  # relstring.N: N read by atof, the text printed as typed
+            if dot and "," in text:
+                raise OptionError(f"-m {word}: {root} takes one parameter, the depth N")
+            if dot:
+                _c_number(text, False, str(word).strip(), notes)
+            name_once(root, [f"{root}.{text.strip()}" if dot else root], bool(dot))
+            continue
         if dot and (root in CUT or root in LEVELS or root in NUMBERS or root in PAIRS):
             name_once(root, _parametrized(root, text, notes), True)
             continue
@@ -192,31 +201,39 @@ RUNID = "runid"  # trec_eval's measure that names the run: a line of its output,
 
 
 def measures(words: Iterable[str] | None, ks: list[int] | None,
-             compat: str) -> tuple[list[MetricSpec], bool]:
-    """``-m`` words under compat (trec_eval's defaults when there are none) as specs, and
-    whether trec_eval's ``runid`` line is asked for."""
+             compat: str) -> tuple[list[MetricSpec], bool, str | None]:
+    """``-m`` words under compat (trec_eval's defaults when there are none) as specs,
+    whether trec_eval's ``runid`` line is asked for, and its ``relstring``'s parameter as
+    typed ("" for the bare name; None: not asked for)."""
     names = translate(list(words) if words else list(DEFAULT_MEASURES), ks, compat)
-    specs = expand([n for n in names if n != RUNID], ks or list(DEFAULT_CUTOFFS))
+    texts = [n for n in names if n.partition(".")[0] in TEXT_ONLY]
+    relstring = texts[0].partition(".")[2] if texts else None
+    metrics = [n for n in names if n != RUNID and n not in texts]
+    # trec_eval's lines alone (-m runid, -m relstring): no metric, which nothing else allows
+    specs = expand(metrics, ks or list(DEFAULT_CUTOFFS)) if metrics or not (
+        texts or RUNID in names) else []
     for spec in specs:
         trec = root(spec)
         if trec in LACKING.get(compat, ()):
             tool = " ".join(PRESETS[compat].tool.split()[:2])
             raise OptionError(f"-m {measure_name(spec)}: {tool} has no measure {trec} (it "
                               "stops: 'illegal measure'); --compat trec_eval (10.0) has it")
-    return specs, RUNID in names
+    return specs, RUNID in names, relstring
 
 
-def left_out(words: Iterable[str], compat: str | None) -> list[str]:
-    """What a group of measures leaves out (its text measures), and parameters read as
-    trec_eval reads them (``23.4`` as 23), as warnings."""
-    groups = GROUPS.get(compat or "", {})
+def left_out(words: Iterable[str], compat: str | None, text_lines: bool) -> list[str]:
+    """Parameters read as trec_eval reads them (``23.4`` as 23), and the text measures a
+    report without trec_eval's lines (not ``text_lines``) leaves out, as warnings."""
     words = [str(w).strip() for w in words]
     notes: list[str] = []
-    if compat in GROUPS:
-        translate(words, None, compat, notes)
-    return [f"-m {group}: {name} is left out ({why}; rankeval's reports hold numbers)"
-            for group in dict.fromkeys(words) if group in groups
-            for name, why in TEXT_ONLY.items() if name in groups[group]] + notes
+    if compat not in GROUPS:
+        return notes
+    names = translate(words, None, compat, notes)
+    if not text_lines:
+        notes += [f"-m {root} is left out of this report: it is {TEXT_ONLY[root]}; -f trec "
+                  "--per-query prints it" for name in names
+                  if (root := name.partition(".")[0]) in TEXT_ONLY]
+    return notes
 
 
 _NAMES = {v: k for k, v in CUT.items()}
@@ -277,6 +294,14 @@ def root(spec: MetricSpec) -> str | None:
     """trec_eval's measure a metric is (``unj`` for unjudged@5), or None."""
     placed = _placed(spec)
     return None if placed is None else placed[0]
+
+
+RELSTRING_KEY = (ORDER.index("relstring"), 0.0)  # where -f trec prints relstring's lines
+
+
+def relstring_name(parameter: str) -> str:
+    """trec_eval's name of relstring with its parameter as typed (``relstring_20``)."""
+    return f"relstring_{parameter}" if parameter else "relstring"
 
 
 def output_key(spec: MetricSpec) -> tuple[int, float]:

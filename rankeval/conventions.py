@@ -53,10 +53,11 @@ def _threshold(value: Any) -> float | None:
     except (TypeError, ValueError):
         raise OptionError(f"{{option}} must be a number, got {value!r}",
                           "relevance_threshold") from None
-    if not math.isfinite(t) or t <= 0:
+    if not math.isfinite(t) or t < 0:
         raise OptionError(
-            "{option} must be a number > 0 (items missing from the truth have relevance 0 and "
-            f"must not count as relevant), got {t:g}",
+            "{option} must be a number >= 0 (0: every judged item is relevant, grade 0 "
+            "included, and an item missing from the truth never is; a negative grade marks "
+            f"an item unjudged), got {t:g}",
             "relevance_threshold",
         )
     return t
@@ -227,12 +228,14 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "relevance_threshold",
-        "An item is relevant when relevance >= T (default: relevance > 0).",
+        "An item is relevant when relevance >= T (default: relevance > 0); T = 0: every "
+        "judged item, grade 0 included, and never one missing from the truth (trec_eval -l 0).",
         None,
         trec_eval=1.0,
         parse=_threshold,
         metavar="T",
-        footer=lambda v: "relevant: " + ("relevance > 0" if v is None else f"relevance >= {v:g}"),
+        footer=lambda v: "relevant: " + ("relevance > 0" if v is None else "every judged item"
+                                         if v == 0 else f"relevance >= {v:g}"),
         ir_measures=1.0,
         ranx=1.0,  # its rel_lvl
     ),

@@ -8,10 +8,22 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-# Measures whose values are text, not numbers, which rankeval's reports do not carry: a group
-# leaves them out (the notice says so); named alone, they are refused.
-TEXT_ONLY = {"relstring": "trec_eval's per-query string of the top 10 grades, printed only "
-                          "with -q"}
+# Measures whose values are text, not numbers: under a trec_eval preset, -f trec prints them in
+# its per-query lines (``build/relstring.py``); the other reports hold numbers and leave them
+# out with a warning, and outside the presets their names are refused with this hint.
+TEXT_ONLY = {"relstring": "trec_eval's per-query string of the grades of the top N items "
+                          "(10 unless relstring.N), printed only with -q"}
+
+# trec_eval's measures of the relevance formats rankeval does not read (-R qrels_jg: judgment
+# groups; -R prefs and qrels_prefs: preferences), with their groups (-m qrels_jg, prefs,
+# all_prefs): trec_eval name -> its -R format. Refused by name, naming the format.
+_PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+          "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+          "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+          "prefs_pair_imp", "prefs_avgjg_imp", "prefs", "all_prefs")
+OTHER_FORMATS = {**{name: "qrels_jg" for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg",
+                                                  "qrels_jg")},
+                 **{name: "prefs or -R qrels_prefs" for name in _PREFS}}
 
 # Measures that take cut-offs: trec_eval name -> rankeval name.
 CUT = {
@@ -54,13 +66,26 @@ def foreign(word: str) -> str | None:
     if match and match.group(1) in CUT:
         ours = f"{CUT[match.group(1)]}@{match.group(2) or 10}"
         return f"{word} is trec_eval's name: here it is {ours}, or use {{opt:compat}} trec_eval"
-    if word in TEXT_ONLY:
-        return (f"{word} is {TEXT_ONLY[word]}; rankeval's reports hold numbers and do not "
-                "produce it")
+    if word.partition(".")[0] in TEXT_ONLY:
+        return (f"{word} is {TEXT_ONLY[word.partition('.')[0]]}; rankeval prints it under "
+                "{opt:compat} trec_eval with -f trec --per-query")
+    if word.partition(".")[0] in OTHER_FORMATS:
+        return _other_format(word.partition(".")[0])
     if word in UNCUT:
         return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
                 "{opt:compat} trec_eval")
     return None
+
+
+def _other_format(name: str) -> str:
+    return (f"{name} belongs to trec_eval's -R {OTHER_FORMATS[name]}: rankeval does not read "
+            "that relevance format yet (docs/trec-eval.md)")
+
+
+def other_format(name: str) -> str | None:
+    """Why trec_eval's ``name`` is refused: the relevance format it needs, or None."""
+    return _other_format(name) if name in OTHER_FORMATS else None
+
 
 
 # Every other tool's measure that rankeval can reproduce, as data: the tool's spelling, rankeval's

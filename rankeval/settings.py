@@ -68,6 +68,9 @@ class Settings:
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
     runid: bool = False  # trec_eval's runid line asked for (-m runid, or its defaults)
+    # trec_eval's relstring asked for: its parameter as typed ("" for the bare name, N = 10),
+    # a string per user that -f trec prints in its per-query lines; None: not asked for
+    relstring: str | None = None
     # under a rule per metric (ties provider): each metric's rule, by its name; else ()
     tie_rules: tuple[tuple[str, str], ...] = ()
     # ``metrics`` over ``k`` parsed, once: here, and again for a copy (dataclasses.replace)
@@ -77,7 +80,10 @@ class Settings:
     config: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "specs", tuple(expand(self.metrics, self.k)))
+        # no metric: trec_eval's runid or relstring lines alone (``compat.measures``)
+        object.__setattr__(self, "specs", tuple(expand(self.metrics, self.k))
+                           if self.metrics or not (self.runid or self.relstring is not None)
+                           else ())
 
     def __getstate__(self) -> dict[str, Any]:  # pickled (to Spark, Ray) as the fields given
         return {k: v for k, v in self.__dict__.items() if k != "specs"}
@@ -89,7 +95,7 @@ class Settings:
     @property
     def cut(self) -> int | None:
         """The deepest K, or None when a metric reads whole lists (``@all``)."""
-        return None if any(s.k is None for s in self.specs) else max(self.k)
+        return None if any(s.k is None for s in self.specs) else max(self.k, default=0)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields given (the JSON ``settings`` block): ``specs`` is derived from them;
@@ -186,7 +192,7 @@ def make_settings(
                 and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
-    specs, runid = _specs(metrics, k, compat)
+    specs, runid, relstring = _specs(metrics, k, compat)
     if chosen["ties"] == "expected":
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
         if open_form:
@@ -206,6 +212,7 @@ def make_settings(
         compat=compat,
         compat_overrides=tuple(overrides),
         runid=runid,
+        relstring=relstring,
         config=None if config is None else str(config),
         tie_rules=_tie_rules(specs, values["ties"]),
         **values,
@@ -246,9 +253,10 @@ def _check_collection_size(specs: list[MetricSpec], size: int | None) -> None:
                               "{opt:collection_size}", "collection_size")
 
 
-def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
-    """Metric words over the K list, and whether trec_eval's ``runid`` is asked for (under
-    compat a name without a K takes ``k``, else trec_eval's cut-offs: ``compat.measures``)."""
+def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool, str | None]:
+    """Metric words over the K list, whether trec_eval's ``runid`` is asked for and its
+    ``relstring``'s parameter (under compat a name without a K takes ``k``, else trec_eval's
+    cut-offs: ``compat.measures``)."""
     if isinstance(k, int | str):
         k = [k]
     given = parse_ks(str(x) for x in k) if k else None
@@ -258,7 +266,7 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool]:
     if preset is None or not preset.trec_measures:
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K),
-                      preset is not None and preset.ir_measures_names), False
+                      preset is not None and preset.ir_measures_names), False, None
     return measures(metrics, given, preset.name)
 
 

@@ -92,11 +92,11 @@ def test_something_else_is_a_clear_error():
 def test_library_errors_name_settings_as_keywords_and_the_cli_as_flags(run_cli):
     with pytest.raises(OptionError, match=r"^gain must be one of linear, exponential"):
         evaluate(PREDS, TRUTH, gain="cubic")
-    with pytest.raises(OptionError, match=r"^relevance_threshold must be a number > 0"):
+    with pytest.raises(OptionError, match=r"^relevance_threshold must be a number >= 0"):
         evaluate(PREDS, TRUTH, relevance_threshold=-1)
     r = run_cli("score", PREDS, TRUTH, "--relevance-threshold", "-1")
     assert r.exit_code == 2
-    assert r.stderr.startswith("rankeval: error: --relevance-threshold must be a number > 0")
+    assert r.stderr.startswith("rankeval: error: --relevance-threshold must be a number >= 0")
     warned = evaluate(PREDS, TRUTH).warnings
     assert any("(zero_relevant_users='zero' scores them 0)" in w for w in warned)
 

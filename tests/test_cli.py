@@ -124,7 +124,7 @@ def test_stdin_is_read_by_its_content_or_its_format(run_cli):
         (["--k", "ten"], "positive integer"),
         (["-m", "ndcg@-1"], "positive integer"),
         (["--gain", "cubic"], "Invalid value for '--gain'"),
-        (["--relevance-threshold", "0"], "relevance-threshold"),
+        (["--relevance-threshold", "-1"], "relevance-threshold"),
         (["--nope"], "No such option"),
         (["-f", "xml"], "Invalid value"),
     ],

@@ -10,6 +10,7 @@ import pytest
 
 import rankeval
 from rankeval.compat import measure_name, translate
+from rankeval.foreign_names import OTHER_FORMATS
 from rankeval.names import from_name
 
 from .test_trec_eval_versions import DATA
@@ -118,3 +119,48 @@ def test_the_library_refuses_a_fourth_coefficient_without_the_collection_size():
         rankeval.evaluate(preds, truth, ["utility(coefficients='1,-1,0,1')"])
     ev = rankeval.evaluate(preds, truth, ["utility(coefficients='1,-1,0,0')", "utility"])
     assert list(ev.metrics) == ["utility"]  # the default coefficients: one metric
+
+
+@pytest.mark.parametrize("ties", ["trec", "expected"])
+def test_a_threshold_of_0_makes_every_judged_item_relevant_and_no_other(ties):
+    """trec_eval's -l 0: a judged item of grade 0 is relevant, an item missing from the truth
+    (or in the pool with a negative grade) is not; the same numbers as the grades moved up one
+    at threshold 1, for the measures that read relevance alone."""
+    preds, truth = _frames(5)
+    truth.loc[truth.index[::7], "relevance"] = -1  # in the pool, unjudged
+    moved = truth.assign(relevance=np.where(truth.relevance >= 0, truth.relevance + 1, -1))
+    names = ["precision@5", "recall@10", "map@all", "mrr@all", "r_precision", "bpref",
+             "num_rel", "num_rel_ret", "hit_rate@3"]
+    zero = rankeval.evaluate(preds, truth, names, relevance_threshold=0, ties=ties)
+    one = rankeval.evaluate(preds, moved, names, relevance_threshold=1, ties=ties)
+    assert len(zero.per_user) == len(one.per_user) == 40
+    for name in names:
+        assert zero.metrics[name] == pytest.approx(one.metrics[name], abs=1e-12), name
+    # and the grade 0 items did not count at threshold 1 on the same truth
+    plain = rankeval.evaluate(preds, truth, ["num_rel"], relevance_threshold=1)
+    assert plain.metrics["num_rel"] < zero.metrics["num_rel"]
+    # every judged item relevant is what was asked for: no warning that it is so (grades
+    # 0 to 2, none negative: at threshold 1 the grades differ and some are 0, no warning either)
+    graded = _frames(5)[1]
+    assert graded.relevance.min() == 0 and graded.relevance.max() == 2
+    warned = rankeval.evaluate(preds, graded, ["num_rel"], relevance_threshold=0)
+    assert "all_judged_relevant" not in {n.code for n in warned.notices}
+    shifted = graded.assign(relevance=graded.relevance + 1)  # all >= 1, differing: warned
+    assert "all_judged_relevant" in {n.code for n in rankeval.evaluate(
+        preds, shifted, ["num_rel"], relevance_threshold=1).notices}
+
+
+@pytest.mark.parametrize("compat", ["trec_eval", "trec_eval-9", None])
+@pytest.mark.parametrize("measure", sorted(OTHER_FORMATS))
+def test_measures_of_other_relevance_formats_are_refused_naming_the_format(
+        run_cli, compat, measure):
+    """The measures (and groups) of -R qrels_jg, prefs and qrels_prefs: one line, exit 2,
+    naming the format, with or without a parameter, under both versions and without one."""
+    folder = DATA / "complete"
+    preset = ["--compat", compat] if compat else []
+    for word in (measure, f"{measure}.5"):
+        r = run_cli("score", folder / "run", folder / "qrels", *preset, "--preds-format",
+                    "trec", "--truth-format", "qrels", "-f", "trec", "-m", word)
+        assert r.exit_code == 2 and r.stdout == ""
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+        assert f"-R {OTHER_FORMATS[measure]}" in r.stderr, r.stderr

@@ -62,6 +62,22 @@ MEASURES = [
     ["-J", "-l", "2", "-N", "500", "-m", "utility.1,-2,0.5,0.25", "-m", "G.1=2,2=5,3=6",
      "-m", "Rndcg.1=2", "-m", "ndcg_rel.2=7,3=9", "-m", "11pt_avg.0.3,0.6", "-m", "set_F.2"],
     ["-q", "-M", "10", "-m", "ndcg.2=3", "-m", "Rndcg"],
+    # -l 0: every judged document relevant, grade 0 included (q07's are all 0: Rndcg's 0/0),
+    # a document outside the qrels never
+    ["-l", "0"],
+    ["-q", "-l", "0", "-m", "all_trec"],
+    ["-q", "-l", "4", "-m", "all_trec"],  # above every grade: nothing relevant anywhere
+    ["-c", "-q", "-J", "-l", "0", "-m", "all_trec"],
+    ["-q", "-l", "0", "-M", "8", "-m", "Rndcg.1=0,2=0,3=0", "-m", "ndcg.1=1,2=2,3=5",
+     "-m", "bpref"],
+    # relstring: per query, the grades of the top N (after -M and -J), '-' outside the qrels;
+    # nothing without -q; alone, or with runid alone
+    ["-q", "-m", "relstring"],
+    ["-m", "relstring"],
+    ["-q", "-J", "-M", "7", "-m", "relstring.20", "-m", "P.5"],
+    ["-q", "-l", "0", "-m", "relstring.3", "-m", "runid"],
+    ["-q", "-m", "relstring.2.5", "-m", "recall.5", "-m", "num_ret"],
+    ["-m", "runid"],
 ]
 TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-m", "unj", "-m", "rbp_resid", "-m", "unj.3,50"],
@@ -72,20 +88,25 @@ TEN_ONLY = [["-m", "rbp"], ["-q", "-l", "3", "-m", "rbp", "-m", "P.5"],
             ["-q", "-M", "10", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.95"],
             # 10.0's gain syntax for dcg and ideal_dcg (9.0.8 has neither); one at a time, as
             # 10.0 aborts (a double free) with two measures of gains
-            ["-q", "-m", "dcg.1=2,2=4,3=6"], ["-q", "-l", "2", "-m", "ideal_dcg.1=2,3=7"]]
+            ["-q", "-m", "dcg.1=2,2=4,3=6"], ["-q", "-l", "2", "-m", "ideal_dcg.1=2,3=7"],
+            ["-q", "-l", "0", "-m", "rbp"],
+            ["-q", "-l", "0", "-m", "dcg", "-m", "ideal_dcg", "-m", "unj", "-m", "rbp_resid"]]
 
 
 # Datasets made from complete's with one thing each version accepts or refuses, and their
 # cases: '#' comment lines (10.0 reads them, 9.0.8 stops); an item listed twice in a query
 # only in the run; twice in q01's list, the second copy last (refused, unless -M cuts it off);
 # judged twice in a query missing from the run (9.0.8 never looks; 10.0 under -c scores the
-# query, and stops); judged 0 twice in a query of both.
+# query, and stops); judged 0 twice in a query of both; grades 12 and -1.
 EDGES = {
     "comments": [[], ["-q", "-m", "all_trec"]],
     "dup_run_only": [[], ["-q"]],
     "dup_deep": [[], ["-M", "5"], ["-q", "-M", "5"], ["-M", "5", "-J"]],
     "dup_qrels_missing": [["-c"], ["-c", "-q"], ["-c", "-m", "num_rel", "-m", "P.5"]],
     "dup_qrels_zero": [[], ["-c"]],
+    # grades above 9 and negative ones (in the pool, unjudged): relstring's '>' and '.'
+    "odd_grades": [["-q", "-m", "relstring.30"], ["-q", "-J", "-m", "relstring.15"],
+                   ["-q", "-m", "all_trec"]],
 }
 
 
@@ -148,6 +169,9 @@ def write_dataset(name: str, folder: Path) -> None:
         run.insert(1, f"{top[0]} Q0 {top[2]} 99 -9.5 tag1")
     if name == "dup_qrels_missing":
         qrels += ["q99 0 d001 1", "q99 0 d001 1", "q99 0 d002 2"]
+    if name == "odd_grades":
+        qrels = [f"{line[:-2]} 12" if i % 9 == 1 else f"{line[:-2]} -1" if i % 7 == 3 else line
+                 for i, line in enumerate(qrels)]
     if name == "dup_qrels_zero":
         zero = next(line for line in qrels if line.startswith("q01 ") and line.endswith(" 0"))
         qrels.append(zero)
@@ -179,27 +203,27 @@ MISSING = {"missing": MISSING_FROM_RUN, "dup_qrels_missing": {"q99"}}  # by data
 
 def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: list[str]):
     """The lines where rankeval differs from trec_eval on purpose, taken out of both sides
-    (docs/trec-eval.md lists them): relstring, a string, is not produced; under -c, both
-    versions' summary num_rel counts the relevance > 0 of the qrels whatever -l (their
-    per-query lines follow -l; rankeval's summary is their sum); 9.0.8 prints no per-query
-    lines for a query missing from the run under -c -q; 10.0 under -c scores such a query on
-    a made-up one-document ranking, which gives iprec_at_recall_0.00 -nan with -J, and a
-    utility and rbp_resid with parameters the values of that ranking."""
-    theirs = [line for line in theirs if not line.startswith("relstring ")]
+    (docs/trec-eval.md lists them): under -c, both versions' summary num_rel counts the
+    relevance > 0 of the qrels whatever -l (their per-query lines follow -l; rankeval's
+    summary is their sum); 9.0.8 prints no per-query lines for a query missing from the run
+    under -c -q; 10.0 under -c scores such a query on a made-up one-document ranking, which
+    gives iprec_at_recall_0.00 -nan with -J, and a utility, rbp_resid and relstring with
+    parameters the values of that ranking."""
     if "-c" in flags and "-l" in flags:
-        summary = [i for i, line in enumerate(theirs) if line.startswith("num_rel ")
-                   and "\tall\t" in line]
-        theirs = [line for i, line in enumerate(theirs) if i not in summary]
-        ours = [line for i, line in enumerate(ours) if i not in summary]
+        theirs, ours = ([line for line in lines if not (line.startswith("num_rel ")
+                                                        and "\tall\t" in line)]
+                        for lines in (theirs, ours))
     if name not in MISSING or "-c" not in flags:
         return theirs, ours
     if version == "9" and "-q" in flags:
         ours = [line for line in ours if line.split("\t")[1] not in MISSING[name]]
     if version == "10":
-        # ... and clears that ranking's utility and rbp_resid by their bare names only, so
-        # that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95) a missing query keeps the
-        # values of one non-relevant document retrieved, in its lines and the mean
-        bogus = {i for i, line in enumerate(theirs) if line.startswith(("utility_", "rbp_resid_"))
+        # ... and clears that ranking's utility, rbp_resid and relstring by their bare names
+        # only, so that with parameters (utility_2,-1,0,0; rbp_resid_p=0.95; relstring_3) a
+        # missing query keeps the values of one document outside the qrels retrieved, in its
+        # lines and the mean (relstring_3 '-')
+        bogus = {i for i, line in enumerate(theirs) if line.startswith(
+            ("utility_", "rbp_resid_", "relstring_"))
                  and line.split("\t")[1] in MISSING_FROM_RUN | {"all"}}
         theirs = [line for i, line in enumerate(theirs) if i not in bogus]
         ours = [line for i, line in enumerate(ours) if i not in bogus]
@@ -235,18 +259,24 @@ def test_output_is_trec_eval_line_for_line(run_cli, version, name, flags):
     assert ours == theirs
 
 
-def test_relstring_is_refused_by_name_and_left_out_of_a_group_with_a_warning(run_cli):
+def test_relstring_outside_trec_lines_is_left_out_with_a_warning_and_refused_elsewhere(
+        run_cli):
+    """-f trec prints relstring (the recorded cases hold it); a report of numbers leaves it out
+    and says so; without a trec_eval preset the name is refused with the way to get it."""
     folder = DATA / "complete"
-    args = ("score", folder / "run", folder / "qrels", "--compat", "trec_eval", "--preds-format",
-            "trec", "--truth-format", "qrels", "-f", "trec")
-    r = run_cli(*args, "-m", "relstring")
-    assert r.exit_code == 2
-    assert "relstring" in r.stderr and "numbers" in r.stderr and "Traceback" not in r.stderr
-    r = run_cli(*args, "-m", "all_trec")
-    assert r.exit_code == 0
-    assert "-m all_trec: relstring is left out" in r.stderr
-    r = run_cli(*args, "-m", "official")
-    assert "relstring" not in r.stderr
+    args = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels")
+    for measures in (["-m", "relstring"], ["-m", "all_trec"], ["-m", "relstring.5", "-m", "P"]):
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "json", *measures)
+        assert r.exit_code == 0, r.stderr
+        assert "-m relstring is left out of this report" in r.stderr
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "trec", *measures)
+        assert r.exit_code == 0 and "relstring" not in r.stderr + r.stdout  # no -q: no line
+    r = run_cli(*args, "-f", "json", "-m", "relstring")
+    assert r.exit_code == 2 and "--compat trec_eval" in r.stderr and "Traceback" not in r.stderr
+    for bad, why in (("relstring.4,7", "one parameter"), ("relstring.abc", "not a number")):
+        r = run_cli(*args, "--compat", "trec_eval", "-f", "trec", "-m", bad)
+        assert r.exit_code == 2 and why in r.stderr and len(r.stderr.splitlines()) == 1
 
 
 def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):

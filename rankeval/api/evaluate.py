@@ -67,7 +67,8 @@ def evaluate(
     - rr_target: 'first-relevant' | 'most-relevant' (default 'first-relevant'). MRR uses the
       rank of the first relevant item, or of the most relevant one.
     - relevance_threshold: T (default None). An item is relevant when relevance >= T
-      (default: relevance > 0).
+      (default: relevance > 0); T = 0: every judged item, grade 0 included, and never one
+      missing from the truth (trec_eval -l 0).
     - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic' |
       'provider' (default 'trec'). Tied scores: ordered by item id descending as trec_eval,
       item id ascending, or file order; or scored fairly: the expected value over all their

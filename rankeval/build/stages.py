@@ -49,6 +49,7 @@ from rankeval.build.ordering import (
     tie_notices,
 )
 from rankeval.build.propensity import with_propensities
+from rankeval.build.relstring import depth, relstrings
 from rankeval.build.seen import SeenItems, seen_items
 from rankeval.build.users import Codes, Selection, UserCounts, encode, select
 from rankeval.conventions import preset_of
@@ -63,6 +64,9 @@ from rankeval.notices import Notice
 from rankeval.registry import reads
 from rankeval.settings import Settings
 
+# An item missing from the truth under a relevance threshold of 0: below every judged grade
+# (trec_eval's RELVALUE_NONPOOL), so that ">= 0" holds for the judged items alone
+NOT_IN_TRUTH = -1.0
 _THREADED_ROWS = 1 << 16  # truth rows under which a thread would cost more than it saves
 
 
@@ -74,6 +78,7 @@ class Built:
     notices: list[Notice]  # about rows (user-level notices derive from ``counts``)
     prediction_rows_beyond_k: int
     item_ids: pa.Array  # the ids of the chunk's item codes
+    relstrings: pa.Array | None = None  # trec_eval's relstring per user, when asked for
 
 
 def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
@@ -191,8 +196,11 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     beyond = int(np.count_nonzero(lists.pos > kmax))
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)
+    # trec_eval's relstring, of the evaluation's own lists (not a metric's build of its own)
+    texts = None if settings.relstring is None or select_by is not None else relstrings(
+        lists, codes, truth, sel, depth(settings.relstring))
     lists = _cut(lists, kmax)
-    rel = _join(lists, keys, values, codes, truth, settings)
+    rel = _join(lists, keys, values, codes, truth, sel, settings)
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if emptied is not None:
         chunk = dataclasses.replace(chunk, emptied=emptied)
@@ -210,7 +218,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
-    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids)
+    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids, texts)
 
 
 def _positive_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -361,9 +369,16 @@ def _cut(lists: Lists, kmax: int) -> Lists:
 
 
 def _join(lists: Lists, keys: np.ndarray, values: np.ndarray, codes: Codes, truth: Truth,
-          settings: Settings) -> np.ndarray:
-    """The relevance of each row (0: not in the truth); then the truth's grades checked."""
+          sel: Selection, settings: Settings) -> np.ndarray:
+    """The relevance of each row (0: not in the truth; then the truth's grades checked.
+    Under a threshold of 0 (trec_eval's -l 0: every judged item relevant, grade 0 included),
+    a row not judged holds ``NOT_IN_TRUTH`` instead, below every judged grade."""
     rel = lookup(keys, values, lists.su, lists.rows, None, codes.n_items)
+    t = settings.relevance_threshold
+    if t is not None and t <= 0:  # ``keys`` hold the positive grades alone
+        jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
+        judged = lookup(jkeys, jvalues, lists.su, lists.rows, None, codes.n_items) > 0
+        rel = np.where(judged, rel, NOT_IN_TRUTH)
     check_grades(truth, settings)
     check_gains(truth, settings)
     return rel

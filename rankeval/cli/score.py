@@ -81,7 +81,8 @@ def score(predictions, truth, **kw) -> int:
         intervals=(kw["confidence"], kw["rounds"], kw["seed"]) if kw["intervals"] else None,
         keep_values=bool(kw["html"] or kw["per_query"] or gates.non_inferior
                          or gates.equivalent), quiet=quiet,
-        checks={"left_out": _warn_left_out(metrics), **gates.checks(segmented)})
+        checks={"left_out": _warn_left_out(metrics, fmt == "trec"),
+                **gates.checks(segmented)})
     gold = gold_request(kw, made.job, made.engine, {"--output": output, "--per-user": per_user,
                                                     "--junit": kw["junit"], "--html": kw["html"]})
     _check_outputs(output, per_user, kw["junit"], fmt, made.job.paths, gates.baseline,
@@ -101,11 +102,12 @@ def score(predictions, truth, **kw) -> int:
     return code
 
 
-def _warn_left_out(metrics: list[str]) -> Callable[[Any], None]:
-    """A check of the request: the metrics the --compat preset leaves out, each a warning."""
+def _warn_left_out(metrics: list[str], text_lines: bool) -> Callable[[Any], None]:
+    """A check of the request: the measures the report leaves out (trec_eval's text measures
+    outside -f trec) and trec_eval's parameters read as it reads them, each a warning."""
 
     def check(settings) -> None:
-        for message in left_out(metrics, settings.compat):
+        for message in left_out(metrics, settings.compat, text_lines):
             warn(message)
 
     return check

@@ -104,7 +104,9 @@ def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputS
     if order is not None:
         partial = dataclasses.replace(
             partial, users=partial.users.take(from_numpy(order)),
-            values={s: v[order] for s, v in partial.values.items()})
+            values={s: v[order] for s, v in partial.values.items()},
+            relstrings=None if partial.relstrings is None else partial.relstrings.take(
+                from_numpy(order)))
     return Evaluation(
         settings=settings,
         metrics={str(s): overall(s, partial.sums[s], partial.scored.get(s, n))
@@ -120,6 +122,7 @@ def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputS
                    for s, (low, high) in partial.tie_bounds.items()},
         samples=samples_of(partial),
         group_exposure={str(s): t for s, t in partial.group_exposure.items()},
+        relstrings=partial.relstrings,
     )
 
 

@@ -56,6 +56,8 @@ class Partial:
     sample_totals: SampleTotals | None = None  # what the report says of them; they add up
     # per awrf metric, the run's exposure by item group against its target (they add up)
     group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
+    # trec_eval's relstring per user, in the order of ``users``, when asked for
+    relstrings: pa.Array | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,9 @@ def merge(partials: Sequence[Partial]) -> Partial:
         group_exposure={s: functools.reduce(operator.add, [p.group_exposure[s]
                                                           for p in partials])
                         for s in partials[0].group_exposure},
+        relstrings=None if partials[0].relstrings is None else pa.concat_arrays(
+            [p.relstrings for p in partials if p.relstrings is not None]).take(
+                from_numpy(order)),
     )
 
 

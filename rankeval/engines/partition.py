@@ -24,7 +24,7 @@ from rankeval.build.stages import build
 from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial, item_counts
 from rankeval.engines.sampled import no_corpus_metrics, sampled_partial
-from rankeval.errors import InputError, plural
+from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.aggregate import exact_parts
@@ -50,6 +50,9 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
     sampled = None
     if preds.sample is not None:
         no_corpus_metrics(settings, preds)
+        if settings.relstring is not None:
+            raise OptionError(f"-m relstring: {preds.source.label} is a stochastic run, with "
+                              "no one ranking per user whose grades it could spell")
         preds, truth, sampled = expand(preds, truth, settings)
         release = True  # the composite ids are this function's own
     keys = {k for s in settings.specs if (k := params.build_key(s, settings))}
@@ -97,6 +100,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
         scored=scored,
         longest=int(built.chunk.pos.max(initial=0)),
         group_exposure=exposure,
+        relstrings=built.relstrings,
     )
 
 
@@ -220,7 +224,8 @@ def judgement_notice(label: str, rows: int, lowest: float, highest: float, setti
     of the truth combine by min and max)."""
     t = settings.relevance_threshold
     relevant = lowest > 0 if t is None else lowest >= t
-    if not rows or not relevant or highest == lowest:
+    # a threshold of 0 asks for every judged item to be relevant: nothing to warn of
+    if not rows or not relevant or highest == lowest or (t is not None and t <= 0):
         return []
     return [Notice("all_judged_relevant", rows, {"path": label})]
 

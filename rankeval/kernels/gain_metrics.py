@@ -135,7 +135,8 @@ def _ndcg_rel(s: Sums, k: float) -> np.ndarray:
 def _r_ndcg(s: Sums, k: float) -> np.ndarray:
     """trec_eval's Rndcg: NDCG averaged over the depths where the ideal list's gain changes
     (the end of each grade in it), plus the whole list when it runs more than one item past
-    the ideal list's items with a gain; 0 when the user has no relevant item."""
+    the ideal list's items with a gain; 0 when the user has no relevant item, undefined when
+    its relevant items have no gain (trec_eval's 0/0)."""
     c = s.c
     d = _Discounted(s)
     ideal = d.ideal
@@ -149,7 +150,8 @@ def _r_ndcg(s: Sums, k: float) -> np.ndarray:
     past = (s.list_length > ideal.size + 1) & (ideal.size > 0)
     total += np.where(past, d.whole, 0.0)
     points += past
-    return np.where(c.n_relevant > 0, safe_div(total, points), 0.0)
+    mean = np.divide(total, points, out=np.full(c.n_users, np.nan), where=points > 0)
+    return np.where(c.n_relevant > 0, mean, 0.0)
 
 
 def _inf_ap(s: Sums, k: float) -> np.ndarray:

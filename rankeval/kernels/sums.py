@@ -87,8 +87,12 @@ class Sums:
             return
         self.g_gain = self._gain(self.g_rel, self.g_user)
         t = conv.relevance_threshold
-        h = slice(None) if t is None else self.g_rel >= t
-        self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
+        if t is not None and t <= 0:  # judged items of grade 0 are hits too (trec_eval -l 0)
+            hits = np.flatnonzero(rel >= t)
+            self.h_user, self.h_pos, self.h_rel = chunk.user[hits], chunk.pos[hits], rel[hits]
+        else:
+            h = slice(None) if t is None else self.g_rel >= t
+            self.h_user, self.h_pos, self.h_rel = self.g_user[h], self.g_pos[h], self.g_rel[h]
         self.h_w = None
 
     # -- tie groups (expected mode) -------------------------------------------------------

@@ -227,7 +227,10 @@ REGISTRY.update({
                tie_expectation=False),
         Metric("r_ndcg", ("rndcg",), "NDCG averaged over the depths where the ideal list's "
                "grade changes, and the whole list when it runs past them (trec_eval's Rndcg)",
-               "mean_{d in changes} ndcg@d", cutoff=False, tie_expectation=False),
+               "mean_{d in changes} ndcg@d", cutoff=False, tie_expectation=False,
+               undefined_when="relevant items, none with a gain (a threshold of 0 on a user "
+               "whose judged items are all grade 0): no depth to average over, which trec_eval "
+               "prints as -nan", trec_nan=True),
         Metric("inf_ap", ("infap", "inferred_ap"), "inferred AP (Yilmaz and Aslam 2006): "
                "precision at each relevant item estimated from the judged items above it; "
                "items in the truth with a negative relevance are in the pool but unjudged",

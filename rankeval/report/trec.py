@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rankeval.compat import measure_name, output_key
+from rankeval.compat import RELSTRING_KEY, measure_name, output_key, relstring_name
 from rankeval.conventions import preset_of
+from rankeval.errors import OptionError
 from rankeval.io.formats.trec import check_field
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
@@ -45,8 +46,14 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
         padded = [f"{names[i]:<22}\t" for i in at]
         formats = [shown[i] for i in at]
         keep = [nan[i] for i in at]
+        if trec and ev.settings.relstring is not None:  # a string per user, at its place
+            place = sum(output_key(specs[i]) < RELSTRING_KEY for i in at)
+            columns.insert(place, _relstrings(ev))
+            padded.insert(place, f"{relstring_name(ev.settings.relstring):<22}\t")
+            formats.insert(place, lambda v: f"'{v}'")
+            keep.insert(place, True)
         for user, *values in zip(users, *columns, strict=True):
-            lines += [f"{p}{user}\t{f(v) if defined(v) else _NAN}\n"
+            lines += [f"{p}{user}\t{f(v) if isinstance(v, str) or defined(v) else _NAN}\n"
                       for p, f, v, k in zip(padded, formats, values, keep, strict=True)
                       if k or defined(v)]
     if not summary:
@@ -61,6 +68,13 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
         elif defined(value):
             lines.append(f"{name:<22}\tall\t{f(value)}\n")
     return "".join(lines)
+
+
+def _relstrings(ev) -> list[str]:
+    if ev.relstrings is None:  # an engine that kept no strings: never printed without them
+        raise OptionError("-m relstring: this engine keeps no per-user strings; use "
+                          "{opt:engine} local")
+    return ev.relstrings.to_pylist()
 
 
 _NAN = "  -nan"  # C's printf("%6.4f") of 0.0/0.0, as trec_eval prints it

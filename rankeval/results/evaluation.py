@@ -97,6 +97,9 @@ class Evaluation:
     group_exposure: dict[str, Any] = field(default_factory=dict)
     # --gold: the estimates corrected by a human-judged sample (``results.gold``)
     gold: Any = None
+    # trec_eval's relstring (-m relstring under its presets): per user, in the order of
+    # ``user_id_array``, a string of the top N items' grades; None when not asked for
+    relstrings: Any = None
 
     @property
     def specs(self) -> list[MetricSpec]:
