@@ -15,10 +15,12 @@ from rankeval.report.analyses import pairs_note, pairs_rows
 from rankeval.report.comparison import (
     compare_footer,
     compare_segment_tables,
+    correction_words,
     mark_of,
     run_label,
     segment_note,
     test_cells,
+    tests_corrected,
 )
 from rankeval.report.html_page import (
     LONG_ROWS,
@@ -69,9 +71,9 @@ def _verdict(result) -> str:
                else f"the baseline {text(result.baseline)}")
     return section("verdict", "Verdict", gates + table(
         ["run", "significantly better", "significantly worse", "no significant difference"],
-        rows, raw=True), f"Against {against}, at alpha {a:g} after "
-        f"{text(result.options['correction'])} correction over the "
-        f"{'tests' if several else 'runs'} of each metric.")
+        rows, raw=True), f"Against {against}, at alpha {a:g} after the correction "
+        f"{text(correction_words(result.options, tests_corrected(result)))} (over the "
+        f"{'tests' if several else 'runs'} of the family).")
 
 
 def _verdict_row(result, run: str, base: str) -> list[str]:

@@ -25,6 +25,7 @@ from rankeval.report.comparison import (
     compare_cell,
     compare_footer,
     compare_segment_tables,
+    correction_words,
     detail_head,
     detail_rows,
     p_text,
@@ -401,10 +402,10 @@ def gold_compare(result, undefined: str = UNDEFINED) -> list[Section]:
     o = result.options
     notes = [f"machine: the difference under the machine judgments alone ({o['test']} test "
              f"over the {plural(len(result.shared_users), 'user')} compared, "
-             f"{o['correction']}); "
+             f"{correction_words(o)}); "
              f"PPI: {g.method} on the per-query differences, the {g.gold_queries:,} gold "
-             f"queries labelled, with its {level} interval and z-test, {g.correction} over "
-             f"each metric's tests, significant at {g.alpha:g}; disagree: where the two "
+             f"queries labelled, with its {level} interval and z-test, corrected "
+             f"{correction_words(vars(g))}, significant at {g.alpha:g}; disagree: where the two "
              "differ on the sign or on significance",
              f"assumption: {g.assumption}"]
     for d in g.disagreements:
