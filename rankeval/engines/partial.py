@@ -56,6 +56,8 @@ class Partial:
     sample_totals: SampleTotals | None = None  # what the report says of them; they add up
     # per awrf metric, the run's exposure by item group against its target (they add up)
     group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
+    # what ordered the lists (build.ordering.ordered_by): rank, score or input; "": unknown
+    ordered_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,7 @@ def merge(partials: Sequence[Partial]) -> Partial:
         group_exposure={s: functools.reduce(operator.add, [p.group_exposure[s]
                                                           for p in partials])
                         for s in partials[0].group_exposure},
+        ordered_by=partials[0].ordered_by,  # one file, one order
     )
 
 

@@ -76,7 +76,7 @@ def render(ev) -> str:
         _segments_score(ev, parts), _fairness(ev, parts), popularity_section(view),
         _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),
         notices_section([n.message for n in ev.notices]),
-        conventions_section(ev.settings, [model.users_line(ev)], _inputs(ev)),
+        conventions_section(ev.settings, [model.users_line(ev)], _inputs(ev), model.run_order(ev)),
     ]
     return page(f"rankeval: {view.runs[0]}", lead, sections)
 

@@ -33,7 +33,7 @@ from rankeval.report.comparison import (
     segment_note,
 )
 from rankeval.report.numbers import UNDEFINED, count, defined, fixed
-from rankeval.settings import footer
+from rankeval.settings import footer, order_words
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
         out.append(table("ties", ["metric", "pessimistic", "reported", "optimistic"] if moved
                          else [], moved, notes=(tie_note(ev, small=not moved),)))
     out.append(Section("about", notes=(*([corpus_line(ev)] if ev.corpus else []),
-                                       users_line(ev), footer(ev.settings))))
+                                       users_line(ev), footer(ev.settings, run_order(ev)))))
     return out
 
 
@@ -297,6 +297,16 @@ def samples_section(ev, undefined: str = UNDEFINED) -> Section:
                         "over users of their values' standard deviation over their samples",))
 
 
+# What ordered the lists where no tie rule did (``settings.order_words``), as the tie note says
+WHAT_ORDERED = {"rank": "order of the file's ranks", "input": "file's row order"}
+
+
+def run_order(ev) -> str | None:
+    """What ordered an evaluation's lists (``InputSummary.order``), None when unknown."""
+    summary = ev.inputs.get("predictions")
+    return None if summary is None else summary.order
+
+
 def tie_rows(ev) -> list[list[str]]:
     """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
     move."""
@@ -310,6 +320,8 @@ def tie_note(ev, small: bool = False) -> str:
            "optimistic": "the optimistic order", "pessimistic": "the pessimistic order",
            "provider": "each metric's ties ordered as its ir_measures provider orders them"}
     reported = how.get(ev.settings.ties, f"ties broken by --ties {ev.settings.ties}")
+    if order_words(ev.settings, run_order(ev)) is not None:  # no tie rule ordered them
+        reported = f"tied scores in the {WHAT_ORDERED[run_order(ev) or '']}"
     have = "has" if ev.tied_users == 1 else "have"
     if small:
         return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; no mean "
