@@ -101,6 +101,7 @@ def agree(
     subtopics = reads(settings.specs, "subtopics")
     h_truth, m_truth = (load_truth(t, **named, subtopics=subtopics) for t in tables)
     result = _labels(h_truth, m_truth, settings.relevance_threshold)
+    result.config = settings.config
     if not paths:
         return result
     extras = load_extras(extra, columns, reading)

@@ -33,7 +33,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
             ties: str = "expected", names: Sequence[str] | None = None,
             preds_format: str | None = None, truth_format: str | None = None,
             columns: Mapping[str, str | None] | None = None,
-            reading: Mapping[str, Any] | None = None) -> SampledResult:
+            reading: Mapping[str, Any] | None = None,
+            config: str | None = None) -> SampledResult:
     """Sampled metrics and their corrections toward the full ranking among ``candidates``
     items (Krichene and Rendle 2020).
 
@@ -50,7 +51,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     Each held-out item's own number of candidates, in place of ``candidates``: the column
     ``candidates_col`` of each run (a whole number on each held-out item's row), or
     ``candidates_file`` (a user column and ``candidates_col``, default ``candidates``: one
-    number per user).
+    number per user). ``config``: the configuration file the options came from, named in
+    every report.
 
     >>> rankeval.sampled("scores.csv", candidates=3706, truth="heldout.csv")
     """
@@ -112,7 +114,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     return SampledResult(result.runs, result.candidates, result.negatives, result.gamma,
                          result.replacement, result.flips,
                          ties if judged is not None else None, warnings,
-                         per_user if per_user is not None and len(every) else None)
+                         per_user if per_user is not None and len(every) else None, config)
 
 
 def _check_candidates(candidates: int | None, column: str | None,

@@ -7,6 +7,7 @@ import click
 
 from rankeval.analysis.choices import CORRECTIONS, TESTS
 from rankeval.cli.app import cli, show_notices
+from rankeval.cli.config import config_in_use
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
@@ -95,7 +96,8 @@ def agree_command(truth, **kw) -> int:
         correction=kw["correction"], correct_across=kw["correct_across"],
         compat=kw["compat"], human_format=kw["truth_format"],
         machine_format=kw["truth_format"], preds_format=kw["preds_format"], reading=reading,
-        **columns, **extra, **pop_settings(kw))
+        config=config_in_use(click.get_current_context()), **columns, **extra,
+        **pop_settings(kw))
     emit(kw["output"], kw["fmt"].lower(), "agree", result)
     write_html(kw["html"], "agree", result)
     step_summary(result, "agree")

@@ -6,6 +6,7 @@ import click
 
 from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
 from rankeval.cli.app import cli, warn
+from rankeval.cli.config import config_in_use
 from rankeval.cli.emit import check_html, emit, write_html
 from rankeval.cli.options import (
     Command,
@@ -95,7 +96,8 @@ def power_command(files, **kw) -> int:
                    alternative=kw["alternative"], method=kw["method"], rounds=kw["rounds"],
                    seed=kw["seed"], systems=kw["systems"], per_user_a=kw["per_user_a"],
                    per_user_b=kw["per_user_b"], names=tuple(kw["names"]) or None,
-                   compat=kw["compat"], reading=reading, **options)
+                   compat=kw["compat"], reading=reading,
+                   config=config_in_use(click.get_current_context()), **options)
     if not kw["quiet"]:
         for line in result.notices:
             warn(line)

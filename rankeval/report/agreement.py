@@ -12,7 +12,7 @@ import math
 from rankeval.errors import plural
 from rankeval.report.comparison import correction_words
 from rankeval.report.numbers import UNDEFINED, exact, fixed
-from rankeval.report.sections import Section, table
+from rankeval.report.sections import Section, config_section, table
 
 
 def grade_text(g: float) -> str:
@@ -70,7 +70,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
         notes=_why(lab.undefined, ("at_threshold",))))
     if result.orderings:
         out.extend(_systems(result, undefined))
-    return out
+    return out + config_section(result.config)
 
 
 def _why(undefined: dict[str, str], parts: tuple[str, ...]) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ import io
 
 from rankeval.errors import plural
 from rankeval.report.numbers import exact, fixed
-from rankeval.report.sections import Section, table
+from rankeval.report.sections import Section, config_section, table
 
 
 def sections(result) -> list[Section]:
@@ -34,7 +34,7 @@ def sections(result) -> list[Section]:
                          left=frozenset({0, 1, 2}),
                          notes=("the sampled metric may rank these runs the wrong way: "
                                 "compare them on full rankings",)))
-    return out
+    return out + config_section(result.config)
 
 
 def grouped(flips) -> dict[tuple[str, str, str], list[str]]:

@@ -66,6 +66,12 @@ class Section:
         return before + show(self.subject) + after if self.subject else self.title
 
 
+def config_section(config: str | None) -> list[Section]:
+    """The configuration file whose keys gave option defaults, named as score's, compare's
+    and validate's reports name it (``options from rankeval.toml``); none without one."""
+    return [Section("config", notes=(f"options from {config}",))] if config else []
+
+
 def table(key: str, head, rows, **kw) -> Section:
     """A section from lists (``head``, ``rows``) and the other fields by keyword."""
     return Section(key, tuple(head), tuple(tuple(r) for r in rows), **kw)
@@ -470,7 +476,8 @@ def top_rows(baseline: str, run: str, changes) -> tuple[list[str], list[list[str
 
 
 def power(result) -> list[Section]:
-    return [table("power", *power_rows(result), notes=(power_note(result),))]
+    return [table("power", *power_rows(result), notes=(power_note(result),)),
+            *config_section(result.config)]
 
 
 def validation(result, strict: bool = False) -> list[Section]:
