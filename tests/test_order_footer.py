@@ -74,3 +74,22 @@ def test_compare_html_says_it_for_every_run(run_cli, files, write):
     mixed = run_cli("compare", run, scored, truth, "-m", "ndcg@2", "-q", "-f", "html",
                     "--name", "ranked", "--name", "scored").stdout.replace("&#x27;", "'")
     assert "ranked: order: the file's ranks" in mixed and "scored: ties trec" in mixed
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+def test_sampled_says_what_ranked_the_held_out_items(run_cli, write, fmt):
+    from .conftest import SAMPLE
+
+    scores = pd.read_csv(SAMPLE / "sampled_scores.csv", dtype={"user_id": str, "item_id": str})
+    ranked = write("ranked.csv", scores.assign(rank=scores.groupby("user_id")["score"].rank(
+        ascending=False, method="first").astype(int)))
+    args = ["--candidates", "400", "-m", "hit_rate", "-k", "10", "-q", "-f", fmt]
+    by_rank = run_cli("sampled", ranked, SAMPLE / "sampled_heldout.csv", *args)
+    by_score = run_cli("sampled", SAMPLE / "sampled_scores.csv", SAMPLE / "sampled_heldout.csv",
+                       *args)
+    assert by_rank.exit_code == 0 and by_score.exit_code == 0, by_rank.stderr
+    assert "ranked by the file's ranks, ties expected" in by_rank.stdout.replace("&#x27;", "'")
+    assert "ranked by score" not in by_rank.stdout
+    assert "ranked by score, ties expected" in by_score.stdout
+    doc = run_cli("sampled", ranked, SAMPLE / "sampled_heldout.csv", *args[:-2], "-f", "json")
+    assert list(doc.json()["ordered_by"].values()) == ["rank"]

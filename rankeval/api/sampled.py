@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.choices import MAX_CANDIDATES
 from rankeval.analysis.sampled import Ranks, SampledResult, check_sizes, estimate
 from rankeval.analysis.sampled_runs import TIES, among_negatives, parse_metrics
+from rankeval.build.ordering import ordered_by
 from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
@@ -75,6 +76,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
         open_input(candidates_file, "candidates", candidates_format, reading),
         cols.get("user_col"), candidates_col)
     warnings: list[str] = []
+    orders: dict[str, str] = {}
     for name, data in named.items():
         table = open_input(data, "predictions", preds_format, reading)
         preds = load_predictions(table, cols.get("user_col"), cols.get("item_col"),
@@ -91,6 +93,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
                                      counts)
             continue
         low, high, found, left, rows = among_negatives(preds, judged, ties)
+        orders[name] = ordered_by(preds, "rank")  # a rank column ranks, as among_negatives
         if per_user is not None:
             sizes[name] = _sizes(table, preds, rows, candidates_col, counts)
         if negatives is not None and found != negatives:
@@ -114,7 +117,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     return SampledResult(result.runs, result.candidates, result.negatives, result.gamma,
                          result.replacement, result.flips,
                          ties if judged is not None else None, warnings,
-                         per_user if per_user is not None and len(every) else None, config)
+                         per_user if per_user is not None and len(every) else None, config,
+                         orders)
 
 
 def _check_candidates(candidates: int | None, column: str | None,

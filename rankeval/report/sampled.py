@@ -10,6 +10,9 @@ from rankeval.errors import plural
 from rankeval.report.numbers import exact, fixed
 from rankeval.report.sections import Section, config_section, table
 
+# What ranked a run's held-out items among its negatives (``SampledResult.ordered_by``)
+RANKED_BY = {"rank": "the file's ranks", "score": "score"}
+
 
 def sections(result) -> list[Section]:
     out = []
@@ -23,7 +26,8 @@ def sections(result) -> list[Section]:
             notes=(f"{run.instances:,} held-out items, each ranked among "
                    f"{plural(result.negatives, 'negative')} sampled {sampling} replacement from "
                    f"{result.candidates_text()}"
-                   + (f" (ranked by score, ties {result.ties})" if result.ties else "")
+                   + (f" (ranked by {RANKED_BY[result.ordered_by.get(run.name, 'score')]}, "
+                      f"ties {result.ties})" if result.ties else "")
                    + "; rank estimate: the metric at the expected full rank; bv: Krichene "
                    "and Rendle's bias-variance correction",)))
     if result.flips:
