@@ -105,8 +105,6 @@ def compare(
     >>> r.cell("pr", "ndcg@10").stats.delta, r.passed
     """
     labels, paths = _named(runs, names)
-    _check_options(test, correction, alpha, confidence, rounds, correct_across,
-                   "tukey" if all_pairs is True else all_pairs or None)
     # the options in compare's order, before any read; the runs are read one by one below
     made = request(None, truth, metrics, k, {"compat": compat, "preds_format": preds_format,
                                              "truth_format": truth_format, **options},
