@@ -87,9 +87,9 @@ def _verdict(result) -> str:
                else f"the baseline {text(result.baseline)}")
     return section("verdict", "Verdict", gates + table(
         ["run", "significantly better", "significantly worse", "no significant difference"],
-        rows, raw=True), f"Against {against}, at alpha {a:g} after the correction "
-        f"{text(correction_words(result.options, tests_corrected(result)))} (over the "
-        f"{'tests' if several else 'runs'} of the family).")
+        rows, raw=True), f"Against {against}, at alpha {a:g} after the correction over the "
+        f"{'tests' if several else 'runs'}: "
+        f"{text(correction_words(result.options, tests_corrected(result)))}.")
 
 
 def _verdict_row(result, run: str, base: str) -> list[str]:
