@@ -184,6 +184,12 @@ class Setting:
 # The tie rules that give one order (what a converted file can hold); the others score ties
 # fairly over their orders when evaluating
 TIE_ORDERS = ("trec", "item-asc", "input")
+# The tie rules that score tied scores fairly over their orders (tie groups of equal score,
+# even when the file's ranks order the list)
+TIE_AWARE = ("expected", "optimistic", "pessimistic")
+# What ordered a run's lists (``build.ordering.ordered_by``): how the footer and the tie
+# notes name it where no tie rule had anything to order; absent: the tie rule did
+ORDERED_BY = {"rank": "order: the file's ranks", "input": "order: the file's row order"}
 
 TABLE: tuple[Setting, ...] = (
     Setting(

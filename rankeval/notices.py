@@ -190,7 +190,8 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     "baseline_undefined": lambda n, p, o: (
         f"{p['metric']} is undefined in the baseline {p['baseline']} ({p['why']}): "
         f"{plural(n, 'test')} against it left out of the correction, which counts "
-        f"{plural(p['family'], 'test') if p['family'] else 'no test'} for {p['metric']}"
+        f"{plural(p['family'], 'test') if p['family'] else 'no test'} "
+        + ("across every metric and K" if p.get("across") == "metrics" else f"for {p['metric']}")
     ),
     "users_not_shared": lambda n, p, o: (
         f"{_users(n)} evaluated in {p['run']} {_are(n)} left out of the comparison because "

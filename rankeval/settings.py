@@ -15,7 +15,17 @@ from typing import Any, TypedDict, Unpack
 
 from rankeval import irmeasures
 from rankeval.compat import measures, translate
-from rankeval.conventions import COMPAT, PRESETS, ROWS, TABLE, UNSET, Setting, preset_of
+from rankeval.conventions import (
+    COMPAT,
+    ORDERED_BY,
+    PRESETS,
+    ROWS,
+    TABLE,
+    TIE_AWARE,
+    UNSET,
+    Setting,
+    preset_of,
+)
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import PER_METRIC_TIES, drop_defaults, list_ties, numbers
@@ -23,7 +33,8 @@ from rankeval.registry import DEFAULT_K, DEFAULT_METRICS, REGISTRY
 
 # The table's names, for the modules that read them here
 __all__ = ["COMPAT", "PRESETS", "ROWS", "TABLE", "UNSET", "Setting", "SettingOptions", "Settings",
-           "comparable_names", "footer", "make_settings", "metric_named"]
+           "comparable_names", "footer", "make_settings", "metric_named", "order_words",
+           "ties_words"]
 
 
 @dataclass(frozen=True)
@@ -145,10 +156,14 @@ def comparable_names() -> list[str]:
     return [s.name for s in TABLE if s.comparable]
 
 
-def footer(settings: Settings) -> str:
-    """The conventions that shaped the numbers, as the table footer shows them."""
+def footer(settings: Settings, order: str | None = None) -> str:
+    """The conventions that shaped the numbers, as the table footer shows them. ``order``:
+    what ordered the run's lists (``InputSummary.order``); where the file's ranks or row
+    order did and no tie rule had tied scores to order, the footer says so in the tie
+    rule's place (``conventions.ORDERED_BY``)."""
     names = {spec.name for spec in settings.specs}
-    parts = [text for s in TABLE if (not s.applies_to or names & set(s.applies_to))
+    parts = [order_words(settings, order) or text if s is TIES else text
+             for s in TABLE if (not s.applies_to or names & set(s.applies_to))
              and (text := s.footer(getattr(settings, s.name))) is not None]
     if settings.compat:
         changed = ", ".join(settings.compat_overrides)
@@ -156,6 +171,23 @@ def footer(settings: Settings) -> str:
     if settings.config:
         parts.append(f"config {settings.config}")
     return "settings: " + " · ".join(parts)
+
+
+TIES = ROWS["ties"]  # the tie rule's row, whose footer part says what ordered the lists
+
+
+def order_words(settings: Settings, order: str | None) -> str | None:
+    """What ordered a run's lists in the words of the reports, where that was not the tie
+    rule (the file's ranks, unless a tie-aware rule scores their tied scores; the file's row
+    order); None where the tie rule ordered tied scores, or ``order`` is unknown."""
+    if order == "rank" and settings.ties in TIE_AWARE:
+        return None
+    return ORDERED_BY.get(order or "")
+
+
+def ties_words(settings: Settings, order: str | None) -> str:
+    """The footer's part for the order of the lists: what ordered them, else the tie rule."""
+    return order_words(settings, order) or str(TIES.footer(settings.ties))
 
 
 def make_settings(

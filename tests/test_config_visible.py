@@ -126,3 +126,43 @@ def test_config_of_an_unknown_command_is_one_line_exit_2(run_cli, here):
     r = run_cli("config", "scroe")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "scroe" in r.stderr
     assert json.loads(run_cli("config", "-f", "json", "score").stdout)["command"] == "score"
+
+
+# Every other command that reads a configuration file names it too (#52 item 4): power,
+# agree, ope and sampled, in each report format they offer but CSV (rows of numbers alone)
+OTHERS = {
+    "power": ["preds.csv", "b.csv", "truth.csv", "-m", "ndcg@10", "--effect", "0.02"],
+    "agree": [*(str(SAMPLE / f"agree_{n}.csv") for n in ("human", "machine")), "--runs",
+              *(str(SAMPLE / f"agree_{n}.csv") for n in ("bm25", "dense", "llm")), "-m",
+              "ndcg@10"],
+    "ope": [str(SAMPLE / "log.csv"), str(SAMPLE / "log_candidate.csv"), "-e", "iips"],
+    "sampled": [str(SAMPLE / "sampled_a.csv"), "--candidates", "400", "--negatives", "50",
+                "-m", "hit_rate", "-k", "10"],
+}
+
+
+@pytest.fixture
+def other(here):
+    """The working directory, its rankeval.toml giving a key no command here has a gate in."""
+    (here / "rankeval.toml").write_text("seed = 3\n")
+    return here
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html", "json"])
+@pytest.mark.parametrize("command", sorted(OTHERS))
+def test_every_other_command_names_the_file(run_cli, other, command, fmt):
+    r = run_cli(command, *OTHERS[command], "-q", "-f", fmt)
+    assert r.exit_code == 0, r.stderr
+    if fmt == "json":
+        assert r.json()["config"] == "rankeval.toml"
+    else:
+        assert "options from rankeval.toml" in r.stdout
+
+
+@pytest.mark.parametrize("command", sorted(OTHERS))
+def test_without_a_file_the_other_commands_name_none(run_cli, other, command):
+    (other / "rankeval.toml").unlink()
+    r = run_cli(command, *OTHERS[command], "-q", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["config"] is None
+    assert "options from" not in run_cli(command, *OTHERS[command], "-q").stdout

@@ -12,6 +12,7 @@ differ significantly.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ class Pairs:
     groups: dict[str, str]  # run -> letters
     procedure: str  # "tukey" (randomised Tukey HSD) or a correction of paired tests
     exact: bool  # the permutations were enumerated
+    across: str = "pairs"  # the correction's family: this metric's pairs, or every metric's
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -155,3 +157,25 @@ def all_pairs(metric: str, runs: list[str], values: list[np.ndarray], procedure:
                  (means[None, :] - means[:, None]).tolist(), p.tolist(),
                  significant.tolist(), dict(zip(names, letters(significant), strict=True)),
                  procedure, exact)
+
+
+def corrected_across(found: list[Pairs], correction: str, alpha: float) -> list[Pairs]:
+    """Every pair of every metric as one family (``compare --all-pairs --correct-across
+    metrics``): ``found`` holds each metric's pairs with their raw p-values (procedure
+    ``none``), here corrected together by ``correction``, significance and letters redone."""
+    upper = [np.triu_indices(len(f.runs), 1) for f in found]
+    raw = [np.asarray(f.p_adjusted, dtype=np.float64)[i, j] for f, (i, j) in zip(
+        found, upper, strict=True)]
+    adjusted = np.asarray(correct(np.concatenate(raw).tolist() if raw else [], correction))
+    out, at = [], 0
+    for f, (i, j) in zip(found, upper, strict=True):
+        m = len(f.runs)
+        p = np.full((m, m), np.nan)
+        p[i, j] = p[j, i] = adjusted[at:at + len(i)]
+        at += len(i)
+        significant = np.nan_to_num(p, nan=1.0) < alpha
+        out.append(dataclasses.replace(
+            f, p_adjusted=p.tolist(), significant=significant.tolist(),
+            groups=dict(zip(f.runs, letters(significant), strict=True)), procedure=correction,
+            across="metrics"))
+    return out

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from rankeval.analysis.significance import Comparison, compare, correct
+from rankeval.analysis.significance import Comparison, compare, correct_within, family_of
 from rankeval.errors import plural
 from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
@@ -106,17 +107,16 @@ def tested(metrics: Sequence[str], names: Sequence[str], bases: list[str],
            values: Mapping[str, Mapping[str, np.ndarray]],
            corpus: Mapping[str, Mapping[str, float]], undefined: Mapping[str, Mapping[str, str]],
            shared: int, test: str, rounds: int, seed: int, level: float, alpha: float,
-           correction: str) -> tuple[list[Cell], list[Notice]]:
+           correction: str, across: str = "pairs") -> tuple[list[Cell], list[Notice]]:
     """Every run of ``names`` against every baseline on every metric: the paired test over
     the users both score (``values``: run -> metric -> values over the ``shared`` users; a
     corpus metric: the difference of the two values of ``corpus``, no test), corrected over
-    the tests of each metric. A baseline whose value is undefined (``undefined``: run ->
-    metric -> why) leaves its tests out of the family, with a notice."""
+    the tests of each metric (``across="pairs"``) or over every test of every metric at once
+    (``"metrics"``). A baseline whose value is undefined (``undefined``: run -> metric ->
+    why) leaves its tests out of the family, with a notice."""
     others = [n for n in names if n not in bases]
-    cells: list[Cell] = []
-    notices: list[Notice] = []
+    stats = []
     for metric in metrics:
-        stats = []
         for base in bases:
             for name in others:
                 if is_corpus(metric):  # one value per run: its difference, without a test
@@ -125,17 +125,21 @@ def tested(metrics: Sequence[str], names: Sequence[str], bases: list[str],
                     s = on_scale(metric, compare(
                         *both_scored(values[base][metric], values[name][metric]), test,
                         rounds, seed, level))
-                stats.append((name, base, s))
-        adjusted = correct([s.p_value for _, _, s in stats], correction)
-        cells += [Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None,
-                       baseline=base)
-                  for (name, base, s), p in zip(stats, adjusted, strict=True)]
-        if not is_corpus(metric) and len(bases) > 1:  # one baseline: the footer says it
-            family = sum(math.isfinite(p) for p in adjusted)
-            notices += [Notice("baseline_undefined", len(others),
-                               {"metric": metric, "baseline": base, "family": family,
-                                "why": undefined[base][metric]})
-                        for base in bases if metric in undefined[base]]
+                stats.append((metric, name, base, s))
+    families = [family_of(metric, across) for metric, *_ in stats]
+    adjusted = correct_within([s.p_value for *_, s in stats], families, correction)
+    cells = [Cell(name, metric, s, p, bool(p < alpha) if math.isfinite(p) else None,
+                  baseline=base)
+             for (metric, name, base, s), p in zip(stats, adjusted, strict=True)]
+    sizes = Counter(f for f, p in zip(families, adjusted, strict=True) if math.isfinite(p))
+    notices: list[Notice] = []
+    if len(bases) > 1:  # one baseline: the footer says it
+        notices += [Notice("baseline_undefined", len(others),
+                           {"metric": metric, "baseline": base,
+                            "family": sizes[family_of(metric, across)],
+                            "why": undefined[base][metric], "across": across})
+                    for metric in metrics if not is_corpus(metric)
+                    for base in bases if metric in undefined[base]]
     return cells, notices
 
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from rankeval.analysis.baselines import Cell, both_scored, on_scale
 from rankeval.analysis.segments import ordered_values, user_labels
-from rankeval.analysis.significance import bootstrap_mean_ci, compare, correct
+from rankeval.analysis.significance import bootstrap_mean_ci, compare, correct_within, family_of
 from rankeval.names import from_name, is_corpus
 from rankeval.registry import GEOMETRIC, REGISTRY
 
@@ -69,20 +69,22 @@ def segment_cells(values: Mapping[str, Mapping[str, np.ndarray]], shared_users: 
                   candidates: Sequence[str], options: Mapping[str, Any]) -> dict:
     """Every per-user metric compared within each segment value (the segments of ``table``,
     an opened table, by its columns ``by``); p-values corrected over all (run, segment)
-    tests of one metric and segment column. ``options``: the comparison's ``test``,
-    ``rounds``, ``seed``, ``ci_level``, ``correction`` and ``alpha``."""
+    tests of one metric and segment column (``correct_across="metrics"``: of every metric
+    and one segment column). ``options``: the comparison's ``test``, ``rounds``, ``seed``,
+    ``ci_level``, ``correction``, ``correct_across`` and ``alpha``."""
     shared = pa.array(shared_users.tolist(), pa.string())
     opts = options
+    across = opts.get("correct_across", "pairs")
     metrics = list(metrics)
     out = {}
     for word, (labels, rank) in user_labels(shared, table, by).items():
         rows: list[dict[str, Any]] = [
             {"value": v, "users": int(np.count_nonzero(labels == v)), "cells": []}
             for v in ordered_values(labels, rank)]
+        tests = []
         for metric in metrics:
             if is_corpus(metric):
                 continue
-            tests = []
             for row in rows:
                 members = labels == row["value"]
                 for base in baselines:
@@ -92,10 +94,11 @@ def segment_cells(values: Mapping[str, Mapping[str, np.ndarray]], shared_users: 
                         stats = on_scale(metric, compare(*both_scored(a, b), opts["test"],
                                                          opts["rounds"], opts["seed"],
                                                          opts["ci_level"]))
-                        tests.append((row, run, base, stats))
-            adjusted = correct([t[3].p_value for t in tests], opts["correction"])
-            for (row, run, base, stats), p in zip(tests, adjusted, strict=True):
-                row["cells"].append(Cell(run, metric, stats, p, bool(p < opts["alpha"])
-                                         if math.isfinite(p) else None, baseline=base))
+                        tests.append((metric, row, run, base, stats))
+        adjusted = correct_within([t[4].p_value for t in tests],
+                                  [family_of(t[0], across) for t in tests], opts["correction"])
+        for (metric, row, run, base, stats), p in zip(tests, adjusted, strict=True):
+            row["cells"].append(Cell(run, metric, stats, p, bool(p < opts["alpha"])
+                                     if math.isfinite(p) else None, baseline=base))
         out[word] = rows
     return out

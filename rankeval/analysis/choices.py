@@ -1,11 +1,17 @@
 """The choices and bounds of the statistics' options, in a module of constants: the command
-line offers them (``--test``, ``--correction``, ``--alternative``, ``--method``) without
-importing numpy or scipy, so ``rankeval --help`` stays fast."""
+line offers them (``--test``, ``--correction``, ``--correct-across``, ``--alternative``,
+``--method``) without importing numpy or scipy, so ``rankeval --help`` stays fast."""
 
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
 # Family-wise error (Holm's step-down, Bonferroni), false discovery rate (Benjamini-Hochberg's
 # step-up; Benjamini-Yekutieli's, valid under any dependence), or none.
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
+# The family a correction spans (--correct-across): "pairs", the tests of one metric@K (the
+# runs against the baselines, every pair of runs, the swaps of agree), a family per metric
+# and K; "metrics", every test of every metric and K a report makes, one family.
+FAMILIES = ("pairs", "metrics")
+# How a report names each family, after the correction's name ("holm within each metric@K")
+FAMILY_WORDS = {"pairs": "within each metric@K", "metrics": "across every metric and K"}
 ALTERNATIVES = ("two-sided", "larger", "smaller")
 METHODS = ("t", "bootstrap")
 

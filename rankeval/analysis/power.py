@@ -86,6 +86,7 @@ class PowerResult:
     seed: int
     runs: tuple[str, str]
     notices: list[str] = field(default_factory=list)
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +96,7 @@ class PowerResult:
             "systems": self.systems, "rounds": self.rounds if self.method != "t" else None,
             "seed": self.seed if self.method != "t" else None,
             "metrics": [r.to_dict() for r in self.rows], "warnings": list(self.notices),
+            "config": self.config,
         }
 
 

@@ -228,6 +228,10 @@ class SampledResult:
     # each held-out item's own number of candidates: where it came from (a column, a file),
     # and its least and greatest (``candidates`` is then the greatest); None: one for all
     per_user: dict[str, Any] | None = None
+    config: str | None = None  # the configuration file whose keys gave option defaults
+    # with the truth: what ranked each run's held-out items among its negatives, rank (the
+    # file's ranks) or score (build.ordering.ordered_by); empty without the truth
+    ordered_by: dict[str, str] = field(default_factory=dict)
 
     def candidates_text(self) -> str:
         """``3,706 candidates``, or ``100 to 400 candidates per user (n_candidates)``."""
@@ -244,7 +248,8 @@ class SampledResult:
                 else "without replacement", "ties": self.ties,
                 "runs": [r.to_dict() for r in self.runs],
                 "flips": [{"metric": m, "runs": [a, b], "estimator": e}
-                          for m, a, b, e in self.flips], "warnings": list(self.warnings)}
+                          for m, a, b, e in self.flips], "warnings": list(self.warnings),
+                "config": self.config, "ordered_by": dict(self.ordered_by) or None}
 
     def __repr__(self) -> str:
         lines = [f"SampledResult({len(self.runs)} run(s), {plural(self.negatives, 'negative')} of "

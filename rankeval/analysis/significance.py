@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankeval.analysis.choices import CORRECTIONS, TESTS
+from rankeval.analysis.choices import CORRECTIONS, FAMILIES, TESTS
 
 _BATCH_CELLS = 4_000_000  # values drawn per batch: bounds memory whatever the number of users
 
@@ -183,6 +183,27 @@ def correct(p_values: list[float], method: str) -> list[float]:
     stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
     adjusted[order] = np.minimum(stepped, 1.0)
     return adjusted.tolist()
+
+
+def correct_within(p_values: list[float], families: list, method: str) -> list[float]:
+    """Adjusted p-values, each family corrected alone (``families[i]``: the family of
+    ``p_values[i]``, any hashable; ``correct`` over each)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(len(p), np.nan)
+    index = {f: i for i, f in enumerate(dict.fromkeys(families))}
+    keys = np.asarray([index[f] for f in families], dtype=np.int64)
+    for key in range(len(index)):  # one pass per family, not per test
+        members = keys == key
+        out[members] = correct(p[members].tolist(), method)
+    return out.tolist()
+
+
+def family_of(metric: str, across: str) -> str:
+    """The family of a test of ``metric`` when corrections span ``across`` (``FAMILIES``):
+    the metric itself (``pairs``), or one family for every metric and K (``metrics``)."""
+    if across not in FAMILIES:
+        raise ValueError(f"correct_across must be one of {', '.join(FAMILIES)}")
+    return metric if across == "pairs" else ""
 
 
 def bootstrap_mean_ci(

@@ -7,6 +7,8 @@ metric's per-query values handed over as matrices."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.analysis.agreement import labels, ordering, pair_up
-from rankeval.analysis.choices import CORRECTIONS, TESTS
+from rankeval.analysis.agreement import Ordering, labels, ordering, pair_up
+from rankeval.analysis.choices import CORRECTIONS, FAMILIES, TESTS
+from rankeval.analysis.significance import correct_within, family_of
 from rankeval.build.checks import report_duplicates
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import InputError, OptionError, plural
@@ -45,6 +48,7 @@ def agree(
     seed: int = 0,
     alpha: float = 0.05,
     correction: str = "holm",
+    correct_across: str = "pairs",
     compat: str | None = None,
     human_format: str | None = None,
     machine_format: str | None = None,
@@ -64,7 +68,8 @@ def agree(
     queries both evaluate for every run, Kendall's tau-b, tau_AP (human ordering the
     reference), Spearman's rho, the pairs of runs the machine orders the other way with
     ``compare``'s paired ``test`` under the human qrels (``rounds``, ``seed``; corrected by
-    ``correction`` over the swaps of a metric, significant at ``alpha``), and the per-query
+    ``correction`` over the swaps of a metric, or of every metric with ``correct_across=
+    "metrics"``, significant at ``alpha``), and the per-query
     correlation of the metric. Every other keyword is ``evaluate``'s (settings, column names,
     ``train``, ...).
 
@@ -75,6 +80,8 @@ def agree(
         raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
     if correction not in CORRECTIONS:
         raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
+    if correct_across not in FAMILIES:
+        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
     rest = dict(options)
@@ -94,6 +101,7 @@ def agree(
     subtopics = reads(settings.specs, "subtopics")
     h_truth, m_truth = (load_truth(t, **named, subtopics=subtopics) for t in tables)
     result = _labels(h_truth, m_truth, settings.relevance_threshold)
+    result.config = settings.config
     if not paths:
         return result
     extras = load_extras(extra, columns, reading)
@@ -111,6 +119,7 @@ def agree(
     result.runs = {name: _path(run, name) for name, run in zip(labelled, paths, strict=True)}
     result.queries = counts
     result.options = {"test": test, "alpha": alpha, "correction": correction,
+                      "correct_across": correct_across,
                       "rounds": rounds, "seed": seed}
     for side, key in (("human", "human_beyond"), ("machine", "machine_beyond")):
         if counts[key]:
@@ -120,7 +129,27 @@ def agree(
                 for i in (0, 1))
         result.orderings.append(ordering(spec, labelled, h, m, test, rounds, seed, alpha,
                                          correction))
+    if correct_across != "pairs":
+        result.orderings = swaps_across(result.orderings, correction, correct_across, alpha)
     return result
+
+
+def swaps_across(orderings: list[Ordering], correction: str, across: str,
+                 alpha: float) -> list[Ordering]:
+    """The swaps' p-values corrected over the family ``across`` names (``metrics``: the
+    swaps of every metric at once) instead of each metric's, significance redone."""
+    swaps = [(o.metric, s) for o in orderings for s in o.swaps]
+    adjusted = iter(correct_within([s.p_value for _, s in swaps],
+                                   [family_of(m, across) for m, _ in swaps], correction))
+    out = []
+    for o in orderings:
+        redone = []
+        for s in o.swaps:
+            p = next(adjusted)
+            redone.append(dataclasses.replace(
+                s, p_adjusted=p, significant=bool(p < alpha) if math.isfinite(p) else None))
+        out.append(dataclasses.replace(o, swaps=tuple(redone)))
+    return out
 
 
 def _labels(human: Truth, machine: Truth, threshold: float | None) -> Agreement:

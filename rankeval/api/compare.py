@@ -7,6 +7,8 @@ against the baselines (``analysis.baselines``), where the differences lie
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from rankeval.analysis.allpairs import TUKEY
+from rankeval.analysis.allpairs import TUKEY, corrected_across
 from rankeval.analysis.allpairs import all_pairs as every_pair
 from rankeval.analysis.baselines import WorseVerdict, sized, tested
 from rankeval.analysis.changes import intervals_of, most_changed, segment_cells
@@ -22,7 +24,7 @@ from rankeval.analysis.equivalence import judge, parse
 from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
-from rankeval.analysis.significance import CORRECTIONS, TESTS
+from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
 from rankeval.api.gold import GoldRequest, compared, queries_of
 from rankeval.api.request import NEEDS, request
 from rankeval.engines.finish import evaluate_inputs
@@ -36,6 +38,7 @@ from rankeval.names import from_name, is_corpus
 from rankeval.notices import Notice
 from rankeval.registry import reads
 from rankeval.results.comparison import CompareResult, RunResult
+from rankeval.results.gold import GoldComparison
 
 
 def compare(
@@ -51,6 +54,7 @@ def compare(
     seed: int = 0,
     alpha: float = 0.05,
     correction: str = "holm",
+    correct_across: str = "pairs",
     confidence: float = 0.95,
     intervals: bool = False,
     top_changes: int = 0,
@@ -75,13 +79,15 @@ def compare(
 ) -> CompareResult:
     """Compare runs against ``truth``: each run's means, and each run against the baseline
     (or each of several) user by user, with a paired test per metric corrected over the
-    tests of that metric.
+    tests of that metric (or of every metric: ``correct_across``).
 
     ``runs``: paths or in-memory tables (pandas, polars, Arrow), named by ``names`` (default:
     file stems, ``run1``... for tables), or a mapping name -> run. ``baseline_run``: the run
     (or list of runs) the others are tested against, default the first. ``test``: ``t``,
     ``wilcoxon``, ``randomization`` or ``bootstrap`` (``rounds``, ``seed``); ``correction``:
-    ``holm``, ``bonferroni``, ``bh``, ``by`` or ``none``; ``confidence``: of the intervals;
+    ``holm``, ``bonferroni``, ``bh``, ``by`` or ``none``; ``correct_across``: the family it
+    spans, ``pairs`` (the tests of one metric@K: a family per metric and K) or ``metrics``
+    (every test of every metric and K, one family); ``confidence``: of the intervals;
     ``min_effect``: ``"0.01"``, ``"1%"`` or ``"ndcg@10=0.005"`` (the smallest difference that
     matters); ``all_pairs``: also every pair of runs (``True``: randomised Tukey HSD; or a
     correction's name); ``non_inferior``, ``equivalent``: margin gates (``"ndcg@10=1%"``);
@@ -127,7 +133,7 @@ def compare(
         with_gold = (wanted, human, queries)
     return compare_runs(
         judged, list(zip(labels, paths, strict=True)), job.settings, baseline=baseline_run,
-        tests=Tests(test, rounds, seed, alpha, correction, confidence),
+        tests=Tests(test, rounds, seed, alpha, correction, confidence, correct_across),
         top_changes=top_changes, preds_format=preds_format,
         columns=job.columns, truth_table=truth_table, reading=job.reading, extras=extras,
         segments=segments, segment_by=_listed(segment_by), segment_bins=segment_bins,
@@ -219,7 +225,8 @@ def parse_min_effect(texts: list[str], metrics: list[str]) -> dict:
 class Tests:
     """How each run is tested against a baseline: the paired ``test`` (``rounds`` and
     ``seed`` for the resampling ones), its level ``alpha``, the ``correction`` over each
-    metric's tests, and the confidence of the intervals (``ci_level``)."""
+    metric's tests (or every metric's: ``correct_across``), and the confidence of the
+    intervals (``ci_level``)."""
 
     test: str = "t"
     rounds: int = 10_000
@@ -227,6 +234,7 @@ class Tests:
     alpha: float = 0.05
     correction: str = "holm"
     ci_level: float = 0.95
+    correct_across: str = "pairs"  # the family: each metric@K's tests, or every metric's
 
 
 def compare_runs(
@@ -255,7 +263,8 @@ def compare_runs(
 ) -> CompareResult:
     """Evaluate every (name, path) run against ``truth`` and test each against the baseline,
     or against each of several (``baseline``: a run name or a list of them; default the
-    first run), corrected over every test of a metric; ``margins``
+    first run), corrected over every test of a metric (``correct_across="pairs"``) or of
+    every metric (``"metrics"``); ``margins``
     (``analysis.equivalence.Margin``): non-inferiority and equivalence gates; ``all_pairs``:
     also every pair of runs, by the randomised Tukey HSD test (``"tukey"``) or the paired test
     corrected over all pairs (a correction's name); ``fail_if_worse``: a gate per run and
@@ -264,7 +273,8 @@ def compare_runs(
     each difference also estimated by PPI++ (``api.gold.compared``)."""
     test, rounds, seed = tests.test, tests.rounds, tests.seed
     alpha, correction, ci_level = tests.alpha, tests.correction, tests.ci_level
-    _check_options(test, correction, alpha, ci_level, rounds)
+    correct_across = tests.correct_across
+    _check_options(test, correction, alpha, ci_level, rounds, correct_across, all_pairs)
     names = [n for n, _ in runs]
     bases = _baselines(baseline, names)
     results, loaded = _evaluated(runs, truth, settings, preds_format, columns or {},
@@ -276,18 +286,21 @@ def compare_runs(
     cells, left_out = tested(by_name[bases[0]].settings.metrics, names, bases, values,
                              {n: e.metrics for n, e in by_name.items()},
                              {n: e.undefined for n, e in by_name.items()}, len(shared), test,
-                             rounds, seed, ci_level, alpha, correction)
+                             rounds, seed, ci_level, alpha, correction, correct_across)
     if min_effect:
         cells = [sized(c, min_effect) for c in cells]
     result = CompareResult(
         settings, results, bases, shared, values, cells,
-        {"test": test, "alpha": alpha, "correction": correction, "rounds": rounds,
+        {"test": test, "alpha": alpha, "correction": correction,
+         "correct_across": correct_across, "rounds": rounds,
          "seed": seed, "ci_level": ci_level, "truth": truth.source.path},
         notices + left_out,
     )
     if gold is not None:
         wanted, human, queries = gold
         compared(result, loaded, human, settings, extras, queries, wanted)
+        if correct_across != "pairs" and result.gold is not None:
+            result.gold = gold_across(result.gold, correct_across)
     _decide(result, all_pairs, margins, fail_if_worse)
     if top_changes:
         result.top = most_changed(result.values, result.shared_users, result.baseline,
@@ -352,10 +365,13 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any,
         if all_pairs not in (TUKEY, *CORRECTIONS):
             raise OptionError(f"all_pairs must be {TUKEY} or a correction "
                               f"({', '.join(CORRECTIONS)})")
-        result.pairs = [every_pair(m, names, [result.values[n][m] for n in names], all_pairs,
-                                   o["alpha"], o["test"], o["rounds"], o["seed"],
-                                   o["ci_level"])
+        joint = o["correct_across"] != "pairs"  # the raw p-values, corrected together below
+        result.pairs = [every_pair(m, names, [result.values[n][m] for n in names],
+                                   "none" if joint else all_pairs, o["alpha"], o["test"],
+                                   o["rounds"], o["seed"], o["ci_level"])
                         for m in result.metrics if not is_corpus(m)]
+        if joint:
+            result.pairs = corrected_across(result.pairs, all_pairs, o["alpha"])
     if margins:
         result.gates = [judge(m, n, result.values[base][m.metric], result.values[n][m.metric],
                               o["alpha"], base) for m in margins for base in result.baselines
@@ -370,11 +386,17 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any,
 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,
-                   rounds: int) -> None:
+                   rounds: int, across: str = "pairs", all_pairs: str | None = None) -> None:
     if test not in TESTS:
         raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
     if correction not in CORRECTIONS:
         raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
+    if across not in FAMILIES:
+        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
+    if all_pairs == TUKEY and across != "pairs":
+        raise OptionError("{opt:all_pairs} by Tukey's HSD controls the pairs of each metric "
+                          "alone: with {opt:correct_across} metrics give {opt:correction} "
+                          f"({', '.join(CORRECTIONS)}) for the pairs")
     if not 0 < alpha < 1 or not 0 < ci_level < 1:
         raise OptionError("{opt:alpha} and {opt:confidence} must lie strictly between 0 and 1")
     if rounds < 100:
@@ -402,3 +424,15 @@ def _paired(results: list[RunResult], metrics):
     if len(shared) == 0:
         raise OptionError("the runs share no evaluated user: nothing to compare")
     return to_numpy(shared), values, notices
+
+
+def gold_across(gold: GoldComparison, across: str) -> GoldComparison:
+    """The PPI differences' p-values corrected over the family ``across`` names (``metrics``:
+    every metric's tests at once) instead of each metric's, significance redone."""
+    found = gold.differences
+    adjusted = correct_within([d.p_value for d in found],
+                              [family_of(d.metric, across) for d in found], gold.correction)
+    return dataclasses.replace(gold, correct_across=across, differences=[
+        dataclasses.replace(d, p_adjusted=p,
+                            significant=bool(p < gold.alpha) if math.isfinite(p) else None)
+        for d, p in zip(found, adjusted, strict=True)])

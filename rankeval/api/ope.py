@@ -4,6 +4,7 @@ model are opened here; ``offpolicy`` checks, codes and estimates."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,8 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
         reward_model: Any = None, level: float = 0.95, rounds: int = 10_000, seed: int = 0,
         ties: str = "trec", fail_under: Sequence[str] = (), log_format: str | None = None,
         run_format: str | None = None, reward_model_format: str | None = None,
-        reading: Mapping[str, Any] | None = None, **columns: str | None) -> OffPolicy:
+        reading: Mapping[str, Any] | None = None, config: str | None = None,
+        **columns: str | None) -> OffPolicy:
     """Estimate what each run (a new policy) would have earned on the log's slates.
 
     ``log``: one row per shown slot (user, position, item, reward, and the logging policy's
@@ -32,7 +34,8 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     ``estimators``: names (default: every one the inputs allow); ``clip``: the largest
     weight; ``reward_model``: predicted rewards (user, position, item, predicted_reward) for
     the direct and doubly robust estimators; ``fail_under``: gates ``'snips=0.03'``;
-    ``columns``: ``user_col=`` ... for columns the aliases do not find.
+    ``columns``: ``user_col=`` ... for columns the aliases do not find; ``config``: the
+    configuration file the options came from, named in every report.
     """
     runs = list(runs) if isinstance(runs, list | tuple) else [runs]
     names = run_names(runs, names, _name)  # one each, never twice, as compare's
@@ -44,8 +47,9 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     policies = [_open_policy(r, run_format, cols, reading) for r in runs]
     model = (read(open_input(reward_model, "reward_model", reward_model_format, reading),
                   "reward_model", cols) if reward_model is not None else None)
-    return estimate(table, policies, model, names, estimators=estimators, clip=clip,
-                    level=level, rounds=rounds, seed=seed, ties=ties, gates=gates)
+    result = estimate(table, policies, model, names, estimators=estimators, clip=clip,
+                      level=level, rounds=rounds, seed=seed, ties=ties, gates=gates)
+    return dataclasses.replace(result, config=config)
 
 
 def _name(run: Any, i: int) -> str:

@@ -44,6 +44,7 @@ def power(
     preds_format: str | None = None,
     truth_format: str | None = None,
     reading: Mapping[str, Any] | None = None,
+    config: str | None = None,
     **options: Any,
 ) -> PowerResult:
     """How many users a comparison of run B against run A needs, and what it can detect.
@@ -56,7 +57,8 @@ def power(
     (``"1%"``); ``alpha``, ``power``: the test's level and the power wanted; ``alternative``:
     ``two-sided``, ``larger`` (B above A) or ``smaller``; ``method``: ``t`` (exact) or
     ``bootstrap`` (``rounds`` resamples, ``seed``); ``systems``: Sakai's design for that many
-    systems (one-way ANOVA).
+    systems (one-way ANOVA); ``config``: the configuration file the options came from, named
+    in every report.
 
     >>> r = power("a.csv", "b.csv", "truth.csv", "ndcg@10", effect="1%")
     >>> r.rows[0].users_needed, r.rows[0].mde
@@ -70,7 +72,7 @@ def power(
         paired, labels = from_files(per_user_a, per_user_b, metrics)
     else:
         paired = from_runs(run_a, run_b, truth, metrics, k, compat, preds_format,
-                           truth_format, reading or {}, options)
+                           truth_format, reading or {}, options | {"config": config})
         labels = (name_of(run_a, "A"), name_of(run_b, "B"))
     rows = [analyse(m, a, b, wanted, alpha, power, alternative, method, rounds, seed, systems)
             for m, (a, b) in paired.items()]
@@ -80,7 +82,7 @@ def power(
     notices += [f"{r.metric}: fewer than 2 users have a value in both runs" for r in rows
                 if r.users < 2]
     return PowerResult(rows, alpha, power, alternative, method, wanted, systems, rounds, seed,
-                       names or labels, notices)
+                       names or labels, notices, config)
 
 
 def from_runs(run_a, run_b, truth, metrics, k, compat, preds_format, truth_format,

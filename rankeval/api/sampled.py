@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.choices import MAX_CANDIDATES
 from rankeval.analysis.sampled import Ranks, SampledResult, check_sizes, estimate
 from rankeval.analysis.sampled_runs import TIES, among_negatives, parse_metrics
+from rankeval.build.ordering import ordered_by
 from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
@@ -33,7 +34,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
             ties: str = "expected", names: Sequence[str] | None = None,
             preds_format: str | None = None, truth_format: str | None = None,
             columns: Mapping[str, str | None] | None = None,
-            reading: Mapping[str, Any] | None = None) -> SampledResult:
+            reading: Mapping[str, Any] | None = None,
+            config: str | None = None) -> SampledResult:
     """Sampled metrics and their corrections toward the full ranking among ``candidates``
     items (Krichene and Rendle 2020).
 
@@ -50,7 +52,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     Each held-out item's own number of candidates, in place of ``candidates``: the column
     ``candidates_col`` of each run (a whole number on each held-out item's row), or
     ``candidates_file`` (a user column and ``candidates_col``, default ``candidates``: one
-    number per user).
+    number per user). ``config``: the configuration file the options came from, named in
+    every report.
 
     >>> rankeval.sampled("scores.csv", candidates=3706, truth="heldout.csv")
     """
@@ -73,6 +76,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
         open_input(candidates_file, "candidates", candidates_format, reading),
         cols.get("user_col"), candidates_col)
     warnings: list[str] = []
+    orders: dict[str, str] = {}
     for name, data in named.items():
         table = open_input(data, "predictions", preds_format, reading)
         preds = load_predictions(table, cols.get("user_col"), cols.get("item_col"),
@@ -89,6 +93,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
                                      counts)
             continue
         low, high, found, left, rows = among_negatives(preds, judged, ties)
+        orders[name] = ordered_by(preds, "rank")  # a rank column ranks, as among_negatives
         if per_user is not None:
             sizes[name] = _sizes(table, preds, rows, candidates_col, counts)
         if negatives is not None and found != negatives:
@@ -112,7 +117,8 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     return SampledResult(result.runs, result.candidates, result.negatives, result.gamma,
                          result.replacement, result.flips,
                          ties if judged is not None else None, warnings,
-                         per_user if per_user is not None and len(every) else None)
+                         per_user if per_user is not None and len(every) else None, config,
+                         orders)
 
 
 def _check_candidates(candidates: int | None, column: str | None,

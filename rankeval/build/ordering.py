@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.conventions import TIE_AWARE
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.kernels.distinct import count_distinct
 from rankeval.notices import Notice
@@ -17,6 +18,8 @@ from rankeval.settings import Settings
 
 if TYPE_CHECKING:
     from typing import Literal
+
+    from rankeval.io.load import Predictions
 
 
 def take(values: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
@@ -134,7 +137,13 @@ def tie_groups(su: np.ndarray, score: np.ndarray, pos: np.ndarray) -> np.ndarray
     return pos[first]
 
 
-TIE_AWARE = ("expected", "optimistic", "pessimistic")
+def ordered_by(preds: Predictions, order_by: str) -> str:
+    """What orders each list of ``preds``: ``rank`` (the file's ranks), ``score`` (its
+    scores, tied scores by the tie rule) or ``input`` (the file's row order); ``order_by``:
+    the setting that picks ranks or scores when the file has both."""
+    if preds.rank is not None and (order_by == "rank" or preds.score is None):
+        return "rank"
+    return "score" if preds.score is not None else "input"
 
 
 def tie_notices(su, pos, tie_start, kmax: int, settings: Settings) -> list[Notice]:

@@ -7,6 +7,7 @@ import click
 
 from rankeval.analysis.choices import CORRECTIONS, TESTS
 from rankeval.cli.app import cli, show_notices
+from rankeval.cli.config import config_in_use
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
@@ -56,7 +57,9 @@ class _Runs(Command):
 @option("seed")
 @option("alpha", help="Significance level of the swaps' tests, after the correction.")
 @click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
-              show_default=True, help="Correction over the swapped pairs of each metric.")
+              show_default=True, help="Correction over the swapped pairs of each metric "
+              "(or of every metric: --correct-across).")
+@option("correct_across")
 @option("html")
 @report_options("agree")
 def agree_command(truth, **kw) -> int:
@@ -89,9 +92,11 @@ def agree_command(truth, **kw) -> int:
         human, machine, list(kw["runs"]) or None, list(kw["metrics"]) or None,
         list(kw["k"]) or None, names=list(kw["names"]) or None, test=kw["test"],
         rounds=kw["rounds"], seed=kw["seed"], alpha=kw["alpha"],
-        correction=kw["correction"], compat=kw["compat"], human_format=kw["truth_format"],
+        correction=kw["correction"], correct_across=kw["correct_across"],
+        compat=kw["compat"], human_format=kw["truth_format"],
         machine_format=kw["truth_format"], preds_format=kw["preds_format"], reading=reading,
-        **columns, **extra, **pop_settings(kw))
+        config=config_in_use(click.get_current_context()), **columns, **extra,
+        **pop_settings(kw))
     emit(kw["output"], kw["fmt"].lower(), "agree", result)
     write_html(kw["html"], "agree", result)
     step_summary(result, "agree")

@@ -66,6 +66,7 @@ BY_OPTION: dict[str, str] = {
     "segment_by": USERS, "segment_bins": USERS, "top_changes": USERS,
     "intervals": STATISTICS, "confidence": STATISTICS, "rounds": STATISTICS,
     "seed": STATISTICS, "alpha": STATISTICS, "test": STATISTICS, "correction": STATISTICS,
+    "correct_across": STATISTICS,
     "stats": STATISTICS,
     "fail_under": GATES, "fail_over": GATES, "max_gap": GATES, "baseline": GATES,
     "max_drop": GATES, "allow_settings_change": GATES, "non_inferior": GATES,

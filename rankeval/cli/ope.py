@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from rankeval.cli.app import cli, warn
-from rankeval.cli.config import say_verdicts
+from rankeval.cli.config import config_in_use, say_verdicts
 from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
@@ -92,7 +92,8 @@ def ope_command(log, runs, **kw) -> int:
                  rounds=kw["rounds"], seed=kw["seed"], ties=kw["ties"],
                  fail_under=kw["fail_under"], log_format=kw["log_format"],
                  run_format=kw["run_format"], reward_model_format=kw["reward_model_format"],
-                 reading=reading, **{k: v for k, v in columns.items() if v is not None})
+                 reading=reading, config=config_in_use(click.get_current_context()),
+                 **{k: v for k, v in columns.items() if v is not None})
     if not kw["quiet"]:
         for run in result.runs:
             for line in run.warnings:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from rankeval.analysis.choices import CORRECTIONS, MAX_ROUNDS, TESTS
+from rankeval.analysis.choices import CORRECTIONS, FAMILIES, MAX_ROUNDS, TESTS
 from rankeval.cli.app import flag, warn
 from rankeval.cli.config import config_in_use, config_option, verbose_option
 from rankeval.cli.groups import GroupedCommand
@@ -248,6 +248,11 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "alpha": (("--alpha",), dict(type=number(0, 1, low_open=True, high_open=True),
                                  default=0.05, show_default=True,
                                  help="Significance level of the tests.")),
+    "correct_across": (("--correct-across",), dict(
+        type=click.Choice(FAMILIES), default="pairs", show_default=True,
+        help="The family --correction corrects over: pairs, the tests of one metric@K (a "
+        "family per metric and K); metrics, every test of every metric and K of the report "
+        "at once (fewer false discoveries over a report of many metrics, less power).")),
     "non_inferior": (("--non-inferior",), dict(
         multiple=True, metavar="METRIC=MARGIN[%]",
         help="Gate: exit 1 unless shown not worse than the baseline by more than MARGIN "
@@ -471,7 +476,8 @@ def breakdown_options(f):
 
 
 def test_options(f):
-    """compare's paired tests: --test, --rounds, --seed, --alpha, --correction."""
+    """compare's paired tests: --test, --rounds, --seed, --alpha, --correction,
+    --correct-across."""
     return stack(
         click.option("--test", type=click.Choice(TESTS), default="t", show_default=True,
                      help="Paired significance test over users."),
@@ -479,9 +485,10 @@ def test_options(f):
         option("alpha", help="Significance level, after the correction."),
         click.option("--correction", type=click.Choice(CORRECTIONS), default="holm",
                      show_default=True, help="Multiple-comparison correction across the "
-                     "runs, per metric: family-wise (holm, bonferroni) or false discovery "
-                     "rate (bh: Benjamini-Hochberg; by: Benjamini-Yekutieli, for any "
-                     "dependence)."))(f)
+                     "runs (per metric, or see --correct-across): family-wise (holm, "
+                     "bonferroni) or false discovery rate (bh: Benjamini-Hochberg; by: "
+                     "Benjamini-Yekutieli, for any dependence)."),
+        option("correct_across"))(f)
 
 
 def pop_options(kw: dict[str, Any]) -> dict[str, Any]:

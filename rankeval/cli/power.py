@@ -88,7 +88,7 @@ def power_command(files, **kw) -> int:
                    alternative=kw["alternative"], method=kw["method"], rounds=kw["rounds"],
                    seed=kw["seed"], systems=kw["systems"], per_user_a=kw["per_user_a"],
                    per_user_b=kw["per_user_b"], names=tuple(kw["names"]) or None,
-                   reading=reading, **options)
+                   reading=reading, **options)  # with the config file in use (pop_options)
     if not kw["quiet"]:
         for line in result.notices:
             warn(line)

@@ -7,6 +7,7 @@ import click
 
 from rankeval.analysis.choices import MAX_CANDIDATES, MAX_NEGATIVES
 from rankeval.cli.app import cli, warn
+from rankeval.cli.config import config_in_use
 from rankeval.cli.emit import emit
 from rankeval.cli.options import (
     CUTOFFS,
@@ -110,7 +111,8 @@ def sampled_command(runs, **kw) -> int:
                      metrics=kw["metrics"], k=kw["ks"], gamma=kw["gamma"],
                      sampling=kw["sampling"], ties=kw["ties"], names=kw["names"] or None,
                      preds_format=kw["preds_format"], truth_format=kw["truth_format"],
-                     columns=columns, reading=reading)
+                     columns=columns, reading=reading,
+                     config=config_in_use(click.get_current_context()))
     if not kw["quiet"]:
         from rankeval.report.sampled import grouped  # --help's import cost: numpy, pyarrow
 

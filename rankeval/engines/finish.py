@@ -69,7 +69,8 @@ def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Trut
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
-                                    c.in_predictions, preds.source.tag),
+                                    c.in_predictions, preds.source.tag,
+                                    partial.ordered_by or None),
         "truth": InputSummary(truth.source.path, truth.source.format, truth.source.rows,
                               c.in_truth),
     }

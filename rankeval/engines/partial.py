@@ -58,6 +58,8 @@ class Partial:
     group_exposure: dict[MetricSpec, GroupTotals] = dataclasses.field(default_factory=dict)
     # trec_eval's relstring per user, in the order of ``users``, when asked for
     relstrings: pa.Array | None = None
+    # what ordered the lists (build.ordering.ordered_by): rank, score or input; "": unknown
+    ordered_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,7 @@ def merge(partials: Sequence[Partial]) -> Partial:
         relstrings=None if partials[0].relstrings is None else pa.concat_arrays(
             [p.relstrings for p in partials if p.relstrings is not None]).take(
                 from_numpy(order)),
+        ordered_by=partials[0].ordered_by,  # one file, one order
     )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from rankeval import params
 from rankeval.analysis.exposure import exposure_ks
+from rankeval.build.ordering import ordered_by
 from rankeval.build.samples import expand
 from rankeval.build.samples import groups as sample_groups
 from rankeval.build.stages import build
@@ -48,6 +49,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
     see ``ranking.build``). A stochastic run's users are scored sample by sample and each
     per-user value is the mean over the user's samples (``build/samples.py``)."""
     sampled = None
+    how = ordered_by(preds, settings.order_by)
     if preds.sample is not None:
         no_corpus_metrics(settings, preds)
         if settings.relstring is not None:
@@ -84,7 +86,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
         assert sampled is not None
         partial = sampled_partial(built, values, scored, tied, bounds, groups, sampled,
                                    settings, stats)
-        return dataclasses.replace(partial, group_exposure=exposure)
+        return dataclasses.replace(partial, group_exposure=exposure, ordered_by=how)
     return Partial(
         users=built.users,
         values=values,
@@ -101,6 +103,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
         longest=int(built.chunk.pos.max(initial=0)),
         group_exposure=exposure,
         relstrings=built.relstrings,
+        ordered_by=how,
     )
 
 

@@ -152,6 +152,7 @@ class OffPolicy:
     verdicts: list = field(default_factory=list)
     contexts: Any = field(default=None, repr=False)  # per slate its id (pa.Array)
     context: str = "user_id"  # what the ids are: slate_id, or user_id without slates
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     def per_context(self) -> Any:
         """An Arrow table: per slate its id and each estimate's share of it (their mean is
@@ -171,7 +172,8 @@ class OffPolicy:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"log": self.log, "level": self.level, "clip": self.clip,
                                "runs": [r.to_dict() for r in self.runs],
-                               "differences": [d.to_dict() for d in self.differences]}
+                               "differences": [d.to_dict() for d in self.differences],
+                               "config": self.config}
         if self.verdicts:
             out["gates"] = {"passed": self.passed, "verdicts": [
                 {"gate": v.metric, "value": _json(v.value), "condition": v.condition(),

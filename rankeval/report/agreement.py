@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 from rankeval.errors import plural
+from rankeval.report.comparison import correction_words
 from rankeval.report.numbers import UNDEFINED, exact, fixed
-from rankeval.report.sections import Section, table
+from rankeval.report.sections import Section, config_section, table
 
 
 def grade_text(g: float) -> str:
@@ -68,7 +70,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
         notes=_why(lab.undefined, ("at_threshold",))))
     if result.orderings:
         out.extend(_systems(result, undefined))
-    return out
+    return out + config_section(result.config)
 
 
 def _why(undefined: dict[str, str], parts: tuple[str, ...]) -> tuple[str, ...]:
@@ -92,8 +94,9 @@ def _systems(result, undefined: str) -> list[Section]:
                f"every run; tau_AP: "
                "the machine's ordering against the human one (Yilmaz et al. 2008); swaps: "
                "pairs of runs ordered the other way, significant under the human qrels by "
-               f"the paired {result.options['test']} test ({result.options['correction']} "
-               f"over the swaps of a metric, alpha {result.options['alpha']:g}); per-query "
+               f"the paired {result.options['test']} test (corrected over the swaps, "
+               f"{correction_words(result.options, swaps_tested(result))}; "
+               f"alpha {result.options['alpha']:g}); per-query "
                "r and rho: Pearson and Spearman over every (run, query) value",
                *(f"{o.metric}: {key} undefined, {why}" for o in result.orderings
                  for key, why in o.undefined.items() if "per_run" not in key)))]
@@ -169,3 +172,8 @@ def csv_text(result) -> str:
             w.writerow(["swap", o.metric, pair, "significant",
                         "" if s.significant is None else str(s.significant).lower()])
     return out.getvalue()
+
+
+def swaps_tested(result) -> int:
+    """The swaps the correction counts: every defined p-value of every metric."""
+    return sum(math.isfinite(s.p_value) for o in result.orderings for s in o.swaps)

@@ -20,7 +20,8 @@ def html_sections(result) -> list[str]:
     parts = sections(result, HTML_UNDEFINED)
     out = []
     for s in parts:
-        body = _heat(result) if s.key == "confusion" else section_table(s)
+        body = (_heat(result) if s.key == "confusion" else section_table(s) if s.head
+                else "")
         notes = "".join(f'<p class="note">{text(n)}</p>' for n in s.notes)
         sid = "agree-" + re.sub(r"[^a-z0-9]+", "-", s.key.lower()).strip("-")
         out.append(section(sid, s.heading(), body + notes))

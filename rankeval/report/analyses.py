@@ -65,7 +65,8 @@ def pairs_rows(pairs) -> tuple[list[str], list[list[str]]]:
 def pairs_note(pairs, alpha: float, rounds: int) -> str:
     how = ("randomised Tukey HSD, every permutation" if pairs.procedure == "tukey" and
            pairs.exact else f"randomised Tukey HSD, {plural(rounds, 'permutation')}"
-           if pairs.procedure == "tukey" else f"paired tests, {pairs.procedure} over all pairs")
+           if pairs.procedure == "tukey" else f"paired tests, {pairs.procedure} over all pairs"
+           + (" of every metric" if pairs.across == "metrics" else ""))
     return (f"all pairs on {pairs.metric} ({how}; {plural(pairs.users, 'user')}): column - row "
             f"(adjusted p); * significant at alpha {alpha:g}; runs sharing a group letter do "
             "not differ")

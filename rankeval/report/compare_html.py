@@ -15,10 +15,12 @@ from rankeval.report.analyses import pairs_note, pairs_rows
 from rankeval.report.comparison import (
     compare_footer,
     compare_segment_tables,
+    correction_words,
     mark_of,
     run_label,
     segment_note,
     test_cells,
+    tests_corrected,
 )
 from rankeval.report.html_page import (
     LONG_ROWS,
@@ -37,7 +39,8 @@ from rankeval.report.html_page import (
     text,
 )
 from rankeval.report.numbers import defined, fixed
-from rankeval.report.sections import gold_compare, overlap_section, top_rows
+from rankeval.report.sections import gold_compare, overlap_section, run_order, top_rows
+from rankeval.settings import ties_words
 
 
 def compare_sections(result) -> list[str]:
@@ -51,8 +54,23 @@ def compare_sections(result) -> list[str]:
         distributions_section(view), _segments(result), popularity_section(view),
         _top(result), _overlap(result), _summary(result, folded=True) if long else "",
         notices_section(notices),
-        conventions_section(result.settings, compare_footer(result), _inputs(result)),
+        conventions_section(result.settings, [*compare_footer(result), *_orders(result)],
+                            _inputs(result), _order(result)),
     ]
+
+
+def _order(result) -> str | None:
+    """What ordered every run's lists, when the same for all (else ``_orders`` says)."""
+    orders = {run_order(r.evaluation) for r in result.runs}
+    return orders.pop() if len(orders) == 1 else None
+
+
+def _orders(result) -> list[str]:
+    """Where the runs were ordered differently: what ordered each run's lists."""
+    if _order(result) is not None:
+        return []
+    return [f"{r.name}: {ties_words(result.settings, run_order(r.evaluation))}"
+            for r in result.runs]
 
 
 def _verdict(result) -> str:
@@ -69,9 +87,9 @@ def _verdict(result) -> str:
                else f"the baseline {text(result.baseline)}")
     return section("verdict", "Verdict", gates + table(
         ["run", "significantly better", "significantly worse", "no significant difference"],
-        rows, raw=True), f"Against {against}, at alpha {a:g} after "
-        f"{text(result.options['correction'])} correction over the "
-        f"{'tests' if several else 'runs'} of each metric.")
+        rows, raw=True), f"Against {against}, at alpha {a:g} after the correction over the "
+        f"{'tests' if several else 'runs'}: "
+        f"{text(correction_words(result.options, tests_corrected(result)))}.")
 
 
 def _verdict_row(result, run: str, base: str) -> list[str]:

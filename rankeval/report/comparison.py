@@ -4,6 +4,9 @@ run carries one difference per baseline, in the order the baselines were given."
 
 from __future__ import annotations
 
+import math
+
+from rankeval.analysis.choices import FAMILY_WORDS
 from rankeval.errors import plural
 from rankeval.report.numbers import UNDEFINED, defined, fixed
 
@@ -94,13 +97,30 @@ def against(result) -> str:
     return ", ".join(result.baselines) + " (a delta against each, in this order)"
 
 
+def correction_words(options, tests: int | None = None) -> str:
+    """The correction and its family, as every report names them (``holm within each
+    metric@K``, ``bh across every metric and K (12 tests)``); ``tests``: the family's size,
+    said when one family spans the report."""
+    across = options.get("correct_across", "pairs")
+    if options["correction"] == "none":
+        return "none"
+    size = f" ({plural(tests, 'test')})" if tests is not None and across != "pairs" else ""
+    return f"{options['correction']} {FAMILY_WORDS[across]}{size}"
+
+
+def tests_corrected(result) -> int:
+    """The tests a comparison's correction counts: every defined p-value of the report."""
+    return sum(c.tested and math.isfinite(c.stats.p_value) for c in result.cells)
+
+
 def compare_footer(result) -> list[str]:
     o = result.options
     undefined_test = any(c.tested and c.defined and c.significant is None
                          for c in result.cells)
     word = "baseline" if len(result.baselines) == 1 else "baselines"
     lines = [
-        f"{word}: {against(result)} · test: {o['test']} · correction: {o['correction']} · "
+        f"{word}: {against(result)} · test: {o['test']} · "
+        f"correction: {correction_words(o, tests_corrected(result))} · "
         f"* significant at alpha {o['alpha']:g}"
         + (" · ~ significant but below --min-effect" if any(c.small for c in result.cells)
            else "")
@@ -121,9 +141,10 @@ def compare_footer(result) -> list[str]:
 def segment_note(result) -> str:
     base = (result.baseline if len(result.baselines) == 1 else
             "the baseline each row names (run vs baseline)")
+    across = "every metric" if result.options.get("correct_across") == "metrics" else (
+        "each metric")
     return (f"mean and delta against {base}; * significant after correction over the runs "
-            f"{'and baselines ' if len(result.baselines) > 1 else ''}and segments of each "
-            "metric")
+            f"{'and baselines ' if len(result.baselines) > 1 else ''}and segments of {across}")
 
 
 def compare_segment_tables(result) -> dict[str, tuple[list[str], list[list[str]]]]:

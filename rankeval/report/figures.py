@@ -18,6 +18,7 @@ from rankeval.errors import plural
 from rankeval.names import MetricSpec, from_name
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report import charts
+from rankeval.report.comparison import correction_words
 from rankeval.report.numbers import fixed
 
 MAX_BARS = 30  # segment values drawn per chart; the table beside it has every one
@@ -224,7 +225,8 @@ def forest(result) -> list[tuple[str, str, str]]:
                             [c.stats.ci_high for c in cells], [c.significant for c in cells])
         level = f"{result.options['ci_level']:.0%}"
         out.append((cid, f"{name}: run - baseline with {level} intervals; coloured where "
-                    f"significant after {result.options['correction']} correction", svg))
+                    f"significant after the correction ({correction_words(result.options)})",
+                    svg))
     return out
 
 

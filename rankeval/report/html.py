@@ -76,7 +76,7 @@ def render(ev) -> str:
         _segments_score(ev, parts), _fairness(ev, parts), popularity_section(view),
         _summary(ev, parts, folded=True) if long else "", _ties(parts.get("ties")),
         notices_section([n.message for n in ev.notices]),
-        conventions_section(ev.settings, [model.users_line(ev)], _inputs(ev)),
+        conventions_section(ev.settings, [model.users_line(ev)], _inputs(ev), model.run_order(ev)),
     ]
     return page(f"rankeval: {view.runs[0]}", lead, sections)
 
@@ -196,12 +196,12 @@ def render_compare(result) -> str:
 
 def render_power(result) -> str:
     """The power analysis as one HTML page (a table; no chart)."""
-    (power,) = model.power(result)
+    power, *about = model.power(result)  # the table, then the config file's line if any
     lead = f"{text(result.runs[1])} against {text(result.runs[0])} · rankeval {__version__}"
     notes = notices_section(list(result.notices))
     return page("rankeval: power", lead, [
         section("power", "Power and sample size", section_table(power),
-                text(" ".join(power.notes))), notes])
+                text(" ".join([*power.notes, *(n for s in about for n in s.notes)]))), notes])
 
 
 def render_ope(result) -> str:

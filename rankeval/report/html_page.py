@@ -146,8 +146,11 @@ def notices_section(messages: list[str]) -> str:
     return section("notices", "Notices", f"<ul>{items}</ul>")
 
 
-def conventions_section(settings: Settings, lines: list[str], inputs: str) -> str:
-    parts = footer(settings).removeprefix("settings: ").split(" · ")
+def conventions_section(settings: Settings, lines: list[str], inputs: str,
+                        order: str | None = None) -> str:
+    """The settings (``order``: what ordered the lists, as ``settings.footer`` takes it),
+    ``lines`` of notes, and the inputs."""
+    parts = footer(settings, order).removeprefix("settings: ").split(" · ")
     items = "".join(f"<li>{text(p)}</li>" for p in parts)
     notes = "".join(f'<p class="note">{text(line)}</p>' for line in lines)
     return section("conventions", "Conventions and inputs",

@@ -16,6 +16,9 @@ disappears; adding keys is compatible):
      compatibly). Compare's "gold" (compare --gold): per run, baseline and
      metric the PPI difference with its interval, p-values, significance, the machine-only
      difference and significance beside it and where they disagree (added compatibly).
+     "order" in each of score's "inputs" (the predictions': rank, score or input, what ordered
+     the lists; null for the other inputs) and compare's "correct_across" (pairs or
+     metrics, the family of its correction) (added compatibly).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import io
 from rankeval.errors import plural
 from rankeval.offpolicy.estimators import ESTIMATORS
 from rankeval.report.numbers import UNDEFINED, exact, fixed
-from rankeval.report.sections import Section, table, verdict_section
+from rankeval.report.sections import Section, config_section, table, verdict_section
 
 
 def sections(result, undefined: str = UNDEFINED) -> list[Section]:
@@ -61,7 +61,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
             left=frozenset({0, 1}),
             tones=tuple((0, 0, _tone(d), 0) for d in result.differences),
             notes=("paired: each resample draws the same slates for every run",)))
-    return out
+    return out + config_section(result.config)
 
 
 def _assumption(name: str) -> str:

@@ -8,7 +8,10 @@ import io
 
 from rankeval.errors import plural
 from rankeval.report.numbers import exact, fixed
-from rankeval.report.sections import Section, table
+from rankeval.report.sections import Section, config_section, table
+
+# What ranked a run's held-out items among its negatives (``SampledResult.ordered_by``)
+RANKED_BY = {"rank": "the file's ranks", "score": "score"}
 
 
 def sections(result) -> list[Section]:
@@ -23,7 +26,8 @@ def sections(result) -> list[Section]:
             notes=(f"{run.instances:,} held-out items, each ranked among "
                    f"{plural(result.negatives, 'negative')} sampled {sampling} replacement from "
                    f"{result.candidates_text()}"
-                   + (f" (ranked by score, ties {result.ties})" if result.ties else "")
+                   + (f" (ranked by {RANKED_BY[result.ordered_by.get(run.name, 'score')]}, "
+                      f"ties {result.ties})" if result.ties else "")
                    + "; rank estimate: the metric at the expected full rank; bv: Krichene "
                    "and Rendle's bias-variance correction",)))
     if result.flips:
@@ -34,7 +38,7 @@ def sections(result) -> list[Section]:
                          left=frozenset({0, 1, 2}),
                          notes=("the sampled metric may rank these runs the wrong way: "
                                 "compare them on full rankings",)))
-    return out
+    return out + config_section(result.config)
 
 
 def grouped(flips) -> dict[tuple[str, str, str], list[str]]:

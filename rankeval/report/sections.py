@@ -25,6 +25,7 @@ from rankeval.report.comparison import (
     compare_cell,
     compare_footer,
     compare_segment_tables,
+    correction_words,
     detail_head,
     detail_rows,
     p_text,
@@ -32,7 +33,7 @@ from rankeval.report.comparison import (
     segment_note,
 )
 from rankeval.report.numbers import UNDEFINED, count, defined, fixed
-from rankeval.settings import footer
+from rankeval.settings import footer, order_words
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,12 @@ class Section:
         """The title with its subject shown by ``show`` (each format's way to show data)."""
         before, _, after = self.title.partition("{}")
         return before + show(self.subject) + after if self.subject else self.title
+
+
+def config_section(config: str | None) -> list[Section]:
+    """The configuration file whose keys gave option defaults, named as score's, compare's
+    and validate's reports name it (``options from rankeval.toml``); none without one."""
+    return [Section("config", notes=(f"options from {config}",))] if config else []
 
 
 def table(key: str, head, rows, **kw) -> Section:
@@ -105,7 +112,7 @@ def score(ev, undefined: str = UNDEFINED) -> list[Section]:
         out.append(table("ties", ["metric", "pessimistic", "reported", "optimistic"] if moved
                          else [], moved, notes=(tie_note(ev, small=not moved),)))
     out.append(Section("about", notes=(*([corpus_line(ev)] if ev.corpus else []),
-                                       users_line(ev), footer(ev.settings))))
+                                       users_line(ev), footer(ev.settings, run_order(ev)))))
     return out
 
 
@@ -303,6 +310,16 @@ def samples_section(ev, undefined: str = UNDEFINED) -> Section:
                         "over users of their values' standard deviation over their samples",))
 
 
+# What ordered the lists where no tie rule did (``settings.order_words``), as the tie note says
+WHAT_ORDERED = {"rank": "order of the file's ranks", "input": "file's row order"}
+
+
+def run_order(ev) -> str | None:
+    """What ordered an evaluation's lists (``InputSummary.order``), None when unknown."""
+    summary = ev.inputs.get("predictions")
+    return None if summary is None else summary.order
+
+
 def tie_rows(ev) -> list[list[str]]:
     """(metric, pessimistic, reported, optimistic) for the means the order of tied items can
     move."""
@@ -316,6 +333,8 @@ def tie_note(ev, small: bool = False) -> str:
            "optimistic": "the optimistic order", "pessimistic": "the pessimistic order",
            "provider": "each metric's ties ordered as its ir_measures provider orders them"}
     reported = how.get(ev.settings.ties, f"ties broken by --ties {ev.settings.ties}")
+    if order_words(ev.settings, run_order(ev)) is not None:  # no tie rule ordered them
+        reported = f"tied scores in the {WHAT_ORDERED[run_order(ev) or '']}"
     have = "has" if ev.tied_users == 1 else "have"
     if small:
         return (f"tie sensitivity: {plural(ev.tied_users, 'user')} {have} tied scores; no mean "
@@ -408,10 +427,10 @@ def gold_compare(result, undefined: str = UNDEFINED) -> list[Section]:
     o = result.options
     notes = [f"machine: the difference under the machine judgments alone ({o['test']} test "
              f"over the {plural(len(result.shared_users), 'user')} compared, "
-             f"{o['correction']}); "
+             f"{correction_words(o)}); "
              f"PPI: {g.method} on the per-query differences, the {g.gold_queries:,} gold "
-             f"queries labelled, with its {level} interval and z-test, {g.correction} over "
-             f"each metric's tests, significant at {g.alpha:g}; disagree: where the two "
+             f"queries labelled, with its {level} interval and z-test, corrected "
+             f"{correction_words(vars(g))}, significant at {g.alpha:g}; disagree: where the two "
              "differ on the sign or on significance",
              f"assumption: {g.assumption}"]
     for d in g.disagreements:
@@ -459,7 +478,8 @@ def top_rows(baseline: str, run: str, changes) -> tuple[list[str], list[list[str
 
 
 def power(result) -> list[Section]:
-    return [table("power", *power_rows(result), notes=(power_note(result),))]
+    return [table("power", *power_rows(result), notes=(power_note(result),)),
+            *config_section(result.config)]
 
 
 def validation(result, strict: bool = False) -> list[Section]:

@@ -44,6 +44,7 @@ class Agreement:
     queries: dict[str, int] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # the test of the swaps
     notices: list[Notice] = field(default_factory=list)  # its warnings, by code
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     def ordering(self, metric: str) -> Ordering:
         return next(o for o in self.orderings if o.metric == metric)
@@ -62,4 +63,5 @@ class Agreement:
             "metrics": [o.to_dict() for o in self.orderings],
             "warnings": [n.message for n in self.notices],
             "notices": [n.to_dict() for n in self.notices],
+            "config": self.config,
         }

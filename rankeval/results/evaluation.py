@@ -61,6 +61,9 @@ class InputSummary:
     rows: int
     users: int
     tag: str | None = None  # a TREC run's tag (trec_eval's runid)
+    # the predictions: what ordered each list, rank (the file's ranks), score (its scores,
+    # tied scores by the tie rule) or input (the file's row order); None: not a run
+    order: str | None = None
 
 
 @dataclass(frozen=True)

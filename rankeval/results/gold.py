@@ -163,8 +163,9 @@ class GoldDifference:
     """One run against one baseline on one metric under the gold sample (``compare
     --gold``): ``estimate`` is PPI++ on the per-query differences (run - baseline), the gold
     queries labelled, the others unlabelled; its z-test's ``p_value``, adjusted over the
-    metric's tests by the comparison's correction; beside it the machine-only comparison's
-    difference and significance (``compare``'s test on the machine judgments alone)."""
+    metric's tests (or every metric's: ``correct_across``) by the comparison's correction;
+    beside it the machine-only comparison's difference and significance (``compare``'s test
+    on the machine judgments alone)."""
 
     run: str
     baseline: str
@@ -223,6 +224,7 @@ class GoldComparison(_Sampled):
     differences: list[GoldDifference]
     strata_column: str | None = None
     not_estimated: dict[str, str] = field(default_factory=dict)
+    correct_across: str = "pairs"  # the correction's family: each metric's tests, or all
 
     @property
     def disagreements(self) -> list[GoldDifference]:
@@ -233,7 +235,7 @@ class GoldComparison(_Sampled):
                 "lambda": self.lam, "assumption": self.assumption,
                 "truth_queries": self.truth_queries, "gold_queries": self.gold_queries,
                 "strata_column": self.strata_column, "alpha": self.alpha,
-                "correction": self.correction,
+                "correction": self.correction, "correct_across": self.correct_across,
                 "differences": [d.to_dict() for d in self.differences],
                 "disagreements": len(self.disagreements),
                 "not_estimated": self.not_estimated}
