@@ -157,7 +157,12 @@ def _draw(rng, n: int, items: int, popularity: str, zipf: float = 1.1) -> np.nda
     if popularity == "uniform":
         return rng.integers(0, items, n)
     # Zipf-like: P(rank r) ~ 1 / r^zipf, truncated at the catalog size, popular ids spread out.
-    r = np.minimum(rng.zipf(zipf, n), items) - 1
+    if zipf > 1:
+        r = np.minimum(rng.zipf(zipf, n), items) - 1
+    else:  # numpy's sampler needs an exponent above 1: the law over the catalog's ranks
+        weights = np.cumsum(np.arange(1, items + 1, dtype=np.float64) ** -zipf)
+        r = np.searchsorted(weights, rng.random(n) * weights[-1], side="right")
+        r = np.minimum(r, items - 1)
     return (r * 2654435761) % items  # a fixed permutation of ranks to ids
 
 

@@ -86,13 +86,17 @@ class Preset:
     # subtopic number (ndeval), or in the order the truth first names each subtopic (pyndeval,
     # which ir_measures runs, numbers them so).
     subtopic_order: str = "number"
+    # The order of the users (queries) in every report: by number when every id is an integer
+    # written plainly (1, 2, 10, as people read them), or by their bytes (trec_eval sorts its
+    # queries with strcmp: 1000 before 301, and prints -q's lines so)
+    user_order: str = "number"
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("trec_eval", "trec_eval 10.0", "trec_eval", None, True, False, True,
-           duplicates="evaluated"),
+           duplicates="evaluated", user_order="bytes"),
     Preset("trec_eval-9", "trec_eval 9.0.8 (and pytrec_eval)", "trec_eval_9", "trec_eval",
-           True, False, True, duplicates="listed", comments=False),
+           True, False, True, duplicates="listed", comments=False, user_order="bytes"),
     Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
            False, True, False, subtopic_order="appearance"),
     Preset("ranx", "ranx 0.3", "ranx", None, False, False, False),

@@ -107,6 +107,9 @@ EDGES = {
     # grades above 9 and negative ones (in the pool, unjudged): relstring's '>' and '.'
     "odd_grades": [["-q", "-m", "relstring.30"], ["-q", "-J", "-m", "relstring.15"],
                    ["-q", "-m", "all_trec"]],
+    # query ids that are plain numbers of several lengths: both versions print the queries
+    # in strcmp order (1000 before 301), where rankeval's other reports order them by number
+    "numbered_qids": [["-q"], ["-q", "-c", "-m", "all_trec"]],
 }
 
 
@@ -172,6 +175,10 @@ def write_dataset(name: str, folder: Path) -> None:
     if name == "odd_grades":
         qrels = [f"{line[:-2]} 12" if i % 9 == 1 else f"{line[:-2]} -1" if i % 7 == 3 else line
                  for i, line in enumerate(qrels)]
+    if name == "numbered_qids":  # q01 -> 7, q02 -> 30, ...: lengths 1 to 4, out of order
+        number = {f"q{q:02d}": str((q * 7919) % 9973 // (10 ** (q % 4))) for q in range(1, 31)}
+        qrels, run = ([f"{number[line.split()[0]]} {line.split(' ', 1)[1]}" for line in lines]
+                      for lines in (qrels, run))
     if name == "dup_qrels_zero":
         zero = next(line for line in qrels if line.startswith("q01 ") and line.endswith(" 0"))
         qrels.append(zero)

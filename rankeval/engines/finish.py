@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
 from rankeval.build.items import ItemStats, item_stats
+from rankeval.conventions import preset_of
 from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
     corpus_notices,
@@ -99,9 +100,12 @@ def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputS
                   corpus: dict[str, float] | None = None) -> Evaluation:
     """A merged partial as an ``Evaluation``: the means, the per-user values in a local store,
     users in display order: by number when every id is an integer written plainly (1, 2, 10
-    rather than 1, 10, 2), else as byte strings."""
+    rather than 1, 10, 2), else as byte strings (and always so under a preset whose tool
+    orders them so: ``Preset.user_order``)."""
     n = partial.counts.evaluated  # also when the per-user values live elsewhere (Spark)
-    order = numeric_order(partial.users)
+    preset = preset_of(settings.compat)
+    by_number = preset is None or preset.user_order == "number"
+    order = numeric_order(partial.users) if by_number else None
     if order is not None:
         partial = dataclasses.replace(
             partial, users=partial.users.take(from_numpy(order)),
