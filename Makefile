@@ -29,11 +29,16 @@ IFRAME_WORKER := 1.0.4
 # Open Bandit Pipeline, the off-policy estimators' oracle, declares Python < 3.11 and torch,
 # which its estimators never call: installed without its dependencies (those it runs are in
 # the test extra), and tests/obp_oracle.py loads its estimator modules alone.
+# glide-py, the oracle of stratified PPI (--gold-strata, tests/test_gold.py), declares
+# Python >= 3.12 and scipy >= 1.18.1 yet runs on 3.11 with numpy and the test extra's scipy,
+# all it imports: a test oracle only, installed without those checks. pyproject.toml cannot
+# declare it: pip would refuse the test extra on 3.11.
 $(VENV)/.test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
 	$(PIP) -e '.[test]'
 	$(PIP) --no-deps --ignore-requires-python 'obp==0.5.7'
+	$(PIP) --no-deps --ignore-requires-python 'glide-py==0.11.0'
 	@mkdir -p $(VENV)/share/iframe-worker
 	$(BIN)/npm pack --silent --pack-destination $(VENV)/share iframe-worker@$(IFRAME_WORKER) >/dev/null
 	tar -xzf $(VENV)/share/iframe-worker-$(IFRAME_WORKER).tgz -C $(VENV)/share/iframe-worker \

@@ -239,6 +239,103 @@ def test_stratified_coverage_by_simulation():
     assert plain_covered / worlds < 0.8, plain_covered
 
 
+# --- stratified PPI against glide-py ---------------------------------------------------------
+# glide-py's StratifiedPPIMeanEstimator (Fisch et al.'s estimator, an independent
+# implementation) is the oracle. Its conventions and how the tests meet them:
+# - variances over n - 1 (rankeval and ppi_py: over n): each stratum's two terms are
+#   converted, the gold term by (n_k - 1) / n_k, the other queries' by (N_k - 1) / N_k;
+# - its PPI++ weight has the covariance over n - 1 and is not clipped (rankeval and ppi_py:
+#   over n, clipped to [0, 1]): lam_k = clip(lam_glide_k * (n_k - 1) / n_k);
+# - its only fixed weight is 1 (power_tuning=False): a weight lam is given to it as the
+#   machine values scaled by lam at weight 1, which is the same estimator term for term.
+
+def _glide():
+    """glide-py's estimators. Imported here: glide-py is a test-only oracle outside the
+    test extra (it declares Python >= 3.12; the Makefile installs it without that check),
+    so only the tests that use it fail when it is missing."""
+    from glide.estimators import ClassicalMeanEstimator, StratifiedPPIMeanEstimator
+    return StratifiedPPIMeanEstimator(), ClassicalMeanEstimator()
+
+
+def _glide_at(h, a, s, gold, lams, level=0.95):
+    """glide's stratified PPI at the weights ``lams`` (stratum -> lam): its point estimate,
+    its interval, and its variance converted to rankeval's divisor (n, N)."""
+    strat, classical = _glide()
+    proxy = a * np.vectorize(lams.__getitem__)(s)
+    y_true = np.where(gold, h, np.nan)
+    whole = strat.estimate(y_true, proxy, s, confidence_level=level, power_tuning=False)
+    ci = whole.confidence_interval
+    converted = 0.0
+    for k in lams:
+        in_k = s == k
+        n, big_n = (gold & in_k).sum(), (~gold & in_k).sum()
+        var_k = strat.estimate(y_true[in_k], proxy[in_k], s[in_k],
+                               power_tuning=False).confidence_interval.var
+        other = classical.estimate(proxy[~gold & in_k]).confidence_interval.var
+        w = in_k.mean()
+        converted += w**2 * ((var_k - other) * (n - 1) / n + other * (big_n - 1) / big_n)
+    return ci.mean, (ci.lower_bound, ci.upper_bound), converted
+
+
+def _glide_tuned_lambda(h, a, gold):
+    """glide's own PPI++ weight for one stratum, read from its estimates: the estimate is
+    linear in the weight, so weights 1, 1/2 (machine values halved) and its tuned one give it."""
+    strat, _ = _glide()
+    y_true, s = np.where(gold, h, np.nan), np.zeros(len(h), dtype=int)
+    at = {tuned: strat.estimate(y_true, a, s, power_tuning=tuned).confidence_interval.mean
+          for tuned in (True, False)}
+    half = strat.estimate(y_true, a / 2, s, power_tuning=False).confidence_interval.mean
+    return 1 + (at[True] - at[False]) / (2 * (at[False] - half))
+
+
+def _four_strata(seed):
+    return _strata_world(np.random.default_rng(seed), sizes=(400, 250, 150, 200),
+                         rates=(0.05, 0.2, 0.5, 0.8), means=(0.2, 0.5, 0.8, 0.35),
+                         bias=(0.1, -0.05, 0.0, 0.2))
+
+
+@pytest.mark.parametrize("lam", [1.0, 0.37, 0.8])
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_stratified_fixed_lambda_equals_glide(seed, lam):
+    """Four strata sampled at 5%, 20%, 50% and 80%, a fixed weight: the estimate equals
+    glide-py's StratifiedPPIMeanEstimator to 1e-9 (same weights, same estimator); the
+    interval equals glide's once its variance, over n - 1, is put over n as rankeval's and
+    ppi_py's are (each stratum's gold and other terms by their own count)."""
+    h, a, s, gold = _four_strata(seed)
+    est = stratified_ppi_mean(h[gold], a[gold], a[~gold], s[gold], s[~gold], lam=lam)
+    point, (low, high), variance = _glide_at(h, a, s, gold, dict.fromkeys(np.unique(s), lam))
+    assert est.ppi.value == pytest.approx(point, abs=1e-9)
+    if lam == 1.0:  # classic PPI: glide's own interval, before any conversion, is wider
+        assert est.ppi.high - est.ppi.low < high - low
+    z = 1.959963984540054
+    assert (est.ppi.low, est.ppi.high) == pytest.approx(
+        (point - z * math.sqrt(variance), point + z * math.sqrt(variance)), abs=1e-9)
+    assert [x.weight for x in est.strata] == pytest.approx([0.4, 0.25, 0.15, 0.2])
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_stratified_ppi_plus_plus_equals_glide(seed):
+    """PPI++ with a weight per stratum: each stratum's weight is glide's tuned one put in
+    ppi_py's convention (covariance over n, not n - 1; clipped to [0, 1]); at those weights
+    the estimate equals glide's to 1e-9 and the interval equals glide's with its variance
+    put over n."""
+    h, a, s, gold = _four_strata(seed)
+    est = stratified_ppi_mean(h[gold], a[gold], a[~gold], s[gold], s[~gold])
+    lams = {x.name: x.lam for x in est.strata}
+    for k, lam in lams.items():
+        in_k = s == k
+        n = (gold & in_k).sum()
+        tuned = _glide_tuned_lambda(h[in_k], a[in_k], gold[in_k])
+        assert lam == pytest.approx(min(1.0, max(0.0, tuned * (n - 1) / n)), abs=1e-9), k
+    assert len(set(lams.values())) == 4 and min(lams.values()) > 0
+    point, _, variance = _glide_at(h, a, s, gold, lams)
+    assert est.ppi.value == pytest.approx(point, abs=1e-9)
+    assert est.ppi.se == pytest.approx(math.sqrt(variance), abs=1e-9)
+    z = 1.959963984540054
+    assert (est.ppi.low, est.ppi.high) == pytest.approx(
+        (point - z * math.sqrt(variance), point + z * math.sqrt(variance)), abs=1e-9)
+
+
 def test_gold_strata_end_to_end(run_cli, tmp_path):
     """--gold-strata COLUMN: the truth's column names each query's stratum; the report
     equals stratified_ppi_mean on the per-query values written."""
@@ -267,6 +364,53 @@ def test_gold_strata_end_to_end(run_cli, tmp_path):
     text = run_cli("score", RUN, tmp_path / "machine.csv", "-m", "ndcg@10", "--gold",
                    tmp_path / "human.csv", "--gold-strata", "topic").stdout
     assert "Strata of topic" in text and "uniform random sample within each stratum" in text
+
+
+@pytest.mark.parametrize("lam", [None, 0.5])
+def test_gold_strata_end_to_end_equals_glide(run_cli, tmp_path, lam):
+    """--gold-strata through the command, three strata sampled at about 19%, 4% and 19% (the
+    middle one's gold sample thinned): glide-py's StratifiedPPIMeanEstimator on the
+    per-query values --per-user writes gives the report's estimate to 1e-9, and its interval
+    once its variance (over n - 1) is put over n; PPI++'s weights are glide's tuned ones
+    in ppi_py's convention (covariance over n, clipped to [0, 1])."""
+    machine = pd.read_csv(MACHINE, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    human = pd.read_csv(HUMAN, sep=" ", names=["user_id", "it", "item_id", "relevance"])
+    number = machine["user_id"].str[1:].astype(int)
+    machine["topic"] = np.select([number < 80, number < 180], ["a", "b"], "c")
+    kept = human["user_id"].str[1:].astype(int)
+    human = human[(kept < 110) | (kept >= 180)]  # b keeps q080-q109's gold only
+    machine.drop(columns="it").to_csv(tmp_path / "machine.csv", index=False)
+    human.drop(columns="it").to_csv(tmp_path / "human.csv", index=False)
+    users = tmp_path / "users.csv"
+    r = run_cli("score", RUN, tmp_path / "machine.csv", "-m", "ndcg@10,p@5", "--gold",
+                tmp_path / "human.csv", "--gold-strata", "topic", "--per-user", users,
+                "-f", "json", *(["--ppi-lambda", str(lam)] if lam is not None else []))
+    assert r.exit_code == 0, r.stderr
+    doc = _strict(r.stdout)["gold"]["estimates"]
+    per = pd.read_csv(users, dtype={"user_id": str})
+    s = np.select([per["user_id"].str[1:].astype(int) < 80,
+                   per["user_id"].str[1:].astype(int) < 180], ["a", "b"], "c")
+    for metric in ("ndcg@10", "precision@5"):
+        row = doc[metric]
+        gold = per[f"gold:{metric}"].notna().to_numpy()
+        h, a = per[f"gold:{metric}"].to_numpy(), per[metric].to_numpy()
+        rates = [(gold & (s == k)).sum() / (s == k).sum() for k in "abc"]
+        assert rates == pytest.approx([15 / 80, 4 / 100, 13 / 70])
+        assert [x["stratum"] for x in row["strata"]] == ["a", "b", "c"]
+        if lam is None:
+            lams = dict(zip("abc", (x["lambda"] for x in row["strata"]), strict=True))
+            for k in "abc":
+                in_k, n = s == k, (gold & (s == k)).sum()
+                tuned = _glide_tuned_lambda(h[in_k], a[in_k], gold[in_k])
+                assert lams[k] == pytest.approx(min(1.0, max(0.0, tuned * (n - 1) / n)),
+                                                abs=1e-9), (metric, k)
+        else:
+            lams = dict.fromkeys("abc", lam)
+        point, _, variance = _glide_at(h, a, s, gold, lams)
+        z = 1.959963984540054
+        assert row["ppi"]["value"] == pytest.approx(point, abs=1e-9), metric
+        assert (row["ppi"]["low"], row["ppi"]["high"]) == pytest.approx(
+            (point - z * math.sqrt(variance), point + z * math.sqrt(variance)), abs=1e-9)
 
 
 # --- bad input: one line, exit 2 -----------------------------------------------------------
