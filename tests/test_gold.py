@@ -250,17 +250,18 @@ def test_stratified_coverage_by_simulation():
 #   machine values scaled by lam at weight 1, which is the same estimator term for term.
 
 def _glide():
-    """glide-py's estimators. Imported here: glide-py is a test-only oracle outside the
-    test extra (it declares Python >= 3.12; the Makefile installs it without that check),
-    so only the tests that use it fail when it is missing."""
-    from glide.estimators import ClassicalMeanEstimator, StratifiedPPIMeanEstimator
-    return StratifiedPPIMeanEstimator(), ClassicalMeanEstimator()
+    """glide-py's estimators (its module ``glide.estimators``). Imported here: glide-py is a
+    test-only oracle outside the test extra (it declares Python >= 3.12; the Makefile
+    installs it without that check), so only the tests that use it fail when it is missing."""
+    import glide.estimators
+    return glide.estimators
 
 
 def _glide_at(h, a, s, gold, lams, level=0.95):
     """glide's stratified PPI at the weights ``lams`` (stratum -> lam): its point estimate,
     its interval, and its variance converted to rankeval's divisor (n, N)."""
-    strat, classical = _glide()
+    glide = _glide()
+    strat, classical = glide.StratifiedPPIMeanEstimator(), glide.ClassicalMeanEstimator()
     proxy = a * np.vectorize(lams.__getitem__)(s)
     y_true = np.where(gold, h, np.nan)
     whole = strat.estimate(y_true, proxy, s, confidence_level=level, power_tuning=False)
@@ -280,7 +281,7 @@ def _glide_at(h, a, s, gold, lams, level=0.95):
 def _glide_tuned_lambda(h, a, gold):
     """glide's own PPI++ weight for one stratum, read from its estimates: the estimate is
     linear in the weight, so weights 1, 1/2 (machine values halved) and its tuned one give it."""
-    strat, _ = _glide()
+    strat = _glide().StratifiedPPIMeanEstimator()
     y_true, s = np.where(gold, h, np.nan), np.zeros(len(h), dtype=int)
     at = {tuned: strat.estimate(y_true, a, s, power_tuning=tuned).confidence_interval.mean
           for tuned in (True, False)}
@@ -334,6 +335,27 @@ def test_stratified_ppi_plus_plus_equals_glide(seed):
     z = 1.959963984540054
     assert (est.ppi.low, est.ppi.high) == pytest.approx(
         (point - z * math.sqrt(variance), point + z * math.sqrt(variance)), abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_stratified_gold_alone_equals_glide(seed):
+    """The gold-only estimate of stratified PPI is glide-py's StratifiedClassicalMeanEstimator
+    with the strata's shares of every query as weights: the mean to 1e-9, the interval once
+    each stratum's variance, over n_k - 1 in glide, is put over n_k."""
+    h, a, s, gold = _four_strata(seed)
+    est = stratified_ppi_mean(h[gold], a[gold], a[~gold], s[gold], s[~gold])
+    names, counts = np.unique(s, return_counts=True)
+    glide = _glide()
+    ci = glide.StratifiedClassicalMeanEstimator().estimate(
+        np.where(gold, h, np.nan), s, stratum_weights=counts / len(s)).confidence_interval
+    variance = 0.0
+    for k, count in zip(names, counts, strict=True):
+        n = (gold & (s == k)).sum()
+        part = glide.ClassicalMeanEstimator().estimate(h[gold & (s == k)]).confidence_interval.var
+        variance += (count / len(s)) ** 2 * part * (n - 1) / n
+    assert est.gold.value == pytest.approx(ci.mean, abs=1e-9)
+    assert est.gold.se == pytest.approx(math.sqrt(variance), abs=1e-9)
+    assert est.gold.se < ci.std  # the divisors differ: glide's n_k - 1 gives a wider interval
 
 
 def test_gold_strata_end_to_end(run_cli, tmp_path):
