@@ -67,6 +67,32 @@ def test_help_of_evaluate_lists_every_setting_with_its_values():
     assert "'linear' | 'exponential'" in text
 
 
+@pytest.mark.parametrize("verb", ["rankeval.evaluate", "rankeval.compare",
+                                  "rankeval.spark.evaluate", "rankeval.ray.evaluate"])
+def test_the_verbs_that_take_evaluates_keywords_declare_them_once(verb):
+    import importlib
+    import typing
+
+    from rankeval.api.request import Options
+
+    module, name = verb.rsplit(".", 1)
+    params = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+    assert params["options"].annotation == "Unpack[Options]"
+    assert not set(params) & set(typing.get_type_hints(Options))  # none declared twice
+
+
+def test_compare_still_takes_the_formats_and_compat():
+    runs = {"a": PREDS, "b": PREDS}
+    plain = rankeval.compare(runs, TRUTH, "ndcg@10")
+    named = rankeval.compare(runs, TRUTH, "ndcg@10", compat=None, preds_format="csv",
+                             truth_format="csv")
+    assert named.mean("b", "ndcg@10") == plain.mean("b", "ndcg@10") == pytest.approx(
+        0.3391, abs=5e-5)
+    for wrong in ({"truth_format": "trec"}, {"preds_format": "trec"}, {"compat": "nope"}):
+        with pytest.raises(rankeval.RankevalError):
+            rankeval.compare(runs, TRUTH, "ndcg@10", **wrong)
+
+
 @pytest.mark.parametrize("kind", ["pandas", "polars", "arrow", "batch", "reader", "path"])
 def test_evaluate_takes_every_kind_of_table(kind):
     frames = [pd.read_csv(PREDS, dtype={"user_id": str, "item_id": str}),

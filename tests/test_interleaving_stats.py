@@ -36,6 +36,31 @@ def test_worked_example_13():
     assert result.low < result.delta < result.high
 
 
+@pytest.mark.parametrize("planned", [False, True])
+def test_a_reported_pair_is_the_judged_preference_with_its_rankers_named(planned):
+    """The report's pair (results.interleaving.PairResult) is the analysis' Preference, one
+    type, its rankers named: every field carried over, none copied by position."""
+    from dataclasses import asdict, fields
+
+    from rankeval.analysis.interleave_judge import Pair
+    from rankeval.analysis.interleaving import Plan, Preference
+    from rankeval.results.interleaving import PairResult
+
+    shown = [(2, 0)] * 4 + [(0, 1)] * 2 + [(1, 1), (0, 0)]
+    imp, team, clicked = _log(shown)
+    judged = preference(outcomes(credits(imp, team, clicked, len(shown), 2), 0, 1),
+                        np.arange(len(shown)), a=1, b=0, rounds=200)
+    plan = Plan(0.1, 0.05, 0.8, 10.5, 12.0, 0.125, 1.5) if planned else None
+    pair = PairResult.named(Pair(judged, 0.25, plan), ("base", "new"))
+    assert issubclass(PairResult, Preference)
+    assert (pair.a, pair.b, pair.p_adjusted) == ("new", "base", 0.25)
+    assert {f.name: getattr(pair, f.name) for f in fields(Preference) if f.name not in ("a", "b")} \
+        == {k: v for k, v in asdict(judged).items() if k not in ("a", "b")}
+    assert pair.plan == (None if plan is None else {"decided": 10.5, "impressions": 12.0,
+                                                    "no_click_share": 0.125,
+                                                    "design_effect": 1.5})
+
+
 @pytest.mark.parametrize(("wins", "losses"), [(7, 3), (0, 5), (12, 12), (30, 11), (1, 0)])
 def test_the_sign_test_is_the_binomial_by_brute_force(wins, losses):
     n = wins + losses

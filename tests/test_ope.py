@@ -256,10 +256,21 @@ def test_bad_logs_are_one_line_naming_the_rows():
                      run.assign(position=1, probability=1.5).drop(columns="rank"))
     with pytest.raises(InputError, match="no propensity column"):
         rankeval.ope(log.assign(position=[1, 2, 1]).drop(columns="propensity"), run)
-    with pytest.raises(OptionError, match="unknown estimator"):
+    with pytest.raises(OptionError, match=r"unknown estimator 'magic'; known: sips, iips, rips, "
+                       r"snsips, sniips, snrips, dm, cascade_dr, ips, snips, dr$"):
         rankeval.ope(log.assign(position=[1, 2, 1]), run, estimators="magic")
     with pytest.raises(OptionError, match="needs a reward model"):
         rankeval.ope(log.assign(position=[1, 2, 1]), run, estimators="dm")
+
+
+@pytest.mark.parametrize("name", ["snsips", "sniips", "snrips", "snips"])
+def test_a_self_normalised_estimator_is_its_plain_one_normalised(name):
+    from rankeval.offpolicy.estimators import ESTIMATORS
+
+    normalised, plain = ESTIMATORS[name], ESTIMATORS[name.removeprefix("sn")]
+    assert normalised.normalised and not plain.normalised
+    assert (normalised.weights, normalised.model) == (plain.weights, plain.model)
+    assert normalised.assumption == f"as {plain.name}; biased, lower variance"
 
 
 def test_slate_direct_method_is_the_policys_expected_predicted_reward():

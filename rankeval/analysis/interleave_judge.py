@@ -38,7 +38,7 @@ class Pair:
     over ``b``, interval, sign test), its p-value corrected over every pair, and the plan
     (None unless asked for)."""
 
-    preference: Preference
+    preference: Preference[int]
     p_adjusted: float
     plan: Plan | None
 

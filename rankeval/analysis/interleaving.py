@@ -22,21 +22,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Generic, TypeVar
 
 import numpy as np
 from scipy.stats import binomtest
 
 from rankeval.errors import OptionError
 
+Ranker = TypeVar("Ranker")  # how a preference names its rankers: a code here, a team's name
+
 
 @dataclass(frozen=True)
-class Preference:
+class Preference(Generic[Ranker]):
     """How impressions judged ranker ``a`` against ranker ``b``: counts, Delta_AB with its
     bootstrap interval over groups, and the sign test's p-value. Delta is NaN (undefined)
-    when no impression had a click on either team."""
+    when no impression had a click on either team. Here the rankers are codes
+    (``Preference[int]``); a report's pair names them (``results.interleaving.PairResult``)."""
 
-    a: int
-    b: int
+    a: Ranker
+    b: Ranker
     wins: float  # whole numbers, except expected counts (probabilistic interleaving)
     losses: float
     ties: float
@@ -96,7 +100,7 @@ def delta(wins, losses, ties):
 
 
 def preference(outcome: np.ndarray, group: np.ndarray, a: int = 0, b: int = 1,
-               level: float = 0.95, rounds: int = 10_000, seed: int = 0) -> Preference:
+               level: float = 0.95, rounds: int = 10_000, seed: int = 0) -> Preference[int]:
     """Delta_AB of per-impression outcomes, its percentile bootstrap interval over the
     groups (``group``: each impression's query or user code), whole groups drawn with
     replacement, and the sign test. ``outcome``: codes (``outcomes``), or impressions x 3
@@ -148,7 +152,7 @@ def _bootstrap(per_group: np.ndarray, level: float, rounds: int, rng) -> tuple[f
 
 
 def preferences(credit: np.ndarray, group: np.ndarray, level: float = 0.95,
-                rounds: int = 10_000, seed: int = 0) -> list[Preference]:
+                rounds: int = 10_000, seed: int = 0) -> list[Preference[int]]:
     """Every pair of rankers (a < b) of a multileaved log, each judged on the impressions
     where either had a click."""
     rankers = credit.shape[1]

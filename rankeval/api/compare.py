@@ -11,7 +11,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pyarrow.compute as pc
@@ -26,7 +26,7 @@ from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
 from rankeval.api.gold import GoldRequest, compared, queries_of
-from rankeval.api.request import NEEDS, request
+from rankeval.api.request import NEEDS, Options, request
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
 from rankeval.io.arrow import from_numpy, to_numpy
@@ -71,11 +71,8 @@ def compare(
     gold_format: str | None = None,
     ppi_lambda: float | None = None,
     gold_strata: str | None = None,
-    compat: str | None = None,
-    preds_format: str | None = None,
-    truth_format: str | None = None,
     reading: Mapping[str, Any] | None = None,
-    **options: Any,
+    **options: Unpack[Options],
 ) -> CompareResult:
     """Compare runs against ``truth``: each run's means, and each run against the baseline
     (or each of several) user by user, with a paired test per metric corrected over the
@@ -100,16 +97,16 @@ def compare(
     with its ``confidence`` interval and p-value, corrected as the tests are
     (``CompareResult.gold``, a ``results.gold.GoldComparison``; ``gold_format``,
     ``ppi_lambda``, ``gold_strata`` as in ``evaluate_gold``). Every other keyword
-    is ``evaluate``'s (settings, column names, ``train``, ``catalog``, ``item_features``).
+    is ``evaluate``'s (``api.request.Options``: settings, column names, ``compat``,
+    ``preds_format``, ``truth_format``, ``train``, ``catalog``, ``item_features``...).
 
     >>> r = compare({"main": "main.csv", "pr": "pr.csv"}, "truth.csv", "ndcg@10")
     >>> r.cell("pr", "ndcg@10").stats.delta, r.passed
     """
     labels, paths = _named(runs, names)
     # the options in compare's order, before any read; the runs are read one by one below
-    made = request(None, truth, metrics, k, {"compat": compat, "preds_format": preds_format,
-                                             "truth_format": truth_format, **options},
-                   engine_options={}, reading=reading, checks={
+    preds_format, truth_format = options.get("preds_format"), options.get("truth_format")
+    made = request(None, truth, metrics, k, options, engine_options={}, reading=reading, checks={
         "rbo": lambda s: None if rbo is None else check_p(rbo),
         "needs": NEEDS,
         "segments": lambda s: check_segments(segments, _listed(segment_by), segment_bins),

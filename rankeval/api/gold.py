@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
 from rankeval.analysis.ppi import (
     Moments,
+    PPIEstimate,
     gold_needed,
     gold_needed_moments,
     ppi_mean,
@@ -270,10 +271,7 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
     where = pc.index_in(ids, value_set=gold_ids)
     found = pc.is_valid(where).to_numpy(zero_copy_only=False)
     rows = to_numpy(where.fill_null(0))
-    strata = None
-    if every.strata is not None:
-        strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))
-                          ).astype(str)
+    strata = _strata_of(every, ids)
     out: dict[str, GoldMetric] = {}
     per_user: dict[str, np.ndarray] = {}
     notices: list[Notice] = []
@@ -283,14 +281,7 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
         a = machine.values(spec)
         h = np.where(found, human.values(spec)[rows], np.nan)
         per_user[PER_USER.format(metric=metric)] = np.where(in_sample, h, np.nan)
-        gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
-        other = ~in_sample & ~np.isnan(a)
-        if strata is None:
-            estimate = ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
-        else:
-            _strata_checked(strata[gold], strata[other], request.strata, sample.label)
-            estimate = stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
-                                           strata[other], request.level, request.lam)
+        gold, other, estimate = _ppi(h, a, in_sample, strata, request, sample.label)
         plan = (None if request.plan is None else
                 gold_needed(h[gold], a[gold], a[other], request.plan, request.level,
                             request.lam))
@@ -338,6 +329,28 @@ def _estimates(out: dict[str, GoldMetric], skipped: dict[str, str],
                          sample, every)
 
 
+def _strata_of(every: Queries, ids: pa.Array) -> np.ndarray | None:
+    """Each of ``ids``' stratum (text), None when the queries have no strata."""
+    if every.strata is None:
+        return None
+    return to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))).astype(str)
+
+
+def _ppi(h: np.ndarray, a: np.ndarray, in_sample: np.ndarray, strata: np.ndarray | None,
+         request: GoldRequest, label: str) -> tuple[np.ndarray, np.ndarray, PPIEstimate]:
+    """The PPI++ estimate of the mean of the human values ``h`` per query, from the
+    machine's ``a`` (NaN: undefined there): the gold queries (in the sample, both defined),
+    the others (out of it, the machine's defined), and the estimate, per stratum when
+    ``strata`` (each stratum checked to have two gold queries)."""
+    gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+    other = ~in_sample & ~np.isnan(a)
+    if strata is None:
+        return gold, other, ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
+    _strata_checked(strata[gold], strata[other], request.strata, label)
+    return gold, other, stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
+                                            strata[other], request.level, request.lam)
+
+
 def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
                     label: str) -> None:
     """Every stratum has at least two gold queries (else no variance to estimate from)."""
@@ -383,9 +396,7 @@ def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
         rows = to_numpy(where.fill_null(0))
         human[name] = {m: np.where(found & in_sample, ev.values(m)[rows], np.nan)
                        for m in result.values[name]}
-    strata = None
-    if every.strata is not None:
-        strata = to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))).astype(str)
+    strata = _strata_of(every, ids)
     differences, notices, skipped = [], [], {}
     for metric in result.metrics:
         row = REGISTRY[from_name(metric).name]
@@ -398,14 +409,7 @@ def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
             for name in result.candidates:
                 a = result.values[name][metric] - result.values[base][metric]
                 h = human[name][metric] - human[base][metric]
-                gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
-                other = ~in_sample & ~np.isnan(a)
-                if strata is None:
-                    est = ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
-                else:
-                    _strata_checked(strata[gold], strata[other], request.strata, sample.label)
-                    est = stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
-                                              strata[other], request.level, request.lam)
+                gold, _, est = _ppi(h, a, in_sample, strata, request, sample.label)
                 left = len(sample.ids) - int(gold.sum())
                 if left:
                     notices.append(Notice("gold_left_out", left, {

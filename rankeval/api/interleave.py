@@ -257,14 +257,7 @@ def score(log: Any, *, method: str = "team-draft", clicks: str = "all",
     verdicts = (gates(pairs, per_pair, group_of, teams, base, fail_if_worse, non_inferior,
                       alpha, rounds, seed) if fail_if_worse or non_inferior is not None
                 else [])
-    results = [PairResult(teams[p.preference.a], teams[p.preference.b], p.preference.wins,
-                          p.preference.losses, p.preference.ties, p.preference.no_click,
-                          p.preference.delta, p.preference.low, p.preference.high,
-                          p.preference.p_value, p.p_adjusted, p.preference.groups,
-                          ({"decided": p.plan.decided, "impressions": p.plan.impressions,
-                            "no_click_share": p.plan.no_click_share,
-                            "design_effect": p.plan.design_effect}
-                           if p.plan is not None else None)) for p in pairs]
+    results = [PairResult.named(p, teams) for p in pairs]
     first = pairs[0].preference
     # the checkpoints' intervals from at most 2,000 rounds; the last is the verdict itself
     path = (trajectory(per_pair[first.a, first.b], group_of, slots.arrival, level,

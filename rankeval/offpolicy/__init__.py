@@ -162,7 +162,7 @@ def _estimators(asked, lg: Log, coded, has_model: bool) -> list[Estimator]:
         e = ESTIMATORS.get(name.replace("-", "_"))
         if e is None:
             raise OptionError(f"unknown estimator {name!r}; known: "
-                              f"{', '.join(e.name for e in (*SLATE, TOP1[0], TOP1[1], TOP1[3]))}")
+                              f"{', '.join(ESTIMATORS)}")
         if e.model and not has_model:
             raise OptionError(f"{e.name} needs a reward model (--reward-model FILE)")
         out.append(e)

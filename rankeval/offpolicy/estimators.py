@@ -10,7 +10,7 @@ normal intervals) and any resample's value follow (``Parts``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,8 +28,17 @@ class Estimator:
     assumption: str = ""
 
 
-# The slate estimators, then their top-1 names (a log of single slots: they coincide)
-SLATE: tuple[Estimator, ...] = (
+def _normalised(plain: Estimator, title: str = "") -> Estimator:
+    """``plain``'s self-normalised variant: its weights divided by their mean."""
+    return replace(plain, name=f"sn{plain.name}", normalised=True,
+                   title=title or f"self-normalised {plain.title}",
+                   assumption=f"as {plain.name}; biased, lower variance")
+
+
+# the direct method: of both families (it reads no weights)
+_DIRECT = Estimator("dm", "direct method", "", model=True,
+                    assumption="the reward model is right (no weights)")
+_SLATE_IPS = (
     Estimator("sips", "standard IPS", "slate",
               assumption="none beyond the logging policy's support of the whole slate"),
     Estimator("iips", "independent IPS", "position",
@@ -38,25 +47,18 @@ SLATE: tuple[Estimator, ...] = (
     Estimator("rips", "reward-interaction IPS", "cascade",
               assumption="cascade: a slot's reward depends on the items at and above it "
               "(McInerney et al. 2020)"),
-    Estimator("snsips", "self-normalised standard IPS", "slate", normalised=True,
-              assumption="as sips; biased, lower variance"),
-    Estimator("sniips", "self-normalised independent IPS", "position", normalised=True,
-              assumption="as iips; biased, lower variance"),
-    Estimator("snrips", "self-normalised reward-interaction IPS", "cascade", normalised=True,
-              assumption="as rips; biased, lower variance"),
-    Estimator("dm", "direct method", "", model=True,
-              assumption="the reward model is right (no weights)"),
+)
+_IPS = Estimator("ips", "inverse propensity scoring", "position",
+                 assumption="the logging policy's support covers the new one")
+# The slate estimators, then their top-1 names (a log of single slots: they coincide)
+SLATE: tuple[Estimator, ...] = (
+    *_SLATE_IPS, *(_normalised(e) for e in _SLATE_IPS), _DIRECT,
     Estimator("cascade_dr", "cascade doubly robust", "cascade", model=True,
               assumption="cascade; unbiased when the propensities or the reward model are "
               "right (Kiyohara et al. 2022)"),
 )
 TOP1: tuple[Estimator, ...] = (
-    Estimator("ips", "inverse propensity scoring", "position",
-              assumption="the logging policy's support covers the new one"),
-    Estimator("snips", "self-normalised IPS", "position", normalised=True,
-              assumption="as ips; biased, lower variance"),
-    Estimator("dm", "direct method", "", model=True,
-              assumption="the reward model is right (no weights)"),
+    _IPS, _normalised(_IPS, "self-normalised IPS"), _DIRECT,
     Estimator("dr", "doubly robust", "position", model=True,
               assumption="unbiased when the propensities or the reward model are right"),
 )

@@ -6,8 +6,12 @@ a log's verdict (``score``: every pair's preference, plans, gates) and a simulat
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from rankeval.analysis.interleave_judge import Pair
+from rankeval.analysis.interleaving import Preference
 
 SCHEMA = 1
 
@@ -34,23 +38,25 @@ class Interleaved:
 
 
 @dataclass(frozen=True)
-class PairResult:
-    """One pair of teams judged: ``delta`` is Delta of ``a`` over ``b`` (positive: users
-    prefer ``a``); counts are expected counts under probabilistic interleaving."""
+class PairResult(Preference[str]):
+    """One pair of teams judged: the preference (``analysis.interleaving.Preference``) with
+    its rankers named: ``delta`` is Delta of ``a`` over ``b`` (positive: users prefer ``a``);
+    counts are expected counts under probabilistic interleaving. Beside it, the p-value
+    corrected over every pair and the plan (None unless asked for)."""
 
-    a: str
-    b: str
-    wins: float
-    losses: float
-    ties: float
-    no_click: int
-    delta: float
-    low: float
-    high: float
-    p_value: float
     p_adjusted: float
-    groups: int
     plan: dict[str, float] | None = None
+
+    @classmethod
+    def named(cls, pair: Pair, teams: Sequence[str]) -> PairResult:
+        """``pair`` (its rankers as codes) with its rankers named by ``teams``."""
+        plan = pair.plan
+        return cls(**{**asdict(pair.preference), "a": teams[pair.preference.a],
+                      "b": teams[pair.preference.b]}, p_adjusted=pair.p_adjusted,
+                   plan=None if plan is None else {
+                       "decided": plan.decided, "impressions": plan.impressions,
+                       "no_click_share": plan.no_click_share,
+                       "design_effect": plan.design_effect})
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "wins": self.wins, "losses": self.losses,
