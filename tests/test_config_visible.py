@@ -129,8 +129,13 @@ def test_config_of_an_unknown_command_is_one_line_exit_2(run_cli, here):
 
 
 # Every other command that reads a configuration file names it too (#52 item 4): power,
-# agree, ope and sampled, in each report format they offer but CSV (rows of numbers alone)
+# agree, ope, sampled and interleave score and simulate, in each report format they offer but
+# CSV (rows of numbers alone)
+INTERLEAVE = [str(SAMPLE / f"interleave_{n}.csv") for n in ("main", "candidate")]
 OTHERS = {
+    "interleave score": [str(SAMPLE / "interleave_clicks.csv"), "--rounds", "200"],
+    "interleave simulate": [*INTERLEAVE, str(SAMPLE / "interleave_qrels.csv"), "--trials",
+                            "3", "--impressions", "100"],
     "power": ["preds.csv", "b.csv", "truth.csv", "-m", "ndcg@10", "--effect", "0.02"],
     "agree": [*(str(SAMPLE / f"agree_{n}.csv") for n in ("human", "machine")), "--runs",
               *(str(SAMPLE / f"agree_{n}.csv") for n in ("bm25", "dense", "llm")), "-m",
@@ -151,7 +156,7 @@ def other(here):
 @pytest.mark.parametrize("fmt", ["table", "markdown", "html", "json"])
 @pytest.mark.parametrize("command", sorted(OTHERS))
 def test_every_other_command_names_the_file(run_cli, other, command, fmt):
-    r = run_cli(command, *OTHERS[command], "-q", "-f", fmt)
+    r = run_cli(*command.split(), *OTHERS[command], "-q", "-f", fmt)
     assert r.exit_code == 0, r.stderr
     if fmt == "json":
         assert r.json()["config"] == "rankeval.toml"
@@ -162,7 +167,22 @@ def test_every_other_command_names_the_file(run_cli, other, command, fmt):
 @pytest.mark.parametrize("command", sorted(OTHERS))
 def test_without_a_file_the_other_commands_name_none(run_cli, other, command):
     (other / "rankeval.toml").unlink()
-    r = run_cli(command, *OTHERS[command], "-q", "-f", "json")
+    r = run_cli(*command.split(), *OTHERS[command], "-q", "-f", "json")
     assert r.exit_code == 0, r.stderr
     assert r.json()["config"] is None
-    assert "options from" not in run_cli(command, *OTHERS[command], "-q").stdout
+    assert "options from" not in run_cli(*command.split(), *OTHERS[command], "-q").stdout
+
+
+@pytest.mark.parametrize("present", [True, False])
+def test_interleave_make_names_the_file_it_read(run_cli, other, present):
+    """make writes lists, not a report: its line on stderr names the file (whose seed it
+    took), and no file when there is none."""
+    if not present:
+        (other / "rankeval.toml").unlink()
+    r = run_cli("interleave", "make", *INTERLEAVE, "-o", "lists.csv")
+    assert r.exit_code == 0, r.stderr
+    assert ("options from rankeval.toml" in r.stderr) is present
+    given = run_cli("interleave", "make", *INTERLEAVE, "--seed", "3", "-o", "seed3.csv")
+    assert given.exit_code == 0, given.stderr
+    same = (other / "lists.csv").read_bytes() == (other / "seed3.csv").read_bytes()
+    assert same is present  # the file's seed = 3 was used

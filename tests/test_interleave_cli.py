@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ import pytest
 from scipy.stats import binomtest
 
 from rankeval import interleave
+from rankeval.analysis.choices import INTERLEAVE_METHODS
 from rankeval.analysis.significance import correct
 
 A = pd.DataFrame({"user_id": ["q1"] * 4 + ["q2"] * 3, "item_id": list("abcd") + list("xyz"),
@@ -675,3 +677,57 @@ def test_the_pages_notes_stand_apart(run_cli, write, runs, command):
     at = r.stdout.index(first) + len(first)
     between = r.stdout[at:r.stdout.index(second, at)]
     assert between in ("<br>", '</p><p class="note">'), between
+
+
+# Each method's name in the reports, for two rankers and for more: a row per method, so a new
+# method needs its names (score's report once read "team-draft multileaving interleaving",
+# simulate's "team-draft interleaving" over three runs)
+NAMES = {"team-draft": ("team-draft interleaving", "team-draft multileaving"),
+         "balanced": ("balanced interleaving", None),
+         "probabilistic": ("probabilistic interleaving", "probabilistic multileaving")}
+
+
+def test_every_method_has_its_names():
+    assert tuple(NAMES) == INTERLEAVE_METHODS
+
+
+def _method_log(method: str, teams: str) -> pd.DataFrame:
+    """A log of 40 impressions, a slot per team, its per-method columns."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for n in range(40):
+        clicks = rng.random(len(teams)) < 0.5
+        for j, t in enumerate(teams):
+            row = {"query": f"q{n % 8}", "impression_id": f"i{n}", "position": j + 1,
+                   "item_id": f"d{n}-{j}", "clicked": int(clicks[j])}
+            if method == "team-draft":
+                row["team"] = t
+            for i, u in enumerate(teams):
+                if method == "balanced":
+                    row[f"rank_{u}"] = (j + i) % len(teams) + 1
+                if method == "probabilistic":
+                    row[f"p_{u}"] = 0.8 if u == t else 0.2
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "html"])
+@pytest.mark.parametrize("teams", ["AB", "ABC"])
+@pytest.mark.parametrize("method", INTERLEAVE_METHODS)
+@pytest.mark.parametrize("command", ["score", "simulate"])
+def test_every_report_names_the_method_once(run_cli, write, runs, command, method, teams,
+                                            fmt):
+    two, more = NAMES[method]
+    if len(teams) > 2 and more is None:
+        pytest.skip(f"{method} takes two rankers")
+    if command == "score":
+        r = run_cli("interleave", "score", write("log.csv", _method_log(method, teams)),
+                    "--method", method, "--rounds", "100", "-f", fmt)
+    else:
+        qrels = write("qrels.csv", pd.DataFrame({"user_id": ["q1", "q2"], "item_id": ["b", "z"],
+                                                 "relevance": [3, 4]}))
+        r = run_cli("interleave", "simulate", *runs[:len(teams)], qrels, "--method", method,
+                    "--trials", "2", "--impressions", "20", "-f", fmt)
+    assert r.exit_code == 0, r.stderr
+    assert (more if len(teams) > 2 else two) in r.stdout
+    assert not re.search(r"(interleaving|multileaving) (interleaving|multileaving)", r.stdout)

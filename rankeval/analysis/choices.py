@@ -26,9 +26,22 @@ MAX_SYSTEMS = 1_000
 # rankeval interleave (SPEC section 13): how lists are interleaved (team-draft, multileaving
 # past two runs), which clicks count, the unit the bootstrap resamples, the click models and
 # the simulated users of analysis.clicks.USERS
-INTERLEAVE_METHODS = ("team-draft", "balanced", "probabilistic")
+# Each method, a row: its name in the reports for two rankers and for more (None: it takes
+# two only). Every report names the method from here, never by joining words to --method.
+INTERLEAVE_METHOD_NAMES: dict[str, tuple[str, str | None]] = {
+    "team-draft": ("team-draft interleaving", "team-draft multileaving"),
+    "balanced": ("balanced interleaving", None),
+    "probabilistic": ("probabilistic interleaving", "probabilistic multileaving"),
+}
+INTERLEAVE_METHODS = tuple(INTERLEAVE_METHOD_NAMES)
 CLICK_RULES = ("all", "last")
 INTERLEAVE_GROUPS = ("query", "user")
 CLICK_MODELS = ("cascade", "pbm", "dcm")
 CLICK_USERS = ("perfect", "navigational", "informational")
 MAX_SLOTS = 1_000  # slots of an interleaved list: past any page a user reads
+
+
+def interleaving_name(method: str, rankers: int) -> str:
+    """How a report names ``method`` (a row of INTERLEAVE_METHOD_NAMES) over ``rankers``."""
+    two, more = INTERLEAVE_METHOD_NAMES[method]
+    return more if rankers > 2 and more is not None else two

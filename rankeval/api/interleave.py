@@ -224,14 +224,16 @@ def score(log: Any, *, method: str = "team-draft", clicks: str = "all",
           non_inferior: float | None = None, plan: float | None = None,
           alpha: float = 0.05, power: float = 0.8, log_format: str | None = None,
           columns: dict[str, str] | None = None,
-          reading: Mapping[str, Any] | None = None) -> InterleaveScore:
+          reading: Mapping[str, Any] | None = None,
+          config: str | None = None) -> InterleaveScore:
     """Judge an interleaving log: one row per shown slot (or UBI-style events), credit by
     ``method``, per-impression wins, losses and ties, and for every pair of teams Delta with
     a bootstrap interval over ``by`` (query or user), the sign test and p-values corrected
     over the pairs (``correction``). ``clicks``: ``all`` or ``last``; ``min_dwell``: seconds
     a click needs to count. ``plan``: the Delta to plan for (impressions needed at ``alpha``
     and ``power``). Gates against ``baseline`` (default: the first team): ``fail_if_worse``,
-    ``non_inferior`` (a margin on Delta). ``columns``: role -> column name."""
+    ``non_inferior`` (a margin on Delta). ``columns``: role -> column name. ``config``: the
+    configuration file the options came from, named in every report."""
     check(method, clicks, by, min_dwell, non_inferior, plan, alpha, power)
     if correction not in CORRECTIONS:
         raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
@@ -269,7 +271,7 @@ def score(log: Any, *, method: str = "team-draft", clicks: str = "all",
                "columns": slots.columns}
     return InterleaveScore(summary, method, teams, clicks, min_dwell, slots.group_by, level,
                            rounds, seed, correction, results, verdicts, teams[base], alpha,
-                           power, plan, path)
+                           power, plan, path, config)
 
 
 def _model_parameters(model: str, user: str, click: Sequence[float] | None,
@@ -317,8 +319,8 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
              impressions: int = 1000, trials: int = 100, seed: int = 0,
              names: Sequence[str] | None = None, metric: str | None = None,
              alpha: float = 0.05, power: float = 0.8, run_format: str | None = None,
-             truth_format: str | None = None, reading: Mapping[str, Any] | None = None
-             ) -> InterleaveSimulation:
+             truth_format: str | None = None, reading: Mapping[str, Any] | None = None,
+             config: str | None = None) -> InterleaveSimulation:
     """Simulated interleaving experiments: ``trials`` times, ``impressions`` queries drawn
     uniformly from those the truth judges, each shown its interleaved list (``method``),
     clicked by a simulated user (``click_model`` cascade, pbm or dcm; ``user`` a preset of
@@ -326,7 +328,8 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
     P(stop | click, grade), ``examine`` P(examined | position)). Per pair of runs: the mean
     Delta, its spread over trials, how often a trial's sign agreed with the mean's and how
     often its sign test was significant at ``alpha``, the impressions a Delta that size needs
-    (at ``power``), and each run's offline ``metric`` (default ndcg@k) under the truth."""
+    (at ``power``), and each run's offline ``metric`` (default ndcg@k) under the truth.
+    ``config``: the configuration file the options came from, named in every report."""
     runs = list(runs)
     _check_make(runs, method, k, tau)
     params = _model_parameters(click_model, user, click, stop, examine)
@@ -374,7 +377,7 @@ def simulate(runs: Sequence[Any], truth: Any, *, click_model: str = "cascade",
     offline = _offline(runs, truth, teams, metric, run_format, truth_format)
     return InterleaveSimulation(method, tuple(teams), click_model, params, impressions,
                                 trials, seed, len(pool), summaries, offline, metric, alpha,
-                                power)
+                                power, config=config)
 
 
 def _check_simulate(impressions: int, trials: int, alpha: float, power: float) -> None:

@@ -13,8 +13,10 @@ from rankeval.analysis.choices import (
     INTERLEAVE_GROUPS,
     INTERLEAVE_METHODS,
     MAX_SLOTS,
+    interleaving_name,
 )
 from rankeval.cli.app import RankevalGroup, cli
+from rankeval.cli.config import config_in_use, config_option, verbose_option
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.options import (
     Command,
@@ -84,7 +86,9 @@ def _names(f):
 @option("preds_format", help="Format of every RUN (default: each from its extension).")
 @option("delimiter")
 @option("encoding")
+@config_option
 @option("quiet")
+@verbose_option
 @option("debug")
 def make_command(runs, **kw) -> int:
     """Interleave the rankings of RUN_A, RUN_B (and more: multileaving) for every query, as a
@@ -106,10 +110,12 @@ def make_command(runs, **kw) -> int:
                   run_format=kw["preds_format"], output=kw["output"],
                   output_format=kw["output_format"], reading=reading)
     if not kw["quiet"] and kw["output"] != "-":
+        config = config_in_use(click.get_current_context())
         click.echo(f"rankeval: {plural(result.queries, 'interleaved list')} of up to "
                    f"{plural(result.k, 'slot')} "
-                   f"({result.method}, teams {', '.join(result.teams)}) written to "
-                   f"{kw['output']}", err=True)
+                   f"({interleaving_name(result.method, len(result.teams))}, teams "
+                   f"{', '.join(result.teams)}) written to {kw['output']}"
+                   + (f"; options from {config}" if config else ""), err=True)
     return 0
 
 
@@ -199,7 +205,8 @@ def score_command(log, **kw) -> int:
                    correction=kw["correction"], baseline=kw["baseline"],
                    fail_if_worse=kw["fail_if_worse"], non_inferior=kw["non_inferior"],
                    plan=kw["plan"], alpha=kw["alpha"], power=kw["power"],
-                   log_format=kw["log_format"], columns=columns, reading=Reading.take(kw))
+                   log_format=kw["log_format"], columns=columns, reading=Reading.take(kw),
+                   config=config_in_use(click.get_current_context()))
     emit(kw["output"], kw["fmt"].lower(), "interleave", result)
     write_html(kw["html"], "interleave", result)
     step_summary(result, "interleave")
@@ -279,7 +286,8 @@ def simulate_command(runs, truth, **kw) -> int:
                       trials=kw["trials"], seed=kw["seed"], names=list(kw["names"]) or None,
                       metric=kw["metric"], alpha=kw["alpha"], power=kw["power"],
                       run_format=kw["preds_format"], truth_format=kw["truth_format"],
-                      reading=Reading.take(kw))
+                      reading=Reading.take(kw),
+                      config=config_in_use(click.get_current_context()))
     emit(kw["output"], kw["fmt"].lower(), "interleave", result)
     write_html(kw["html"], "interleave", result)
     step_summary(result, "interleave")

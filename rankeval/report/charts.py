@@ -207,11 +207,13 @@ def _percent():
 def hbars(name: str, title: str, labels: Sequence[str], values: Sequence[Sequence[float]],
           series: Sequence[str], xlabel: str, notes: Sequence[str] = ()) -> str:
     """Horizontal bars per label, one bar per series; ``notes`` (a user count) beside each
-    label."""
+    label. Several series' legend has a row of its own under the x axis's label, as
+    ``intervals_figure``'s: above the axes, right of the title, it ran into a long title."""
     n, m = len(labels), len(series)
     names = [f"{lab}  ({note})" if notes else lab
              for lab, note in zip(labels, notes or labels, strict=True)]
-    fig, (ax,) = figure(5.6, 0.9 + 0.22 * n * max(m, 1), names)
+    legend = 0.3 if m > 1 else 0.0  # inches: the legend's row under the axis label
+    fig, (ax,) = figure(5.6, 0.9 + legend + 0.22 * n * max(m, 1), names, bottom=0.5 + legend)
     height = 0.8 / m
     y = np.arange(n)
     for j, s in enumerate(series):
@@ -222,9 +224,9 @@ def hbars(name: str, title: str, labels: Sequence[str], values: Sequence[Sequenc
     ax.set_xlabel(xlabel)
     ax.grid(axis="y", visible=False)
     ax.set_title(title)
-    if m > 1:  # above the bars, right of the title
-        ax.legend(loc="lower right", bbox_to_anchor=(1, 1), ncol=m, fontsize=8,
-                  borderaxespad=0.2)
+    if m > 1:
+        fig.legend(loc="lower center", ncol=m, fontsize=8, frameon=False,
+                   bbox_to_anchor=(0.5, 0.0))
     return svg(fig, name, title)
 
 
@@ -325,7 +327,11 @@ def heatmap(name: str, title: str, labels: Sequence[str], difference: Sequence[S
     from matplotlib.patches import Rectangle  # optional dependency: matplotlib (rankeval[report])
 
     n = len(labels)
-    fig, (ax,) = figure(1.6 + 0.75 * n, 0.9 + 0.45 * n, labels)
+    # wide enough for the title beside the labels' margin (a long metric's title ran past a
+    # narrow heatmap's edge): about 0.08 inch a character of the bold 10-point title
+    margin = 0.3 + 0.068 * max(len(str(x)) for x in labels)
+    fig, (ax,) = figure(max(1.6 + 0.75 * n, margin + 0.08 * len(title) + 0.2), 0.9 + 0.45 * n,
+                        labels)
     for i in range(n):
         for j in range(n):
             d = difference[i][j]

@@ -269,5 +269,5 @@ def render_interleave(result) -> str:
         *(section("gates", s.heading(), section_table(s)) for s in gates),
         section("bars", "Wins, ties and losses; Delta with its interval",
                 f'<div class="grid">{figures_html}</div>'),
-        *(section(f"s-{s.key}", s.heading(), section_table(s), _notes(s))
+        *(section(f"s-{s.key}", s.heading(), section_table(s) if s.head else "", _notes(s))
           for s in rest)])

@@ -30,8 +30,9 @@ header p, .note, figcaption { color: var(--muted); }
 section { border-top: 1px solid var(--grid); padding: 1rem 0; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: .25rem 0; }
-th, td { padding: .2rem .6rem; border-bottom: 1px solid var(--grid); text-align: right;
+th, td { padding: .2rem .5rem; border-bottom: 1px solid var(--grid); text-align: right;
   white-space: nowrap; }
+th, td.text, td.wrap { white-space: normal; }
 th:first-child, td:first-child, .text { text-align: left; }
 thead th { border-bottom: 2px solid var(--grid); }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(30rem, 1fr));
@@ -52,6 +53,7 @@ ul { margin: .25rem 0; padding-left: 1.25rem; }
 
 UNDEFINED = "undefined"  # how the page shows an undefined value (SPEC section 9)
 
+_TAG = re.compile(r"<[^>]+>")
 _NUMBER = re.compile(r"^(<[^>]+>)*[-+]?[\d.,\[\]\s%+/e*?-]*(</[^>]+>)?$")
 
 
@@ -62,11 +64,15 @@ def text(value: object) -> str:
 
 def table(head: list[str], rows: list[list[str]], raw: bool = False) -> str:
     """A table of text cells (escaped unless ``raw``: cells already HTML); numbers right,
-    words left, each header over its column's first cell."""
+    words left, each header over its column's first cell. A wide table wraps to the page
+    (or scrolls when it cannot): headers and words at their spaces, numbers only at theirs
+    (an interval after its comma; 1.2e-05 never at its minus)."""
     cell = (lambda x: x) if raw else text
 
     def kind(x) -> str:
-        return "" if _NUMBER.match(str(x)) else " class=text"
+        if not _NUMBER.match(str(x)):
+            return " class=text"
+        return " class=wrap" if " " in _TAG.sub("", str(x)).strip() else ""
 
     first = rows[0] if rows else []
     top = "".join(f"<th{kind(first[i]) if i < len(first) else ''}>{text(h)}</th>"

@@ -10,10 +10,11 @@ import csv
 import html
 import io
 
+from rankeval.analysis.choices import interleaving_name
 from rankeval.errors import plural
 from rankeval.report import visible
 from rankeval.report.numbers import UNDEFINED, count, defined, exact, fixed
-from rankeval.report.sections import Section, table
+from rankeval.report.sections import Section, config_section, table
 
 PLURAL = {"query": "queries", "user": "users"}
 
@@ -61,13 +62,11 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
         rows.append(row)
         tone = 1 if defined(p.low) and p.low > 0 else -1 if defined(p.high) and p.high < 0 else 0
         tones.append(tuple(tone if j == 6 else 0 for j in range(len(row))))
-    method = {"team-draft": "team-draft" + (" multileaving" if multi else ""),
-              "balanced": "balanced", "probabilistic": "probabilistic"}[result.method]
     notes = [
         f"{log['impressions']:,} impressions of {log['groups']:,} {PLURAL[result.group_by]} "
         f"({plural(log['rows'], 'slot')}, {log['clicks']:,} clicked, {log['counted_clicks']:,} "
         f"counted) in {log['path']}",
-        f"{method} interleaving; " + clicks_rule(result),
+        f"{interleaving_name(result.method, len(result.teams))}; " + clicks_rule(result),
         "an impression is a win for A when A's credit is larger, a tie when equal and not "
         "zero; Delta = (wins + ties / 2) / (wins + losses + ties) - 1/2 (Chapelle et al. "
         "2012), positive when users prefer A",
@@ -100,7 +99,7 @@ def sections(result, undefined: str = UNDEFINED) -> list[Section]:
             notes=(f"two-sided alpha {result.alpha:g}, power {result.power:.0%}, from this "
                    "log's outcomes (their spread, share without a click, and the clustering "
                    f"of impressions in {PLURAL[result.group_by]})",)))
-    return out
+    return out + config_section(result.config)
 
 
 def matrix_section(result, undefined: str = UNDEFINED) -> Section:
@@ -171,7 +170,8 @@ def simulation_sections(result, undefined: str = UNDEFINED) -> list[Section]:
               rows, title="Simulated interleaving, {} clicks", subject=result.click_model,
               data=frozenset({0, 1}), left=frozenset({0, 1}),
               notes=(f"{result.trials:,} trials of {result.impressions:,} impressions over "
-                     f"{result.queries:,} judged queries, {result.method} interleaving, seed "
+                     f"{result.queries:,} judged queries, "
+                     f"{interleaving_name(result.method, len(result.teams))}, seed "
                      f"{result.seed}",
                      f"click model {result.click_model}: {model}",
                      "Delta: the mean over trials, positive when users prefer A; spread: its "
@@ -181,6 +181,7 @@ def simulation_sections(result, undefined: str = UNDEFINED) -> list[Section]:
                      f"{result.alpha:g} with power {result.power:.0%}")),
         table("offline", ["run", metric], offline, title="Offline, under the truth",
               data=frozenset({0}), notes=("rankeval's own evaluation of each run",)),
+        *config_section(result.config),
     ]
 
 

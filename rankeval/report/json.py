@@ -18,7 +18,8 @@ disappears; adding keys is compatible):
      difference and significance beside it and where they disagree (added compatibly).
      "order" in each of score's "inputs" (the predictions': rank, score or input, what ordered
      the lists; null for the other inputs) and compare's "correct_across" (pairs or
-     metrics, the family of its correction) (added compatibly).
+     metrics, the family of its correction) (added compatibly). "config" in interleave
+     score's and simulate's: the configuration file, or null (added compatibly).
 """
 
 from __future__ import annotations

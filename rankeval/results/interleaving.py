@@ -91,6 +91,7 @@ class InterleaveScore:
     # Delta of the first pair as the impressions came in (their first row in the log, or
     # their earliest time): (impressions, delta, low, high) at a few checkpoints
     trajectory: list[tuple[int, float, float, float]] = field(default_factory=list)
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     @property
     def passed(self) -> bool:
@@ -126,7 +127,8 @@ class InterleaveScore:
                 "trajectory": [{"impressions": n, "delta": _json(d), "ci": [_json(lo),
                                                                           _json(hi)]}
                                for n, d, lo, hi in self.trajectory],
-                "gates": [g.to_dict() for g in self.gates], "passed": self.passed}
+                "gates": [g.to_dict() for g in self.gates], "passed": self.passed,
+                "config": self.config}
 
 
 @dataclass
@@ -149,6 +151,7 @@ class InterleaveSimulation:
     alpha: float = 0.05
     power: float = 0.8
     gates: list[Any] = field(default_factory=list)
+    config: str | None = None  # the configuration file whose keys gave option defaults
 
     @property
     def passed(self) -> bool:
@@ -167,4 +170,5 @@ class InterleaveSimulation:
                 "plan": {"alpha": self.alpha, "power": self.power},
                 "pairs": [{k: _json(v) for k, v in p.items()} for p in self.pairs],
                 "offline": {t: {m: _json(v) for m, v in d.items()}
-                            for t, d in self.offline.items()}}
+                            for t, d in self.offline.items()},
+                "config": self.config}
