@@ -104,6 +104,39 @@ def test_the_sample_world_reverses_sign_and_significance():
     assert result.gold.disagreements == [d]
 
 
+def test_the_gates_judge_the_ppi_differences(run_cli):
+    """Under --gold, compare's gates judge what the gold sample says, as score's do: on the
+    sample world the judge favours llm, so the machine judgments alone pass llm against
+    bm25 and the PPI++ differences fail it; --non-inferior's bound is ppi_py's (1 - 2 alpha)
+    interval on the per-query differences; a metric without a PPI estimate (gm_map, not a
+    mean over queries) is judged on the machine judgments alone and says so."""
+    runs = {"bm25": BM25, "llm": LLM}
+    margin = "ndcg@10=0.01"
+    machine = rankeval.compare(runs, MACHINE, "ndcg@10", fail_if_worse=True,
+                               non_inferior=margin)
+    gold = rankeval.compare(runs, MACHINE, "ndcg@10,gm_map@10", gold=HUMAN,
+                            fail_if_worse=True, non_inferior=[margin, "gm_map@10=5"])
+    assert [g.passed for g in machine.gates] == [True, True]
+    ni, corpus, worse = gold.gates
+    assert not ni.passed and not worse.passed and corpus.passed
+    assert "PPI++" in ni.judged_by and "machine judgments alone" in corpus.judged_by
+    (d,) = [d for d in gold.gold.differences if d.metric == "ndcg@10"]
+    assert worse.worse == (d,) and worse.to_dict()["worse"][0]["judged_by"] == "ppi"
+    gold_queries = {line.split()[0] for line in Path(HUMAN).read_text().splitlines()}
+    a = _per_query(LLM, MACHINE, "ndcg@10") - _per_query(BM25, MACHINE, "ndcg@10")
+    h = _per_query(LLM, HUMAN, "ndcg@10") - _per_query(BM25, HUMAN, "ndcg@10")
+    inside = a.index.isin(list(gold_queries))
+    low, high = ppi_mean_ci(h.reindex(a.index[inside]).to_numpy(), a[inside].to_numpy(),
+                            a[~inside].to_numpy(), alpha=2 * 0.05)
+    assert (ni.low, ni.high) == pytest.approx((float(np.squeeze(low)),
+                                               float(np.squeeze(high))), abs=1e-9)
+    assert ni.low < -0.01  # why it fails
+    args = ("compare", BM25, LLM, MACHINE, "-m", "ndcg@10", "--fail-if-worse")
+    assert run_cli(*args).exit_code == 0
+    failed = run_cli(*args, "--gold", HUMAN)
+    assert failed.exit_code == 1 and "PPI++" in failed.stdout
+
+
 def _difference(ppi: float, machine: float, significant, machine_significant):
     interval = Interval(ppi, 0.01, ppi - 0.02, ppi + 0.02)
     estimate = PPIEstimate(interval, 0.5, interval, interval, interval, 50, 200, 60.0)

@@ -25,7 +25,7 @@ from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
-from rankeval.api.gold import GoldRequest, compared, queries_of
+from rankeval.api.gold import GoldRequest, compared, gold_margin, gold_worse, queries_of
 from rankeval.api.request import NEEDS, Options, request
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError
@@ -298,7 +298,7 @@ def compare_runs(
         compared(result, loaded, human, settings, extras, queries, wanted)
         if correct_across != "pairs" and result.gold is not None:
             result.gold = gold_across(result.gold, correct_across)
-    _decide(result, all_pairs, margins, fail_if_worse)
+    _decide(result, all_pairs, margins, fail_if_worse, min_effect or {})
     if top_changes:
         result.top = most_changed(result.values, result.shared_users, result.baseline,
                                   result.candidates, result.metrics, top_changes)
@@ -352,9 +352,11 @@ def _baselines(baseline: str | Sequence[str] | None, names: list[str]) -> list[s
 
 
 def _decide(result: CompareResult, all_pairs: str | None, margins: Any,
-            fail_if_worse: bool) -> None:
+            fail_if_worse: bool, min_effect: Mapping[str, Any]) -> None:
     """What the comparison decides beyond the baseline's tests: the large-sample notice,
-    every pair of runs (``all_pairs``), the gates (non-inferiority, equivalence, worse)."""
+    every pair of runs (``all_pairs``), the gates (non-inferiority, equivalence, worse).
+    Under ``--gold`` the gates judge the PPI++ differences (``api.gold``), and a metric
+    without a PPI estimate the machine judgments alone, saying so."""
     o = result.options
     names = [r.name for r in result.runs]
     result.notices += large_sample_notices(result)
@@ -370,16 +372,34 @@ def _decide(result: CompareResult, all_pairs: str | None, margins: Any,
         if joint:
             result.pairs = corrected_across(result.pairs, all_pairs, o["alpha"])
     if margins:
-        result.gates = [judge(m, n, result.values[base][m.metric], result.values[n][m.metric],
-                              o["alpha"], base) for m in margins for base in result.baselines
+        result.gates = [gold_margin(result, m, n, base) or _machine_margin(result, m, n, base)
+                        for m in margins for base in result.baselines
                         for n in result.candidates]
     if fail_if_worse:
-        worse = result.worse
-        result.gates += [
-            WorseVerdict(n, base, tuple(c for c in worse if c.run == n and c.baseline == base),
-                         sum(c.run == n and c.baseline == base and c.tested
-                             for c in result.cells))
-            for base in result.baselines for n in result.candidates if n != base]
+        result.gates += [_worse(result, n, base, min_effect) for base in result.baselines
+                         for n in result.candidates if n != base]
+
+
+def _machine_margin(result: CompareResult, margin, run: str, base: str):
+    verdict = judge(margin, run, result.values[base][margin.metric],
+                    result.values[run][margin.metric], result.options["alpha"], base)
+    if result.gold is None:
+        return verdict
+    return dataclasses.replace(verdict, judged_by=f"the machine judgments alone: "
+                                                  f"{margin.metric} has no PPI estimate")
+
+
+def _worse(result: CompareResult, run: str, base: str, min_effect: Mapping[str, Any]):
+    if result.gold is not None:
+        def small(metric: str, delta: float, base_mean: float) -> bool:
+            effect = min_effect.get(metric, min_effect.get("*"))
+            return effect is not None and abs(delta) < effect.absolute(base_mean)
+
+        return gold_worse(result, run, base, small)
+    worse = result.worse
+    return WorseVerdict(run, base, tuple(c for c in worse if c.run == run and c.baseline == base),
+                        sum(c.run == run and c.baseline == base and c.tested
+                            for c in result.cells))
 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
+from rankeval.analysis.gates import lower_better
 from rankeval.analysis.ppi import (
     Moments,
     PPIEstimate,
@@ -61,6 +62,7 @@ from rankeval.results.gold import (
     GoldDifference,
     GoldEstimates,
     GoldMetric,
+    GoldWorseVerdict,
 )
 from rankeval.results.store import LocalValues
 
@@ -427,9 +429,50 @@ def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
         notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
     result.gold = GoldComparison(sample.label, request.level, request.lam, len(every.ids),
                                  len(sample.ids), o["alpha"], o["correction"], differences,
-                                 request.strata, skipped)
+                                 request.strata, skipped, paired=(human, in_sample, strata))
     result.notices += notices
     return result
+
+
+def gold_margin(result, margin: Margin, run: str, base: str) -> Verdict | None:
+    """``compare --gold --non-inferior/--equivalent``: the margin of ``run`` against ``base``
+    judged on the PPI++ estimate of their per-query differences (SPEC §12), as ``score
+    --gold`` judges its baseline's; None where the metric has no PPI estimate (a corpus
+    metric, one that is not a mean over queries): compare's machine-only test then."""
+    g = result.gold
+    if g is None or g.paired is None or margin.metric in g.not_estimated:
+        return None
+    human, in_sample, strata = g.paired
+    metric = margin.metric
+    a_b, h_b = result.values[base][metric], human[base][metric]
+    a, h = result.values[run][metric] - a_b, human[run][metric] - h_b
+    gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
+    other = ~in_sample & ~np.isnan(a)
+    base_mean = ppi_mean(h_b[gold], a_b[gold], a_b[other], lam=g.lam).ppi.value
+    pair = None if strata is None else (strata[gold], strata[other])
+    verdict = judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean,
+                        result.options["alpha"], g.lam, pair)
+    return dataclasses.replace(verdict, baseline=base)
+
+
+def gold_worse(result, run: str, base: str, small: Callable[[str, float, float], bool]
+               ) -> GoldWorseVerdict:
+    """``compare --gold --fail-if-worse`` for ``run`` against ``base``: the PPI++
+    differences significantly worse (``small``: below ``--min-effect``, of the metric, the
+    difference and the baseline's mean), and compare's worse cells of the metrics without
+    a PPI estimate."""
+    g = result.gold
+    assert g is not None
+    mine = [d for d in g.differences if d.run == run and d.baseline == base]
+    worse = tuple(d for d in mine if d.significant and not small(
+        d.metric, d.estimate.ppi.value, float(np.nanmean(result.values[base][d.metric])))
+        and (d.estimate.ppi.value > 0 if lower_better(d.metric) else d.estimate.ppi.value < 0))
+    machine = tuple(c for c in result.worse if c.run == run and c.baseline == base
+                    and c.metric in g.not_estimated)
+    tested = sum(d.significant is not None for d in mine) + sum(
+        c.run == run and c.baseline == base and c.tested and c.metric in g.not_estimated
+        for c in result.cells)
+    return GoldWorseVerdict(run, base, worse, machine, tested)
 
 
 def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,

@@ -225,6 +225,12 @@ class GoldComparison(_Sampled):
     strata_column: str | None = None
     not_estimated: dict[str, str] = field(default_factory=dict)
     correct_across: str = "pairs"  # the correction's family: each metric's tests, or all
+    # What compare's gates judge under the gold sample (``api.gold.gold_margin``): each run's
+    # per-query values under the gold judgments (run -> metric -> values over the users
+    # compared, NaN outside the sample), which of those users are in the sample, and each
+    # one's stratum (None: no strata). Not part of the report.
+    paired: tuple[dict[str, dict[str, Any]], Any, Any] | None = field(
+        default=None, repr=False, compare=False)
 
     @property
     def disagreements(self) -> list[GoldDifference]:
@@ -239,6 +245,46 @@ class GoldComparison(_Sampled):
                 "differences": [d.to_dict() for d in self.differences],
                 "disagreements": len(self.disagreements),
                 "not_estimated": self.not_estimated}
+
+
+@dataclass(frozen=True)
+class GoldWorseVerdict:
+    """``compare --gold --fail-if-worse`` for one run against one baseline: failed when a
+    metric's PPI++ difference is significantly worse (after the correction, and by at least
+    ``--min-effect``); a metric without a PPI estimate (a corpus metric) is judged on the
+    machine judgments alone (``machine``, compare's cells)."""
+
+    run: str
+    baseline: str
+    worse: tuple[GoldDifference, ...]
+    machine: tuple[Any, ...]
+    tested: int
+
+    @property
+    def passed(self) -> bool:
+        return not self.worse and not self.machine
+
+    def message(self) -> str:
+        if self.passed:
+            which = "the" if self.tested == 1 else "any of the"
+            noun = "metric" if self.tested == 1 else "metrics"
+            return (f"passed {self.run} is not significantly worse than {self.baseline} on "
+                    f"{which} {self.tested} {noun} tested (PPI++ under the gold sample)")
+        shown = [f"{d.metric}: {d.estimate.ppi.value:+.4f} (PPI++, p adjusted "
+                 f"{d.p_adjusted:.3g})" for d in self.worse]
+        shown += [f"{c.metric}: {c.stats.delta:+.4f} (machine judgments alone, p adjusted "
+                  f"{c.p_adjusted:.3g})" for c in self.machine]
+        return f"FAILED {self.run} is worse than {self.baseline} on " + ", ".join(shown)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "fail_if_worse", "run": self.run, "baseline_run": self.baseline,
+                "passed": self.passed, "judged_by": "ppi",
+                "worse": [{"metric": d.metric, "delta": _number(d.estimate.ppi.value),
+                           "p_adjusted": _number(d.p_adjusted), "judged_by": "ppi"}
+                          for d in self.worse]
+                + [{"metric": c.metric, "delta": _number(c.stats.delta),
+                    "p_adjusted": _number(c.p_adjusted), "judged_by": "machine"}
+                   for c in self.machine]}
 
 
 def _sign(x: float) -> int:
