@@ -113,6 +113,65 @@ EDGES = {
 }
 
 
+# trec_eval's -R qrels_jg: qrels whose second field is a judgment group (a judge); its
+# measures score each group's judgments apart and average them per query. Datasets: every
+# query of the qrels in the run (one to three groups each, a group that judged nothing
+# relevant, q07 nothing relevant in any group), and the same with queries only in the qrels
+# and only in the run. Both versions refuse a measure of plain qrels under -R qrels_jg (the
+# default, official, among them), and 10.0 a query missing from the run without -c.
+JG_DATASETS = {"judgment_groups": 404, "judgment_groups_missing": 505}
+JG_CASES = [
+    ["-m", "qrels_jg"],
+    ["-q", "-m", "qrels_jg"],
+    ["-q", "-m", "P_avgjg.3,7", "-m", "map_avgjg", "-m", "Rprec_mult_avgjg.0.5,1.5"],
+    ["-J", "-m", "qrels_jg"],
+    ["-q", "-J", "-M", "15", "-m", "qrels_jg"],
+    ["-q", "-M", "10", "-l", "2", "-m", "qrels_jg"],
+    ["-q", "-l", "0", "-m", "map_avgjg", "-m", "P_avgjg.5"],
+    ["-m", "Rprec_mult_avgjg", "-m", "P_avgjg", "-m", "runid"],
+    [],
+    ["-m", "map"],
+    ["-m", "map_avgjg", "-m", "P.5"],
+]
+
+
+def _jg_cases(version: str) -> list[tuple[str, list[str]]]:
+    out = []
+    for name in JG_DATASETS:
+        for f in JG_CASES:
+            out.append((name, f))
+            if name.endswith("missing") and f:
+                out.append((name, ["-c", *f]))
+    return out
+
+
+JG = {version: _jg_cases(version) for version in ("9", "10")}
+
+
+def write_jg_dataset(name: str, folder: Path) -> None:
+    """qrels_jg (qid group docno grade) and a run: graded judgements 0-3 by one to three
+    groups per query over one pool, tied scores, lists of 5 to 60 documents."""
+    rng = random.Random(JG_DATASETS[name])
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels, run = [], []
+    for q in range(1, 21):
+        qid = f"q{q:02d}"
+        docs = [f"d{d:03d}" for d in rng.sample(range(300), 70)]
+        for g in range(q % 3 + 1):
+            for d in rng.sample(docs[:50], rng.randint(10, 40)):
+                nothing = q == 7 or (q == 5 and g == 1)
+                rel = 0 if nothing else rng.choice([0, 0, 0, 1, 1, 2, 3])
+                qrels.append(f"{qid} jg{g} {d} {rel}")
+        if name.endswith("missing") and q in (3, 11):
+            continue  # only in the qrels
+        for rank, d in enumerate(rng.sample(docs, rng.randint(5, 60)), 1):
+            run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
+    if name.endswith("missing"):
+        run += [f"x{q} Q0 d001 1 1.0 tag0" for q in range(3)]  # only in the run
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+
+
 def _cases(version: str) -> list[tuple[str, list[str]]]:
     flags = MEASURES + (TEN_ONLY if version == "10" else [])
     out = [("complete", f) for f in TEN_ONLY] if version == "9" else []  # 9.0.8 refuses
@@ -298,3 +357,116 @@ def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):
             assert r.exit_code == 0 and r.stdout == "", (compat, fmt, r.stderr)
     r = run_cli(*args, "--compat", "trec_eval", "-f", "json")
     assert r.exit_code == 2 and "--no-summary" in r.stderr and "Traceback" not in r.stderr
+
+
+# -R qrels_jg's measures and the measures of plain qrels they average (rankeval's names)
+_JG_MEASURES = {"map_avgjg": ("map@all",),
+                "P_avgjg": tuple(f"precision@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500,
+                                                            1000)),
+                "Rprec_mult_avgjg": tuple(f"r_precision_mult@{m / 10!r}"
+                                          for m in range(2, 21, 2))}
+
+
+def _jg_lines(version: str, name: str, flags: list[str]) -> list[str]:
+    """trec_eval's -R qrels_jg output made with rankeval as the mechanism its wiring into the
+    command line is to take: each (query, judgment group) pair a user of its own, scored
+    under the version's preset, its values averaged per query (pyarrow's group_by), then
+    over the queries."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    import rankeval
+
+    folder = DATA / name
+    qrels = [line.split() for line in (folder / "qrels").read_text().splitlines()]
+    lines = [line.split() for line in (folder / "run").read_text().splitlines()]
+    truth = pa.table({"qid": [r[0] for r in qrels], "jg": [r[1] for r in qrels],
+                      "docno": [r[2] for r in qrels],
+                      "relevance": [int(r[3]) for r in qrels]})
+    run = pa.table({"qid": [r[0] for r in lines], "docno": [r[2] for r in lines],
+                    "score": [float(r[4]) for r in lines]})
+    pairs = truth.group_by(["qid", "jg"]).aggregate([])
+    pairs = pairs.append_column("user", pc.binary_join_element_wise(
+        pairs["qid"], pairs["jg"], "\x1f"))
+    truth = truth.join(pairs, ["qid", "jg"]).select(["user", "docno", "relevance"])
+    run = run.join(pairs, "qid", join_type="inner").select(["user", "docno", "score"])
+    asked: list[str] = []  # trec_eval's measure names, each once, with its parameters
+    params: dict[str, tuple[str, ...]] = {}
+    options: dict = {"skip_missing_users": "-c" not in flags, "judged_only": "-J" in flags}
+    for flag, value in zip(flags, [*flags[1:], ""], strict=True):
+        if flag == "-M":
+            options["max_depth"] = int(value)
+        if flag == "-l":
+            options["relevance_threshold"] = float(value)
+        if flag == "-m":
+            for word in (["runid", "num_q", *_JG_MEASURES] if value == "qrels_jg"
+                         else [value]):
+                root, _, text = word.partition(".")
+                if root in asked:  # named again: its first parameters stay
+                    continue
+                asked.append(root)
+                if not text:
+                    params[root] = _JG_MEASURES.get(root, ())
+                elif root == "P_avgjg":
+                    params[root] = tuple(f"precision@{k}" for k in text.split(","))
+                else:
+                    params[root] = tuple(f"r_precision_mult@{float(m)!r}"
+                                         for m in text.split(","))
+    metrics = [m for root in asked for m in params[root]]
+    ev = rankeval.evaluate(run, truth, metrics, user_col="user", item_col="docno",
+                           compat="trec_eval" if version == "10" else "trec_eval-9",
+                           **options)
+    table = ev.per_user_table()
+    query = pc.list_element(pc.split_pattern(table.column(0), "\x1f"), 0)
+    means = table.drop_columns([table.column_names[0]]).append_column("q", query).group_by(
+        "q").aggregate([(m, "mean") for m in metrics]).sort_by("q")
+    queries = means.column("q").to_pylist()
+    shown = {q for q in queries if not (version == "9" and name in MISSING_JG
+                                        and q in MISSING_JG[name])}
+
+    def label(root: str, metric: str) -> str:
+        at = metric.partition("@")[2]
+        return f"{root}_{float(at):.2f}" if root == "Rprec_mult_avgjg" else (
+            f"{root}_{at}" if root == "P_avgjg" else root)
+
+    ordered = [r for r in ("runid", "num_q", *_JG_MEASURES) if r in asked]
+    out = []
+    if "-q" in flags:
+        for i, q in enumerate(queries):
+            out += [f"{label(r, m):<22}\t{q}\t{means.column(m + '_mean')[i].as_py():.4f}"
+                    for r in ordered if r in _JG_MEASURES for m in params[r] if q in shown]
+    for root in ordered:
+        if root == "runid":
+            out.append(f"{'runid':<22}\tall\t{lines[-1][5]}")
+        elif root == "num_q":
+            out.append(f"{'num_q':<22}\tall\t{len(queries)}")
+        else:
+            # trec_eval's sum in query order, then divided (its rounding of 0.00825)
+            out += [f"{label(root, m):<22}\tall\t"
+                    f"{_summed(means.column(m + '_mean').to_pylist()) / len(queries):.4f}"
+                    for m in params[root]]
+    return out
+
+
+MISSING_JG = {"judgment_groups_missing": {"q03", "q11"}}
+
+
+def _summed(values: list[float]) -> float:
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+@pytest.mark.parametrize("version, name, flags",
+                         [(v, n, f) for v, cases in JG.items() for n, f in cases
+                          if not refused(v, n, f)],
+                         ids=[f"{v}-{n}{slug(f)}" for v, cases in JG.items() for n, f in cases
+                              if not refused(v, n, f)])
+def test_judgment_groups_are_each_group_scored_and_averaged_per_query(version, name, flags):
+    """-R qrels_jg's measures (map_avgjg, P_avgjg, Rprec_mult_avgjg) are rankeval's map,
+    precision and r_precision_mult under the version's preset on each judgment group's
+    judgments apart, averaged per query then over queries: every recorded output of both
+    versions, line for line (the command line does not read qrels_jg yet)."""
+    expected = (DATA / name / f"trec_eval-{version}{slug(flags)}.txt").read_text().splitlines()
+    assert _jg_lines(version, name, flags) == expected
