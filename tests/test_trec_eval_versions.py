@@ -136,11 +136,15 @@ JG_CASES = [
 
 
 def _jg_cases(version: str) -> list[tuple[str, list[str]]]:
+    """Every case on both datasets; on the one with missing queries also with -c, and only
+    so for 10.0 (which stops without it, where rankeval scores: as for plain qrels)."""
     out = []
     for name in JG_DATASETS:
         for f in JG_CASES:
-            out.append((name, f))
-            if name.endswith("missing") and f:
+            missing = name.endswith("missing")
+            if not (missing and version == "10" and f):
+                out.append((name, f))
+            if missing and f:
                 out.append((name, ["-c", *f]))
     return out
 
@@ -359,114 +363,97 @@ def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):
     assert r.exit_code == 2 and "--no-summary" in r.stderr and "Traceback" not in r.stderr
 
 
-# -R qrels_jg's measures and the measures of plain qrels they average (rankeval's names)
-_JG_MEASURES = {"map_avgjg": ("map@all",),
-                "P_avgjg": tuple(f"precision@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500,
-                                                            1000)),
-                "Rprec_mult_avgjg": tuple(f"r_precision_mult@{m / 10!r}"
-                                          for m in range(2, 21, 2))}
 
-
-def _jg_lines(version: str, name: str, flags: list[str]) -> list[str]:
-    """trec_eval's -R qrels_jg output made with rankeval as the mechanism its wiring into the
-    command line is to take: each (query, judgment group) pair a user of its own, scored
-    under the version's preset, its values averaged per query (pyarrow's group_by), then
-    over the queries."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    import rankeval
-
+@pytest.mark.parametrize("version, name, flags",
+                         [(v, n, f) for v, cases in JG.items() for n, f in cases],
+                         ids=[f"{v}-{n}{slug(f)}" for v, cases in JG.items() for n, f in cases])
+def test_judgment_groups_are_trec_eval_qrels_jg_line_for_line(run_cli, version, name, flags):
+    """--judgment-groups is trec_eval's -R qrels_jg: P_avgjg, map_avgjg, Rprec_mult_avgjg
+    and the qrels_jg group, each (query, group) pair scored as a query and averaged per
+    query, line for line with both versions; where the version stops (a measure of plain
+    qrels, its default measures, 10.0 on a query missing from the run without -c), one line
+    and exit 2."""
     folder = DATA / name
-    qrels = [line.split() for line in (folder / "qrels").read_text().splitlines()]
-    lines = [line.split() for line in (folder / "run").read_text().splitlines()]
-    truth = pa.table({"qid": [r[0] for r in qrels], "jg": [r[1] for r in qrels],
-                      "docno": [r[2] for r in qrels],
-                      "relevance": [int(r[3]) for r in qrels]})
-    run = pa.table({"qid": [r[0] for r in lines], "docno": [r[2] for r in lines],
-                    "score": [float(r[4]) for r in lines]})
-    pairs = truth.group_by(["qid", "jg"]).aggregate([])
-    pairs = pairs.append_column("user", pc.binary_join_element_wise(
-        pairs["qid"], pairs["jg"], "\x1f"))
-    truth = truth.join(pairs, ["qid", "jg"]).select(["user", "docno", "relevance"])
-    run = run.join(pairs, "qid", join_type="inner").select(["user", "docno", "score"])
-    asked: list[str] = []  # trec_eval's measure names, each once, with its parameters
-    params: dict[str, tuple[str, ...]] = {}
-    options: dict = {"skip_missing_users": "-c" not in flags, "judged_only": "-J" in flags}
-    for flag, value in zip(flags, [*flags[1:], ""], strict=True):
-        if flag == "-M":
-            options["max_depth"] = int(value)
-        if flag == "-l":
-            options["relevance_threshold"] = float(value)
-        if flag == "-m":
-            for word in (["runid", "num_q", *_JG_MEASURES] if value == "qrels_jg"
-                         else [value]):
-                root, _, text = word.partition(".")
-                if root in asked:  # named again: its first parameters stay
-                    continue
-                asked.append(root)
-                if not text:
-                    params[root] = _JG_MEASURES.get(root, ())
-                elif root == "P_avgjg":
-                    params[root] = tuple(f"precision@{k}" for k in text.split(","))
-                else:
-                    params[root] = tuple(f"r_precision_mult@{float(m)!r}"
-                                         for m in text.split(","))
-    metrics = [m for root in asked for m in params[root]]
-    ev = rankeval.evaluate(run, truth, metrics, user_col="user", item_col="docno",
-                           compat="trec_eval" if version == "10" else "trec_eval-9",
-                           **options)
-    table = ev.per_user_table()
-    query = pc.list_element(pc.split_pattern(table.column(0), "\x1f"), 0)
-    means = table.drop_columns([table.column_names[0]]).append_column("q", query).group_by(
-        "q").aggregate([(m, "mean") for m in metrics]).sort_by("q")
-    queries = means.column("q").to_pylist()
-    shown = {q for q in queries if not (version == "9" and name in MISSING_JG
-                                        and q in MISSING_JG[name])}
-
-    def label(root: str, metric: str) -> str:
-        at = metric.partition("@")[2]
-        return f"{root}_{float(at):.2f}" if root == "Rprec_mult_avgjg" else (
-            f"{root}_{at}" if root == "P_avgjg" else root)
-
-    ordered = [r for r in ("runid", "num_q", *_JG_MEASURES) if r in asked]
-    out = []
-    if "-q" in flags:
-        for i, q in enumerate(queries):
-            out += [f"{label(r, m):<22}\t{q}\t{means.column(m + '_mean')[i].as_py():.4f}"
-                    for r in ordered if r in _JG_MEASURES for m in params[r] if q in shown]
-    for root in ordered:
-        if root == "runid":
-            out.append(f"{'runid':<22}\tall\t{lines[-1][5]}")
-        elif root == "num_q":
-            out.append(f"{'num_q':<22}\tall\t{len(queries)}")
-        else:
-            # trec_eval's sum in query order, then divided (its rounding of 0.00825)
-            out += [f"{label(root, m):<22}\tall\t"
-                    f"{_summed(means.column(m + '_mean').to_pylist()) / len(queries):.4f}"
-                    for m in params[root]]
-    return out
+    expected = (folder / f"trec_eval-{version}{slug(flags)}.txt").read_text()
+    compat = "trec_eval" if version == "10" else "trec_eval-9"
+    r = run_cli("score", folder / "run", folder / "qrels", "--compat", compat, "--preds-format",
+                "trec", "--truth-format", "qrels", "-f", "trec", "--judgment-groups",
+                *_ours(flags))
+    if refused(version, name, flags):
+        assert r.exit_code == 2, r.stdout
+        errors = [line for line in r.stderr.splitlines() if not line.startswith(
+            "rankeval: warning:")]
+        assert r.stdout == "" and len(errors) == 1, r.stderr
+        assert errors[0].startswith("rankeval: error:") and "Traceback" not in r.stderr
+        return
+    assert r.exit_code == 0, r.stderr
+    theirs, ours = expected.splitlines(), r.stdout.splitlines()
+    if version == "9" and "-c" in flags and "-q" in flags:  # as _known: no lines for them
+        ours = [line for line in ours if line.split("\t")[1] not in MISSING_JG[name]]
+    assert ours == theirs
 
 
 MISSING_JG = {"judgment_groups_missing": {"q03", "q11"}}
 
 
-def _summed(values: list[float]) -> float:
-    total = 0.0
-    for v in values:
-        total += v
-    return total
+def test_judgment_groups_average_any_metric_per_user_outside_the_presets():
+    """Outside trec_eval's names, --judgment-groups averages every per-user metric over the
+    user's groups: each user's value is the mean of its groups' values, each group scored
+    alone against its own judgments (its own truth file here); the mean over users follows,
+    the counts are the users', and the setting is in the report's settings."""
+    import pandas as pd
+
+    import rankeval
+
+    folder = DATA / "judgment_groups"
+    qrels = pd.read_csv(folder / "qrels", sep=" ", names=["qid", "jg", "docno", "rel"],
+                        dtype=str).astype({"rel": int})
+    run = pd.read_csv(folder / "run", sep=" ", names=["qid", "q0", "docno", "rank", "score",
+                                                      "tag"], dtype=str).astype(
+        {"score": float})[["qid", "docno", "score"]]
+    metrics = ["ndcg@10", "precision@5", "map@all"]
+    ev = rankeval.evaluate(run, qrels.rename(columns={"jg": "subtopic", "rel": "relevance"}),
+                           metrics, judgment_groups=True, zero_relevant_users="zero")
+    per_group = []
+    for _, judged in qrels.groupby("jg"):
+        alone = rankeval.evaluate(run[run.qid.isin(judged.qid)],
+                                  judged.drop(columns="jg").rename(columns={"rel": "relevance"}),
+                                  metrics, zero_relevant_users="zero")
+        per_group.append(alone.per_user.set_index("user_id")[metrics])
+    expected = pd.concat(per_group).groupby(level=0).mean().sort_index()
+    got = ev.per_user.set_index("user_id")[metrics].sort_index()
+    pd.testing.assert_frame_equal(got, expected, check_names=False, check_dtype=False,
+                                  check_index_type=False)
+    for m in metrics:
+        assert ev.metrics[m] == pytest.approx(expected[m].mean(), abs=1e-12)
+    assert ev.users.evaluated == 20 and ev.settings.to_dict()["judgment_groups"] is True
 
 
-@pytest.mark.parametrize("version, name, flags",
-                         [(v, n, f) for v, cases in JG.items() for n, f in cases
-                          if not refused(v, n, f)],
-                         ids=[f"{v}-{n}{slug(f)}" for v, cases in JG.items() for n, f in cases
-                              if not refused(v, n, f)])
-def test_judgment_groups_are_each_group_scored_and_averaged_per_query(version, name, flags):
-    """-R qrels_jg's measures (map_avgjg, P_avgjg, Rprec_mult_avgjg) are rankeval's map,
-    precision and r_precision_mult under the version's preset on each judgment group's
-    judgments apart, averaged per query then over queries: every recorded output of both
-    versions, line for line (the command line does not read qrels_jg yet)."""
-    expected = (DATA / name / f"trec_eval-{version}{slug(flags)}.txt").read_text().splitlines()
-    assert _jg_lines(version, name, flags) == expected
+def test_judgment_groups_refuse_what_has_no_value_per_user(run_cli):
+    """A metric of the run as a whole has no per-user value to average; a truth without a
+    group column has no groups: each one line, exit 2."""
+    folder = DATA / "judgment_groups"
+    base = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels", "--judgment-groups")
+    r = run_cli(*base, "-m", "coverage@10")
+    assert r.exit_code == 2 and "judgment groups" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    r = run_cli(*base, "--compat", "trec_eval", "-f", "trec", "-m", "qrels_jg", "-m",
+                "relstring")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "compare", "power", "agree"])
+def test_judgment_groups_are_refused_by_the_commands_that_read_plain_judgments(
+        run_cli, command):
+    """Only score (and rankeval.evaluate) scores (user, group) pairs: every other command
+    that takes the setting refuses it with one line, never reading the groups' judgments as
+    one user's (a document judged by two groups would read as listed twice)."""
+    folder = DATA / "judgment_groups"
+    files = {"validate": ["run", "qrels"], "compare": ["run", "run", "qrels"],
+             "power": ["run", "run", "qrels"], "agree": ["qrels", "qrels"]}[command]
+    formats = (["--truth-format", "qrels"] if command == "agree" else
+               ["--preds-format", "trec", "--truth-format", "qrels", "-m", "ndcg@10"])
+    r = run_cli(command, *(folder / f for f in files), *formats, "--judgment-groups")
+    assert r.exit_code == 2 and "--judgment-groups" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
