@@ -176,6 +176,40 @@ def write_jg_dataset(name: str, folder: Path) -> None:
     (folder / "run").write_text("\n".join(run) + "\n")
 
 
+# trec_eval's -R prefs (qid jg subgroup docno level: preferences between the documents of a
+# subgroup, by level) and -R qrels_prefs (plain qrels read as preferences), with the prefs_*
+# measures: both versions' outputs recorded as the oracle of the measures rankeval does not
+# compute yet (it refuses their names, naming the format). The preferences: one to three
+# judges (groups) per query, each with a level per document (0.0: non-relevant) given in one
+# to three subgroups, so that a judge never contradicts itself (trec_eval stops then) while
+# judges disagree; a run with tied scores.
+PREFS = {"preferences": (["-R", "prefs"], [["-m", "prefs"], ["-q", "-m", "all_prefs"],
+                                          ["-J", "-m", "all_prefs"],
+                                          ["-q", "-M", "10", "-m", "all_prefs"],
+                                          [], ["-m", "map"]]),
+         "complete": (["-R", "qrels_prefs"], [["-m", "all_prefs"], ["-q", "-m", "prefs"],
+                                             ["-q", "-l", "2", "-m", "all_prefs"]])}
+
+
+def write_prefs_dataset(folder: Path) -> None:
+    """The preferences dataset (see PREFS): its prefs file and run."""
+    rng = random.Random(606)
+    folder.mkdir(parents=True, exist_ok=True)
+    prefs, run = [], []
+    for q in range(1, 16):
+        qid = f"q{q:02d}"
+        docs = [f"d{d:03d}" for d in rng.sample(range(300), 40)]
+        for g in range(q % 3 + 1):
+            level = {d: rng.choice([0.0, 0.0, 1.0, 2.0, 3.0, 4.5]) for d in docs[:30]}
+            for sub in range(rng.randint(1, 3)):
+                prefs += [f"{qid} jg{g} sub{sub} {d} {level[d]}"
+                          for d in rng.sample(docs[:30], rng.randint(2, 12))]
+        for rank, d in enumerate(rng.sample(docs, rng.randint(5, 40)), 1):
+            run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
+    (folder / "qrels").write_text("\n".join(prefs) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+
+
 def _cases(version: str) -> list[tuple[str, list[str]]]:
     flags = MEASURES + (TEN_ONLY if version == "10" else [])
     out = [("complete", f) for f in TEN_ONLY] if version == "9" else []  # 9.0.8 refuses
@@ -457,3 +491,28 @@ def test_judgment_groups_are_refused_by_the_commands_that_read_plain_judgments(
     r = run_cli(command, *(folder / f for f in files), *formats, "--judgment-groups")
     assert r.exit_code == 2 and "--judgment-groups" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_the_prefs_oracle_holds_every_prefs_measure_of_both_versions():
+    """The recorded -R prefs and -R qrels_prefs outputs (PREFS; record.py) print each of the
+    14 prefs_* measures in both versions, per query and over all, and both versions stop on
+    their default measures and on a measure of plain qrels: the oracle the prefs family is to
+    be checked against line for line (rankeval refuses the names until then, naming the
+    format: test_trec_eval_params)."""
+    from rankeval.foreign_names import OTHER_FORMATS
+
+    family = {m for m in OTHER_FORMATS if m not in ("prefs", "all_prefs")}
+    assert len(family) == 14
+    for version in ("9", "10"):
+        for name, (fmt, cases) in PREFS.items():
+            printed: set[tuple[str, str]] = set()
+            for flags in cases:
+                given = [*fmt, *flags]
+                lines = (DATA / name / f"trec_eval-{version}{slug(given)}.txt").read_text()
+                if refused(version, name, given):
+                    assert not any(f.startswith("prefs") for f in flags) and lines == ""
+                    continue
+                printed |= {(line.split("\t")[0].strip(), "all" if line.split("\t")[1] == "all"
+                             else "query") for line in lines.splitlines()}
+            assert {(m, at) for m in family for at in ("all", "query")} <= printed, (
+                version, name)
