@@ -516,3 +516,20 @@ def test_the_prefs_oracle_holds_every_prefs_measure_of_both_versions():
                              else "query") for line in lines.splitlines()}
             assert {(m, at) for m in family for at in ("all", "query")} <= printed, (
                 version, name)
+
+
+@pytest.mark.parametrize("side", ["run", "qrels"])
+def test_judgment_groups_name_repeats_by_the_files_own_lines(run_cli, tmp_path, side):
+    """A document listed twice for a judged query, or judged twice by one group, is refused
+    naming the file's own line and ids (never a (query, group) pair's number or a line of
+    the run as multiplied over the groups): one line, exit 2."""
+    folder = DATA / "judgment_groups"
+    lines = (folder / side).read_text().splitlines()
+    copy = tmp_path / side
+    copy.write_text("\n".join([*lines, lines[0]]) + "\n")
+    files = {"run": folder / "run", "qrels": folder / "qrels", side: copy}
+    r = run_cli("score", files["run"], files["qrels"], "--preds-format", "trec",
+                "--truth-format", "qrels", "--judgment-groups", "-m", "ndcg@10")
+    query, doc = lines[0].split()[0], lines[0].split()[2]
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"line {len(lines) + 1} ('{query} / {doc}')" in r.stderr, r.stderr

@@ -11,10 +11,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankeval.build.checks import report_duplicates
 from rankeval.build.users import UserCounts
 from rankeval.engines.partial import Partial
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.judgment_groups import Groups
+from rankeval.io.load import Predictions, Truth
 from rankeval.notices import Notice
 from rankeval.settings import Settings
 
@@ -70,3 +73,23 @@ def _counts(groups: Groups, settings: Settings, evaluated: int) -> UserCounts:
 def _summed(values: np.ndarray) -> tuple[float, ...]:
     """The sum of ``values`` added in their order, as the one part of a sum."""
     return (float(np.cumsum(values)[-1]),) if len(values) else ()
+
+
+def check_repeats(preds: Predictions, truth: Truth, group: pa.ChunkedArray,
+                  settings: Settings) -> None:
+    """Repeats named by the files' own rows and ids, before the pairs multiply the run's rows:
+    an item listed twice for a judged user (unless ``dedupe``, which drops it from every
+    pair), and one judged twice by one group."""
+    (p_user, t_user), _ = factorize(preds.user, truth.user)
+    (p_item, t_item), items = factorize(preds.item, truth.item)
+    n_items = max(len(items), 1)
+    if not settings.dedupe:
+        judged = np.flatnonzero(np.isin(p_user, t_user))
+        repeated = duplicates(pair_keys(p_user[judged], p_item[judged], n_items))
+        if len(repeated):
+            report_duplicates(preds, judged[repeated], "{opt:dedupe} keeps the best-ranked one")
+    (t_group,), _ = factorize(group)
+    user_group = t_user.astype(np.int64) * (int(t_group.max(initial=0)) + 1) + t_group
+    repeated = duplicates(pair_keys(user_group, t_item, n_items))
+    if len(repeated):
+        report_duplicates(truth, repeated, "each judgment group judges an item once")

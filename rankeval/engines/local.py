@@ -14,9 +14,13 @@ class LocalEngine(Engine):
 
     def score(self, job: Job, progress):
         from rankeval.engines.finish import evaluate_inputs  # --help's import cost: numpy, pyarrow
+        from rankeval.engines.groups import (
+            check_repeats,  # --help's import cost: numpy, pyarrow
+        )
         from rankeval.io.extras import load_extras  # --help's import cost: numpy, pyarrow
         from rankeval.io.judgment_groups import (
             load_grouped,  # --help's import cost: numpy, pyarrow
+            split,
         )
         from rankeval.io.load import load_inputs  # --help's import cost: numpy, pyarrow
 
@@ -24,8 +28,10 @@ class LocalEngine(Engine):
         progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")
         groups = None
         if job.settings.judgment_groups:
-            run, judged, groups = load_grouped(job.predictions, job.truth, job.columns,
-                                               job.preds_format, job.truth_format, job.reading)
+            run, judged, group = load_grouped(job.predictions, job.truth, job.columns,
+                                              job.preds_format, job.truth_format, job.reading)
+            check_repeats(run, judged, group, job.settings)  # named by the files' own rows
+            run, judged, groups = split(run, judged, group)
         else:
             run, judged = load_inputs(job.predictions, job.truth, job.columns,
                                       job.preds_format, job.truth_format, job.reading,

@@ -35,10 +35,10 @@ class Groups:
 
 def load_grouped(predictions: Any, truth: Any, columns: Mapping[str, str | None] | None,
                  preds_format: str | None, truth_format: str | None,
-                 reading: Mapping[str, Any] | None) -> tuple[Predictions, Truth, Groups]:
-    """Both inputs loaded (``load.load_inputs``), each (user, group) pair a user numbered in
-    the order of (user, group) as byte strings, the run's list given to every pair of its
-    user (a user the truth lacks: one pair, with no group)."""
+                 reading: Mapping[str, Any] | None
+                 ) -> tuple[Predictions, Truth, pa.ChunkedArray]:
+    """Both inputs loaded (``load.load_inputs``) and the group of each judgment, to be
+    checked as given, then ``split``."""
     cols = columns or {}
     run_table = open_input(predictions, "predictions", preds_format, reading)
     truth_table = open_input(truth, "truth", truth_format, reading)
@@ -61,12 +61,14 @@ def load_grouped(predictions: Any, truth: Any, columns: Mapping[str, str | None]
                          "field, or a column named subtopic (name it with "
                          "{opt:subtopic_col})")
     group = id_column(read_typed(truth_table, {name: ID}), name, label)
-    return split(preds, judged, group)
+    return preds, judged, group
 
 
 def split(preds: Predictions, truth: Truth, group: pa.ChunkedArray
           ) -> tuple[Predictions, Truth, Groups]:
-    """``preds`` and ``truth`` over (user, group) pairs (see ``load_grouped``)."""
+    """``preds`` and ``truth`` over (user, group) pairs: each pair a user numbered in the
+    order of (user, group) as byte strings, the run's list given to every pair of its user
+    (a user the truth lacks: one pair, with no group)."""
     t_user, t_group, p_user = (c.cast(pa.string()).combine_chunks()
                                for c in (truth.user, group, preds.user))
     pairs = pa.table({"q": t_user, "g": t_group}).group_by(["q", "g"]).aggregate([])
