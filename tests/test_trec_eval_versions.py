@@ -533,3 +533,17 @@ def test_judgment_groups_name_repeats_by_the_files_own_lines(run_cli, tmp_path, 
     query, doc = lines[0].split()[0], lines[0].split()[2]
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert f"line {len(lines) + 1} ('{query} / {doc}')" in r.stderr, r.stderr
+
+
+def test_judgment_groups_name_repeated_ranks_by_the_files_own_rows(run_cli, tmp_path):
+    """A rank given twice in a judged user's list is refused at the file's own row, and one
+    in a list only in the run is not read, as without judgment groups."""
+    (tmp_path / "run.csv").write_text("user,item,rank\nu1,a,1\nu1,b,2\nu2,a,1\nu2,b,1\n"
+                                      "u3,a,1\nu3,b,1\n")
+    (tmp_path / "truth.csv").write_text("user,subtopic,item,relevance\nu1,g1,a,1\n"
+                                        "u1,g2,b,1\nu2,g1,a,1\n")
+    for groups in ([], ["--judgment-groups"]):
+        r = run_cli("score", tmp_path / "run.csv", tmp_path / "truth.csv", "-m", "ndcg@10",
+                    *groups)
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "1 rank repeated within a user, e.g. row 4 (1)" in r.stderr, r.stderr

@@ -11,8 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.build.checks import report_duplicates
+from rankeval.build.checks import report_duplicates, report_repeated_ranks
 from rankeval.build.users import UserCounts
+from rankeval.conventions import preset_of
 from rankeval.engines.partial import Partial
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import duplicates, factorize, pair_keys
@@ -78,16 +79,25 @@ def _summed(values: np.ndarray) -> tuple[float, ...]:
 def check_repeats(preds: Predictions, truth: Truth, group: pa.ChunkedArray,
                   settings: Settings) -> None:
     """Repeats named by the files' own rows and ids, before the pairs multiply the run's rows:
-    an item listed twice for a judged user (unless ``dedupe``, which drops it from every
-    pair), and one judged twice by one group."""
+    a rank given twice in a judged user's list, an item listed twice in a list (unless
+    ``dedupe``, which drops it from every pair; under trec_eval's presets, in the judged
+    users' lists alone), and one judged twice by one group."""
     (p_user, t_user), _ = factorize(preds.user, truth.user)
     (p_item, t_item), items = factorize(preds.item, truth.item)
     n_items = max(len(items), 1)
+    judged = np.flatnonzero(np.isin(p_user, t_user))
+    if preds.rank is not None:  # a rank given twice in a judged list: its order is not told
+        order = judged[np.lexsort((preds.rank[judged], p_user[judged]))]
+        report_repeated_ranks(preds, order, p_user[order])
+    # repeated items where the preset looks for them (``Preset.duplicates``): in every list,
+    # or in the judged ones (trec_eval's)
+    preset = preset_of(settings.compat)
+    listed = (np.arange(len(p_user)) if preset is None or preset.duplicates == "all"
+              else judged)
     if not settings.dedupe:
-        judged = np.flatnonzero(np.isin(p_user, t_user))
-        repeated = duplicates(pair_keys(p_user[judged], p_item[judged], n_items))
+        repeated = duplicates(pair_keys(p_user[listed], p_item[listed], n_items))
         if len(repeated):
-            report_duplicates(preds, judged[repeated], "{opt:dedupe} keeps the best-ranked one")
+            report_duplicates(preds, listed[repeated], "{opt:dedupe} keeps the best-ranked one")
     (t_group,), _ = factorize(group)
     user_group = t_user.astype(np.int64) * (int(t_group.max(initial=0)) + 1) + t_group
     repeated = duplicates(pair_keys(user_group, t_item, n_items))
