@@ -547,3 +547,17 @@ def test_judgment_groups_name_repeated_ranks_by_the_files_own_rows(run_cli, tmp_
                     *groups)
         assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "1 rank repeated within a user, e.g. row 4 (1)" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("option", ["--train", "--exclude", "--propensity"])
+def test_judgment_groups_refuse_the_inputs_that_name_users(run_cli, tmp_path, option):
+    """An extra input given per user would meet (user, group) pairs and match none, leaving
+    its seen items or propensities silently unread: refused with one line, exit 2."""
+    (tmp_path / "run.csv").write_text("user,item,rank\nu1,a,1\nu1,b,2\n")
+    (tmp_path / "truth.csv").write_text("user,subtopic,item,relevance\nu1,g1,a,1\n"
+                                        "u1,g2,b,1\n")
+    (tmp_path / "extra.csv").write_text("user,item,propensity\nu1,a,0.5\nu1,b,0.5\n")
+    r = run_cli("score", tmp_path / "run.csv", tmp_path / "truth.csv", "-m", "ndcg@10",
+                "--judgment-groups", option, tmp_path / "extra.csv")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert option in r.stderr and "--judgment-groups" in r.stderr, r.stderr

@@ -15,6 +15,7 @@ from rankeval.build.checks import report_duplicates, report_repeated_ranks
 from rankeval.build.users import UserCounts
 from rankeval.conventions import preset_of
 from rankeval.engines.partial import Partial
+from rankeval.errors import OptionError
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.judgment_groups import Groups
@@ -103,3 +104,16 @@ def check_repeats(preds: Predictions, truth: Truth, group: pa.ChunkedArray,
     repeated = duplicates(pair_keys(user_group, t_item, n_items))
     if len(repeated):
         report_duplicates(truth, repeated, "each judgment group judges an item once")
+
+
+# The extra inputs that name users: they would meet (user, group) pairs, matching none
+USER_INPUTS = ("train", "exclude", "propensity")
+
+
+def check_extras(extras) -> None:
+    """An OptionError for an extra input given per user (``USER_INPUTS``)."""
+    given = [name for name in USER_INPUTS if extras.get(name) is not None]
+    if given:
+        raise OptionError(f"{{opt:{given[0]}}} names users, which {{opt:judgment_groups}} "
+                          "scores as (user, group) pairs: the two are not read together yet",
+                          "judgment_groups")

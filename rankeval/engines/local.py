@@ -15,7 +15,8 @@ class LocalEngine(Engine):
     def score(self, job: Job, progress):
         from rankeval.engines.finish import evaluate_inputs  # --help's import cost: numpy, pyarrow
         from rankeval.engines.groups import (
-            check_repeats,  # --help's import cost: numpy, pyarrow
+            check_extras,  # --help's import cost: numpy, pyarrow
+            check_repeats,
         )
         from rankeval.io.extras import load_extras  # --help's import cost: numpy, pyarrow
         from rankeval.io.judgment_groups import (
@@ -28,6 +29,7 @@ class LocalEngine(Engine):
         progress.stage(f"reading {_label(job.predictions)} and {_label(job.truth)}")
         groups = None
         if job.settings.judgment_groups:
+            check_extras(x)
             run, judged, group = load_grouped(job.predictions, job.truth, job.columns,
                                               job.preds_format, job.truth_format, job.reading)
             check_repeats(run, judged, group, job.settings)  # named by the files' own rows
