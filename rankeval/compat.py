@@ -14,7 +14,15 @@ from typing import Any
 
 from rankeval.conventions import PRESETS
 from rankeval.errors import OptionError
-from rankeval.foreign_names import CUT, MEASURE, TEXT_ONLY, UNCUT, other_format
+from rankeval.foreign_names import (
+    CUT,
+    JUDGMENT_GROUPS,
+    MEASURE,
+    QRELS_JG,
+    TEXT_ONLY,
+    UNCUT,
+    other_format,
+)
 from rankeval.names import MetricSpec, expand, split
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
@@ -200,11 +208,49 @@ def translate(words: Iterable[str], ks: Iterable[int] | None = None,
 RUNID = "runid"  # trec_eval's measure that names the run: a line of its output, not a metric
 
 
+def judgment_group_words(words: Iterable[str] | None) -> list[str]:
+    """trec_eval's -R qrels_jg measures (``P_avgjg.5``, the group ``qrels_jg``) as the
+    measures of plain qrels they average over the judgment groups (``P.5``), which
+    ``judgment_groups`` averages; an OptionError for any other measure and for none, as
+    trec_eval stops on them under -R qrels_jg (its default measures among them)."""
+    jg = ", ".join(JUDGMENT_GROUPS)
+    if not words:
+        raise OptionError(f"{{opt:judgment_groups}} under trec_eval's names computes {jg} "
+                          "(and runid, num_q) alone, as trec_eval -R qrels_jg: name them with "
+                          "-m (-m qrels_jg for all; trec_eval stops on its default measures)")
+    out: list[str] = []
+    for word in (str(w).strip() for w in words):
+        root, dot, text = word.partition(".")
+        if word == "qrels_jg":
+            out += [JUDGMENT_GROUPS.get(m, m) for m in QRELS_JG]
+        elif root in JUDGMENT_GROUPS:
+            out.append(f"{JUDGMENT_GROUPS[root]}{dot}{text}")
+        elif word in QRELS_JG:  # runid, num_q
+            out.append(word)
+        else:
+            raise OptionError(f"-m {word}: under {{opt:judgment_groups}} trec_eval computes "
+                              f"{jg} (and runid, num_q) alone, as -R qrels_jg; it stops on "
+                              "the measures of plain qrels")
+    return out
+
+
+def jg_name(name: str) -> str:
+    """The -R qrels_jg name of a measure trec_eval prints (``P_5`` -> ``P_avgjg_5``)."""
+    for jg, plain in sorted(JUDGMENT_GROUPS.items(), key=lambda kv: -len(kv[1])):
+        if name == plain or name.startswith(plain + "_"):
+            return jg + name[len(plain):]
+    return name
+
+
 def measures(words: Iterable[str] | None, ks: list[int] | None,
-             compat: str) -> tuple[list[MetricSpec], bool, str | None]:
+             compat: str, judgment_groups: bool = False
+             ) -> tuple[list[MetricSpec], bool, str | None]:
     """``-m`` words under compat (trec_eval's defaults when there are none) as specs,
     whether trec_eval's ``runid`` line is asked for, and its ``relstring``'s parameter as
-    typed ("" for the bare name; None: not asked for)."""
+    typed ("" for the bare name; None: not asked for). ``judgment_groups``: the words are
+    -R qrels_jg's (``judgment_group_words``)."""
+    if judgment_groups:
+        words = judgment_group_words(words)
     names = translate(list(words) if words else list(DEFAULT_MEASURES), ks, compat)
     texts = [n for n in names if n.partition(".")[0] in TEXT_ONLY]
     relstring = texts[0].partition(".")[2] if texts else None
@@ -221,13 +267,16 @@ def measures(words: Iterable[str] | None, ks: list[int] | None,
     return specs, RUNID in names, relstring
 
 
-def left_out(words: Iterable[str], compat: str | None, text_lines: bool) -> list[str]:
+def left_out(words: Iterable[str], compat: str | None, text_lines: bool,
+             judgment_groups: bool = False) -> list[str]:
     """Parameters read as trec_eval reads them (``23.4`` as 23), and the text measures a
     report without trec_eval's lines (not ``text_lines``) leaves out, as warnings."""
     words = [str(w).strip() for w in words]
     notes: list[str] = []
     if compat not in GROUPS:
         return notes
+    if judgment_groups:
+        words = judgment_group_words(words)
     names = translate(words, None, compat, notes)
     if not text_lines:
         notes += [f"-m {root} is left out of this report: it is {TEXT_ONLY[root]}; -f trec "

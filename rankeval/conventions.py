@@ -533,6 +533,14 @@ TABLE: tuple[Setting, ...] = (
         False,
         comparable=False,
     ),
+    Setting(
+        "judgment_groups",
+        "The truth's second field (a qrels file's; a subtopic column) names a judgment group, "
+        "a judge: each group's judgments score the user's list apart and the user's value is "
+        "their mean (trec_eval -R qrels_jg and its P_avgjg, map_avgjg, Rprec_mult_avgjg).",
+        False,
+        footer=lambda v: "judgment groups averaged per user" if v else None,
+    ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
 COMPAT = tuple(PRESETS)  # the names --compat takes

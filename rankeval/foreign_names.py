@@ -14,16 +14,21 @@ from typing import NamedTuple
 TEXT_ONLY = {"relstring": "trec_eval's per-query string of the grades of the top N items "
                           "(10 unless relstring.N), printed only with -q"}
 
-# trec_eval's measures of the relevance formats rankeval does not read (-R qrels_jg: judgment
-# groups; -R prefs and qrels_prefs: preferences), with their groups (-m qrels_jg, prefs,
-# all_prefs): trec_eval name -> its -R format. Refused by name, naming the format.
+# trec_eval's measures of the relevance formats rankeval does not read (-R prefs and
+# qrels_prefs: preferences), with their groups (-m prefs, all_prefs): trec_eval name -> its -R
+# format. Refused by name, naming the format.
 _PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
           "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
           "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
           "prefs_pair_imp", "prefs_avgjg_imp", "prefs", "all_prefs")
-OTHER_FORMATS = {**{name: "qrels_jg" for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg",
-                                                  "qrels_jg")},
-                 **{name: "prefs or -R qrels_prefs" for name in _PREFS}}
+OTHER_FORMATS = {name: "prefs or -R qrels_prefs" for name in _PREFS}
+
+# trec_eval's -R qrels_jg (qrels whose second field is a judgment group) and its measures:
+# each the measure of plain qrels scored per group and averaged per query, which
+# --judgment-groups does for every metric; their group (-m qrels_jg) is the rest of the row.
+# Under -R qrels_jg trec_eval computes these alone: its other measures stop it.
+JUDGMENT_GROUPS = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
+QRELS_JG = ("runid", "num_q", *JUDGMENT_GROUPS)
 
 # Measures that take cut-offs: trec_eval name -> rankeval name.
 CUT = {
@@ -71,6 +76,8 @@ def foreign(word: str) -> str | None:
                 "{opt:compat} trec_eval with -f trec --per-query")
     if word.partition(".")[0] in OTHER_FORMATS:
         return _other_format(word.partition(".")[0])
+    if word.partition(".")[0] in (*JUDGMENT_GROUPS, "qrels_jg"):
+        return judgment_groups_hint(word.partition(".")[0])
     if word in UNCUT:
         return (f"{word} is trec_eval's name (uncut): here it is {UNCUT[word]}, or use "
                 "{opt:compat} trec_eval")
@@ -82,8 +89,16 @@ def _other_format(name: str) -> str:
             "that relevance format yet (docs/trec-eval.md)")
 
 
+def judgment_groups_hint(name: str) -> str:
+    """How to get trec_eval's -R qrels_jg measure ``name`` (or its group)."""
+    return (f"{name} is trec_eval's measure of qrels with judgment groups (-R qrels_jg): give "
+            "{opt:judgment_groups} with {opt:compat} trec_eval (docs/trec-eval.md)")
+
+
 def other_format(name: str) -> str | None:
     """Why trec_eval's ``name`` is refused: the relevance format it needs, or None."""
+    if name in (*JUDGMENT_GROUPS, "qrels_jg"):
+        return judgment_groups_hint(name)
     return _other_format(name) if name in OTHER_FORMATS else None
 
 
@@ -145,6 +160,10 @@ PEER_TABLE: tuple[Peer, ...] = (
            "binG:bin_g G:g ndcg_rel:ndcg_rel Rndcg:r_ndcg utility:utility yaap:yaap "
            "rbp:rbp rbp_resid:rbp_residual unj.{k}:unjudged@{k} dcg:dcg@all "
            "ideal_dcg:idcg@all"),
+    *_rows("trec_eval", EQUAL, "P_avgjg.{k}:precision@{k} map_avgjg:map@all "
+           "Rprec_mult_avgjg:r_precision_mult",
+           "the _avgjg names: -R qrels_jg, under --judgment-groups (each query's mean over "
+           "its judgment groups)"),
     *_rows("pytrec_eval", EQUAL,
            "P_{k}:precision@{k} recall_{k}:recall@{k} success_{k}:hit_rate@{k} "
            "recip_rank:mrr@all map:map@all map_cut_{k}:map@{k} ndcg:ndcg@all "

@@ -148,6 +148,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"precision@K still divides by K, and every metric at such a K counts no more items "
         f"than at K = {n}"
     ),
+    "judgment_group_pairs": lambda n, p, o: (
+        f"{plural(n, '(user, judgment group) pair')} scored as users, then averaged into "
+        f"{plural(p['users'], 'user')} ({o('judgment_groups')}): the warnings about the lists "
+        "count pairs and their rows"
+    ),
     "ties_at_list_end": lambda n, p, o: (
         f"the lists of {_users(n)} end inside a group of tied scores: items past the end may share "
         "that score, so the tie-aware values cover the submitted items only"

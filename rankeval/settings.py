@@ -29,7 +29,7 @@ from rankeval.conventions import (
 from rankeval.errors import OptionError
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import PER_METRIC_TIES, drop_defaults, list_ties, numbers
-from rankeval.registry import DEFAULT_K, DEFAULT_METRICS, REGISTRY
+from rankeval.registry import CORPUS, DEFAULT_K, DEFAULT_METRICS, REGISTRY
 
 # The table's names, for the modules that read them here
 __all__ = ["COMPAT", "PRESETS", "ROWS", "TABLE", "UNSET", "Setting", "SettingOptions", "Settings",
@@ -75,6 +75,7 @@ class Settings:
     entropy_unit: str = "bits"
     entropy_per_item: bool = False
     dedupe: bool = False
+    judgment_groups: bool = False
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
@@ -149,6 +150,7 @@ class SettingOptions(TypedDict, total=False):
     entropy_unit: str | None
     entropy_per_item: bool | None
     dedupe: bool | None
+    judgment_groups: bool | None
 
 
 def comparable_names() -> list[str]:
@@ -224,7 +226,8 @@ def make_settings(
                 and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
-    specs, runid, relstring = _specs(metrics, k, compat)
+    specs, runid, relstring = _specs(metrics, k, compat, bool(chosen["judgment_groups"]))
+    _check_judgment_groups(specs, relstring, bool(chosen["judgment_groups"]))
     if chosen["ties"] == "expected":
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
         if open_form:
@@ -285,7 +288,22 @@ def _check_collection_size(specs: list[MetricSpec], size: int | None) -> None:
                               "{opt:collection_size}", "collection_size")
 
 
-def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool, str | None]:
+def _check_judgment_groups(specs: list[MetricSpec], relstring: str | None,
+                           groups: bool) -> None:
+    """Averaged over judgment groups, a user's value is the mean of per-user values: the
+    metrics of the run as a whole, and relstring's text, have none."""
+    if not groups:
+        return
+    whole = [str(s) for s in specs if REGISTRY[s.name].scope == CORPUS]
+    if whole or relstring is not None:
+        raise OptionError(f"{whole[0] if whole else 'relstring'}: averaged over judgment "
+                          "groups, a user's value is the mean of the groups' values; this "
+                          "one has none per user (drop it or {opt:judgment_groups})",
+                          "judgment_groups")
+
+
+def _specs(metrics, k, compat: str | None,
+           judgment_groups: bool = False) -> tuple[list[MetricSpec], bool, str | None]:
     """Metric words over the K list, whether trec_eval's ``runid`` is asked for and its
     ``relstring``'s parameter (under compat a name without a K takes ``k``, else trec_eval's
     cut-offs: ``compat.measures``)."""
@@ -299,7 +317,7 @@ def _specs(metrics, k, compat: str | None) -> tuple[list[MetricSpec], bool, str 
         words = list(metrics) if metrics else list(DEFAULT_METRICS)
         return expand(words, given or list(DEFAULT_K),
                       preset is not None and preset.ir_measures_names), False, None
-    return measures(metrics, given, preset.name)
+    return measures(metrics, given, preset.name, judgment_groups)
 
 
 class EvaluateOptions(SettingOptions, total=False):

@@ -45,10 +45,17 @@ NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_gr
            "catalog_padding": 1}
 
 
+# Settings the partitioned engines refuse (no partials merge under them): judgment groups
+# score (user, group) pairs and average them before the partial is finished
+LOCAL_ONLY = ("judgment_groups",)
+
+
 def _conventions() -> list[dict]:
     """Every value of every setting, one at a time, and all of them off their defaults."""
     cases = [{}]
     for s in TABLE:
+        if s.name in LOCAL_ONLY:
+            continue
         values = (s.choices if s.choices is not None else [True] if s.is_flag
                   else [NUMBERS[s.name]])
         cases += [{s.name: v} for v in values if v != s.default]

@@ -68,18 +68,25 @@ _RECORDED = [(["-q", "-m", "all_trec"], ["--per-query"]),
 def _trec_eval(p, k, run_cli):
     """trec_eval 10.0's output on the committed dataset, from the first recorded case that
     prints the measure: its lines, and rankeval's metric name printing the same lines."""
+    from rankeval.foreign_names import JUDGMENT_GROUPS
+
     from .test_trec_eval_versions import DATA, slug
     folder = DATA / "complete"
-    for flags, given in _RECORDED:
+    recorded, words = _RECORDED, (_at(p.name, k), _at(p.ours, k))
+    if p.name.partition(".")[0] in JUDGMENT_GROUPS:  # -R qrels_jg: its names alone
+        folder = DATA / "judgment_groups"
+        recorded = [(["-q", "-m", "qrels_jg"], ["--per-query", "--judgment-groups"])]
+        words = (_at(p.name, k),)
+    for flags, given in recorded:
         theirs = (folder / f"trec_eval-10{slug(flags)}.txt").read_text().splitlines()
         outs = []
-        for word in (_at(p.name, k), _at(p.ours, k)):
+        for word in words:
             r = run_cli("score", folder / "run", folder / "qrels", "--compat", "trec_eval",
                         "--preds-format", "trec", "--truth-format", "qrels", "-f", "trec",
                         *given, "-m", word)
             assert r.exit_code == 0, r.stderr
             outs.append(r.stdout.splitlines())
-        assert outs[0] == outs[1], "trec_eval's name and rankeval's print different lines"
+        assert outs[0] == outs[-1], "trec_eval's name and rankeval's print different lines"
         names = {line.split("\t")[0].strip() for line in outs[0]}
         expected = [line for line in theirs if line.split("\t")[0].strip() in names]
         if expected:

@@ -10,7 +10,7 @@ import pytest
 
 import rankeval
 from rankeval.compat import measure_name, translate
-from rankeval.foreign_names import OTHER_FORMATS
+from rankeval.foreign_names import JUDGMENT_GROUPS, OTHER_FORMATS
 from rankeval.names import from_name
 
 from .test_trec_eval_versions import DATA
@@ -164,3 +164,19 @@ def test_measures_of_other_relevance_formats_are_refused_naming_the_format(
         assert r.exit_code == 2 and r.stdout == ""
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
         assert f"-R {OTHER_FORMATS[measure]}" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("compat", ["trec_eval", "trec_eval-9", None])
+@pytest.mark.parametrize("measure", [*JUDGMENT_GROUPS, "qrels_jg"])
+def test_judgment_group_measures_without_the_setting_are_refused_naming_it(
+        run_cli, compat, measure):
+    """-R qrels_jg's measures (and group) read the judgment groups, which --judgment-groups
+    asks for: without it, one line naming it, exit 2, with or without a parameter."""
+    folder = DATA / "complete"
+    preset = ["--compat", compat] if compat else []
+    for word in (measure, f"{measure}.5"):
+        r = run_cli("score", folder / "run", folder / "qrels", *preset, "--preds-format",
+                    "trec", "--truth-format", "qrels", "-f", "trec", "-m", word)
+        assert r.exit_code == 2 and r.stdout == ""
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+        assert "--judgment-groups" in r.stderr and "-R qrels_jg" in r.stderr, r.stderr

@@ -113,6 +113,103 @@ EDGES = {
 }
 
 
+# trec_eval's -R qrels_jg: qrels whose second field is a judgment group (a judge); its
+# measures score each group's judgments apart and average them per query. Datasets: every
+# query of the qrels in the run (one to three groups each, a group that judged nothing
+# relevant, q07 nothing relevant in any group), and the same with queries only in the qrels
+# and only in the run. Both versions refuse a measure of plain qrels under -R qrels_jg (the
+# default, official, among them), and 10.0 a query missing from the run without -c.
+JG_DATASETS = {"judgment_groups": 404, "judgment_groups_missing": 505}
+JG_CASES = [
+    ["-m", "qrels_jg"],
+    ["-q", "-m", "qrels_jg"],
+    ["-q", "-m", "P_avgjg.3,7", "-m", "map_avgjg", "-m", "Rprec_mult_avgjg.0.5,1.5"],
+    ["-J", "-m", "qrels_jg"],
+    ["-q", "-J", "-M", "15", "-m", "qrels_jg"],
+    ["-q", "-M", "10", "-l", "2", "-m", "qrels_jg"],
+    ["-q", "-l", "0", "-m", "map_avgjg", "-m", "P_avgjg.5"],
+    ["-m", "Rprec_mult_avgjg", "-m", "P_avgjg", "-m", "runid"],
+    [],
+    ["-m", "map"],
+    ["-m", "map_avgjg", "-m", "P.5"],
+]
+
+
+def _jg_cases(version: str) -> list[tuple[str, list[str]]]:
+    """Every case on both datasets; on the one with missing queries also with -c, and only
+    so for 10.0 (which stops without it, where rankeval scores: as for plain qrels)."""
+    out = []
+    for name in JG_DATASETS:
+        for f in JG_CASES:
+            missing = name.endswith("missing")
+            if not (missing and version == "10" and f):
+                out.append((name, f))
+            if missing and f:
+                out.append((name, ["-c", *f]))
+    return out
+
+
+JG = {version: _jg_cases(version) for version in ("9", "10")}
+
+
+def write_jg_dataset(name: str, folder: Path) -> None:
+    """qrels_jg (qid group docno grade) and a run: graded judgements 0-3 by one to three
+    groups per query over one pool, tied scores, lists of 5 to 60 documents."""
+    rng = random.Random(JG_DATASETS[name])
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels, run = [], []
+    for q in range(1, 21):
+        qid = f"q{q:02d}"
+        docs = [f"d{d:03d}" for d in rng.sample(range(300), 70)]
+        for g in range(q % 3 + 1):
+            for d in rng.sample(docs[:50], rng.randint(10, 40)):
+                nothing = q == 7 or (q == 5 and g == 1)
+                rel = 0 if nothing else rng.choice([0, 0, 0, 1, 1, 2, 3])
+                qrels.append(f"{qid} jg{g} {d} {rel}")
+        if name.endswith("missing") and q in (3, 11):
+            continue  # only in the qrels
+        for rank, d in enumerate(rng.sample(docs, rng.randint(5, 60)), 1):
+            run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
+    if name.endswith("missing"):
+        run += [f"x{q} Q0 d001 1 1.0 tag0" for q in range(3)]  # only in the run
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+
+
+# trec_eval's -R prefs (qid jg subgroup docno level: preferences between the documents of a
+# subgroup, by level) and -R qrels_prefs (plain qrels read as preferences), with the prefs_*
+# measures: both versions' outputs recorded as the oracle of the measures rankeval does not
+# compute yet (it refuses their names, naming the format). The preferences: one to three
+# judges (groups) per query, each with a level per document (0.0: non-relevant) given in one
+# to three subgroups, so that a judge never contradicts itself (trec_eval stops then) while
+# judges disagree; a run with tied scores.
+PREFS = {"preferences": (["-R", "prefs"], [["-m", "prefs"], ["-q", "-m", "all_prefs"],
+                                          ["-J", "-m", "all_prefs"],
+                                          ["-q", "-M", "10", "-m", "all_prefs"],
+                                          [], ["-m", "map"]]),
+         "complete": (["-R", "qrels_prefs"], [["-m", "all_prefs"], ["-q", "-m", "prefs"],
+                                             ["-q", "-l", "2", "-m", "all_prefs"]])}
+
+
+def write_prefs_dataset(folder: Path) -> None:
+    """The preferences dataset (see PREFS): its prefs file and run."""
+    rng = random.Random(606)
+    folder.mkdir(parents=True, exist_ok=True)
+    prefs, run = [], []
+    for q in range(1, 16):
+        qid = f"q{q:02d}"
+        docs = [f"d{d:03d}" for d in rng.sample(range(300), 40)]
+        for g in range(q % 3 + 1):
+            level = {d: rng.choice([0.0, 0.0, 1.0, 2.0, 3.0, 4.5]) for d in docs[:30]}
+            for sub in range(rng.randint(1, 3)):
+                prefs += [f"{qid} jg{g} sub{sub} {d} {level[d]}"
+                          for d in rng.sample(docs[:30], rng.randint(2, 12))]
+        for rank, d in enumerate(rng.sample(docs, rng.randint(5, 40)), 1):
+            run.append(f"{qid} Q0 {d} {rank} {round(rng.uniform(0, 5), 1)} tag{q % 3}")
+    (folder / "qrels").write_text("\n".join(prefs) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+
+
 def _cases(version: str) -> list[tuple[str, list[str]]]:
     flags = MEASURES + (TEN_ONLY if version == "10" else [])
     out = [("complete", f) for f in TEN_ONLY] if version == "9" else []  # 9.0.8 refuses
@@ -298,3 +395,169 @@ def test_no_summary_alone_prints_nothing_and_needs_a_format_with_lines(run_cli):
             assert r.exit_code == 0 and r.stdout == "", (compat, fmt, r.stderr)
     r = run_cli(*args, "--compat", "trec_eval", "-f", "json")
     assert r.exit_code == 2 and "--no-summary" in r.stderr and "Traceback" not in r.stderr
+
+
+
+@pytest.mark.parametrize("version, name, flags",
+                         [(v, n, f) for v, cases in JG.items() for n, f in cases],
+                         ids=[f"{v}-{n}{slug(f)}" for v, cases in JG.items() for n, f in cases])
+def test_judgment_groups_are_trec_eval_qrels_jg_line_for_line(run_cli, version, name, flags):
+    """--judgment-groups is trec_eval's -R qrels_jg: P_avgjg, map_avgjg, Rprec_mult_avgjg
+    and the qrels_jg group, each (query, group) pair scored as a query and averaged per
+    query, line for line with both versions; where the version stops (a measure of plain
+    qrels, its default measures, 10.0 on a query missing from the run without -c), one line
+    and exit 2."""
+    folder = DATA / name
+    expected = (folder / f"trec_eval-{version}{slug(flags)}.txt").read_text()
+    compat = "trec_eval" if version == "10" else "trec_eval-9"
+    r = run_cli("score", folder / "run", folder / "qrels", "--compat", compat, "--preds-format",
+                "trec", "--truth-format", "qrels", "-f", "trec", "--judgment-groups",
+                *_ours(flags))
+    if refused(version, name, flags):
+        assert r.exit_code == 2, r.stdout
+        errors = [line for line in r.stderr.splitlines() if not line.startswith(
+            "rankeval: warning:")]
+        assert r.stdout == "" and len(errors) == 1, r.stderr
+        assert errors[0].startswith("rankeval: error:") and "Traceback" not in r.stderr
+        return
+    assert r.exit_code == 0, r.stderr
+    theirs, ours = expected.splitlines(), r.stdout.splitlines()
+    if version == "9" and "-c" in flags and "-q" in flags:  # as _known: no lines for them
+        ours = [line for line in ours if line.split("\t")[1] not in MISSING_JG[name]]
+    assert ours == theirs
+
+
+MISSING_JG = {"judgment_groups_missing": {"q03", "q11"}}
+
+
+def test_judgment_groups_average_any_metric_per_user_outside_the_presets():
+    """Outside trec_eval's names, --judgment-groups averages every per-user metric over the
+    user's groups: each user's value is the mean of its groups' values, each group scored
+    alone against its own judgments (its own truth file here); the mean over users follows,
+    the counts are the users', and the setting is in the report's settings."""
+    import pandas as pd
+
+    import rankeval
+
+    folder = DATA / "judgment_groups"
+    qrels = pd.read_csv(folder / "qrels", sep=" ", names=["qid", "jg", "docno", "rel"],
+                        dtype=str).astype({"rel": int})
+    run = pd.read_csv(folder / "run", sep=" ", names=["qid", "q0", "docno", "rank", "score",
+                                                      "tag"], dtype=str).astype(
+        {"score": float})[["qid", "docno", "score"]]
+    metrics = ["ndcg@10", "precision@5", "map@all"]
+    ev = rankeval.evaluate(run, qrels.rename(columns={"jg": "subtopic", "rel": "relevance"}),
+                           metrics, judgment_groups=True, zero_relevant_users="zero")
+    per_group = []
+    for _, judged in qrels.groupby("jg"):
+        alone = rankeval.evaluate(run[run.qid.isin(judged.qid)],
+                                  judged.drop(columns="jg").rename(columns={"rel": "relevance"}),
+                                  metrics, zero_relevant_users="zero")
+        per_group.append(alone.per_user.set_index("user_id")[metrics])
+    expected = pd.concat(per_group).groupby(level=0).mean().sort_index()
+    got = ev.per_user.set_index("user_id")[metrics].sort_index()
+    pd.testing.assert_frame_equal(got, expected, check_names=False, check_dtype=False,
+                                  check_index_type=False)
+    for m in metrics:
+        assert ev.metrics[m] == pytest.approx(expected[m].mean(), abs=1e-12)
+    assert ev.users.evaluated == 20 and ev.settings.to_dict()["judgment_groups"] is True
+
+
+def test_judgment_groups_refuse_what_has_no_value_per_user(run_cli):
+    """A metric of the run as a whole has no per-user value to average; a truth without a
+    group column has no groups: each one line, exit 2."""
+    folder = DATA / "judgment_groups"
+    base = ("score", folder / "run", folder / "qrels", "--preds-format", "trec",
+            "--truth-format", "qrels", "--judgment-groups")
+    r = run_cli(*base, "-m", "coverage@10")
+    assert r.exit_code == 2 and "judgment groups" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    r = run_cli(*base, "--compat", "trec_eval", "-f", "trec", "-m", "qrels_jg", "-m",
+                "relstring")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "compare", "power", "agree"])
+def test_judgment_groups_are_refused_by_the_commands_that_read_plain_judgments(
+        run_cli, command):
+    """Only score (and rankeval.evaluate) scores (user, group) pairs: every other command
+    that takes the setting refuses it with one line, never reading the groups' judgments as
+    one user's (a document judged by two groups would read as listed twice)."""
+    folder = DATA / "judgment_groups"
+    files = {"validate": ["run", "qrels"], "compare": ["run", "run", "qrels"],
+             "power": ["run", "run", "qrels"], "agree": ["qrels", "qrels"]}[command]
+    formats = (["--truth-format", "qrels"] if command == "agree" else
+               ["--preds-format", "trec", "--truth-format", "qrels", "-m", "ndcg@10"])
+    r = run_cli(command, *(folder / f for f in files), *formats, "--judgment-groups")
+    assert r.exit_code == 2 and "--judgment-groups" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_the_prefs_oracle_holds_every_prefs_measure_of_both_versions():
+    """The recorded -R prefs and -R qrels_prefs outputs (PREFS; record.py) print each of the
+    14 prefs_* measures in both versions, per query and over all, and both versions stop on
+    their default measures and on a measure of plain qrels: the oracle the prefs family is to
+    be checked against line for line (rankeval refuses the names until then, naming the
+    format: test_trec_eval_params)."""
+    from rankeval.foreign_names import OTHER_FORMATS
+
+    family = {m for m in OTHER_FORMATS if m not in ("prefs", "all_prefs")}
+    assert len(family) == 14
+    for version in ("9", "10"):
+        for name, (fmt, cases) in PREFS.items():
+            printed: set[tuple[str, str]] = set()
+            for flags in cases:
+                given = [*fmt, *flags]
+                lines = (DATA / name / f"trec_eval-{version}{slug(given)}.txt").read_text()
+                if refused(version, name, given):
+                    assert not any(f.startswith("prefs") for f in flags) and lines == ""
+                    continue
+                printed |= {(line.split("\t")[0].strip(), "all" if line.split("\t")[1] == "all"
+                             else "query") for line in lines.splitlines()}
+            assert {(m, at) for m in family for at in ("all", "query")} <= printed, (
+                version, name)
+
+
+@pytest.mark.parametrize("side", ["run", "qrels"])
+def test_judgment_groups_name_repeats_by_the_files_own_lines(run_cli, tmp_path, side):
+    """A document listed twice for a judged query, or judged twice by one group, is refused
+    naming the file's own line and ids (never a (query, group) pair's number or a line of
+    the run as multiplied over the groups): one line, exit 2."""
+    folder = DATA / "judgment_groups"
+    lines = (folder / side).read_text().splitlines()
+    copy = tmp_path / side
+    copy.write_text("\n".join([*lines, lines[0]]) + "\n")
+    files = {"run": folder / "run", "qrels": folder / "qrels", side: copy}
+    r = run_cli("score", files["run"], files["qrels"], "--preds-format", "trec",
+                "--truth-format", "qrels", "--judgment-groups", "-m", "ndcg@10")
+    query, doc = lines[0].split()[0], lines[0].split()[2]
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"line {len(lines) + 1} ('{query} / {doc}')" in r.stderr, r.stderr
+
+
+def test_judgment_groups_name_repeated_ranks_by_the_files_own_rows(run_cli, tmp_path):
+    """A rank given twice in a judged user's list is refused at the file's own row, and one
+    in a list only in the run is not read, as without judgment groups."""
+    (tmp_path / "run.csv").write_text("user,item,rank\nu1,a,1\nu1,b,2\nu2,a,1\nu2,b,1\n"
+                                      "u3,a,1\nu3,b,1\n")
+    (tmp_path / "truth.csv").write_text("user,subtopic,item,relevance\nu1,g1,a,1\n"
+                                        "u1,g2,b,1\nu2,g1,a,1\n")
+    for groups in ([], ["--judgment-groups"]):
+        r = run_cli("score", tmp_path / "run.csv", tmp_path / "truth.csv", "-m", "ndcg@10",
+                    *groups)
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "1 rank repeated within a user, e.g. row 4 (1)" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("option", ["--train", "--exclude", "--propensity"])
+def test_judgment_groups_refuse_the_inputs_that_name_users(run_cli, tmp_path, option):
+    """An extra input given per user would meet (user, group) pairs and match none, leaving
+    its seen items or propensities silently unread: refused with one line, exit 2."""
+    (tmp_path / "run.csv").write_text("user,item,rank\nu1,a,1\nu1,b,2\n")
+    (tmp_path / "truth.csv").write_text("user,subtopic,item,relevance\nu1,g1,a,1\n"
+                                        "u1,g2,b,1\n")
+    (tmp_path / "extra.csv").write_text("user,item,propensity\nu1,a,0.5\nu1,b,0.5\n")
+    r = run_cli("score", tmp_path / "run.csv", tmp_path / "truth.csv", "-m", "ndcg@10",
+                "--judgment-groups", option, tmp_path / "extra.csv")
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert option in r.stderr and "--judgment-groups" in r.stderr, r.stderr

@@ -292,6 +292,7 @@ PARAMS = {
     "undefined": {"metric": "ild@10", "rule": "fewer than 2 items with features in the top K"},
     "k_past_lists": {"ks": [11, 12, 20]},
     "ties_at_list_end": {},
+    "judgment_group_pairs": {"users": 3},
     "padded_ids": {},
     "users_without_relevant": {"policy": "skip"},
     "users_without_predictions": {"skip": False},

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.agreement import Ordering, labels, ordering, pair_up
 from rankeval.analysis.choices import CORRECTIONS, FAMILIES, TESTS
 from rankeval.analysis.significance import correct_within, family_of
+from rankeval.api.request import refuse_judgment_groups
 from rankeval.build.checks import report_duplicates
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import InputError, OptionError, plural
@@ -88,6 +89,7 @@ def agree(
     columns = {name: rest.pop(name, None) for name in COLUMN_OPTIONS}
     extra = {n: rest.pop(n, None) for n in (*EXTRA, *(f"{n}_format" for n in EXTRA))}
     settings = make_settings(metrics, k, compat=compat, **rest)
+    refuse_judgment_groups(settings)
     corpus = [str(s) for s in settings.specs if REGISTRY[s.name].scope == CORPUS]
     if runs is not None and corpus:
         raise OptionError(f"{corpus[0]} is a corpus-level metric: one value per run and no "

@@ -143,6 +143,10 @@ def evaluate(
       distinct recommended items (RecBole's ShannonEntropy).
     - dedupe: True | False (default False). Keep the best-ranked of repeated (user, item)
       predictions instead of failing.
+    - judgment_groups: True | False (default False). The truth's second field (a qrels
+      file's; a subtopic column) names a judgment group, a judge: each group's judgments
+      score the user's list apart and the user's value is their mean (trec_eval -R qrels_jg
+      and its P_avgjg, map_avgjg, Rprec_mult_avgjg).
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
     ``relevance_col``, ``count_col`` (train), ``subtopic_col``, ``sample_col``,

@@ -66,8 +66,18 @@ def evaluation(predictions: Any, truth: Any, metrics: str | Iterable[str] | None
                ) -> Evaluation:
     """``rankeval.evaluate``'s run: its request, on its engine (``evaluate_gold`` runs two)."""
     made = request(predictions, truth, metrics, k, options, engine=engine,
-                   engine_options=engine_options or {})
+                   engine_options=engine_options or {}, judgment_groups=True)
     return run(made.engine, made.job)
+
+
+def refuse_judgment_groups(settings: Settings) -> None:
+    """An OptionError when ``judgment_groups`` is set for a verb that reads the truth as
+    plain judgments (each (user, group) pair is scored by the engine's ``score`` alone:
+    ``evaluate`` and ``rankeval score``; ``request(judgment_groups=True)``)."""
+    if settings.judgment_groups:
+        raise OptionError("{opt:judgment_groups} is read by rankeval score (and "
+                          "rankeval.evaluate) only; this command reads plain judgments",
+                          "judgment_groups")
 
 
 def request(
@@ -86,6 +96,7 @@ def request(
     quiet: bool = True,
     checks: Mapping[str, Check] = DEFAULT_CHECKS,
     extras_for: Callable[[Settings], Mapping[str, Any]] | None = None,
+    judgment_groups: bool = False,
 ) -> Request:
     """``options``: a verb's keywords (``Options``; anything else is the settings'
     TypeError); ``engine_options``: the engine's own (None: taken out of ``options``, as a
@@ -103,6 +114,8 @@ def request(
     columns, extras = Columns.take(rest), ExtraInputs.take(rest)
     settings = make_settings(metrics, k, compat=rest.pop("compat", None),
                              config=rest.pop("config", None), **rest)
+    if not judgment_groups:
+        refuse_judgment_groups(settings)
     if extras_for is not None:
         supplied = extras_for(settings)
         extras = replace(extras, **{n: v for n, v in supplied.items() if extras[n] is None})

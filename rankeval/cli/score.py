@@ -82,7 +82,7 @@ def score(predictions, truth, **kw) -> int:
         keep_values=bool(kw["html"] or kw["per_query"] or gates.non_inferior
                          or gates.equivalent), quiet=quiet,
         checks={"left_out": _warn_left_out(metrics, fmt == "trec"),
-                **gates.checks(segmented)})
+                **gates.checks(segmented)}, judgment_groups=True)
     gold = gold_request(kw, made.job, made.engine, {"--output": output, "--per-user": per_user,
                                                     "--junit": kw["junit"], "--html": kw["html"]})
     _check_outputs(output, per_user, kw["junit"], fmt, made.job.paths, gates.baseline,
@@ -107,7 +107,8 @@ def _warn_left_out(metrics: list[str], text_lines: bool) -> Callable[[Any], None
     outside -f trec) and trec_eval's parameters read as it reads them, each a warning."""
 
     def check(settings) -> None:
-        for message in left_out(metrics, settings.compat, text_lines):
+        for message in left_out(metrics, settings.compat, text_lines,
+                                settings.judgment_groups):
             warn(message)
 
     return check

@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from rankeval.analysis.exposure import exposure, exposure_ks
 from rankeval.build.items import ItemStats, item_stats
 from rankeval.conventions import preset_of
+from rankeval.engines.groups import per_user
 from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
     corpus_notices,
@@ -27,6 +28,7 @@ from rankeval.engines.sampled import sample_columns, samples_of
 from rankeval.io.arrow import from_numpy
 from rankeval.io.cast import numeric_order
 from rankeval.io.extras import Extras
+from rankeval.io.judgment_groups import Groups
 from rankeval.io.load import Predictions, Train, Truth
 from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
@@ -39,12 +41,17 @@ from rankeval.settings import Settings
 
 
 def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings,
-                    extras: Extras | None = None, release: bool = False) -> Evaluation:
+                    extras: Extras | None = None, release: bool = False,
+                    groups: Groups | None = None) -> Evaluation:
     """Evaluate loaded and checked inputs with the local engine (one partition).
-    ``release``: the caller is done with both inputs' ids (``load.release_ids``)."""
+    ``release``: the caller is done with both inputs' ids (``load.release_ids``);
+    ``groups``: the users are (user, judgment group) pairs, averaged per user
+    (``io.judgment_groups``)."""
     extras = extras or Extras()
     stats = item_stats(extras, preds, settings)
     partial = evaluate_partition(preds, truth, settings, extras, stats, release)
+    if groups is not None:
+        partial = per_user(partial, groups, settings)
     return finish(partial, settings, preds, truth, extras, stats)
 
 

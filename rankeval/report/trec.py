@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rankeval.compat import RELSTRING_KEY, measure_name, output_key, relstring_name
+from rankeval.compat import RELSTRING_KEY, jg_name, measure_name, output_key, relstring_name
 from rankeval.conventions import preset_of
 from rankeval.errors import OptionError
 from rankeval.io.formats.trec import check_field
@@ -24,6 +24,8 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     trec = preset is not None and preset.trec_output
     specs = sorted(ev.specs, key=output_key) if trec else list(ev.specs)
     names = [measure_name(s) if trec else str(s) for s in specs]
+    if trec and ev.settings.judgment_groups:  # -R qrels_jg's names: P_avgjg_5, map_avgjg
+        names = [jg_name(n) for n in names]
     # Counts (num_ret, num_rel, num_rel_ret) print as integers, as trec_eval prints them.
     shown = [(lambda v: f"{v:.0f}") if REGISTRY[s.name].total else (lambda v: f"{v:.4f}")
              for s in specs]

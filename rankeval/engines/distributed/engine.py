@@ -23,6 +23,9 @@ class DistributedEngine(Engine):
     workers = ""  # where the rows go: "Spark's workers"
 
     def check(self, job: Job) -> None:
+        if job.settings.judgment_groups:  # its workers score users, not (user, group) pairs
+            raise OptionError(f"{{opt:judgment_groups}} is read by the local engine only: "
+                              f"drop --engine {self.name}")
         if "-" in job.paths:
             raise OptionError(f"--engine {self.name} reads paths (files, directories, globs, "
                               "URLs); standard input is not one")

@@ -20,8 +20,13 @@ from tests.test_trec_eval_versions import (  # noqa: E402
     CASES,
     DATASETS,
     EDGES,
+    JG,
+    JG_DATASETS,
+    PREFS,
     slug,
     write_dataset,
+    write_jg_dataset,
+    write_prefs_dataset,
 )
 
 
@@ -30,10 +35,19 @@ def main(nine: str, ten: str) -> None:
         write_dataset(name, HERE / name)
         for old in (HERE / name).glob("trec_eval-*.*"):  # cases since removed leave none
             old.unlink()
+    for name in JG_DATASETS:
+        write_jg_dataset(name, HERE / name)
+        for old in (HERE / name).glob("trec_eval-*.*"):
+            old.unlink()
+    write_prefs_dataset(HERE / "preferences")
+    for old in (HERE / "preferences").glob("trec_eval-*.*"):
+        old.unlink()
     for version, binary in (("9", nine), ("10", ten)):
-        for name, flags in CASES[version]:
+        prefs = [(name, [*fmt, *f]) for name, (fmt, cases) in PREFS.items() for f in cases]
+        for name, flags in [*CASES[version], *JG[version], *prefs]:
             folder = HERE / name
-            run = subprocess.run([binary, *flags, str(folder / "qrels"), str(folder / "run")],
+            given = ["-R", "qrels_jg", *flags] if name in JG_DATASETS else flags
+            run = subprocess.run([binary, *given, str(folder / "qrels"), str(folder / "run")],
                                  capture_output=True, text=True, check=False)
             (folder / f"trec_eval-{version}{slug(flags)}.txt").write_text(run.stdout)
             if run.returncode:  # it stopped: its status, beside what it printed before
