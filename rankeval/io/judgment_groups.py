@@ -19,8 +19,7 @@ from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import ID
 from rankeval.io.checked import id_column, read_typed
 from rankeval.io.columns import resolve_role
-from rankeval.io.load import Predictions, Truth, load_predictions, load_truth, open_input
-from rankeval.io.roles import swapped
+from rankeval.io.load import Predictions, Truth, load_truth, open_both
 
 
 @dataclass(frozen=True)
@@ -40,14 +39,9 @@ def load_grouped(predictions: Any, truth: Any, columns: Mapping[str, str | None]
     """Both inputs loaded (``load.load_inputs``) and the group of each judgment, to be
     checked as given, then ``split``."""
     cols = columns or {}
-    run_table = open_input(predictions, "predictions", preds_format, reading)
-    truth_table = open_input(truth, "truth", truth_format, reading)
-    swapped(run_table, truth_table)
-    preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
-                             cols.get("rank_col"), cols.get("score_col"),
-                             cols.get("sample_col"))
+    preds, truth_table = open_both(predictions, truth, cols, preds_format, truth_format, reading)
     if preds.sample is not None:
-        raise InputError(run_table.label, "a stochastic run (a sample column) cannot be "
+        raise InputError(preds.source.label, "a stochastic run (a sample column) cannot be "
                          "scored by judgment groups; drop {opt:judgment_groups}")
     judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
                         cols.get("relevance_col"))

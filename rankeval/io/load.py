@@ -356,12 +356,21 @@ def load_inputs(
     """Open and load both inputs; ``columns`` maps ``user_col``... to column names;
     ``subtopics``: the truth's subtopic judgements are read (``load_truth``)."""
     cols = columns or {}
+    preds, truth_table = open_both(predictions, truth, cols, preds_format, truth_format, reading)
+    judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
+                        cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
+    return preds, judged
+
+
+def open_both(predictions: Any, truth: Any, cols: Mapping[str, str | None],
+              preds_format: str | None, truth_format: str | None,
+              reading: Mapping[str, Any] | None) -> tuple[Predictions, Table | MemoryTable]:
+    """Both inputs opened (a run given as the truth and the truth as the run refused), the
+    run loaded; the truth's table, for its caller to load as it reads it."""
     run_table = open_input(predictions, "predictions", preds_format, reading)
     truth_table = open_input(truth, "truth", truth_format, reading)
     swapped(run_table, truth_table)
     preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
                              cols.get("rank_col"), cols.get("score_col"),
                              cols.get("sample_col"))
-    judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
-                        cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
-    return preds, judged
+    return preds, truth_table
