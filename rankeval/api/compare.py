@@ -25,7 +25,8 @@ from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
 from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
-from rankeval.api.gold import GoldRequest, compared, gold_margin, gold_worse, queries_of
+from rankeval.api.gold import GoldRequest, queries_of
+from rankeval.api.gold_compare import compared, gold_margin, gold_worse
 from rankeval.api.request import NEEDS, Options, request
 from rankeval.engines.finish import evaluate_inputs
 from rankeval.errors import OptionError

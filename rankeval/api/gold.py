@@ -17,8 +17,7 @@ queries and its sampling rate (its gold queries over its queries) come from the 
 from __future__ import annotations
 
 import dataclasses
-import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +26,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
-from rankeval.analysis.gates import lower_better
 from rankeval.analysis.ppi import (
     Moments,
     PPIEstimate,
@@ -38,10 +36,8 @@ from rankeval.analysis.ppi import (
     stratified_moments,
     stratified_ppi_mean,
 )
-from rankeval.analysis.significance import correct
 from rankeval.api.request import evaluation
 from rankeval.engines.distributed.gold import gold_table
-from rankeval.engines.finish import evaluate_inputs
 from rankeval.engines.interface import Breakdown, Job
 from rankeval.engines.pipeline import run
 from rankeval.engines.registry import get
@@ -52,17 +48,13 @@ from rankeval.io.checked import id_column, read_typed
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats import STDIN
 from rankeval.io.load import open_input
-from rankeval.names import from_name
 from rankeval.notices import Notice
 from rankeval.registry import CORPUS, MEAN, REGISTRY
 from rankeval.results.evaluation import Evaluation
 from rankeval.results.gold import (
     FEW,
-    GoldComparison,
-    GoldDifference,
     GoldEstimates,
     GoldMetric,
-    GoldWorseVerdict,
 )
 from rankeval.results.store import LocalValues
 
@@ -273,7 +265,7 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
     where = pc.index_in(ids, value_set=gold_ids)
     found = pc.is_valid(where).to_numpy(zero_copy_only=False)
     rows = to_numpy(where.fill_null(0))
-    strata = _strata_of(every, ids)
+    strata = strata_of(every, ids)
     out: dict[str, GoldMetric] = {}
     per_user: dict[str, np.ndarray] = {}
     notices: list[Notice] = []
@@ -283,7 +275,7 @@ def _combined(machine: Evaluation, human: Evaluation, inputs: tuple[Queries, Que
         a = machine.values(spec)
         h = np.where(found, human.values(spec)[rows], np.nan)
         per_user[PER_USER.format(metric=metric)] = np.where(in_sample, h, np.nan)
-        gold, other, estimate = _ppi(h, a, in_sample, strata, request, sample.label)
+        gold, other, estimate = ppi_of(h, a, in_sample, strata, request, sample.label)
         plan = (None if request.plan is None else
                 gold_needed(h[gold], a[gold], a[other], request.plan, request.level,
                             request.lam))
@@ -331,14 +323,14 @@ def _estimates(out: dict[str, GoldMetric], skipped: dict[str, str],
                          sample, every)
 
 
-def _strata_of(every: Queries, ids: pa.Array) -> np.ndarray | None:
+def strata_of(every: Queries, ids: pa.Array) -> np.ndarray | None:
     """Each of ``ids``' stratum (text), None when the queries have no strata."""
     if every.strata is None:
         return None
     return to_numpy(every.strata.take(pc.index_in(ids, value_set=every.ids))).astype(str)
 
 
-def _ppi(h: np.ndarray, a: np.ndarray, in_sample: np.ndarray, strata: np.ndarray | None,
+def ppi_of(h: np.ndarray, a: np.ndarray, in_sample: np.ndarray, strata: np.ndarray | None,
          request: GoldRequest, label: str) -> tuple[np.ndarray, np.ndarray, PPIEstimate]:
     """The PPI++ estimate of the mean of the human values ``h`` per query, from the
     machine's ``a`` (NaN: undefined there): the gold queries (in the sample, both defined),
@@ -348,12 +340,12 @@ def _ppi(h: np.ndarray, a: np.ndarray, in_sample: np.ndarray, strata: np.ndarray
     other = ~in_sample & ~np.isnan(a)
     if strata is None:
         return gold, other, ppi_mean(h[gold], a[gold], a[other], request.level, request.lam)
-    _strata_checked(strata[gold], strata[other], request.strata, label)
+    strata_checked(strata[gold], strata[other], request.strata, label)
     return gold, other, stratified_ppi_mean(h[gold], a[gold], a[other], strata[gold],
                                             strata[other], request.level, request.lam)
 
 
-def _strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
+def strata_checked(gold: np.ndarray, other: np.ndarray, column: str | None,
                     label: str) -> None:
     """Every stratum has at least two gold queries (else no variance to estimate from)."""
     names, counts = np.unique(gold, return_counts=True)
@@ -377,102 +369,6 @@ def _some(queries: pa.Array) -> str:
     """``3 queries (e.g. 'q7', 'q9', 'q12')``."""
     shown = ", ".join(repr(q) for q in queries[:5].to_pylist())
     return f"{plural(len(queries), 'query', 'queries')} (e.g. {shown})"
-
-
-def compared(result, loaded: Mapping[str, Any], gold_truth, settings, extras,
-             inputs: tuple[Queries, Queries], request: GoldRequest):
-    """``compare --gold``: ``result`` (a ``CompareResult`` on the machine-judged truth) with
-    each run's difference from each baseline estimated by PPI++ from per-query differences
-    (SPEC §12): each run (``loaded``: name -> its loaded predictions) evaluated again under
-    the gold judgments, the differences paired by query over the users compared; the PPI
-    p-values corrected over each metric's tests as the machine-only ones are."""
-    every, sample = inputs
-    o = result.options
-    ids = pa.array(result.shared_users).cast(pa.string())
-    in_sample = pc.is_in(ids, value_set=sample.ids).to_numpy(zero_copy_only=False)
-    human = {}
-    for name, preds in loaded.items():
-        ev = evaluate_inputs(preds, gold_truth, settings, extras)
-        where = pc.index_in(ids, value_set=ev.user_id_array.cast(pa.string()))
-        found = pc.is_valid(where).to_numpy(zero_copy_only=False)
-        rows = to_numpy(where.fill_null(0))
-        human[name] = {m: np.where(found & in_sample, ev.values(m)[rows], np.nan)
-                       for m in result.values[name]}
-    strata = _strata_of(every, ids)
-    differences, notices, skipped = [], [], {}
-    for metric in result.metrics:
-        row = REGISTRY[from_name(metric).name]
-        if row.scope == CORPUS or row.overall != MEAN:
-            skipped[metric] = ("one value per run, no per-query values" if row.scope == CORPUS
-                               else "not a mean over queries")
-            continue
-        found_cells = []
-        for base in result.baselines:
-            for name in result.candidates:
-                a = result.values[name][metric] - result.values[base][metric]
-                h = human[name][metric] - human[base][metric]
-                gold, _, est = _ppi(h, a, in_sample, strata, request, sample.label)
-                left = len(sample.ids) - int(gold.sum())
-                if left:
-                    notices.append(Notice("gold_left_out", left, {
-                        "path": sample.label, "metric": f"{metric} ({name} - {base})"}))
-                found_cells.append((name, base, est, left))
-        adjusted = correct([e.ppi.p_value() for _, _, e, _ in found_cells], o["correction"])
-        for (name, base, est, left), p in zip(found_cells, adjusted, strict=True):
-            cell = result.cell(name, metric, base)
-            differences.append(GoldDifference(
-                name, base, metric, est, est.ppi.p_value(), p,
-                bool(p < o["alpha"]) if math.isfinite(p) else None,
-                cell.stats.delta if cell is not None else math.nan,
-                cell.significant if cell is not None else None, left))
-    if len(sample.ids) < FEW:
-        notices.insert(0, Notice("few_gold", len(sample.ids), {"path": sample.label}))
-    result.gold = GoldComparison(sample.label, request.level, request.lam, len(every.ids),
-                                 len(sample.ids), o["alpha"], o["correction"], differences,
-                                 request.strata, skipped, paired=(human, in_sample, strata))
-    result.notices += notices
-    return result
-
-
-def gold_margin(result, margin: Margin, run: str, base: str) -> Verdict | None:
-    """``compare --gold --non-inferior/--equivalent``: the margin of ``run`` against ``base``
-    judged on the PPI++ estimate of their per-query differences (SPEC §12), as ``score
-    --gold`` judges its baseline's; None where the metric has no PPI estimate (a corpus
-    metric, one that is not a mean over queries): compare's machine-only test then."""
-    g = result.gold
-    if g is None or g.paired is None or margin.metric in g.not_estimated:
-        return None
-    human, in_sample, strata = g.paired
-    metric = margin.metric
-    a_b, h_b = result.values[base][metric], human[base][metric]
-    a, h = result.values[run][metric] - a_b, human[run][metric] - h_b
-    gold = in_sample & ~np.isnan(a) & ~np.isnan(h)
-    other = ~in_sample & ~np.isnan(a)
-    base_mean = ppi_mean(h_b[gold], a_b[gold], a_b[other], lam=g.lam).ppi.value
-    pair = None if strata is None else (strata[gold], strata[other])
-    verdict = judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean,
-                        result.options["alpha"], g.lam, pair)
-    return dataclasses.replace(verdict, baseline=base)
-
-
-def gold_worse(result, run: str, base: str, small: Callable[[str, float, float], bool]
-               ) -> GoldWorseVerdict:
-    """``compare --gold --fail-if-worse`` for ``run`` against ``base``: the PPI++
-    differences significantly worse (``small``: below ``--min-effect``, of the metric, the
-    difference and the baseline's mean), and compare's worse cells of the metrics without
-    a PPI estimate."""
-    g = result.gold
-    assert g is not None
-    mine = [d for d in g.differences if d.run == run and d.baseline == base]
-    worse = tuple(d for d in mine if d.significant and not small(
-        d.metric, d.estimate.ppi.value, float(np.nanmean(result.values[base][d.metric])))
-        and (d.estimate.ppi.value > 0 if lower_better(d.metric) else d.estimate.ppi.value < 0))
-    machine = tuple(c for c in result.worse if c.run == run and c.baseline == base
-                    and c.metric in g.not_estimated)
-    tested = sum(d.significant is not None for d in mine) + sum(
-        c.run == run and c.baseline == base and c.tested and c.metric in g.not_estimated
-        for c in result.cells)
-    return GoldWorseVerdict(run, base, worse, machine, tested)
 
 
 def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
@@ -511,7 +407,7 @@ def margin_verdict(margin: Margin, ev: Evaluation, baseline: Any, alpha: float,
     if g.every is not None and g.every.strata is not None:
         named = to_numpy(g.every.strata.take(pc.index_in(ids, value_set=g.every.ids))
                          ).astype(str)
-        _strata_checked(named[gold], named[other], g.strata_column, g.path)
+        strata_checked(named[gold], named[other], g.strata_column, g.path)
         strata = (named[gold], named[other])
     return judge_ppi(margin, run, h[gold], a[gold], a[other], base_mean, alpha, g.lam, strata)
 
