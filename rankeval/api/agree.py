@@ -98,10 +98,8 @@ def agree(
     labelled, paths = _named(runs, names)
     tables = [open_input(q, "truth", f, reading) for q, f in ((human, human_format),
                                                                (machine, machine_format))]
-    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance",
-                                                           "subtopic")}
     subtopics = reads(settings.specs, "subtopics")
-    h_truth, m_truth = (load_truth(t, **named, subtopics=subtopics) for t in tables)
+    h_truth, m_truth = (load_truth(t, columns, subtopics=subtopics) for t in tables)
     result = _labels(h_truth, m_truth, settings.relevance_threshold)
     result.config = settings.config
     if not paths:
@@ -112,9 +110,7 @@ def agree(
     for name, run in zip(labelled, paths, strict=True):
         table = open_input(run, "predictions", preds_format, reading)
         swapped(table, tables[0])
-        preds = load_predictions(table, columns.get("user_col"), columns.get("item_col"),
-                                 columns.get("rank_col"), columns.get("score_col"),
-                                 columns.get("sample_col"))
+        preds = load_predictions(table, columns)
         evaluations.append((name, [evaluate_inputs(preds, truth, settings, extras)
                                    for truth in (h_truth, m_truth)]))
     shared, counts = _shared_queries(evaluations)

@@ -152,8 +152,7 @@ def _truth(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | No
            columns: Mapping[str, Any], settings) -> tuple[Any, Truth]:
     """Judgments (the truth, or the gold file), as opened and loaded."""
     table = open_input(truth, "truth", truth_format, reading)
-    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
-    return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics"))
+    return table, load_truth(table, columns, subtopics=reads(settings.specs, "subtopics"))
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None
@@ -325,10 +324,7 @@ def _evaluated(runs: list[tuple[str, str]], truth: Truth, settings, preds_format
         table = open_input(path, "predictions", preds_format, reading)
         if truth_table is not None:
             swapped(table, truth_table)
-        preds = load_predictions(
-            table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col"), cols.get("sample_col"),
-        )
+        preds = load_predictions(table, cols)
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
         if keep:
             loaded[name] = preds
