@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.agreement import Ordering, labels, ordering, pair_up
-from rankeval.analysis.choices import CORRECTIONS, FAMILIES, TESTS
+from rankeval.analysis.choices import check_tests
 from rankeval.analysis.significance import correct_within, family_of
 from rankeval.api.request import refuse_judgment_groups
 from rankeval.build.checks import report_duplicates
@@ -77,12 +77,7 @@ def agree(
     >>> a = agree("human.qrels", "llm.qrels", ["bm25.run", "dense.run"], "ndcg@10")
     >>> a.labels.kappa["quadratic"], a.ordering("ndcg@10").kendall_tau
     """
-    if test not in TESTS:
-        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
-    if correct_across not in FAMILIES:
-        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
+    check_tests(test, correction, correct_across)
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
     rest = dict(options)

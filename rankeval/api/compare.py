@@ -20,11 +20,12 @@ from rankeval.analysis.allpairs import TUKEY, corrected_across
 from rankeval.analysis.allpairs import all_pairs as every_pair
 from rankeval.analysis.baselines import WorseVerdict, sized, tested
 from rankeval.analysis.changes import intervals_of, most_changed, segment_cells
+from rankeval.analysis.choices import check_tests
 from rankeval.analysis.equivalence import judge, parse
 from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
-from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
+from rankeval.analysis.significance import CORRECTIONS, correct_within, family_of
 from rankeval.api.gold import GoldRequest, queries_of
 from rankeval.api.gold_compare import compared, gold_margin, gold_worse
 from rankeval.api.request import NEEDS, Options, request
@@ -401,12 +402,7 @@ def _worse(result: CompareResult, run: str, base: str, min_effect: Mapping[str, 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,
                    rounds: int, across: str = "pairs", all_pairs: str | None = None) -> None:
-    if test not in TESTS:
-        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
-    if across not in FAMILIES:
-        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
+    check_tests(test, correction, across)
     if all_pairs == TUKEY and across != "pairs":
         raise OptionError("{opt:all_pairs} by Tukey's HSD controls the pairs of each metric "
                           "alone: with {opt:correct_across} metrics give {opt:correction} "
