@@ -36,6 +36,22 @@ def _are(n: int, one: str = "is", many: str = "are") -> str:
     return one if n == 1 else many
 
 
+def _have(n: int, noun: str = "user") -> str:
+    """``1 user has``, ``2 users have``: the counted subject of most sentences."""
+    return f"{plural(n, noun)} {_are(n, 'has', 'have')}"
+
+
+def _where_seen(p: dict[str, Any]) -> str:
+    """Where a dropped row's pair was: the files named (``from``), else in training."""
+    return f"in {p['from']}" if "from" in p else "seen in training"
+
+
+def _by_score(p: dict[str, Any], o: Spell) -> str:
+    """A run's ranks set aside: its score column orders the lists."""
+    return (f"the {p['column']!r} column orders the lists ({o('order_by', 'score')}, as "
+            f"trec_eval, pytrec_eval and ir_measures order them; {p['rank']!r} is not used)")
+
+
 def _options(p: dict[str, Any], o: Spell) -> str:
     """The options that masked pairs from the lists (``--exclude-seen``, ``--exclude``)."""
     return " and ".join(o(name) for name in p.get("options", ["exclude_seen"]))
@@ -62,40 +78,35 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         "layout's: they were not read (as trec_eval reads only the first ones)"
     ),
     "rank_gaps": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} gaps in their ranks (a missing rank, as 3 in "
-        "1, 2, 4): ranks give the order, and positions are counted 1, 2, 3, ... in that order"
+        f"{_have(n)} gaps in their ranks (a missing rank, as 3 in 1, 2, 4): ranks give the "
+        "order, and positions are counted 1, 2, 3, ... in that order"
     ),
     "scores_disagree_with_ranks": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} scores that tie or do not fall with their "
-        "ranks; the file is written in rank order, but trec_eval and ranx will order by score"
+        f"{_have(n)} scores that tie or do not fall with their ranks; the file is written in "
+        "rank order, but trec_eval and ranx will order by score"
         if p.get("written")
-        else f"{_users(n)} {_are(n, 'has', 'have')} scores that rise as their ranks fall: the "
-        f"rank column orders the lists ({p['column']!r} is not used); tools that order by "
-        f"score (trec_eval, ranx) will disagree ({o('order_by', 'score')} orders by score)"
+        else f"{_have(n)} scores that rise as their ranks fall: the rank column orders the "
+        f"lists ({p['column']!r} is not used); tools that order by score (trec_eval, ranx) "
+        f"will disagree ({o('order_by', 'score')} orders by score)"
     ),
     "score_orders": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} ranks that disagree with their scores: the "
-        f"{p['column']!r} column orders the lists ({o('order_by', 'score')}, as trec_eval, "
-        f"pytrec_eval and ir_measures order them; {p['rank']!r} is not used)"
+        f"{_have(n)} ranks that disagree with their scores: {_by_score(p, o)}"
     ),
     "ranks_repeated": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} repeated ranks (one rank given to several "
-        f"items): the {p['column']!r} column orders the lists ({o('order_by', 'score')}, as "
-        f"trec_eval, pytrec_eval and ir_measures order them; {p['rank']!r} is not used)"
+        f"{_have(n)} repeated ranks (one rank given to several items): {_by_score(p, o)}"
     ),
     "ties_at_cutoff": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} tied scores across a cut-off K, so their values "
-        f"depend on the tie-break ({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; "
-        f"{o('ties', 'expected')} scores them fairly)"
+        f"{_have(n)} tied scores across a cut-off K, so their values depend on the tie-break "
+        f"({o('ties', p['ties'])}: {TIE_WORDS[p['ties']]}; {o('ties', 'expected')} scores "
+        "them fairly)"
     ),
     "ties_reordered": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} tied scores, written in the order of "
-        f"{o('ties', p['ties'])} ({TIE_WORDS[p['ties']]}); {o('ties', 'input')} keeps the "
-        "file's order"
+        f"{_have(n)} tied scores, written in the order of {o('ties', p['ties'])} "
+        f"({TIE_WORDS[p['ties']]}); {o('ties', 'input')} keeps the file's order"
     ),
     "seen_dropped": lambda n, p, o: (
         f"{plural(n, 'prediction row')} of {p['path']} {_are(n, 'was', 'were')} "
-        + (f"in {p['from']}" if "from" in p else "seen in training")
+        + _where_seen(p)
         + f" and dropped ({_options(p, o)}); later items moved up"
     ),
     "short_after_exclusion": lambda n, p, o: (
@@ -113,7 +124,7 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     ),
     "seen_truth_dropped": lambda n, p, o: (
         f"{plural(n, 'truth row')} of {p['path']} {_are(n, 'was', 'were')} "
-        + (f"in {p['from']}" if "from" in p else "seen in training")
+        + _where_seen(p)
         + f" and dropped ({o('exclude_seen_truth')})"
     ),
     "unseen_items": lambda n, p, o: (
@@ -158,11 +169,11 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         "that score, so the tie-aware values cover the submitted items only"
     ),
     "padded_ids": lambda n, p, o: (
-        f"{plural(n, 'row')} {_are(n, 'has', 'have')} ids with leading or trailing whitespace; "
-        "ids are compared exactly as written (' u1' and 'u1' are different users)"
+        f"{_have(n, 'row')} ids with leading or trailing whitespace; ids are compared exactly "
+        "as written (' u1' and 'u1' are different users)"
     ),
     "users_without_relevant": lambda n, p, o: (
-        f"{plural(n, 'truth user')} {_are(n, 'has', 'have')} no relevant item and "
+        f"{_have(n, 'truth user')} no relevant item and "
         + (
             f"{_are(n)} scored 0 and averaged in ({o('zero_relevant_users', 'zero')})"
             if p["policy"] == "zero"
@@ -170,7 +181,7 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         )
     ),
     "users_without_predictions": lambda n, p, o: (
-        f"{_users(n)} {_are(n, 'has', 'have')} relevant items but no predictions and "
+        f"{_have(n)} relevant items but no predictions and "
         + (
             f"{_are(n)} skipped ({o('skip_missing_users')})"
             if p["skip"]

@@ -298,7 +298,7 @@ def test_under_one_megabyte_for_a_million_users(tmp_path):
     other = preds.set_column(2, "rank", pa.array(depth + 1 - ranks))
     op = tmp_path / "o.parquet"
     pq.write_table(other, op)
-    judged = load_truth(open_input(str(tp), "truth", None, None), None, None, None)
+    judged = load_truth(open_input(str(tp), "truth", None, None))
     result = compare_runs(judged, [("a", str(pp)), ("b", str(op))],
                           make_settings("ndcg,recall", "1..5"), segments=segments,
                           segment_by=["group"], top_changes=5)

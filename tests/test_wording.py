@@ -39,7 +39,7 @@ def problems(text: str) -> list[str]:
             if not isinstance(a, ast.FormattedValue) or not isinstance(b, ast.Constant):
                 continue
             expr, after = ast.unparse(a.value), str(b.value)
-            helper = expr.startswith(("plural(", "_users(", "_are("))
+            helper = expr.startswith(("plural(", "_users(", "_are(", "_have("))
             if not helper and expr not in NOT_COUNTS and _PLURAL.match(after):
                 found.append(f"line {node.lineno}: {{{expr}}}{after[:20]!r}")
             nxt = parts[i + 2] if i + 2 < len(parts) else None

@@ -2,6 +2,8 @@
 line offers them (``--test``, ``--correction``, ``--correct-across``, ``--alternative``,
 ``--method``) without importing numpy or scipy, so ``rankeval --help`` stays fast."""
 
+from rankeval.errors import OptionError
+
 TESTS = ("t", "randomization", "bootstrap", "wilcoxon")
 # Family-wise error (Holm's step-down, Bonferroni), false discovery rate (Benjamini-Hochberg's
 # step-up; Benjamini-Yekutieli's, valid under any dependence), or none.
@@ -12,6 +14,17 @@ CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 FAMILIES = ("pairs", "metrics")
 # How a report names each family, after the correction's name ("holm within each metric@K")
 FAMILY_WORDS = {"pairs": "within each metric@K", "metrics": "across every metric and K"}
+
+
+def check_tests(test: str, correction: str, across: str) -> None:
+    """The paired tests' options (``test``, ``correction``, ``correct_across``), each one of
+    its choices."""
+    for name, value, choices in (("test", test, TESTS), ("correction", correction, CORRECTIONS),
+                                 ("correct_across", across, FAMILIES)):
+        if value not in choices:
+            raise OptionError(f"{{option}} must be one of {', '.join(choices)}", name)
+
+
 ALTERNATIVES = ("two-sided", "larger", "smaller")
 METHODS = ("t", "bootstrap")
 

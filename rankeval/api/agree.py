@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.analysis.agreement import Ordering, labels, ordering, pair_up
-from rankeval.analysis.choices import CORRECTIONS, FAMILIES, TESTS
+from rankeval.analysis.choices import check_tests
 from rankeval.analysis.significance import correct_within, family_of
 from rankeval.api.request import refuse_judgment_groups
 from rankeval.build.checks import report_duplicates
@@ -77,12 +77,7 @@ def agree(
     >>> a = agree("human.qrels", "llm.qrels", ["bm25.run", "dense.run"], "ndcg@10")
     >>> a.labels.kappa["quadratic"], a.ordering("ndcg@10").kendall_tau
     """
-    if test not in TESTS:
-        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
-    if correct_across not in FAMILIES:
-        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
+    check_tests(test, correction, correct_across)
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
     rest = dict(options)
@@ -98,10 +93,8 @@ def agree(
     labelled, paths = _named(runs, names)
     tables = [open_input(q, "truth", f, reading) for q, f in ((human, human_format),
                                                                (machine, machine_format))]
-    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance",
-                                                           "subtopic")}
     subtopics = reads(settings.specs, "subtopics")
-    h_truth, m_truth = (load_truth(t, **named, subtopics=subtopics) for t in tables)
+    h_truth, m_truth = (load_truth(t, columns, subtopics=subtopics) for t in tables)
     result = _labels(h_truth, m_truth, settings.relevance_threshold)
     result.config = settings.config
     if not paths:
@@ -112,9 +105,7 @@ def agree(
     for name, run in zip(labelled, paths, strict=True):
         table = open_input(run, "predictions", preds_format, reading)
         swapped(table, tables[0])
-        preds = load_predictions(table, columns.get("user_col"), columns.get("item_col"),
-                                 columns.get("rank_col"), columns.get("score_col"),
-                                 columns.get("sample_col"))
+        preds = load_predictions(table, columns)
         evaluations.append((name, [evaluate_inputs(preds, truth, settings, extras)
                                    for truth in (h_truth, m_truth)]))
     shared, counts = _shared_queries(evaluations)

@@ -20,11 +20,12 @@ from rankeval.analysis.allpairs import TUKEY, corrected_across
 from rankeval.analysis.allpairs import all_pairs as every_pair
 from rankeval.analysis.baselines import WorseVerdict, sized, tested
 from rankeval.analysis.changes import intervals_of, most_changed, segment_cells
+from rankeval.analysis.choices import check_tests
 from rankeval.analysis.equivalence import judge, parse
 from rankeval.analysis.overlap import check_p, overlap
 from rankeval.analysis.power import Effect, large_sample_notices
 from rankeval.analysis.segments import parse_by, with_bins
-from rankeval.analysis.significance import CORRECTIONS, FAMILIES, TESTS, correct_within, family_of
+from rankeval.analysis.significance import CORRECTIONS, correct_within, family_of
 from rankeval.api.gold import GoldRequest, queries_of
 from rankeval.api.gold_compare import compared, gold_margin, gold_worse
 from rankeval.api.request import NEEDS, Options, request
@@ -152,8 +153,7 @@ def _truth(truth: Any, truth_format: str | None, reading: Mapping[str, Any] | No
            columns: Mapping[str, Any], settings) -> tuple[Any, Truth]:
     """Judgments (the truth, or the gold file), as opened and loaded."""
     table = open_input(truth, "truth", truth_format, reading)
-    named = {f"{c}_col": columns.get(f"{c}_col") for c in ("user", "item", "relevance", "subtopic")}
-    return table, load_truth(table, **named, subtopics=reads(settings.specs, "subtopics"))
+    return table, load_truth(table, columns, subtopics=reads(settings.specs, "subtopics"))
 
 
 def _named(runs: Sequence[Any] | Mapping[str, Any], names: Sequence[str] | None
@@ -325,10 +325,7 @@ def _evaluated(runs: list[tuple[str, str]], truth: Truth, settings, preds_format
         table = open_input(path, "predictions", preds_format, reading)
         if truth_table is not None:
             swapped(table, truth_table)
-        preds = load_predictions(
-            table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col"), cols.get("sample_col"),
-        )
+        preds = load_predictions(table, cols)
         results.append(RunResult(name, path, evaluate_inputs(preds, truth, settings, extras)))
         if keep:
             loaded[name] = preds
@@ -405,12 +402,7 @@ def _worse(result: CompareResult, run: str, base: str, min_effect: Mapping[str, 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,
                    rounds: int, across: str = "pairs", all_pairs: str | None = None) -> None:
-    if test not in TESTS:
-        raise OptionError(f"{{option}} must be one of {', '.join(TESTS)}", "test")
-    if correction not in CORRECTIONS:
-        raise OptionError(f"{{option}} must be one of {', '.join(CORRECTIONS)}", "correction")
-    if across not in FAMILIES:
-        raise OptionError(f"{{option}} must be one of {', '.join(FAMILIES)}", "correct_across")
+    check_tests(test, correction, across)
     if all_pairs == TUKEY and across != "pairs":
         raise OptionError("{opt:all_pairs} by Tukey's HSD controls the pairs of each metric "
                           "alone: with {opt:correct_across} metrics give {opt:correction} "

@@ -122,11 +122,14 @@ def convert(
     if writes.tagged:
         writes.codec().check_tag(tag)
     notices: list[Notice] = []
+    cols = {"user_col": user_col, "item_col": item_col, "rank_col": rank_col,
+            "score_col": score_col, "sample_col": sample_col, "relevance_col": relevance_col,
+            "subtopic_col": subtopic_col}  # each kind reads its own
     if kind == "predictions":
-        preds = load_predictions(table, user_col, item_col, rank_col, score_col, sample_col)
+        preds = load_predictions(table, cols)
         out = _predictions_table(preds, writes.ranked, ties, dedupe, notices)
     else:
-        truth = load_truth(table, user_col, item_col, relevance_col, subtopic_col, None)
+        truth = load_truth(table, cols, None)
         columns = _truth_columns(truth)
         # pyarrow-stubs: table() maps names to Arrays or lists; pyarrow takes chunked and
         # numpy arrays too

@@ -68,5 +68,4 @@ def _open_policy(run: Any, fmt: str | None, cols: dict[str, str | None],
     if has_probability and resolve_column(names, "rank", cols.get("rank_col"), table.label,
                                           False):
         return read(table, "policy", cols)
-    return load_predictions(table, cols.get("user_col"), cols.get("item_col"),
-                            cols.get("rank_col"), cols.get("score_col"), cols.get("sample_col"))
+    return load_predictions(table, cols)

@@ -31,6 +31,8 @@ def rbo(run: Any, baseline: Any, p: float = 0.9, *, names: tuple[str, str] | Non
     settings = make_settings(None, None, compat=compat, **options)
     p = check_p(p, "p")
     label = run_names([run, baseline], list(names) if names else None)
-    loaded = [load_predictions(open_input(x, "predictions", preds_format, reading), user_col,
-                               item_col, rank_col, score_col) for x in (run, baseline)]
+    columns = {"user_col": user_col, "item_col": item_col, "rank_col": rank_col,
+               "score_col": score_col}
+    loaded = [load_predictions(open_input(x, "predictions", preds_format, reading), columns)
+              for x in (run, baseline)]
     return overlap(loaded[0], loaded[1], settings, (label[0], label[1]), p)

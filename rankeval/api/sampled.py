@@ -69,7 +69,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     judged = None
     if truth is not None:
         judged = load_truth(open_input(truth, "truth", truth_format, reading),
-                            cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"))
+                            {**cols, "subtopic_col": None})
     ranks: dict[str, Ranks] = {}
     sizes: dict[str, np.ndarray] = {}
     counts = None if candidates_file is None else _candidate_file(
@@ -79,8 +79,7 @@ def sampled(runs: Any, candidates: int | None = None, negatives: int | None = No
     orders: dict[str, str] = {}
     for name, data in named.items():
         table = open_input(data, "predictions", preds_format, reading)
-        preds = load_predictions(table, cols.get("user_col"), cols.get("item_col"),
-                                 cols.get("rank_col"), cols.get("score_col"), None)
+        preds = load_predictions(table, {**cols, "sample_col": None})
         if judged is None:
             if preds.rank is None:
                 raise InputError(preds.source.label, "no rank column: each row is a held-out "

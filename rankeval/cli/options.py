@@ -20,7 +20,7 @@ from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
-from rankeval.io.options import Columns, ExtraInputs
+from rankeval.io.options import OWN, Columns, ExtraInputs
 from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS
 from rankeval.report import choices as report_choices
@@ -123,15 +123,36 @@ def _renamed(old: str, name: str, **kwargs: Any) -> Callable:
                         expose_value=False, callback=remember, **kwargs)
 
 
-def _format_of(extra: str) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """The format option of an extra input (``--train`` -> ``--train-format``)."""
-    return ((f"{extra}-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help=f"Format of {extra} (default: from the extension, else from the content)."))
+Spec = tuple[tuple[str, ...], dict[str, Any]]  # (flags, click keyword arguments)
+
+
+def _format(given: str, of: str, choices) -> Spec:
+    """The format option of an input (``--truth`` -> ``--truth-format``), ``of`` its name in
+    the help."""
+    return ((f"{given}-format",), dict(
+        type=click.Choice(choices, case_sensitive=False),
+        help=f"Format of {of} (default: from the extension, else from the content)."))
+
+
+def _input(name: str, help: str) -> dict[str, Spec]:
+    """The two options of an extra input file: ``--train FILE`` and its format,
+    ``--train-format``."""
+    given = flag(name)
+    return {name: ((given,), dict(metavar="FILE", help=help)),
+            f"{name}_format": _format(given, given, TRUTH_CHOICES)}
+
+
+def _own(name: str, what: str, why: str = "", **kwargs: Any) -> dict[str, Spec]:
+    """The run's and the truth's own option over the reading option ``name`` (a row of
+    ``io.options.OWN``); ``why``, said once, on the first."""
+    sides = {"predictions": f"the predictions alone, over {flag(name)}{why}",
+             "truth": f"TRUTH alone, over {flag(name)}"}
+    return {own: ((flag(own),), dict(kwargs, help=f"{what} of {sides[role]}."))
+            for role, own in OWN[name].items()}
 
 
 # name -> (flags, click keyword arguments). The parameter name is the library's name.
-SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+SPECS: dict[str, Spec] = {
     "k": (("-k", "--k"), dict(multiple=True, metavar="K[,K...]", type=CUTOFFS,
                               help="Cut-off(s): repeat or comma-separate (--k 5 --k 10, "
                               "--k 5,10,20), or a range (--k 1..20, --k 10..100:10). "
@@ -152,63 +173,36 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         "names in -m (P.5,10  map  ndcg_cut.10  recip_rank  Rprec  success.10); ir_measures: "
         "its measure strings (nDCG@10  P(rel=2)@5  AP). Each preset's values: the "
         "conventions page of the docs.")),
-    "preds_format": (("--preds-format",), dict(
-        type=click.Choice(PREDS_CHOICES, case_sensitive=False),
-        help="Format of the predictions (default: from the extension, else from the content).")),
-    "truth_format": (("--truth-format",), dict(
-        type=click.Choice(TRUTH_CHOICES, case_sensitive=False),
-        help="Format of TRUTH (default: from the extension, else from the content).")),
-    "train": (("--train",), dict(
-        metavar="FILE", help="Training interactions (user, item, optional count): for "
-        "--exclude-seen and the popularity metrics (arp, long_tail, novelty); also the "
-        "catalog when --catalog is not given.")),
-    "catalog": (("--catalog",), dict(
-        metavar="FILE", help="The item universe, one item per row (coverage, gini, "
-        "norm_entropy).")),
-    "item_features": (("--item-features",), dict(
-        metavar="FILE", help="Per-item vectors (numeric columns, or a list column in Parquet) "
-        "or tags ('drama|comedy'), one row per item: for ild and serendipity.")),
-    "item_groups": (("--item-groups",), dict(
-        metavar="FILE", help="Which group each item belongs to (an item column and one or more "
-        "group columns: provider, language, ...; an item on several rows is in each group): "
-        "for awrf.")),
-    "propensity": (("--propensity",), dict(
-        metavar="FILE", help="Each item's probability of being observed (an item column and a "
-        "propensity column), or each (user, item) pair's with a user column: for ips_recall, "
-        "ips_precision, ips_dcg and ips_ndcg written without gamma=.")),
-    "exclude": (("--exclude",), dict(
-        metavar="FILE", help="(user, item) pairs to mask from the ranked lists before the cut "
-        "(items seen in training and validation, ...), apart from --train, which then feeds "
-        "only the popularity metrics unless --exclude-seen masks its pairs too.")),
-    "exclude_format": _format_of("--exclude"),
-    "propensity_format": _format_of("--propensity"),
-    "item_groups_format": _format_of("--item-groups"),
-    "item_features_format": _format_of("--item-features"),
-    "train_format": _format_of("--train"),
-    "catalog_format": _format_of("--catalog"),
+    "preds_format": _format("--preds", "the predictions", PREDS_CHOICES),
+    "truth_format": _format("--truth", "TRUTH", TRUTH_CHOICES),
+    **_input("train", "Training interactions (user, item, optional count): for --exclude-seen "
+             "and the popularity metrics (arp, long_tail, novelty); also the catalog when "
+             "--catalog is not given."),
+    **_input("catalog", "The item universe, one item per row (coverage, gini, norm_entropy)."),
+    **_input("item_features", "Per-item vectors (numeric columns, or a list column in "
+             "Parquet) or tags ('drama|comedy'), one row per item: for ild and serendipity."),
+    **_input("item_groups", "Which group each item belongs to (an item column and one or "
+             "more group columns: provider, language, ...; an item on several rows is in each "
+             "group): for awrf."),
+    **_input("propensity", "Each item's probability of being observed (an item column and a "
+             "propensity column), or each (user, item) pair's with a user column: for "
+             "ips_recall, ips_precision, ips_dcg and ips_ndcg written without gamma=."),
+    **_input("exclude", "(user, item) pairs to mask from the ranked lists before the cut "
+             "(items seen in training and validation, ...), apart from --train, which then "
+             "feeds only the popularity metrics unless --exclude-seen masks its pairs too."),
     "delimiter": (("--delimiter",), dict(
         metavar="CHAR", help="Field separator of CSV inputs (default: comma; a header with "
         "semicolons and no comma is read with ';'); '\\t' or tab for a tab.")),
-    "preds_delimiter": (("--preds-delimiter",), dict(
-        metavar="CHAR", help="Field separator of the predictions alone, over --delimiter.")),
-    "truth_delimiter": (("--truth-delimiter",), dict(
-        metavar="CHAR", help="Field separator of TRUTH alone, over --delimiter.")),
+    **_own("delimiter", "Field separator", metavar="CHAR"),
     "decimal": (("--decimal",), dict(
         type=click.Choice([".", ","]), help="Decimal mark of the numbers of CSV and TSV "
         "inputs (default '.'; ',' reads 0,75 as 0.75).")),
-    "preds_decimal": (("--preds-decimal",), dict(
-        type=click.Choice([".", ","]), help="Decimal mark of the predictions alone, over "
-        "--decimal.")),
-    "truth_decimal": (("--truth-decimal",), dict(
-        type=click.Choice([".", ","]), help="Decimal mark of TRUTH alone, over --decimal.")),
+    **_own("decimal", "Decimal mark", type=click.Choice([".", ","])),
     "tag_separator": (("--tag-separator",), dict(
         metavar="TEXT", help="What separates the tags of a text column of --item-features "
         "(default '|': drama|comedy; a RecBole token_seq column: a space).")),
-    "preds_encoding": (("--preds-encoding",), dict(
-        metavar="NAME", help="Text encoding of the predictions alone, over --encoding (a run "
-        "and its truth written by different systems).")),
-    "truth_encoding": (("--truth-encoding",), dict(
-        metavar="NAME", help="Text encoding of TRUTH alone, over --encoding.")),
+    **_own("encoding", "Text encoding", " (a run and its truth written by different systems)",
+           metavar="NAME"),
     "encoding": (("--encoding",), dict(
         metavar="NAME", help="Text encoding of the inputs (default utf-8; UTF-16 is known by "
         "its byte-order mark), e.g. latin-1.")),
@@ -267,9 +261,7 @@ SPECS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
         show_default=True, help="Where to compute: " + "; ".join(
             f"{e.name}: {e.help}" for e in ENGINES.values()) + ".")),
     **{name: spec for e in ENGINES.values() for name, spec in e.options.items()},
-    "input_format": (("--input-format",), dict(
-        type=click.Choice(ALL_CHOICES, case_sensitive=False),
-        help="Format of IN (default: from the extension, else from the content).")),
+    "input_format": _format("--input", "IN", ALL_CHOICES),
     "output_format": (("--output-format",), dict(
         type=click.Choice(ALL_CHOICES, case_sensitive=False),
         help="Format of OUT (default: from the extension; required for -).")),

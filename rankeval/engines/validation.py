@@ -55,12 +55,10 @@ def validate_inputs(
         truth_table = _load(problems, lambda: open_input(truth, "truth", truth_format, reading))
         if run_table is not None and truth_table is not None:
             _load(problems, lambda: swapped(run_table, truth_table))
-        run: Predictions | None = run_table and _load(problems, lambda: load_predictions(
-            run_table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-            cols.get("score_col"), cols.get("sample_col")))
-        judged: Truth | None = truth_table and _load(problems, lambda: load_truth(
-            truth_table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
-            cols.get("subtopic_col"), reads(settings.specs, "subtopics")))
+        run: Predictions | None = run_table and _load(
+            problems, lambda: load_predictions(run_table, cols))
+        judged: Truth | None = truth_table and _load(
+            problems, lambda: load_truth(truth_table, cols, reads(settings.specs, "subtopics")))
         for role, data in (("predictions", run), ("truth", judged)):
             if data is not None:
                 s = data.source
@@ -91,13 +89,10 @@ def validate_file(data: Any, role: str, settings: Settings, *, fmt: str | None =
         table = _load(problems, lambda: open_input(data, role, fmt, reading))
         loaded: Predictions | Truth | None = None
         if table is not None and role == "predictions":
-            loaded = _load(problems, lambda: load_predictions(
-                table, cols.get("user_col"), cols.get("item_col"), cols.get("rank_col"),
-                cols.get("score_col"), cols.get("sample_col")))
+            loaded = _load(problems, lambda: load_predictions(table, cols))
         elif table is not None:
-            loaded = _load(problems, lambda: load_truth(
-                table, cols.get("user_col"), cols.get("item_col"), cols.get("relevance_col"),
-                cols.get("subtopic_col"), reads(settings.specs, "subtopics")))
+            loaded = _load(problems,
+                           lambda: load_truth(table, cols, reads(settings.specs, "subtopics")))
         if loaded is not None:
             s = loaded.source
             result.inputs[role] = {"path": s.path, "format": s.format, "rows": s.rows,

@@ -48,15 +48,13 @@ def load_extras(given: Mapping[str, Any], columns: Mapping[str, str | None] | No
     with its ``NAME_format``), with the same column options as the main inputs."""
     cols, separator = columns or {}, (reading or {}).get("tag_separator")
     loaders: dict[str, Callable[[Any], Any]] = {
-        "train": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
-                                      cols.get("count_col")),
+        "train": lambda t: load_train(t, cols),
         "catalog": lambda t: load_catalog(t, cols.get("item_col")),
         "item_features": lambda t: load_item_features(t, cols.get("item_col"), separator),
         "item_groups": lambda t: load_item_groups(t, cols.get("item_col")),
         "propensity": lambda t: load_propensities(t, cols.get("user_col"), cols.get("item_col"),
                                                   cols.get("propensity_col")),
-        "exclude": lambda t: load_train(t, cols.get("user_col"), cols.get("item_col"),
-                                        role="exclude"),
+        "exclude": lambda t: load_train(t, cols, role="exclude"),
     }
     loaded = {name: loaders[name](open_input(given[name], name, given.get(f"{name}_format"),
                                              reading))

@@ -43,13 +43,10 @@ def load_grouped(predictions: Any, truth: Any, columns: Mapping[str, str | None]
     if preds.sample is not None:
         raise InputError(preds.source.label, "a stochastic run (a sample column) cannot be "
                          "scored by judgment groups; drop {opt:judgment_groups}")
-    judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
-                        cols.get("relevance_col"))
+    # the second field is the group, read below, not subtopic judgements
+    judged = load_truth(truth_table, {**cols, "subtopic_col": None})
     label = truth_table.label
-    name = resolve_role(truth_table.columns, "truth", {
-        "user_col": cols.get("user_col"), "item_col": cols.get("item_col"),
-        "relevance_col": cols.get("relevance_col"),
-        "subtopic_col": cols.get("subtopic_col")}, label)["subtopic"]
+    name = resolve_role(truth_table.columns, "truth", cols, label)["subtopic"]
     if name is None:
         raise InputError(label, "judgment groups need a group column: a qrels file's second "
                          "field, or a column named subtopic (name it with "

@@ -115,22 +115,18 @@ def _exact_scores(table: Table | MemoryTable, name: str, values: np.ndarray) -> 
     return values
 
 
-def load_predictions(
-    table: Table | MemoryTable,
-    user_col: str | None = None,
-    item_col: str | None = None,
-    rank_col: str | None = None,
-    score_col: str | None = None,
-    sample_col: str | None = None,
-    one_sample: bool = False,
-) -> Predictions:
-    """Resolve and check a run's columns. A sample column that holds one value (a TREC
-    run's constant ``Q0``) is not read as samples: the run is deterministic, unless
-    ``one_sample`` (a part of a run, which cannot tell: the Spark engine's chunks)."""
+Named = Mapping[str, str | None]  # user_col, item_col, ... -> the file's column (None: found)
+
+
+def load_predictions(table: Table | MemoryTable, columns: Named | None = None,
+                     one_sample: bool = False) -> Predictions:
+    """Resolve and check a run's columns (``columns``: ``user_col``, ``item_col``,
+    ``rank_col``, ``score_col``, ``sample_col`` named; the others are found by their
+    aliases). A sample column that holds one value (a TREC run's constant ``Q0``) is not
+    read as samples: the run is deterministic, unless ``one_sample`` (a part of a run, which
+    cannot tell: the Spark engine's chunks)."""
     label = table.label
-    found = resolve_role(table.columns, "predictions", {"user_col": user_col, "item_col":
-                         item_col, "rank_col": rank_col, "score_col": score_col,
-                         "sample_col": sample_col}, label)
+    found = resolve_role(table.columns, "predictions", columns or {}, label)
     user, item, rank, score, sample = (found[c] for c in ("user", "item", "rank", "score",
                                                           "sample"))
     assert user is not None and item is not None  # required: resolve_role raises without them
@@ -240,22 +236,15 @@ def _small_ranks(col: pa.ChunkedArray) -> np.ndarray | None:
     return out
 
 
-def load_truth(
-    table: Table | MemoryTable,
-    user_col: str | None = None,
-    item_col: str | None = None,
-    relevance_col: str | None = None,
-    subtopic_col: str | None = None,
-    subtopics: bool | None = False,
-) -> Truth:
-    """Resolve and check the ground truth's columns; without a relevance column every row is 1.
+def load_truth(table: Table | MemoryTable, columns: Named | None = None,
+               subtopics: bool | None = False) -> Truth:
+    """Resolve and check the ground truth's columns (``columns``: ``user_col``, ``item_col``,
+    ``relevance_col``, ``subtopic_col`` named); without a relevance column every row is 1.
     ``subtopics``: the intent-aware metrics are asked for, so the rows are (user, item,
     subtopic) judgements, kept in ``Truth.aspects``; None: read them when the file has a
     subtopic column that says something (not a qrels file's iteration field of 0s)."""
-    label = table.label
-    found = resolve_role(table.columns, "truth", {"user_col": user_col, "item_col": item_col,
-                                                  "relevance_col": relevance_col,
-                                                  "subtopic_col": subtopic_col}, label)
+    label, columns = table.label, columns or {}
+    found = resolve_role(table.columns, "truth", columns, label)
     user, item, relevance = (found[c] for c in ("user", "item", "relevance"))
     assert user is not None and item is not None  # required: resolve_role raises without them
     subtopic = found["subtopic"] if subtopics is not False else None
@@ -284,24 +273,19 @@ def load_truth(
     if subtopic is None:
         return truth
     named = id_column(data, subtopic, label)
-    if subtopics is None and subtopic_col is None and pc.all(pc.equal(  # type: ignore[call-overload]
+    if subtopics is None and columns.get("subtopic_col") is None and pc.all(pc.equal(  # type: ignore[call-overload]
             named.cast(pa.string()), "0")).as_py():
         return truth
     return by_pair(truth, named)
 
 
-def load_train(
-    table: Table | MemoryTable,
-    user_col: str | None = None,
-    item_col: str | None = None,
-    count_col: str | None = None,
-    role: str = "train",
-) -> Train:
-    """Training interactions; a count column (counts >= 0) weighs each row. ``role``:
-    ``exclude`` for the pairs of --exclude (a user and an item column, nothing else read)."""
+def load_train(table: Table | MemoryTable, columns: Named | None = None,
+               role: str = "train") -> Train:
+    """Training interactions (``columns``: ``user_col``, ``item_col``, ``count_col`` named);
+    a count column (counts >= 0) weighs each row. ``role``: ``exclude`` for the pairs of
+    --exclude (a user and an item column, nothing else read)."""
     label = table.label
-    found = resolve_role(table.columns, role, {"user_col": user_col, "item_col": item_col,
-                                                  "count_col": count_col}, label)
+    found = resolve_role(table.columns, role, columns or {}, label)
     user, item, count = (found.get(c) for c in ("user", "item", "count"))
     assert user is not None and item is not None  # required: resolve_role raises without them
     types: dict[str, pa.DataType] = ({user: ID, item: ID}
@@ -357,8 +341,7 @@ def load_inputs(
     ``subtopics``: the truth's subtopic judgements are read (``load_truth``)."""
     cols = columns or {}
     preds, truth_table = open_both(predictions, truth, cols, preds_format, truth_format, reading)
-    judged = load_truth(truth_table, cols.get("user_col"), cols.get("item_col"),
-                        cols.get("relevance_col"), cols.get("subtopic_col"), subtopics)
+    judged = load_truth(truth_table, cols, subtopics)
     return preds, judged
 
 
@@ -370,7 +353,5 @@ def open_both(predictions: Any, truth: Any, cols: Mapping[str, str | None],
     run_table = open_input(predictions, "predictions", preds_format, reading)
     truth_table = open_input(truth, "truth", truth_format, reading)
     swapped(run_table, truth_table)
-    preds = load_predictions(run_table, cols.get("user_col"), cols.get("item_col"),
-                             cols.get("rank_col"), cols.get("score_col"),
-                             cols.get("sample_col"))
+    preds = load_predictions(run_table, cols)
     return preds, truth_table

@@ -27,12 +27,11 @@ from rankeval.report.html_page import (
     UNDEFINED,
     chart_section,
     charts_grid,
+    charts_section,
     conventions_section,
-    curves_section,
     distributions_section,
     fold_away,
     notices_section,
-    popularity_section,
     section,
     section_table,
     table,
@@ -50,8 +49,8 @@ def compare_sections(result) -> list[str]:
     long = len(result.metrics) > LONG_ROWS
     return [
         _verdict(result), _summary(result, headline=long), _gold(result), _pairs(result),
-        curves_section(view), _forest(result), _differences(result),
-        distributions_section(view), _segments(result), popularity_section(view),
+        charts_section("curves", view), _forest(result), charts_section("differences", result),
+        distributions_section(view), _segments(result), charts_section("popularity", view),
         _top(result), _overlap(result), _summary(result, folded=True) if long else "",
         notices_section(notices),
         conventions_section(result.settings, [*compare_footer(result), *_orders(result)],
@@ -236,12 +235,6 @@ def _forest(result) -> str:
                          figures.forest(result) + ([wtl] if wtl else []),
                          "Each dot is a difference of means with its confidence interval; "
                          "a difference is coloured when significant after the correction.")
-
-
-def _differences(result) -> str:
-    return chart_section("differences", "Per-user differences", figures.differences(result),
-                         "The same users under both runs: how many gain, how many lose and by how "
-                         "much (one cut-off per metric: 10 when asked, else the deepest).")
 
 
 TOP = 5  # users per list when --top-changes did not say

@@ -1,7 +1,8 @@
 """The pieces of rankeval's HTML pages: the style sheet, escaped text, tables, sections,
-chart grids, and the sections the score and compare pages share (curves, distributions,
-popularity, notices, conventions). ``html`` assembles the pages from them, ``compare_html``
-the compare page's own sections."""
+chart grids, the sections of charts alone (``CHARTS``, a row each: curves, popularity, the
+compare page's per-user differences) and the other sections the score and compare pages share
+(distributions, notices, conventions). ``html`` assembles the pages from them,
+``compare_html`` the compare page's own sections."""
 
 from __future__ import annotations
 
@@ -121,9 +122,24 @@ def fold_away(summary: str, body: str) -> str:
     return f"<details><summary>{text(summary)}</summary>{body}</details>"
 
 
-def curves_section(view) -> str:
-    return chart_section("curves", "Metrics by cut-off", figures.curves(view),
-                         "How each metric grows with K, one line per run.")
+# The sections that are charts alone, a row each: id -> (title, the figures of the page's
+# subject, a view or a comparison, and what they show)
+CHARTS = {
+    "curves": ("Metrics by cut-off", figures.curves,
+               "How each metric grows with K, one line per run."),
+    "differences": ("Per-user differences", figures.differences,
+                    "The same users under both runs: how many gain, how many lose and by how "
+                    "much (one cut-off per metric: 10 when asked, else the deepest)."),
+    "popularity": ("Popularity bias", figures.popularity,
+                   "Whether recommendations concentrate on popular items: the further a curve "
+                   "from the diagonal, the more exposure a few items take."),
+}
+
+
+def charts_section(sid: str, subject) -> str:
+    """The chart section ``sid`` of ``CHARTS``, drawn of ``subject`` (or nothing to draw)."""
+    title, draw, intro = CHARTS[sid]
+    return chart_section(sid, title, draw(subject), intro)
 
 
 def distributions_section(view, shape: Section | None = None) -> str:
@@ -137,12 +153,6 @@ def distributions_section(view, shape: Section | None = None) -> str:
                    "The share of users at each value: a mean hides users the model fails "
                    "(at 0) and the spread. One cut-off per metric: 10 when asked, else the "
                    "deepest.")
-
-
-def popularity_section(view) -> str:
-    return chart_section("popularity", "Popularity bias", figures.popularity(view),
-                         "Whether recommendations concentrate on popular items: the further a "
-                         "curve from the diagonal, the more exposure a few items take.")
 
 
 def notices_section(messages: list[str]) -> str:

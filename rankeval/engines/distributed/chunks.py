@@ -150,7 +150,7 @@ def _load(table: pa.Table, layout: Layout, side: int) -> Predictions | Truth | T
     if not table.num_rows:
         return _empty(side, names, source)
     loaded = _LOADERS[side](MemoryTable(table, layout.labels[side]),
-                            **{f"{role}_col": name for role, name in names.items()},
+                            {f"{role}_col": name for role, name in names.items()},
                             **({"one_sample": True} if "sample" in names else {}))
     return dataclasses.replace(loaded, source=source)
 

@@ -3,7 +3,8 @@
 metrics stay local, per-user values come to the driver on demand, and ``score`` and
 ``validate`` go the same way: start the cluster, read the inputs there, check what the
 metrics need, then score or validate. Each engine gives ``driver()`` (its driver module,
-imported when it runs: the class stays light for ``--help``) and the four steps."""
+imported when it runs: the class stays light for ``--help``) and the four steps; ``--gold``'s
+parts are the driver's."""
 
 from __future__ import annotations
 
@@ -92,6 +93,10 @@ class DistributedEngine(Engine):
                      extras: Any):
         """Validate what ``read`` gave: a ``Validation``."""
         raise NotImplementedError
+
+    def gold_parts(self, store, gold, strata, metrics):
+        """The driver's, over the per-user values the cluster keeps."""
+        return self.driver().gold_parts(store, gold, strata, metrics)
 
 
 def label(data: Any) -> str:

@@ -1,7 +1,6 @@
 """The Ray engine: Ray Data reads the inputs (Parquet/CSV files, directories, globs, object
 stores, or Ray Datasets), tasks bring each user's rows together and run the local kernels on
-them; per-user values stay in the object store until asked for (``rankeval.ray``).
-The class stays light for ``--help``: it imports the driver (ray, pyarrow) when it runs."""
+them; per-user values stay in the object store until asked for (``rankeval.ray``)."""
 
 from __future__ import annotations
 
@@ -38,9 +37,6 @@ class RayEngine(DistributedEngine):
     def evaluate(self, job: Job, preds, truth, extras):
         return self.driver().evaluate_inputs(preds, truth, job.settings, job.columns,
                                              job.options.get("partitions"), extras)
-
-    def gold_parts(self, store, gold, strata, metrics):
-        return self.driver().gold_parts(store, gold, strata, metrics)
 
     def check_inputs(self, job: Job, acknowledged: frozenset[str], preds, truth, extras):
         return self.driver().validate_inputs(preds, truth, job.settings, job.columns,

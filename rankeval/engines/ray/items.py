@@ -65,8 +65,7 @@ def item_stats(preds: Input, extras: RayExtras, settings: Settings, columns
     train = catalog = None
     if extras.train is not None:
         train = dataclasses.replace(
-            load_train(_table(extras.train), cols.get("user_col"), cols.get("item_col"),
-                       cols.get("count_col")), source=_source(extras.train))
+            load_train(_table(extras.train), cols), source=_source(extras.train))
     if extras.catalog is not None:
         catalog = dataclasses.replace(load_catalog(_table(extras.catalog), cols.get("item_col")),
                                       source=_source(extras.catalog))

@@ -1,7 +1,6 @@
 """The Spark engine: Spark reads the inputs (files, directories, globs, any filesystem of
 the cluster, or DataFrames) and runs the local kernels on complete users per partition;
-per-user values stay on the cluster as a DataFrame until asked for (``rankeval.spark``).
-The class stays light for ``--help``: it imports the driver (pyspark, pyarrow) when it runs."""
+per-user values stay on the cluster as a DataFrame until asked for (``rankeval.spark``)."""
 
 from __future__ import annotations
 
@@ -49,9 +48,6 @@ class SparkEngine(DistributedEngine):
         preds, truth = driver.input_frames(job.predictions, job.truth, job.preds_format,
                                            job.truth_format, cluster, job.reading)
         return preds, truth, driver.extra_frames(job.extras, job.columns, cluster, job.reading)
-
-    def gold_parts(self, store, gold, strata, metrics):
-        return self.driver().gold_parts(store, gold, strata, metrics)
 
     def evaluate(self, job: Job, preds, truth, extras):
         driver = self.driver()
