@@ -197,6 +197,13 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"ratings (1-5 stars), set {o('relevance_threshold', 4)} (for example) so that low "
         "ratings do not count as relevant"
     ),
+    "graded_gains": lambda n, p, o: (
+        f"{p['metrics']}: the gains are the grades of {p['path']}'s column {p['column']!r} "
+        f"({p['lowest']:g} to {p['highest']:g}; {plural(n, 'row')} with a positive grade other "
+        f"than 1), as no gain was chosen and {o('gain', ROWS['gain'].default)} is the default; "
+        f"{o('gain', 'binary')} counts every relevant item as 1, and choosing "
+        f"{o('gain', ROWS['gain'].default)} keeps the grades with no notice"
+    ),
     "large_sample": lambda n, p, o: (
         f"{p['metric']}: with {_users(n)} compared, a difference of {p['mde']:.4g} "
         f"({p['share']:.2%} of the baseline's mean) is found significant four times in five: "

@@ -90,6 +90,11 @@ class Settings:
     # The configuration file whose keys gave option defaults (rankeval.toml, pyproject.toml's
     # [tool.rankeval], --config), named in every report; None: no file was read
     config: str | None = None
+    # The rows of ``TABLE`` whose values were chosen, by the caller (an option, a config
+    # key) or by the compat preset, not left at rankeval's default: a notice says where a
+    # default decides something the input suggests otherwise (``graded_gains``). Not compared
+    # and not reported: the values are.
+    chosen: tuple[str, ...] = field(default=(), compare=False, metadata={"reported": False})
 
     def __post_init__(self) -> None:
         # no metric: trec_eval's runid or relstring lines alone (``compat.measures``)
@@ -112,7 +117,8 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """The fields given (the JSON ``settings`` block): ``specs`` is derived from them;
         each metric's tie rule as {metric: rule} (null under one rule for all)."""
-        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+        given = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                 if f.init and f.metadata.get("reported", True)}
         return given | {"tie_rules": dict(self.tie_rules) or None}
 
 
@@ -211,12 +217,15 @@ def make_settings(
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     chosen = {s.name: s.default for s in TABLE}
+    picked = [name for name, value in options.items() if value is not None]
     if compat is not None:
         compat = str(compat).lower()
         if compat not in COMPAT:
             raise OptionError(f"{{option}} must be one of {', '.join(COMPAT)}, got {compat!r}",
                               "compat")
-        chosen.update({s.name: v for s in TABLE if (v := s.preset(compat)) is not UNSET})
+        preset = {s.name: v for s in TABLE if (v := s.preset(compat)) is not UNSET}
+        chosen.update(preset)
+        picked += preset
     overrides = []
     for name, value in options.items():
         if value is None:
@@ -250,6 +259,7 @@ def make_settings(
         relstring=relstring,
         config=None if config is None else str(config),
         tie_rules=_tie_rules(specs, values["ties"]),
+        chosen=tuple(name for name in ROWS if name in picked),
         **values,
     )
 

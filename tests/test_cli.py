@@ -59,9 +59,10 @@ def test_json_report_keys_and_full_precision(run_cli):
     assert report["inputs"]["predictions"]["path"] == PREDS
     assert report["inputs"]["truth"]["format"] == "csv"
     assert report["settings"]["gain"] == "linear"
-    assert len(report["warnings"]) == 2
+    # users without relevant items, users without predictions, and graded gains by default
+    assert len(report["warnings"]) == 3
     # Warnings are in the JSON and on stderr, never mixed into stdout's JSON text.
-    assert r.stderr.count("warning") == 2
+    assert r.stderr.count("warning") == 3
 
 
 def test_csv_and_markdown_reports(run_cli):

@@ -298,6 +298,8 @@ PARAMS = {
     "users_without_predictions": {"skip": False},
     "users_only_in_predictions": {"predictions": "p.csv", "truth": "t.csv"},
     "all_judged_relevant": {"path": "t.csv"},
+    "graded_gains": {"path": "t.csv", "column": "rating", "lowest": 1.0, "highest": 5.0,
+                     "metrics": "ndcg, dcg"},
     "users_not_shared": {"run": "a"},
     "large_sample": {"metric": "ndcg@10", "mde": 0.0021, "share": 0.006},
     "baseline_undefined": {"metric": "ild@10", "baseline": "bm25", "family": 3,

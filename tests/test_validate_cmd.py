@@ -14,7 +14,8 @@ def test_good_inputs_exit_0_with_counts_and_warnings(run_cli):
     assert r.exit_code == 0
     assert "298 can be evaluated" in r.stdout
     assert "warning: 2 truth users have no relevant item" in r.stdout
-    assert "ok: the inputs can be scored (2 warnings)" in r.stderr
+    assert "warning: ndcg: the gains are the grades of" in r.stdout  # a graded truth
+    assert "ok: the inputs can be scored (3 warnings)" in r.stderr
 
 
 def test_strict_turns_warnings_into_failure(run_cli):
@@ -22,7 +23,10 @@ def test_strict_turns_warnings_into_failure(run_cli):
     assert r.exit_code == 2
     report = json.loads(r.stdout)
     assert report["valid"] is False and report["strict"] is True
-    assert len(report["warnings"]) == 2
+    assert len(report["warnings"]) == 3
+    # a gain chosen answers the graded gains' notice: it is not given
+    chosen = run_cli("validate", PREDS, TRUTH, "--strict", "--gain", "linear", "-f", "json")
+    assert len(json.loads(chosen.stdout)["warnings"]) == 2
 
 
 def test_every_problem_of_both_files_is_listed(run_cli, write):

@@ -29,13 +29,14 @@ def ope(log: Any, runs: Any, *, names: Sequence[str] | None = None,
     ``log``: one row per shown slot (user, position, item, reward, and the logging policy's
     propensity of the item at the position, of the top k, or of the whole slate). ``runs``:
     one or several new policies, each a ranked run (user, item, rank or score), sampled
-    rankings (a ``sample`` column) or probabilities of the logged slots (user, position,
-    item, ``probability`` ...). Any input: a path, ``-`` or a pandas, polars or Arrow table.
-    ``estimators``: names (default: every one the inputs allow); ``clip``: the largest
-    weight; ``reward_model``: predicted rewards (user, position, item, predicted_reward) for
-    the direct and doubly robust estimators; ``fail_under``: gates ``'snips=0.03'``;
-    ``columns``: ``user_col=`` ... for columns the aliases do not find; ``config``: the
-    configuration file the options came from, named in every report.
+    rankings (a ``sample`` column) or probabilities of the logged slots (``slate_id``, user
+    or both, position, item, ``probability`` ...). Any input: a path, ``-`` or a pandas,
+    polars or Arrow table. ``estimators``: names (default: every one the inputs allow);
+    ``clip``: the largest weight; ``reward_model``: predicted rewards (``slate_id``, user or
+    both, position, item, predicted_reward) for the direct and doubly robust estimators;
+    ``fail_under``: gates ``'snips=0.03'``; ``columns``: ``user_col=`` ... for columns the
+    aliases do not find; ``config``: the configuration file the options came from, named in
+    every report.
     """
     runs = list(runs) if isinstance(runs, list | tuple) else [runs]
     names = run_names(runs, names, _name)  # one each, never twice, as compare's

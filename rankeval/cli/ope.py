@@ -35,8 +35,8 @@ def _ope_columns(f):
               help="Clip every importance weight at W (lower variance, some bias); the "
               "report says how far clipping moved each estimate.")
 @click.option("--reward-model", metavar="FILE",
-              help="Predicted rewards (user or slate, position, item, predicted_reward) for "
-              "the direct method and the doubly robust estimators.")
+              help="Predicted rewards (slate_id, user or both, position, item, "
+              "predicted_reward) for the direct method and the doubly robust estimators.")
 @click.option("--name", "names", multiple=True,
               help="A name per run, in order (default: the file names).")
 @click.option("--fail-under", multiple=True, metavar="ESTIMATOR=VALUE",
@@ -64,12 +64,13 @@ def ope_command(log, runs, **kw) -> int:
     """Estimate what each RUN (a new ranking policy) would have earned on the slates LOG
     records, off-policy, with intervals and diagnostics that say when not to trust them.
 
-    LOG has one row per shown slot: user (or slate_id), position (1 = top), item, reward,
-    and the logging policy's propensity of the item at that position (propensity), of the
-    slate's top k (cascade_propensity) or of the whole slate (slate_propensity). A RUN is a
-    ranked run (user, item, rank or score), sampled rankings (a sample column: the policy
-    that draws one of them), or the policy's probabilities (user or slate, position, item,
-    probability, cascade_probability, slate_probability, conditional_probability).
+    LOG has one row per shown slot: user (and slate_id, one per showing), position (1 = top),
+    item, reward, and the logging policy's propensity of the item at that position
+    (propensity), of the slate's top k (cascade_propensity) or of the whole slate
+    (slate_propensity). A RUN is a ranked run (user, item, rank or score), sampled rankings
+    (a sample column: the policy that draws one of them), or the policy's probabilities
+    (slate_id, user or both, position, item, probability, cascade_probability,
+    slate_probability, conditional_probability).
 
     \b
     Examples:

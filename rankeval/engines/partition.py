@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,7 +37,7 @@ from rankeval.names import MetricSpec, from_name
 from rankeval.notices import Notice
 from rankeval.notices import merge as merge_notices
 from rankeval.registry import REGISTRY
-from rankeval.settings import Settings
+from rankeval.settings import ROWS, Settings
 
 if TYPE_CHECKING:
     from rankeval.build.items import ItemStats
@@ -211,26 +212,81 @@ def user_notices(c: UserCounts, settings: Settings, predictions: str, truth: str
     return notices
 
 
+@dataclasses.dataclass(frozen=True)
+class Grades:
+    """The truth's relevance column as the judgement notices read it: its name in the input,
+    its lowest and highest grade, and its rows whose grade gains otherwise than a hit does
+    (positive and not 1: a linear or exponential gain weighs them, a binary one does not).
+    Partitions of the truth combine by min, max and sum (``combined``)."""
+
+    column: str
+    lowest: float
+    highest: float
+    graded: int
+
+
+def grades_of(truth: Truth) -> Grades | None:
+    """The truth's ``Grades``; None without a relevance column (every row is 1) or a row."""
+    column, rel = truth.columns.get("relevance"), truth.relevance
+    if column is None or not len(rel):
+        return None
+    return Grades(column, float(rel.min()), float(rel.max()),
+                  int(np.count_nonzero((rel > 0) & (rel != 1))))
+
+
+def combined(parts: Iterable[Grades | None]) -> Grades | None:
+    """The ``Grades`` of a truth read in parts (one column: the first part's name)."""
+    found = [g for g in parts if g is not None]
+    if not found:
+        return None
+    return Grades(found[0].column, min(g.lowest for g in found), max(g.highest for g in found),
+                  sum(g.graded for g in found))
+
+
 def judgement_notices(truth: Truth, settings: Settings) -> list[Notice]:
-    """Graded judgements that are all relevant look like raw ratings (1-5 stars): every rated
-    item would count as a hit. Said once, about the whole truth."""
-    if "relevance" not in truth.columns or not len(truth.relevance):
-        return []
-    rel = truth.relevance
-    return judgement_notice(truth.source.label, len(rel), float(rel.min()), float(rel.max()),
+    """What the truth's grades may make of the numbers, said once, about the whole truth."""
+    return judgement_notice(truth.source.label, len(truth.relevance), grades_of(truth),
                             settings)
 
 
-def judgement_notice(label: str, rows: int, lowest: float, highest: float, settings: Settings
+def judgement_notice(label: str, rows: int, grades: Grades | None, settings: Settings
                      ) -> list[Notice]:
-    """``judgement_notices`` from the truth's row count and relevance range (which partitions
-    of the truth combine by min and max)."""
+    """``judgement_notices`` from the truth's row count and ``Grades`` (which partitions of
+    the truth combine): graded judgements that are all relevant look like raw ratings (1-5
+    stars), every rated item a hit; gains taken from a graded column by default (no gain
+    chosen, no preset choosing one) are said, with the way to count hits instead."""
+    if grades is None or not rows:
+        return []
+    return [*_all_relevant(label, rows, grades, settings), *graded_gains(label, grades, settings)]
+
+
+def _all_relevant(label: str, rows: int, grades: Grades, settings: Settings) -> list[Notice]:
     t = settings.relevance_threshold
-    relevant = lowest > 0 if t is None else lowest >= t
+    relevant = grades.lowest > 0 if t is None else grades.lowest >= t
     # a threshold of 0 asks for every judged item to be relevant: nothing to warn of
-    if not rows or not relevant or highest == lowest or (t is not None and t <= 0):
+    if not relevant or grades.highest == grades.lowest or (t is not None and t <= 0):
         return []
     return [Notice("all_judged_relevant", rows, {"path": label})]
+
+
+# The settings that decide a gain: chosen (by the caller or a preset), the gains are no
+# default's doing
+GAIN_ROWS = ("gain", "gains")
+
+
+def graded_gains(label: str, grades: Grades, settings: Settings) -> list[Notice]:
+    """The ``graded_gains`` notice: the metrics the gain row changes weigh hits by the
+    column's grades while no gain was chosen (nor a metric's own ``dcg=`` / ``gains=``)."""
+    if not grades.graded or set(GAIN_ROWS) & set(settings.chosen):
+        return []
+    changed = ROWS["gain"].changed
+    names = [s.name for s in settings.specs if s.name in changed
+             and not set(GAIN_ROWS) & set(params.settings_of(s.params, s.name))]
+    if not names:
+        return []
+    return [Notice("graded_gains", grades.graded, {
+        "path": label, "column": grades.column, "lowest": grades.lowest,
+        "highest": grades.highest, "metrics": ", ".join(dict.fromkeys(names))})]
 
 
 def unevaluable(c: UserCounts, settings: Settings, truth: str, predictions: str = "predictions"

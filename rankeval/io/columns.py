@@ -60,10 +60,15 @@ ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exclude": (("user", "item"), ()),  # (user, item) pairs to mask from the lists (--exclude)
     "log": (("user", "item", "rank", "reward"), ("slate", "propensity", "cascade_propensity",
                                                   "slate_propensity")),
-    "policy": (("user", "item", "rank"), ("slate", "probability", "cascade_probability",
-                                          "slate_probability", "conditional_probability")),
-    "reward_model": (("user", "item", "rank", "predicted_reward"), ("slate",)),
+    "policy": (("item", "rank"), ("user", "slate", "probability", "cascade_probability",
+                                  "slate_probability", "conditional_probability")),
+    "reward_model": (("item", "rank", "predicted_reward"), ("user", "slate")),
 }
+# role -> columns of which the role needs at least one (among its optional ones): a new
+# policy's probabilities and a reward model are keyed by the context of a slot, its user,
+# its slate (the log's slate ids, as Open Bandit Pipeline keys its slates) or both
+ONE_OF: dict[str, tuple[str, ...]] = {"policy": ("user", "slate"),
+                                      "reward_model": ("user", "slate")}
 # The roles only ``rankeval ope`` reads (its own column options)
 OPE_ROLES = ("log", "policy", "reward_model")
 # The optional inputs beside the run and the truth (each an option of its own, --train ...)
@@ -146,6 +151,13 @@ def resolve_role(
              for c in required}
     found |= {c: resolve_column(columns, c, overrides.get(f"{c}_col"), label, required=False)
               for c in optional}
+    group = ONE_OF.get(role, ())
+    if group and not any(found[c] for c in group):
+        looked_for = "; ".join(f"{c}: " + ", ".join((COLUMNS[c][0], *COLUMNS[c][1]))
+                               for c in group)
+        raise InputError(label, f"no {' or '.join(group)} column (looked for {looked_for}); "
+                         f"columns found: {_list(columns)}; name one with "
+                         + " or ".join(_flag(c) for c in group))
     named = [(c, name) for c, name in found.items() if name is not None]
     for i, (a, name) in enumerate(named):
         for b, other in named[i + 1:]:

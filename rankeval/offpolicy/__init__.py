@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.analysis.gates import Gate, Verdict
-from rankeval.errors import InputError, OptionError, plural
+from rankeval.errors import InputError, OptionError, plural, report
 from rankeval.io.encode import factorize_list
 from rankeval.offpolicy.estimators import (
     ESTIMATORS,
@@ -99,7 +99,10 @@ def _code(table, policies, model, ties: str) -> dict[str, Any]:
     def ids(p, role: str):
         return p.values[role] if isinstance(p, Table) else getattr(p, role)
 
-    users, user_ids = factorize_list([ids(p, "user") for p in sides])
+    # a policy's probabilities and a reward model may be keyed by slate alone (ONE_OF)
+    with_users = [i for i, p in enumerate(sides) if not isinstance(p, Table) or "user" in p.values]
+    codes, user_ids = factorize_list([ids(sides[i], "user") for i in with_users])
+    users: dict[int, np.ndarray] = dict(zip(with_users, codes, strict=True))
     items, item_ids = factorize_list([ids(p, "item") for p in sides])
     with_slates = [i for i, p in enumerate(sides) if isinstance(p, Table)
                    and "slate" in p.values]
@@ -114,26 +117,40 @@ def _code(table, policies, model, ties: str) -> dict[str, Any]:
         slate_codes = dict(zip(with_slates, codes, strict=True))
     lg = code_log(table, users[0], items[0], slate_codes.get(0), slate_ids)
     n_items = len(item_ids)
-    rm: RewardModel | None = None
-    if model is not None:
-        j = len(sides) - 1
+
+    def keyed(j: int) -> tuple[Table, np.ndarray | None, np.ndarray, np.ndarray | None]:
+        """Input ``j``'s rows of the log's slates (all, when keyed by user): the table,
+        its user codes (None: keyed by slate alone), item codes and slates."""
         slate = lg.slates(slate_codes[j]) if j in slate_codes else None
         keep = slice(None) if slate is None else slate >= 0
-        rm = reward_model(_subset(model, keep), users[j][keep], items[j][keep],
-                          None if slate is None else slate[keep], lg, n_items)
+        user = users[j][keep] if j in users else None
+        slate = None if slate is None else slate[keep]
+        if user is not None and slate is not None:
+            _check_users(sides[j], lg, user, slate, keep)
+        return _subset(sides[j], keep), user, items[j][keep], slate
+
+    rm: RewardModel | None = None
+    if model is not None:
+        m, user, item, slate = keyed(len(sides) - 1)
+        rm = reward_model(m, user, item, slate, lg, n_items)
     targets: list[Target] = []
     for i, p in enumerate(policies, start=1):
         if isinstance(p, Table):
-            slate = lg.slates(slate_codes[i]) if i in slate_codes else None
-            keep = slice(None) if slate is None else slate >= 0
-            targets.append(from_probabilities(lg, _subset(p, keep), users[i][keep],
-                                              items[i][keep],
-                                              None if slate is None else slate[keep],
-                                              n_items, rm))
+            targets.append(from_probabilities(lg, *keyed(i), n_items, rm))
         else:
             rk = code_rankings(p, users[i], items[i], lg.longest, ties)
             targets.append(from_rankings(lg, rk, len(user_ids), rm))
     return {"log": lg, "targets": targets, "users": user_ids, "items": item_ids}
+
+
+def _check_users(table: Table, lg: Log, user: np.ndarray, slate: np.ndarray, keep) -> None:
+    """A table keyed by user and slate names each slate's user as the log does."""
+    wrong = np.flatnonzero(user != lg.slate_user[slate])
+    if len(wrong):
+        rows = np.arange(len(table.values["item"]))[keep][wrong]
+        report(InputError(table.label, "slates given to another user than the log shows them "
+                          "to", column=table.columns["user"], count=len(rows),
+                          examples=[(int(r) + 1, "") for r in rows[:5]]))
 
 
 def _subset(table, keep):

@@ -81,12 +81,13 @@ def _key(context: np.ndarray, position: np.ndarray, item: np.ndarray | int, widt
     return (context.astype(np.int64) * width + position) * n_items + item
 
 
-def reward_model(table: Table, user: np.ndarray, item: np.ndarray, slate: np.ndarray | None,
-                 log: Log, n_items: int) -> RewardModel:
-    """``table``'s predictions keyed by (context, position, item)."""
+def reward_model(table: Table, user: np.ndarray | None, item: np.ndarray,
+                 slate: np.ndarray | None, log: Log, n_items: int) -> RewardModel:
+    """``table``'s predictions keyed by (context, position, item): by slate when it has a
+    slate column (``slate``: the log's slates), else by user."""
     by_slate = slate is not None
     width = max(log.longest, int(table.values["rank"].max(initial=0))) + 1
-    context = slate if slate is not None else user
+    context = _context(user, slate)
     keys = _key(context, table.values["rank"].astype(np.int64), item, width, n_items)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -140,14 +141,15 @@ def from_rankings(log: Log, rk: Rankings, n_users: int, model: RewardModel | Non
                   expected[rows], direct, _logged(log, model))
 
 
-def from_probabilities(log: Log, policy: Table, user: np.ndarray, item: np.ndarray,
+def from_probabilities(log: Log, policy: Table, user: np.ndarray | None, item: np.ndarray,
                        slate: np.ndarray | None, n_items: int, model: RewardModel | None
                        ) -> Target:
-    """A policy given as probabilities, keyed by slate (with a slate column) or by user."""
+    """A policy given as probabilities, keyed by slate (with a slate column: ``slate``, the
+    log's slates; its user column, if any, checked against the log's) or by user."""
     v = policy.values
     position = v["rank"].astype(np.int64)
     width = max(log.longest, int(position.max(initial=0))) + 1
-    context = slate if slate is not None else user
+    context = _context(user, slate)
     keys = _key(context, position, item, width, n_items)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
@@ -205,6 +207,14 @@ def from_probabilities(log: Log, policy: Table, user: np.ndarray, item: np.ndarr
             direct = np.bincount(s, prob[r] * q, minlength=log.n)
     return Target(given["probability"], cascade, slate_p, covered, expected, direct,
                   None if model is None else _logged(log, model))
+
+
+def _context(user: np.ndarray | None, slate: np.ndarray | None) -> np.ndarray:
+    """The key of a policy's or a reward model's rows: the slate when given, else the user
+    (``columns.ONE_OF``: a table has one of them)."""
+    context = slate if slate is not None else user
+    assert context is not None  # resolve_role refuses a table with neither
+    return context
 
 
 def _check_sums(policy: Table, v: dict, context: np.ndarray, position: np.ndarray) -> None:

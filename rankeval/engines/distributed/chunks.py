@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from rankeval.build.items import ItemStats
 from rankeval.engines.partial import Partial
-from rankeval.engines.partition import evaluate_partition
+from rankeval.engines.partition import Grades, evaluate_partition, grades_of
 from rankeval.engines.sampled import sample_columns
 from rankeval.errors import InputError, collecting
 from rankeval.io.arrow import nan_as_null
@@ -100,12 +100,13 @@ def per_user_specs(settings: Settings) -> list:
 class ChunkResult:
     """One chunk's contribution: the partial (None when the chunk could not be read; with
     errors it counts what ``validate`` counts), the errors (as plain fields), rows per input
-    and the truth's relevance range."""
+    and the truth's grades (``partition.Grades``: with its relevance column's name, which the
+    driver's notices need)."""
 
     partial: Partial | None
     errors: list[dict]
     rows: tuple[int, ...]  # per input
-    relevance: tuple[float, float] | None
+    grades: Grades | None
     # up to two of the chunk's sample values: a run whose sample column holds one value in
     # all is deterministic (the driver strips the chunks' samples), as locally
     samples: tuple[str, ...] = ()
@@ -116,7 +117,7 @@ def score_chunk(data: pa.Table, layout: Layout, settings: Settings) -> ChunkResu
     if SEQ in data.column_names:  # the input order decides: each user's rows in that order
         data = data.take(pc.sort_indices(data.column(SEQ)))
     tables = [layout.table(data, side) for side in range(len(layout.sides))]
-    partial = relevance = None
+    partial = grades = None
     samples: tuple[str, ...] = ()
     with collecting() as found:
         try:
@@ -129,13 +130,12 @@ def score_chunk(data: pa.Table, layout: Layout, settings: Settings) -> ChunkResu
                 train = _load(tables[TRAIN], layout, TRAIN)
                 assert isinstance(train, Train)
                 extras = Extras(train=train)
-            if "relevance" in layout.truth and len(truth.relevance):
-                relevance = (float(truth.relevance.min()), float(truth.relevance.max()))
+            grades = grades_of(truth)
             partial = evaluate_partition(preds, truth, settings, extras, layout.stats)
         except InputError as exc:  # the chunk cannot be read further
             found.append(exc)
     errors = [_error_fields(e, tables, layout) for e in found]
-    return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), relevance, samples)
+    return ChunkResult(partial, errors, tuple(t.num_rows for t in tables), grades, samples)
 
 
 _LOADERS: tuple[Callable[..., Any], ...] = (load_predictions, load_truth, load_train)  # by side

@@ -9,7 +9,7 @@ from typing import Any
 
 from rankeval.engines.distributed.chunks import ChunkResult
 from rankeval.engines.partial import Partial, merge
-from rankeval.engines.partition import judgement_notice, unevaluable, user_notices
+from rankeval.engines.partition import combined, judgement_notice, unevaluable, user_notices
 from rankeval.engines.validation import Validation
 from rankeval.errors import InputError
 from rankeval.io.readers import Source
@@ -59,12 +59,9 @@ def empty_inputs(results: list[ChunkResult], labels) -> list[InputError]:
 
 def judgements(results: list[ChunkResult], label: str, rows: int, settings: Settings
                ) -> list[Notice]:
-    """The truth's judgement notice, from every chunk's relevance range."""
-    ranges = [r.relevance for r in results if r.relevance is not None]
-    if not ranges:
-        return []
-    return judgement_notice(label, rows, min(lo for lo, _ in ranges),
-                            max(hi for _, hi in ranges), settings)
+    """The truth's judgement notices, from every chunk's grades (their column's name among
+    them, as the local engine names it)."""
+    return judgement_notice(label, rows, combined(r.grades for r in results), settings)
 
 
 def merged(results: list[ChunkResult], labels, formats, settings: Settings
