@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_trec_eval_versions import DATA, MISSING, _ours, slug
+from .test_trec_eval_versions import DATA, JG_DATASETS, MISSING, MISSING_JG, _ours, slug
 
 ZDATA = DATA / "zscores"
 # every name trec_eval prints under -m all_trec (10.0's: 9.0.8's and unj, rbp, rbp_resid),
@@ -48,9 +48,11 @@ LACKING = {"q06": ("map", "P_10"), "q08": ("ndcg_cut_10", "iprec_at_recall_0.00"
 
 
 def write_zscores(folder: Path) -> None:
-    """Three z-scores files: ``full`` (every query of the datasets, every measure), ``gaps``
-    (a query and some measures of others missing) and ``nans`` (full's, with nan for some
-    means and standard deviations, as trec_eval's own test file has them: NANS). Means and
+    """The z-scores files: ``full`` (every query of the datasets, every measure), ``gaps``
+    (a query and some measures of others missing), ``nans`` (full's, with nan for some
+    means and standard deviations, as trec_eval's own test file has them: NANS),
+    ``numbered`` (full's under the numbered_qids dataset's ids) and ``groups`` (-R
+    qrels_jg's measures). Means and
     standard deviations on each measure's scale (counts up to 60, gm_map's logs, utility's
     negative counts); standard deviations of 0: success_1 at mean 0 for some queries (their
     values 0 or 1: a z-score 0, or none), num_rel at 0 for q07 (nothing relevant: 0) and q09
@@ -83,6 +85,23 @@ def write_zscores(folder: Path) -> None:
                 lines.append(sep.join(fields))
         rng.shuffle(lines)
         (folder / kind).write_text("\n".join(lines) + "\n")
+    # numbered: full's lines under the numbered_qids dataset's query ids (write_dataset's)
+    number = {f"q{q:02d}": str((q * 7919) % 9973 // (10 ** (q % 4))) for q in range(1, 31)}
+    (folder / "numbered").write_text("".join(
+        f"{number[q]} {rest}\n" for q, rest in (line.split(None, 1) for line in
+                                             (folder / "full").read_text().splitlines())))
+    # groups: -R qrels_jg's measures for its datasets' q01-q20; q09 missing, and q04's
+    # map_avgjg (num_q, the greatest name, kept: see NAMES)
+    lines = []
+    for q in QUERIES[:20]:
+        for name in ([f"P_avgjg_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+                     + [f"Rprec_mult_avgjg_{m / 10:.2f}" for m in range(2, 21, 2)]
+                     + ["map_avgjg", "num_q"]):
+            if q == "q09" or (q, name) == ("q04", "map_avgjg"):
+                continue
+            lines.append(f"{q} {name} {rng.uniform(0, 0.6):.4f} {rng.uniform(0.02, 0.4):.4f}")
+    rng.shuffle(lines)
+    (folder / "groups").write_text("\n".join(lines) + "\n")
 
 # nans: (query, measure) -> the mean and standard deviation written (nan in either; with a
 # standard deviation of 0, a nan mean is off every value); q04 and q09 retrieve only
@@ -111,6 +130,13 @@ BOTH = [
     ("missing", "gaps", ["-c", "-m", "map", "-m", "gm_map", "-m", "num_rel", "-m", "P.5"]),
     ("complete", "nans", ["-q", "-m", "all_trec"]),
     ("unjudged", "nans", ["-q", "-J", "-m", "official"]),
+    # query ids that are numbers: looked up as text, printed in strcmp order
+    ("numbered_qids", "numbered", ["-q", "-m", "official"]),
+    ("numbered_qids", "numbered", ["-q", "-c", "-m", "all_trec"]),
+    # -R qrels_jg (--judgment-groups): its measures' names, P_avgjg_5, map_avgjg
+    ("judgment_groups", "groups", ["-q", "-m", "qrels_jg"]),
+    ("judgment_groups", "groups", ["-J", "-m", "qrels_jg"]),
+    ("judgment_groups_missing", "groups", ["-c", "-q", "-m", "qrels_jg"]),
 ]
 NINE_ONLY = [("missing", "gaps", ["-q", "-m", "all_trec"])]  # 10.0 stops without -c
 ZCASES = {"9": BOTH + NINE_ONLY, "10": BOTH}
@@ -128,7 +154,8 @@ def record(nine: str, ten: str) -> None:
     for version, binary in (("9", nine), ("10", ten)):
         for name, zfile, flags in ZCASES[version]:
             folder = DATA / name
-            run = subprocess.run([binary, "-Z", str(ZDATA / zfile), *flags,
+            groups = ["-R", "qrels_jg"] if name in JG_DATASETS else []
+            run = subprocess.run([binary, *groups, "-Z", str(ZDATA / zfile), *flags,
                                   str(folder / "qrels"), str(folder / "run")],
                                  capture_output=True, text=True, check=True)
             path = output(version, name, zfile, flags)
@@ -145,7 +172,8 @@ def _known(version: str, name: str, flags: list[str], theirs: list[str], ours: l
         theirs, ours = ([line for line in lines if not line.startswith("Znum_rel  ")
                          or "\tall\t" not in line] for lines in (theirs, ours))
     if version == "9" and "-c" in flags and "-q" in flags:
-        ours = [line for line in ours if line.split("\t")[1] not in MISSING[name]]
+        missing = {**MISSING, **MISSING_JG}.get(name, set())
+        ours = [line for line in ours if line.split("\t")[1] not in missing]
     return theirs, ours
 
 
@@ -159,7 +187,7 @@ def test_zscores_are_trec_eval_Z_line_for_line(run_cli, version, name, zfile, fl
     compat = "trec_eval" if version == "10" else "trec_eval-9"
     r = run_cli("score", folder / "run", folder / "qrels", "--compat", compat, "--preds-format",
                 "trec", "--truth-format", "qrels", "-f", "trec", "--zscores", ZDATA / zfile,
-                *_ours(flags))
+                *(["--judgment-groups"] if name in JG_DATASETS else []), *_ours(flags))
     assert r.exit_code == 0, r.stderr
     theirs, ours = _known(version, name, flags, expected.splitlines(), r.stdout.splitlines())
     assert ours == theirs
