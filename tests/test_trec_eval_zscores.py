@@ -233,6 +233,8 @@ def test_other_reports_name_zscores_and_leave_missing_ones_undefined(run_cli, tm
                     "--preds-format", "trec", "--truth-format", "qrels", "-m", "map",
                     "--zscores", ZDATA / "gaps")
     assert f"z-scores against {ZDATA / 'gaps'}" in table.stdout, table.stdout
+    # the means under the worst and best order of ties are of plain values: left out
+    assert "tie sensitivity" not in table.stdout and z["ties"] is None, z["ties"]
     lines = run_cli("score", folder / "run", folder / "qrels", "--preds-format", "trec",
                     "--truth-format", "qrels", "-m", "ndcg@10", "-m", "num_q", "-f", "csv",
                     "--zscores", ZDATA / "gaps").stdout.splitlines()

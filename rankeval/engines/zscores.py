@@ -84,7 +84,9 @@ def zscored(partial: Partial, table: ZTable, settings: Settings, listed: pa.Arra
     return dataclasses.replace(
         partial, values=values, sums=sums, scored=scored,
         notices=[*partial.notices, *said],
-        tie_bounds={},  # the raw values' bounds under tied orders: not z-scores
+        # the means under the worst and best order of ties are of the raw values: the
+        # report's tie sensitivity is left out (the notices about ties stay)
+        tied_users=0, tie_bounds={},
         zscores=ZScored(table.path, shown, trec))
 
 
