@@ -9,6 +9,7 @@ the table footer shows it. ``settings.Settings`` and everything built on it deri
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,18 @@ from rankeval.params import parse_gains
 
 UNSET: Any = object()
 _AS_TEN: Any = object()  # trec_eval 9.0.8's value is 10.0's
+
+
+def _path(name: str) -> Callable[[Any], Any]:
+    """A parser of a file's path, for a row whose value names a file (which the engine
+    reads); its ``text`` says the value is text, not a number."""
+
+    def parse(value: Any) -> Any:
+        if not isinstance(value, str | os.PathLike) or not os.fspath(value):
+            raise OptionError(f"{{option}} takes a file's path, got {value!r}", name)
+        return os.fspath(value)
+    parse.text = True  # type: ignore[attr-defined]
+    return parse
 
 
 def _number(name: str, low: float, high: float, low_open: bool, high_open: bool,
@@ -90,13 +103,19 @@ class Preset:
     # written plainly (1, 2, 10, as people read them), or by their bytes (trec_eval sorts its
     # queries with strcmp: 1000 before 301, and prints -q's lines so)
     user_order: str = "number"
+    # A user of the truth missing from the run, scored when missing users are not skipped
+    # (trec_eval -c), is evaluated (10.0 scores a made-up ranking: its values are z-scored,
+    # -Z) or only counted (9.0.8 adds nothing to its sums: -Z's summary adds the values as
+    # they are, 0, and gm_map's log of 0.00001)
+    evaluates_missing: bool = True
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("trec_eval", "trec_eval 10.0", "trec_eval", None, True, False, True,
            duplicates="evaluated", user_order="bytes"),
     Preset("trec_eval-9", "trec_eval 9.0.8 (and pytrec_eval)", "trec_eval_9", "trec_eval",
-           True, False, True, duplicates="listed", comments=False, user_order="bytes"),
+           True, False, True, duplicates="listed", comments=False, user_order="bytes",
+           evaluates_missing=False),
     Preset("ir_measures", "ir_measures 0.4 (its default providers)", "ir_measures", None,
            False, True, False, subtopic_order="appearance"),
     Preset("ranx", "ranx 0.3", "ranx", None, False, False, False),
@@ -540,6 +559,17 @@ TABLE: tuple[Setting, ...] = (
         "their mean (trec_eval -R qrels_jg and its P_avgjg, map_avgjg, Rprec_mult_avgjg).",
         False,
         footer=lambda v: "judgment groups averaged per user" if v else None,
+    ),
+    Setting(
+        "zscores",
+        "A file of each user's mean and standard deviation of each metric over reference "
+        "runs ('qid measure mean stddev' lines, the metric as the report names it): every "
+        "value is reported as its z-score, (value - mean) / stddev, and each overall value "
+        "is the z-scores' mean (trec_eval -Z).",
+        None,
+        parse=_path("zscores"),
+        metavar="FILE",
+        footer=lambda v: None if v is None else f"z-scores against {v}",
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}

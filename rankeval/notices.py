@@ -164,6 +164,12 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
         f"{plural(p['users'], 'user')} ({o('judgment_groups')}): the warnings about the lists "
         "count pairs and their rows"
     ),
+    "zscores_undefined": lambda n, p, o: (
+        f"{plural(n, '(user, metric) pair')} without a z-score: {p['path']} has no line for "
+        "the pair, a nan mean or standard deviation, or a standard deviation of 0 with the "
+        "value off the mean; their means are over the others (trec_eval prints -1000000, or "
+        "nan, and sums it in: -f trec does under its presets)"
+    ),
     "ties_at_list_end": lambda n, p, o: (
         f"the lists of {_users(n)} end inside a group of tied scores: items past the end may share "
         "that score, so the tie-aware values cover the submitted items only"

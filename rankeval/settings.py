@@ -76,6 +76,7 @@ class Settings:
     entropy_per_item: bool = False
     dedupe: bool = False
     judgment_groups: bool = False
+    zscores: str | None = None
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
@@ -157,6 +158,7 @@ class SettingOptions(TypedDict, total=False):
     entropy_per_item: bool | None
     dedupe: bool | None
     judgment_groups: bool | None
+    zscores: str | None
 
 
 def comparable_names() -> list[str]:

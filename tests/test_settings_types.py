@@ -45,7 +45,8 @@ def test_the_keywords_are_the_table():
     hints = typing.get_type_hints(SettingOptions)
     assert list(hints) == [s.name for s in TABLE]
     for s in TABLE:  # flags take bools, choices text, free values numbers (gains: pairs)
-        want = bool if s.is_flag else str if s.choices or s.name == "gains" else (
+        want = bool if s.is_flag else str if (s.choices or s.name == "gains"
+                                              or getattr(s.parse, "text", False)) else (
             int if getattr(s.parse, "integer", False) else float)
         assert hints[s.name] == want | None, s.name
     assert set(typing.get_type_hints(EvaluateOptions)) >= set(hints)

@@ -293,6 +293,7 @@ PARAMS = {
     "k_past_lists": {"ks": [11, 12, 20]},
     "ties_at_list_end": {},
     "judgment_group_pairs": {"users": 3},
+    "zscores_undefined": {"path": "z.txt"},
     "padded_ids": {},
     "users_without_relevant": {"policy": "skip"},
     "users_without_predictions": {"skip": False},

@@ -147,6 +147,10 @@ def evaluate(
       file's; a subtopic column) names a judgment group, a judge: each group's judgments
       score the user's list apart and the user's value is their mean (trec_eval -R qrels_jg
       and its P_avgjg, map_avgjg, Rprec_mult_avgjg).
+    - zscores: FILE (default None). A file of each user's mean and standard deviation of
+      each metric over reference runs ('qid measure mean stddev' lines, the metric as the
+      report names it): every value is reported as its z-score, (value - mean) / stddev, and
+      each overall value is the z-scores' mean (trec_eval -Z).
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
     ``relevance_col``, ``count_col`` (train), ``subtopic_col``, ``sample_col``,

@@ -78,6 +78,9 @@ def refuse_judgment_groups(settings: Settings) -> None:
         raise OptionError("{opt:judgment_groups} is read by rankeval score (and "
                           "rankeval.evaluate) only; this command reads plain judgments",
                           "judgment_groups")
+    if settings.zscores is not None:  # score's engine turns its values into z-scores
+        raise OptionError("{opt:zscores} is read by rankeval score (and rankeval.evaluate) "
+                          "only; this command reports the metrics' own values", "zscores")
 
 
 def request(

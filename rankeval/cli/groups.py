@@ -61,6 +61,7 @@ BY_OPTION: dict[str, str] = {
     **{name: INPUTS for name in (*ExtraInputs.names(), *Reading.names())},
     "preds_format": INPUTS, "truth_format": INPUTS, "input_format": INPUTS,
     "output_format": INPUTS, "kind": INPUTS, "truth": INPUTS,
+    "zscores": INPUTS,  # a settings row (its table puts it above), but a file read
     "k": METRICS, "metrics": METRICS, "ks": METRICS,
     "per_user": USERS, "per_query": USERS, "no_summary": USERS, "segments": USERS,
     "segment_by": USERS, "segment_bins": USERS, "top_changes": USERS,

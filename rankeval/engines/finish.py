@@ -25,11 +25,13 @@ from rankeval.engines.partition import (
     with_user_notices,
 )
 from rankeval.engines.sampled import sample_columns, samples_of
+from rankeval.engines.zscores import check_specs, zscored
 from rankeval.io.arrow import from_numpy
 from rankeval.io.cast import numeric_order
 from rankeval.io.extras import Extras
 from rankeval.io.judgment_groups import Groups
 from rankeval.io.load import Predictions, Train, Truth
+from rankeval.io.zscores import ZTable, read_zscores
 from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
@@ -47,21 +49,30 @@ def evaluate_inputs(preds: Predictions, truth: Truth, settings: Settings,
     ``release``: the caller is done with both inputs' ids (``load.release_ids``);
     ``groups``: the users are (user, judgment group) pairs, averaged per user
     (``io.judgment_groups``)."""
+    table = listed = None
+    if settings.zscores is not None:  # its errors before the scoring
+        check_specs(settings)
+        table = read_zscores(settings.zscores)
+        # the users with a list, read before the ids are released
+        listed = pc.unique(preds.user if groups is None else groups.run_user)
     extras = extras or Extras()
     stats = item_stats(extras, preds, settings)
     partial = evaluate_partition(preds, truth, settings, extras, stats, release)
     if groups is not None:
         partial = per_user(partial, groups, settings)
-    return finish(partial, settings, preds, truth, extras, stats)
+    return finish(partial, settings, preds, truth, extras, stats, zscores=table, listed=listed)
 
 
 def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Truth,
            extras: Extras | None = None, stats: ItemStats | None = None,
            judgements: list[Notice] | None = None,
-           extra_inputs: dict[str, InputSummary] | None = None) -> Evaluation:
+           extra_inputs: dict[str, InputSummary] | None = None,
+           zscores: ZTable | None = None, listed=None) -> Evaluation:
     """Merged partial -> Evaluation: user notices, the no-user check, corpus metrics, input
     summaries. Of ``preds`` and ``truth`` only ``source`` is read when ``judgements`` (the
-    notices about the truth's grades) are given."""
+    notices about the truth's grades) are given. ``zscores``: the values become z-scores
+    against it (``engines.zscores``; ``listed``, the users with a list in the run), after
+    the notices about the values themselves."""
     error = unevaluable(partial.counts, settings, truth.source.label, preds.source.label)
     if error is not None:
         raise error
@@ -74,6 +85,8 @@ def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Trut
         *depth_notices(partial.longest, settings.specs),
         *(Notice("extra_fields", side.source.extra_fields, {"path": side.source.label})
           for side in (preds, truth) if side.source.extra_fields)])
+    if zscores is not None:
+        partial = zscored(partial, zscores, settings, listed)
     c = partial.counts
     inputs = {
         "predictions": InputSummary(preds.source.path, preds.source.format, preds.source.rows,
@@ -118,7 +131,8 @@ def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputS
             partial, users=partial.users.take(from_numpy(order)),
             values={s: v[order] for s, v in partial.values.items()},
             relstrings=None if partial.relstrings is None else partial.relstrings.take(
-                from_numpy(order)))
+                from_numpy(order)),
+            zscores=None if partial.zscores is None else partial.zscores.taken(order))
     return Evaluation(
         settings=settings,
         metrics={str(s): overall(s, partial.sums[s], partial.scored.get(s, n))
@@ -135,6 +149,7 @@ def evaluation_of(partial: Partial, settings: Settings, inputs: dict[str, InputS
         samples=samples_of(partial),
         group_exposure={str(s): t for s, t in partial.group_exposure.items()},
         relstrings=partial.relstrings,
+        zscores=partial.zscores,
     )
 
 

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from rankeval.build.users import UserCounts
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.zscores import ZScored
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
 from rankeval.kernels.fairness import GroupTotals
@@ -60,6 +61,9 @@ class Partial:
     relstrings: pa.Array | None = None
     # what ordered the lists (build.ordering.ordered_by): rank, score or input; "": unknown
     ordered_by: str = ""
+    # the values as z-scores (``engines.zscores``): where each is undefined, and trec_eval's
+    # summary of them; None without ``zscores``
+    zscores: ZScored | None = None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ SUMMARY = "GITHUB_STEP_SUMMARY"
 INPUTS = ("predictions", "truth", "files", "runs", "log", "source", "train", "catalog",
           "item_features", "item_groups", "propensity", "segments", "baseline",
           "baseline_per_user", "reward_model", "per_user_a", "per_user_b", "gold", "exclude",
-          "candidates_file", "old_truth")
+          "candidates_file", "old_truth", "zscores")
 # ... and files they write.
 OUTPUTS = ("output", "per_user", "junit", "html", "per_context", "target")
 # ... and arguments that are words, not files: a metric's name, a command and its options.

@@ -47,6 +47,8 @@ class Metric:
     trec_nan: bool = False
     # trec_eval prints a per-query line (-q) for it; num_q's is the constant 1
     trec_per_query: bool = True
+    # A value measured per user, which ``zscores`` turns into a z-score; num_q counts users
+    zscored: bool = True
     # Reads every judged grade, relevant or not (the expected-exposure target)
     grades: bool = False
     # Lower values are better (a distance): compare's "worse" is an increase

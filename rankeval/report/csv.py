@@ -15,7 +15,8 @@ from rankeval.report.numbers import exact
 def render(ev) -> str:
     """One row per metric@K: ``metric,name,k,value,scope`` with full-precision values (an
     empty value: undefined);
-    scope is ``per_user`` (a mean over users) or ``corpus`` (one value for the run); with
+    scope is ``per_user`` (a mean over users), ``zscore`` (a mean of the users' z-scores,
+    ``--zscores``) or ``corpus`` (one value for the run); with
     ``--stats``, one more column per statistic (empty for corpus metrics)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -23,9 +24,11 @@ def render(ev) -> str:
     writer.writerow(["metric", "name", "k", "value", "scope", *stats])
     for spec in ev.specs:
         shape = ev.distribution.get(str(spec), {})
+        # the mean of z-scores (--zscores) is not the metric's mean: scope zscore
+        zscored = ev.zscores is not None and REGISTRY[spec.name].zscored
         writer.writerow([str(spec), spec.name, spec.column, exact(ev.metrics[str(spec)]),
-                         REGISTRY[spec.name].scope, *(exact(shape[s]) if s in shape else ""
-                                                      for s in stats)])
+                         "zscore" if zscored else REGISTRY[spec.name].scope,
+                         *(exact(shape[s]) if s in shape else "" for s in stats)])
     if ev.samples is not None:  # rows "ndcg@10:sd": the spread over sampled rankings
         for spec in ev.specs:
             if str(spec) in ev.samples.spread:

@@ -22,7 +22,10 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     user, then measure (``sort`` both to diff). An undefined value has no line.
     """
     specs = list(ev.specs)
-    names = [write(s) for s in specs]
+    # z-scores (--zscores): named with trec_eval -Z's prefix, Z (ZnDCG@10), as they are not
+    # the measure's values
+    names = [("Z" if ev.zscores is not None and REGISTRY[s.name].zscored else "") + write(s)
+             for s in specs]
     lines = []
     if per_user:
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS]

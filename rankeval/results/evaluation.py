@@ -103,6 +103,9 @@ class Evaluation:
     # trec_eval's relstring (-m relstring under its presets): per user, in the order of
     # ``user_id_array``, a string of the top N items' grades; None when not asked for
     relstrings: Any = None
+    # ``zscores``: the values are z-scores (``io.zscores.ZScored``: the file, where each is
+    # undefined, trec_eval's summary of them); None when they are the metrics' own
+    zscores: Any = None
 
     @property
     def specs(self) -> list[MetricSpec]:

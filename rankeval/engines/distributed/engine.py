@@ -27,6 +27,9 @@ class DistributedEngine(Engine):
         if job.settings.judgment_groups:  # its workers score users, not (user, group) pairs
             raise OptionError(f"{{opt:judgment_groups}} is read by the local engine only: "
                               f"drop --engine {self.name}")
+        if job.settings.zscores is not None:  # z-scored where the values are (local)
+            raise OptionError(f"{{opt:zscores}} is read by the local engine only: "
+                              f"drop --engine {self.name}")
         if "-" in job.paths:
             raise OptionError(f"--engine {self.name} reads paths (files, directories, globs, "
                               "URLs); standard input is not one")

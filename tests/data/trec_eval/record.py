@@ -28,6 +28,7 @@ from tests.test_trec_eval_versions import (  # noqa: E402
     write_jg_dataset,
     write_prefs_dataset,
 )
+from tests.test_trec_eval_zscores import record as record_zscores  # noqa: E402
 
 
 def main(nine: str, ten: str) -> None:
@@ -53,6 +54,7 @@ def main(nine: str, ten: str) -> None:
             if run.returncode:  # it stopped: its status, beside what it printed before
                 (folder / f"trec_eval-{version}{slug(flags)}.exit").write_text(
                     f"{run.returncode}\n{run.stderr.replace(str(folder) + '/', '')}")
+    record_zscores(nine, ten)  # -Z: its files and outputs under zscores/
 
 
 if __name__ == "__main__":
