@@ -541,6 +541,14 @@ TABLE: tuple[Setting, ...] = (
         False,
         footer=lambda v: "judgment groups averaged per user" if v else None,
     ),
+    Setting(
+        "preferences",
+        "The truth is preferences between documents (trec_eval -R prefs: qid group "
+        "subgroup docno level lines; plain qrels read as preferences, -R qrels_prefs): only "
+        "the prefs_* measures are computed (-m prefs, all_prefs, prefs_simp, ...).",
+        False,
+        footer=lambda v: "preferences (trec_eval's prefs_* measures)" if v else None,
+    ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
 COMPAT = tuple(PRESETS)  # the names --compat takes

@@ -78,6 +78,10 @@ def refuse_judgment_groups(settings: Settings) -> None:
         raise OptionError("{opt:judgment_groups} is read by rankeval score (and "
                           "rankeval.evaluate) only; this command reads plain judgments",
                           "judgment_groups")
+    if settings.preferences:  # scored apart: api.preferences
+        raise OptionError("{opt:preferences} is read by rankeval score (and "
+                          "rankeval.evaluate) only; this command reads plain judgments",
+                          "preferences")
 
 
 def request(
@@ -114,7 +118,7 @@ def request(
     columns, extras = Columns.take(rest), ExtraInputs.take(rest)
     settings = make_settings(metrics, k, compat=rest.pop("compat", None),
                              config=rest.pop("config", None), **rest)
-    if not judgment_groups:
+    if not judgment_groups or settings.preferences:
         refuse_judgment_groups(settings)
     if extras_for is not None:
         supplied = extras_for(settings)
