@@ -25,6 +25,11 @@ from rankeval.kernels.preferences import (
 from rankeval.results.preferences import COUNTED, PreferenceEvaluation
 from rankeval.settings import ROWS, Settings, make_settings
 
+# trec_eval 9.0.8 under -c: a query of the preferences missing from the run counts in num_q
+# and the means' divisor, but is never scored (no lines, nothing in the counts' sums); 10.0
+# scores it with an empty list
+UNLISTED_APART = frozenset({"trec_eval-9"})
+
 # the settings the preferences read: the lists' depth, the queries missing from the run, the
 # repeated documents; trec_eval's -J and -l, which its prefs_* measures ignore; and the
 # judgment groups, refused with them (``foreign_names.preference_words``)
@@ -108,20 +113,24 @@ def evaluate_preferences(predictions: Any, truth: Any, settings: Settings,
         raise InputError(prefs.label, f"{exc.why} (trec_eval stops on it)", count=1,
                          examples=[(line, f"{prefs.user[exc.row]} {prefs.group[exc.row]} "
                                           f"{prefs.item[exc.row]}")], unit="line") from None
-    evaluated = judged_queries if not settings.skip_missing_users else np.intersect1d(
-        judged_queries, np.unique(rq))
+    listed_queries = np.intersect1d(judged_queries, np.unique(rq))
+    evaluated = listed_queries if settings.skip_missing_users else judged_queries
     if not len(evaluated):
         raise InputError(prefs.label, "no query has both preferences and a list in the run "
                          "(trec_eval: no queries with both results and relevance info)")
+    counted = len(evaluated)  # num_q, and the means' divisor
+    if settings.compat in UNLISTED_APART:  # 9.0.8 -c: the unlisted counted, never scored
+        evaluated = listed_queries
     asked = [m for m in MEASURES if m in settings.preference_measures]
     per_query = {m: values[m][evaluated] for m in asked}
     # summed query by query in their order, as trec_eval accumulates them
-    metrics = {m: float(np.cumsum(v)[-1]) for m, v in per_query.items()}
-    metrics = {m: v if m in COUNTED else v / len(evaluated) for m, v in metrics.items()}
+    metrics = {m: float(np.cumsum(v)[-1]) if len(v) else 0.0 for m, v in per_query.items()}
+    metrics = {m: v if m in COUNTED else v / counted for m, v in metrics.items()}
     tag = preds.source.tag
     runid = tag if tag is not None else ("stdin" if preds.source.path == "-"
                                          else Path(preds.source.path).name.split(".")[0])
     users = [str(q) for q in queries.take(evaluated).to_pylist()]
     return PreferenceEvaluation(settings=settings, users=users,
                                 values=per_query, metrics=metrics, runid=runid,
+                                queries=counted,
                                 layout=prefs.layout)

@@ -26,7 +26,7 @@ def render(pe, per_user: bool = False, summary: bool = True) -> str:
     if pe.settings.runid:
         lines.append(f"{'runid':<22}\tall\t{pe.runid}\n")
     if "num_q" in pe.settings.preference_measures:
-        lines.append(f"{'num_q':<22}\tall\t{len(pe.users)}\n")
+        lines.append(f"{'num_q':<22}\tall\t{pe.queries}\n")
     lines += [f"{m:<22}\tall\t{_shown(m, pe.metrics[m])}\n" for m in measures]
     return "".join(lines)
 

@@ -25,6 +25,8 @@ class PreferenceEvaluation:
     metrics: dict[str, float]  # measure -> its sum (counts) or mean over the queries
     runid: str  # the run's tag (its last line's), else its file's name
     layout: str  # how the truth was read: "prefs", "qrels_prefs" or "table"
+    queries: int  # the queries counted (num_q): ``users``, and under trec_eval-9 with
+    # --no-skip-missing-users the unlisted ones too (counted in the means, never scored)
 
     @property
     def measures(self) -> list[str]:
@@ -40,5 +42,5 @@ class PreferenceEvaluation:
 
     def to_dict(self) -> dict[str, Any]:
         return {"settings": self.settings.to_dict(), "truth_layout": self.layout,
-                "runid": self.runid, "users": {"evaluated": len(self.users)},
+                "runid": self.runid, "users": {"evaluated": self.queries},
                 "metrics": dict(self.metrics)}

@@ -33,7 +33,15 @@ from tests.test_trec_eval_versions import (  # noqa: E402
 def record_own(nine: str, ten: str) -> None:
     """trec_eval's own test inputs of the preference formats (copied from 10.0's test/ folder,
     with its notice: trec_eval_test/README.md) and both versions' outputs on them."""
-    from tests.test_trec_eval_prefs import OWN, OWN_DIR, OWN_FLAGS, own_slug
+    from tests.test_trec_eval_prefs import (
+        MISSING,
+        MISSING_CASES,
+        OWN,
+        OWN_DIR,
+        OWN_FLAGS,
+        own_slug,
+        write_missing_dataset,
+    )
 
     source = Path(ten).parent / "test"
     for name in {n for truth, run, _ in OWN.values() for n in (truth, run)} | {
@@ -51,6 +59,19 @@ def record_own(nine: str, ten: str) -> None:
             if done.returncode:
                 out.with_suffix(".exit").write_text(
                     f"{done.returncode}\n{done.stderr.replace(str(OWN_DIR) + '/', '')}")
+    write_missing_dataset()
+    folder = HERE / MISSING
+    for old in folder.glob("trec_eval-*.*"):
+        old.unlink()
+    for version, binary in (("9", nine), ("10", ten)):
+        for flags in MISSING_CASES[version]:
+            given = ["-R", "prefs", *flags]
+            done = subprocess.run([binary, *given, str(folder / "qrels"), str(folder / "run")],
+                                  capture_output=True, text=True, check=False)
+            (folder / f"trec_eval-{version}{slug(given)}.txt").write_text(done.stdout)
+            if done.returncode:
+                (folder / f"trec_eval-{version}{slug(given)}.exit").write_text(
+                    f"{done.returncode}\n{done.stderr.replace(str(folder) + '/', '')}")
 
 
 def main(nine: str, ten: str) -> None:
