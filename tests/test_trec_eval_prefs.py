@@ -250,3 +250,21 @@ def test_a_document_listed_twice_is_refused_unless_dedupe(run_cli, tmp_path):
     assert "line 3" in r.stderr, r.stderr
     r = run_cli(*args, "--dedupe")
     assert r.exit_code == 0 and r.stdout.split() == ["prefs_simp", "all", "1.0000"], r.stderr
+
+
+@pytest.mark.parametrize("lines, line", [
+    (["q1 j1 s1 a 2", "q1 j1 b 1"], 2),  # a qrels line among prefs lines
+    (["q1 j1 s1 a 2", "q1 j1 s1 b high"], 2),  # a level that is not a number
+    (["q1 j1 a 2 x y"], 1),  # six fields: neither layout
+    (["q1 j1 s1 a 2", "", "q1 j1 s1 b 1"], 2),  # a blank line
+])
+def test_malformed_preferences_are_refused_naming_the_line(run_cli, tmp_path, lines, line):
+    """trec_eval stops on a malformed line ('Malformed line', or atof's 0 for a word, which
+    would change the preferences): one line naming the file's line, exit 2."""
+    (tmp_path / "prefs").write_text("\n".join(lines) + "\n")
+    (tmp_path / "run").write_text("q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\n")
+    r = run_cli("score", tmp_path / "run", tmp_path / "prefs", "--preferences",
+                "--preds-format", "trec", "--truth-format", "qrels", "-f", "trec", "-m",
+                "prefs_simp")
+    _assert_refused(r)
+    assert f"line {line}" in r.stderr, r.stderr

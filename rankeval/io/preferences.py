@@ -76,39 +76,58 @@ _EDGES = re.compile(rb"(?m)^ | $")
 
 def parse(data: bytes, label: str) -> Preferences:
     """A prefs file (5 fields) or qrels (4), whitespace-separated; '#' lines are comments."""
-    text = _EDGES.sub(b"", _BLANKS.sub(b" ", data))
-    lines = text.split(b"\n")
-    numbers = [n for n, line in enumerate(lines, 1) if line and not line.startswith(b"#")]
-    blank = [n for n, line in enumerate(lines, 1) if not line and n < len(lines)]
-    if blank:
-        raise InputError(label, "blank lines", count=len(blank),
-                         examples=[(n, "") for n in blank], unit="line")
-    if not numbers:
+    text = data  # one space between fields, none at a line's ends: each pass where needed
+    if any(blank in text for blank in (b"\t", b"\r", b"\f", b"\v", b"  ")):
+        text = _BLANKS.sub(b" ", text)
+    if text.startswith(b" ") or b"\n " in text or b" \n" in text or text.endswith(b" "):
+        text = _EDGES.sub(b"", text)
+    text = text.rstrip(b"\n")
+    numbers: np.ndarray | None = None  # each kept line's number, when comments are dropped
+    comment = None
+    if text.startswith(b"#") or b"\n#" in text:  # comments: the lines split, once
+        lines = text.split(b"\n")
+        kept = [n for n, line in enumerate(lines, 1) if not line.startswith(b"#")]
+        comment = next(n for n, k in enumerate([*kept, 0], 1) if n != k)
+        numbers = np.asarray(kept, dtype=np.int64)
+        text = b"\n".join(lines[n - 1] for n in kept)
+    if not text:
         raise InputError(label, "no data lines")
-    width = {len(lines[n - 1].split(b" ")) for n in numbers}
-    fields = len(lines[numbers[0] - 1].split(b" "))
-    if len(width) > 1 or fields not in LAYOUTS:
-        odd = [n for n in numbers if len(lines[n - 1].split(b" ")) != fields] or numbers[:1]
+    if text.startswith(b"\n") or b"\n\n" in text:
+        blank = [n for n, line in enumerate(text.split(b"\n"), 1) if not line]
+        raise InputError(label, "blank lines", count=len(blank),
+                         examples=[(_line(n, numbers), "") for n in blank[:3]], unit="line")
+    fields = text[:text.find(b"\n") if b"\n" in text else len(text)].count(b" ") + 1
+    names = [f"f{i}" for i in range(fields)]
+    try:
+        if fields not in LAYOUTS:
+            raise pa.ArrowInvalid("layout")
+        parsed = pa_csv.read_csv(
+            pa.BufferReader(text),  # type: ignore[arg-type]
+            read_options=pa_csv.ReadOptions(column_names=names),
+            parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                  strings_can_be_null=False))
+    except pa.ArrowInvalid:
+        lines = text.split(b"\n")
+        odd = [n for n, line in enumerate(lines, 1) if line.count(b" ") + 1 not in LAYOUTS
+               or line.count(b" ") + 1 != fields] or [1]
         raise InputError(label, "preferences have 5 fields a line (qid group subgroup docno "
                          "level: trec_eval's prefs) or 4 (qrels: qid group docno level)",
-                         count=len(odd), examples=[(n, lines[n - 1].decode(errors="replace"))
-                                                   for n in odd[:3]], unit="line")
-    body = b"\n".join(lines[n - 1] for n in numbers)
-    names = [f"f{i}" for i in range(fields)]
-    parsed = pa_csv.read_csv(
-        pa.BufferReader(body),  # type: ignore[arg-type]
-        read_options=pa_csv.ReadOptions(column_names=names),
-        parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False),
-        convert_options=pa_csv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                              strings_can_be_null=False))
+                         count=len(odd), examples=[(_line(n, numbers),
+                                                    lines[n - 1].decode(errors="replace"))
+                                                   for n in odd[:3]], unit="line") from None
     cols = [parsed.column(n).combine_chunks() for n in names]
-    line = np.asarray(numbers, dtype=np.int64)
-    subgroup = cols[2] if fields == 5 else pa.array(np.full(len(line), "0"), pa.string())
+    n_rows = len(cols[0])
+    line = numbers if numbers is not None else np.arange(1, n_rows + 1, dtype=np.int64)
+    subgroup = cols[2] if fields == 5 else pa.array(np.full(n_rows, "0"), pa.string())
     return Preferences(user=cols[0], group=cols[1], subgroup=subgroup, item=cols[-2],
                        level=_levels(cols[-1], line, label), layout=LAYOUTS[fields][0],
-                       line=line, label=label, comment=next(
-                           (n for n, text in enumerate(lines, 1) if text.startswith(b"#")),
-                           None))
+                       line=line, label=label, comment=comment)
+
+
+def _line(n: int, numbers: np.ndarray | None) -> int:
+    """The file's number of the ``n``th line kept."""
+    return n if numbers is None else int(numbers[n - 1])
 
 
 def _levels(text: pa.Array, line: np.ndarray, label: str) -> np.ndarray:

@@ -116,6 +116,10 @@ def measures(query: np.ndarray, group: np.ndarray, subgroup: np.ndarray, level: 
     n_groups = len(bounds) - 1
     counts = np.zeros((n_groups, len(_FIELDS)), dtype=np.int64)
     group_query = q[bounds[:-1]]
+    # the pair measures need each query's pairs of documents when several groups (or a
+    # document's repeated rows) may prefer one pair more than once; else they are the simple
+    # shares, computed from the counts (each pair preferred once: its share is 0 or 1)
+    alone = np.bincount(group_query, minlength=n_queries) == 1
     empty = np.empty(0, dtype=np.int64)
     pairs_q: list[np.ndarray] = [empty]
     pairs_a: list[np.ndarray] = [empty]
@@ -124,13 +128,16 @@ def measures(query: np.ndarray, group: np.ndarray, subgroup: np.ndarray, level: 
         lo, hi = bounds[i], bounds[i + 1]
         njr = int(ranked.ranked[q[lo]])
         a, b, counts[i] = _group(s[lo:hi], lv[lo:hi], r[lo:hi], rows[lo:hi], njr)
+        if alone[q[lo]] and len(np.unique(r[lo:hi])) == hi - lo:
+            continue
+        alone[q[lo]] = False
         pairs_q.append(np.full(len(a), q[lo]))
         pairs_a.append(a)
         pairs_b.append(b)
     c = {f: counts[:, j] for j, f in enumerate(_FIELDS)}
     return _values(c, group_query, n_queries, np.concatenate(pairs_q).astype(np.int64),
                    np.concatenate(pairs_a).astype(np.int64),
-                   np.concatenate(pairs_b).astype(np.int64), ranked)
+                   np.concatenate(pairs_b).astype(np.int64), ranked, alone)
 
 
 def _classify(a: np.ndarray, b: np.ndarray, njr: int) -> list[int]:
@@ -259,7 +266,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def _values(c: dict[str, np.ndarray], gq: np.ndarray, n: int, pq: np.ndarray, pa: np.ndarray,
-            pb: np.ndarray, ranked: Ranked) -> dict[str, np.ndarray]:
+            pb: np.ndarray, ranked: Ranked, alone: np.ndarray) -> dict[str, np.ndarray]:
     def total(x: np.ndarray) -> np.ndarray:
         return np.bincount(gq, weights=x, minlength=n)
 
@@ -292,7 +299,10 @@ def _values(c: dict[str, np.ndarray], gq: np.ndarray, n: int, pq: np.ndarray, pa
         "prefs_simp_imp": share(ful, imp),
         "prefs_avgjg_imp": averaged(skipped(ful, imp)),
     }
-    out.update(_pairs(pq, pa, pb, ranked, n))
+    pairs = _pairs(pq, pa, pb, ranked, n)
+    simple = {"prefs_pair": out["prefs_simp"], "prefs_pair_ret": out["prefs_simp_ret"],
+              "prefs_pair_imp": out["prefs_simp_imp"]}
+    out.update({m: np.where(alone, simple[m], v) for m, v in pairs.items()})
     return {m: out[m] for m in MEASURES}
 
 
