@@ -268,3 +268,39 @@ def test_malformed_preferences_are_refused_naming_the_line(run_cli, tmp_path, li
                 "prefs_simp")
     _assert_refused(r)
     assert f"line {line}" in r.stderr, r.stderr
+
+
+def test_negative_levels_are_refused_for_the_rnonrel_measures_alone(run_cli, tmp_path):
+    """trec_eval's Rnonrel measures take the lowest level's class for the non-relevant ones
+    and read past it when a negative level is lower (its value then is whatever memory
+    follows): refused naming the line; the other measures take negative levels as trec_eval
+    does (non-relevant)."""
+    (tmp_path / "qrels").write_text("q1 0 a 2\nq1 0 b 0\nq1 0 c -1\nq1 0 d 0\nq1 0 e 0\n")
+    (tmp_path / "run").write_text("q1 Q0 c 1 3.0 t\nq1 Q0 a 2 2.0 t\nq1 Q0 b 3 1.0 t\n")
+    args = ("score", tmp_path / "run", tmp_path / "qrels", "--preferences", "--preds-format",
+            "trec", "--truth-format", "qrels", "-f", "trec")
+    r = run_cli(*args, "-m", "all_prefs")
+    _assert_refused(r)
+    assert "line 3" in r.stderr and "Rnonrel" in r.stderr, r.stderr
+    # 7 preferences: a over b, d, e (fulfilled), a, b, d, e over c (ranked first: not): 3/7,
+    # trec_eval's value
+    r = run_cli(*args, "-m", "prefs_simp")
+    assert r.exit_code == 0 and r.stdout.split() == ["prefs_simp", "all", "0.4286"], r.stderr
+
+
+def test_groups_paired_in_chunks_give_the_same_values(monkeypatch):
+    """The groups of one subgroup are paired a chunk at a time (``PAIRS_AT_ONCE`` row pairs):
+    chunks of a few groups, and a group larger than a chunk alone, give the oracle's lines."""
+    from rankeval.api.preferences import evaluate_preferences
+    from rankeval.kernels import preferences as kernel
+    from rankeval.report.preferences import render
+    from rankeval.settings import make_settings
+
+    folder = DATA / "complete"
+    expected = (folder / "trec_eval-10_R_qrels_prefs_q_l_2_m_all_prefs.txt").read_text()
+    settings = make_settings(["all_prefs"], compat="trec_eval", preferences=True)
+    for limit in (1, 3000, 40_000):
+        monkeypatch.setattr(kernel, "PAIRS_AT_ONCE", limit)
+        done = evaluate_preferences(folder / "run", folder / "qrels", settings,
+                                    preds_format="trec", truth_format="qrels")
+        assert render(done, per_user=True) == expected, limit

@@ -85,6 +85,16 @@ def evaluate_preferences(predictions: Any, truth: Any, settings: Settings,
                 raise InputError(label, f"line {line} is a '#' comment line, which "
                                  f"{preset.tool.split(' (')[0]} refuses ('Malformed line'); "
                                  "--compat trec_eval (10.0) reads it as a comment")
+    negative = np.flatnonzero(prefs.level < 0)
+    rnonrel = [m for m in settings.preference_measures if "Rnonrel" in m]
+    if len(negative) and rnonrel:
+        row = int(negative[0])
+        raise InputError(prefs.label, f"a negative level, which {rnonrel[0]} cannot weigh: "
+                         "trec_eval's Rnonrel measures take the lowest level for the "
+                         "non-relevant (0) and read past it when a negative one is lower; "
+                         "drop those measures or the negative levels", count=len(negative),
+                         examples=[(int(prefs.line[row]), f"{prefs.level[row]:g}")],
+                         unit="line")
     single = settings.compat in SINGLE
     precision = np.float32 if single else np.float64
     (pq, rq), queries = codes(prefs.user, preds.user.combine_chunks())

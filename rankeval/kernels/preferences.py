@@ -114,30 +114,52 @@ def measures(query: np.ndarray, group: np.ndarray, subgroup: np.ndarray, level: 
         r[order], order
     bounds = np.flatnonzero(np.r_[True, (q[1:] != q[:-1]) | (g[1:] != g[:-1]), True])
     n_groups = len(bounds) - 1
-    counts = np.zeros((n_groups, len(_FIELDS)), dtype=np.int64)
-    group_query = q[bounds[:-1]]
-    # the pair measures need each query's pairs of documents when several groups (or a
+    starts, ends = bounds[:-1], bounds[1:]
+    group_query = q[starts]
+    gid = np.repeat(np.arange(n_groups), ends - starts)
+    # the pair measures need a query's pairs of documents when several groups (or a
     # document's repeated rows) may prefer one pair more than once; else they are the simple
     # shares, computed from the counts (each pair preferred once: its share is 0 or 1)
-    alone = np.bincount(group_query, minlength=n_queries) == 1
-    empty = np.empty(0, dtype=np.int64)
-    pairs_q: list[np.ndarray] = [empty]
-    pairs_a: list[np.ndarray] = [empty]
-    pairs_b: list[np.ndarray] = [empty]
-    for i in range(n_groups):  # one judgment group: a block of rows
-        lo, hi = bounds[i], bounds[i + 1]
-        njr = int(ranked.ranked[q[lo]])
-        a, b, counts[i] = _group(s[lo:hi], lv[lo:hi], r[lo:hi], rows[lo:hi], njr)
-        if alone[q[lo]] and len(np.unique(r[lo:hi])) == hi - lo:
-            continue
-        alone[q[lo]] = False
-        pairs_q.append(np.full(len(a), q[lo]))
-        pairs_a.append(a)
-        pairs_b.append(b)
+    by_doc = np.lexsort((r, gid))
+    repeats = np.zeros(n_groups, dtype=bool)
+    same = (gid[by_doc][1:] == gid[by_doc][:-1]) & (r[by_doc][1:] == r[by_doc][:-1])
+    repeats[gid[by_doc][1:][same]] = True
+    several = np.bincount(group_query, minlength=n_queries) > 1
+    several[group_query[repeats]] = True
+    alone = ~several
+    wanted = several[group_query]  # per group: its pairs are kept
+    njr = ranked.ranked[group_query]
+    counts = np.zeros((n_groups, len(_FIELDS)), dtype=np.int64)
+    single = s[starts] == s[ends - 1]  # one subgroup: classes by level
+    pairs = [(np.empty(0, dtype=np.int64),) * 3]
+    for chunk in _chunks(np.flatnonzero(single), ends - starts):
+        counts[chunk], kept = _classes(chunk, starts, ends, lv, r, rows, njr, wanted,
+                                       group_query)
+        pairs.append(kept)
+    for i in np.flatnonzero(~single):  # several subgroups: one partial order per group
+        lo, hi = starts[i], ends[i]
+        a, b, counts[i] = _partial(s[lo:hi], lv[lo:hi], r[lo:hi], rows[lo:hi], int(njr[i]))
+        if wanted[i]:
+            pairs.append((np.full(len(a), group_query[i]), a, b))
     c = {f: counts[:, j] for j, f in enumerate(_FIELDS)}
-    return _values(c, group_query, n_queries, np.concatenate(pairs_q).astype(np.int64),
-                   np.concatenate(pairs_a).astype(np.int64),
-                   np.concatenate(pairs_b).astype(np.int64), ranked, alone)
+    pq, pa, pb = (np.concatenate([p[k] for p in pairs]).astype(np.int64) for k in range(3))
+    return _values(c, group_query, n_queries, pq, pa, pb, ranked, alone)
+
+
+# the most row pairs built at once (the groups of one subgroup are paired in chunks)
+PAIRS_AT_ONCE = 1 << 20
+
+
+def _chunks(groups: np.ndarray, sizes: np.ndarray):
+    """``groups`` in consecutive runs of at most ``PAIRS_AT_ONCE`` row pairs (a larger group
+    alone)."""
+    load = np.cumsum(sizes[groups].astype(np.int64) ** 2)
+    begin = 0
+    while begin < len(groups):
+        base = load[begin - 1] if begin else 0
+        end = max(int(np.searchsorted(load, base + PAIRS_AT_ONCE, side="right")), begin + 1)
+        yield groups[begin:end]
+        begin = end
 
 
 def _classify(a: np.ndarray, b: np.ndarray, njr: int) -> list[int]:
@@ -157,49 +179,72 @@ def _tally(a: np.ndarray, b: np.ndarray, njr: int) -> tuple[int, int]:
     return ful, len(a)
 
 
-def _group(sub: np.ndarray, lv: np.ndarray, r: np.ndarray, rows: np.ndarray, njr: int):
-    """One judgment group's preferences (pairs of document numbers) and counts."""
-    if (sub == sub[0]).all():
-        return _classes(lv, r, rows, njr)
-    return _partial(sub, lv, r, rows, njr)
-
-
-def _classes(lv: np.ndarray, r: np.ndarray, rows: np.ndarray, njr: int):
-    """A group of one subgroup: every row over every row at a lower level (repeats
-    counted), sorted by level descending then number."""
-    better = lv[:, None] > lv[None, :]
-    same = (r[:, None] == r[None, :]) & better
-    if same.any():
-        raise Inconsistent(int(rows[np.argwhere(same)[0][1]]),
+def _classes(chunk: np.ndarray, starts: np.ndarray, ends: np.ndarray, lv: np.ndarray,
+             r: np.ndarray, rows: np.ndarray, njr_of: np.ndarray, wanted: np.ndarray,
+             group_query: np.ndarray):
+    """Groups of one subgroup, together: every row over every row of its group at a lower
+    level (repeats counted; rows sorted by level descending, then number). Their counts, and
+    the preferences of the groups ``wanted`` (query, a, b)."""
+    k = len(chunk)
+    size = ends[chunk] - starts[chunk]
+    local = np.repeat(np.arange(k), size)  # each row's group in the chunk
+    first = np.concatenate(([0], np.cumsum(size)[:-1]))
+    row = starts[chunk][local] + np.arange(len(local)) - first[local]
+    # every ordered pair of rows within a group
+    pg = np.repeat(local, size[local])
+    ai = np.repeat(row, size[local])
+    step = np.concatenate(([0], np.cumsum(size[local])[:-1]))
+    bi = starts[chunk][pg] + np.arange(len(ai)) - np.repeat(step, size[local])
+    njr = njr_of[chunk]
+    lev, num = lv[row], r[row]  # by row of the chunk
+    at = np.empty(int(ends[chunk].max(initial=0)) if k else 0, dtype=np.int64)
+    at[row] = np.arange(len(row))  # a row's place in the chunk
+    pa_, pb_ = at[ai], at[bi]
+    better = lev[pa_] > lev[pb_]
+    clash = better & (num[pa_] == num[pb_])
+    if clash.any():
+        raise Inconsistent(int(rows[bi[np.flatnonzero(clash)[0]]]),
                            "a document with two levels in one subgroup")
-    ai, bi = np.nonzero(better)
-    a, b = r[ai], r[bi]
-    rel, ret = lv > 0, r < njr
-    counts = [*_classify(a, b, njr), int(rel.sum()), int((rel & ret).sum()),
-              int((~rel).sum()), int((~rel & ret).sum())]
-    R, N = counts[5], counts[7]
-    R_ret, N_ret = counts[6], counts[8]
-    last = lv == lv.min()  # the last class (level 0 when there are non-relevant rows)
-    if R >= N:
-        rn = (counts[0] + counts[2] + counts[6] * (R - N),
-              counts[1] + counts[3] + counts[4] + R * (R - N))
-    else:  # the first R of the last class stand for the non-relevant
-        new = np.flatnonzero(last)[:R]
-        f1, n1 = _tally(a[~last[ai] & ~last[bi]], b[~last[ai] & ~last[bi]], njr)
-        aa, bb = np.repeat(r, len(new)), np.tile(r[new], len(r))
-        f2, n2 = _tally(aa, bb, njr)
-        rn = (f1 + f2, n1 + n2)
-    if R_ret >= N_ret:
-        rnr = (counts[0] + R_ret * (R_ret - N_ret), counts[1] + R * (R_ret - N_ret))
-    else:  # the first R_ret ranked rows of the last class
-        new = np.flatnonzero(last & ret)[:R_ret]
-        both = ~last[ai] & ~last[bi] & (a < njr) & (b < njr)
-        f1, n1 = _tally(a[both], b[both], njr)
-        top = np.flatnonzero(ret)
-        aa, bb = np.repeat(r[top], len(new)), np.tile(r[new], len(top))
-        f2, n2 = _tally(aa, bb, njr)
-        rnr = (f1 + f2, n1 + n2)
-    return a, b, [*counts, *rn, *rnr]
+
+    def per(mask: np.ndarray, of: np.ndarray = pg) -> np.ndarray:
+        return np.bincount(of[mask], minlength=k).astype(np.int64)
+
+    a, b, n = num[pa_], num[pb_], njr[pg]
+    ful_ret = per(better & (a < b) & (b < n))
+    ful_imp = per(better & (a < b) & (a < n) & (b >= n))
+    notoccur = per(better & (a >= n) & (b >= n))
+    poss_ret = per(better & (a > b) & (a < n)) + ful_ret
+    poss_imp = per(better & (a > b) & (a >= n) & (b < n)) + ful_imp
+    ret = num < njr[local]
+    rel = lev > 0
+    count = [per(rel & ret, local), per(rel, local)]
+    rel_ret, rel_n = count
+    nonrel, nonrel_ret = per(~rel, local), per(~rel & ret, local)
+    # the last class (the lowest level: 0 where there are non-relevant rows) and each row's
+    # place in it; its first R rows (or R ranked ones) stand for the non-relevant
+    lowest = np.minimum.reduceat(lev, first) if k else lev
+    last = lev == lowest[local]
+    last_start = np.full(k, len(row))
+    np.minimum.at(last_start, local[last], np.flatnonzero(last))
+    place = np.arange(len(row)) - last_start[local]
+    new = last & (place < rel_n[local])
+    new_ret = last & ret & (place < rel_ret[local])
+    inner = better & ~last[pa_] & ~last[pb_]
+    early = a < b
+    rn_ful = per(inner & early & (a < n)) + per(new[pb_] & early & (a < n))
+    rn_all = per(inner) + per(new[pb_])
+    both = (a < n) & (b < n)
+    rnr_ful = per(inner & both & early) + per(ret[pa_] & new_ret[pb_] & early)
+    rnr_all = per(inner & both) + per(ret[pa_] & new_ret[pb_])
+    R, N, Rr, Nr = rel_n, nonrel, rel_ret, nonrel_ret
+    rn = (np.where(R >= N, ful_ret + ful_imp + Rr * (R - N), rn_ful),
+          np.where(R >= N, poss_ret + poss_imp + notoccur + R * (R - N), rn_all))
+    rnr = (np.where(Rr >= Nr, ful_ret + Rr * (Rr - Nr), rnr_ful),
+           np.where(Rr >= Nr, poss_ret + R * (Rr - Nr), rnr_all))
+    counts = np.stack([ful_ret, poss_ret, ful_imp, poss_imp, notoccur, R, Rr, N, Nr, *rn,
+                       *rnr], axis=1)
+    keep = better & wanted[chunk][pg]
+    return counts, (group_query[chunk][pg[keep]], a[keep], b[keep])
 
 
 def _partial(sub: np.ndarray, lv: np.ndarray, r: np.ndarray, rows: np.ndarray, njr: int):
