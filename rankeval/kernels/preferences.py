@@ -13,8 +13,10 @@ first (0 .. ranked - 1, by score descending, then document id ascending as bytes
 unranked judged ones by id. Everything here works on those numbers.
 
 Computed over flat arrays: the numbering, the per-query sums and the document pairs' counts
-(sorted keys, ``bincount``); one step per judgment group builds its pairs by broadcasting
-over the group's own rows (and closes a partial order by boolean matrix products).
+(sorted keys, ``bincount``), and the groups of one subgroup (every group of qrels read as
+preferences) all at once, their rows paired in chunks of at most ``PAIRS_AT_ONCE`` pairs. A
+group of several subgroups is a step of its own: its partial order is closed by boolean
+matrix products over its documents.
 """
 
 from __future__ import annotations
