@@ -571,6 +571,14 @@ TABLE: tuple[Setting, ...] = (
         metavar="FILE",
         footer=lambda v: None if v is None else f"z-scores against {v}",
     ),
+    Setting(
+        "preferences",
+        "The truth is preferences between documents (trec_eval -R prefs: qid group "
+        "subgroup docno level lines; plain qrels read as preferences, -R qrels_prefs): only "
+        "the prefs_* measures are computed (-m prefs, all_prefs, prefs_simp, ...).",
+        False,
+        footer=lambda v: "preferences (trec_eval's prefs_* measures)" if v else None,
+    ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}
 COMPAT = tuple(PRESETS)  # the names --compat takes

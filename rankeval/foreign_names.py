@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from rankeval.errors import OptionError
+
 # Measures whose values are text, not numbers: under a trec_eval preset, -f trec prints them in
 # its per-query lines (``build/relstring.py``); the other reports hold numbers and leave them
 # out with a warning, and outside the presets their names are refused with this hint.
@@ -85,8 +87,46 @@ def foreign(word: str) -> str | None:
 
 
 def _other_format(name: str) -> str:
-    return (f"{name} belongs to trec_eval's -R {OTHER_FORMATS[name]}: rankeval does not read "
-            "that relevance format yet (docs/trec-eval.md)")
+    return (f"{name} belongs to trec_eval's -R {OTHER_FORMATS[name]}: it reads preferences, "
+            "which {opt:preferences} reads (docs/trec-eval.md)")
+
+
+# trec_eval's prefs_* measures (-R prefs, -R qrels_prefs) in its order, and its groups of them
+# (with runid and num_q, as its measures.c lists them)
+PREFERENCES = _PREFS[:14]
+PREFERENCE_GROUPS = {"all_prefs": ("runid", "num_q", *PREFERENCES),
+                     "prefs": ("runid", "num_q", *PREFERENCES[:6])}
+
+
+def preference_words(words, judgment_groups: bool = False) -> tuple[tuple[str, ...], bool]:
+    """Under ``preferences``: the -m words as trec_eval's prefs measures in its order (with
+    ``num_q`` when asked for), and whether its runid line is; an OptionError for any other
+    measure and for none, as trec_eval stops on them under -R prefs (its default measures
+    among them)."""
+    if judgment_groups:
+        raise OptionError("{opt:preferences} and {opt:judgment_groups} are two ways to read the "
+                          "truth's groups: give one", "preferences")
+    every = ", ".join(PREFERENCE_GROUPS)
+    words = [words] if isinstance(words, str) else words
+    if not words:
+        raise OptionError("{opt:preferences} computes trec_eval's prefs_* measures alone, as "
+                          f"-R prefs: name them with -m ({every}, or one, prefs_simp; trec_eval "
+                          "stops on its default measures)", "preferences")
+    asked: set[str] = set()
+    for word in (w.strip() for text in words for w in str(text).split(",")):
+        if word in PREFERENCE_GROUPS:
+            asked.update(PREFERENCE_GROUPS[word])
+        elif word in (*PREFERENCES, "runid", "num_q"):
+            asked.add(word)
+        elif word.partition(".")[0] in PREFERENCES:
+            raise OptionError(f"-m {word}: trec_eval's prefs_* measures take no parameter",
+                              "preferences")
+        else:
+            raise OptionError(f"-m {word}: under {{opt:preferences}} trec_eval computes the "
+                              f"prefs_* measures alone ({every}), as -R prefs; it stops on the "
+                              "measures of qrels", "preferences")
+    ordered = tuple(m for m in ("num_q", *PREFERENCES) if m in asked)
+    return ordered, "runid" in asked
 
 
 def judgment_groups_hint(name: str) -> str:

@@ -27,6 +27,7 @@ from rankeval.conventions import (
     preset_of,
 )
 from rankeval.errors import OptionError
+from rankeval.foreign_names import preference_words
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import PER_METRIC_TIES, drop_defaults, list_ties, numbers
 from rankeval.registry import CORPUS, DEFAULT_K, DEFAULT_METRICS, REGISTRY
@@ -77,6 +78,7 @@ class Settings:
     dedupe: bool = False
     judgment_groups: bool = False
     zscores: str | None = None
+    preferences: bool = False
     compat: str | None = None
     # settings given explicitly against the compat preset, which they override
     compat_overrides: tuple[str, ...] = ()
@@ -84,6 +86,9 @@ class Settings:
     # trec_eval's relstring asked for: its parameter as typed ("" for the bare name, N = 10),
     # a string per user that -f trec prints in its per-query lines; None: not asked for
     relstring: str | None = None
+    # under ``preferences``: trec_eval's prefs_* measures asked for, in its order
+    # (``foreign_names.preference_words``), computed apart from ``specs`` (empty then)
+    preference_measures: tuple[str, ...] = ()
     # under a rule per metric (ties provider): each metric's rule, by its name; else ()
     tie_rules: tuple[tuple[str, str], ...] = ()
     # ``metrics`` over ``k`` parsed, once: here, and again for a copy (dataclasses.replace)
@@ -100,7 +105,8 @@ class Settings:
     def __post_init__(self) -> None:
         # no metric: trec_eval's runid or relstring lines alone (``compat.measures``)
         object.__setattr__(self, "specs", tuple(expand(self.metrics, self.k))
-                           if self.metrics or not (self.runid or self.relstring is not None)
+                           if self.metrics or not (self.runid or self.relstring is not None
+                                                   or self.preference_measures)
                            else ())
 
     def __getstate__(self) -> dict[str, Any]:  # pickled (to Spark, Ray) as the fields given
@@ -159,6 +165,7 @@ class SettingOptions(TypedDict, total=False):
     dedupe: bool | None
     judgment_groups: bool | None
     zscores: str | None
+    preferences: bool | None
 
 
 def comparable_names() -> list[str]:
@@ -237,7 +244,13 @@ def make_settings(
                 and value != chosen[name]):
             overrides.append(name)
         chosen[name] = value
-    specs, runid, relstring = _specs(metrics, k, compat, bool(chosen["judgment_groups"]))
+    prefs: tuple[str, ...] = ()
+    if chosen["preferences"]:  # trec_eval's prefs_* measures alone, computed apart
+        prefs, runid = preference_words(metrics, bool(chosen["judgment_groups"]))
+        specs: list[MetricSpec] = []
+        relstring = None
+    else:
+        specs, runid, relstring = _specs(metrics, k, compat, bool(chosen["judgment_groups"]))
     _check_judgment_groups(specs, relstring, bool(chosen["judgment_groups"]))
     if chosen["ties"] == "expected":
         open_form = sorted({s.name for s in specs if not REGISTRY[s.name].tie_expectation})
@@ -259,6 +272,7 @@ def make_settings(
         compat_overrides=tuple(overrides),
         runid=runid,
         relstring=relstring,
+        preference_measures=prefs,
         config=None if config is None else str(config),
         tie_rules=_tie_rules(specs, values["ties"]),
         chosen=tuple(name for name in ROWS if name in picked),

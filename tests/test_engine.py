@@ -47,8 +47,9 @@ NUMBERS = {"relevance_threshold": 2.0, "max_depth": 5, "rbp_p": 0.5, "err_max_gr
 
 # Settings the partitioned engines refuse (no partials merge under them): judgment groups
 # score (user, group) pairs and average them before the partial is finished; z-scores read a
-# file of the users' means (test_trec_eval_zscores)
-LOCAL_ONLY = ("judgment_groups", "zscores")
+# file of the users' means (test_trec_eval_zscores); preferences are scored apart from the
+# metrics (their own measures, no partial)
+LOCAL_ONLY = ("judgment_groups", "zscores", "preferences")
 
 
 def _conventions() -> list[dict]:

@@ -15,8 +15,8 @@ from rankeval.settings import TABLE, EvaluateOptions, SettingOptions, Settings, 
 def test_the_settings_dataclass_is_the_table():
     fields = [f for f in dataclasses.fields(Settings) if f.init]  # specs: parsed from them
     names = [f.name for f in fields]
-    after = ["compat", "compat_overrides", "runid", "relstring", "tie_rules", "config",
-             "chosen"]
+    after = ["compat", "compat_overrides", "runid", "relstring", "preference_measures",
+             "tie_rules", "config", "chosen"]
     assert names[:2] == ["metrics", "k"] and names[-len(after):] == after
     assert names[2:-len(after)] == [s.name for s in TABLE]
     for f, s in zip(fields[2:-len(after)], TABLE, strict=True):

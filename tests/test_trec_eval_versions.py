@@ -178,8 +178,8 @@ def write_jg_dataset(name: str, folder: Path) -> None:
 
 # trec_eval's -R prefs (qid jg subgroup docno level: preferences between the documents of a
 # subgroup, by level) and -R qrels_prefs (plain qrels read as preferences), with the prefs_*
-# measures: both versions' outputs recorded as the oracle of the measures rankeval does not
-# compute yet (it refuses their names, naming the format). The preferences: one to three
+# measures: both versions' outputs recorded, which --preferences reproduces
+# (tests/test_trec_eval_prefs.py). The preferences: one to three
 # judges (groups) per query, each with a level per document (0.0: non-relevant) given in one
 # to three subgroups, so that a judge never contradicts itself (trec_eval stops then) while
 # judges disagree; a run with tied scores.
@@ -497,8 +497,8 @@ def test_the_prefs_oracle_holds_every_prefs_measure_of_both_versions():
     """The recorded -R prefs and -R qrels_prefs outputs (PREFS; record.py) print each of the
     14 prefs_* measures in both versions, per query and over all, and both versions stop on
     their default measures and on a measure of plain qrels: the oracle the prefs family is to
-    be checked against line for line (rankeval refuses the names until then, naming the
-    format: test_trec_eval_params)."""
+    be checked against line for line (tests/test_trec_eval_prefs.py; without --preferences
+    the names are refused, naming the format: test_trec_eval_params)."""
     from rankeval.foreign_names import OTHER_FORMATS
 
     family = {m for m in OTHER_FORMATS if m not in ("prefs", "all_prefs")}

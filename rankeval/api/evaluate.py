@@ -11,9 +11,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Unpack
 
 from rankeval.api.gold import evaluate_gold
+from rankeval.api.preferences import preference_evaluation
 from rankeval.api.request import Options, evaluation
 from rankeval.errors import OptionError
 from rankeval.results.evaluation import Evaluation
+from rankeval.results.preferences import PreferenceEvaluation
 
 
 def evaluate(
@@ -31,7 +33,7 @@ def evaluate(
     gold_plan: float | None = None,
     confidence: float = 0.95,
     **options: Unpack[Options],
-) -> Evaluation:
+) -> Evaluation | PreferenceEvaluation:
     """Evaluate a ranking against ground truth.
 
     ``predictions`` and ``truth`` are pandas or polars DataFrames, Arrow tables or record
@@ -151,6 +153,11 @@ def evaluate(
       each metric over reference runs ('qid measure mean stddev' lines, the metric as the
       report names it): every value is reported as its z-score, (value - mean) / stddev, and
       each overall value is the z-scores' mean (trec_eval -Z).
+    - preferences: True | False (default False). The truth is preferences between documents
+      (trec_eval -R prefs: qid group subgroup docno level lines; plain qrels read as
+      preferences, -R qrels_prefs): only the prefs_* measures are computed (-m prefs,
+      all_prefs, prefs_simp, ...). The result is then a ``PreferenceEvaluation``
+      (``rankeval.results.preferences``): ``metrics``, ``per_user``, ``to_dict()``.
 
     Column options: ``user_col``, ``item_col``, ``rank_col``, ``score_col``,
     ``relevance_col``, ``count_col`` (train), ``subtopic_col``, ``sample_col``,
@@ -173,4 +180,9 @@ def evaluate(
     if given or confidence != 0.95:
         raise OptionError(f"{', '.join(given) or 'confidence'} goes with gold= (the human "
                           "judgments of a sample of the queries)")
+    if options.get("preferences"):  # trec_eval's prefs_* measures, scored apart
+        if engine_options:
+            raise OptionError("engine_options: preferences are scored by the local engine "
+                              "alone")
+        return preference_evaluation(predictions, truth, metrics, k, options, engine)
     return evaluation(predictions, truth, metrics, k, options, engine, engine_options)

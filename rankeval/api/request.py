@@ -81,6 +81,10 @@ def refuse_judgment_groups(settings: Settings) -> None:
     if settings.zscores is not None:  # score's engine turns its values into z-scores
         raise OptionError("{opt:zscores} is read by rankeval score (and rankeval.evaluate) "
                           "only; this command reports the metrics' own values", "zscores")
+    if settings.preferences:  # scored apart: api.preferences
+        raise OptionError("{opt:preferences} is read by rankeval score (and "
+                          "rankeval.evaluate) only; this command reads plain judgments",
+                          "preferences")
 
 
 def request(
@@ -117,7 +121,7 @@ def request(
     columns, extras = Columns.take(rest), ExtraInputs.take(rest)
     settings = make_settings(metrics, k, compat=rest.pop("compat", None),
                              config=rest.pop("config", None), **rest)
-    if not judgment_groups:
+    if not judgment_groups or settings.preferences:
         refuse_judgment_groups(settings)
     if extras_for is not None:
         supplied = extras_for(settings)

@@ -20,6 +20,7 @@ from rankeval.cli.options import (
     scored_inputs,
     tracker_options,
 )
+from rankeval.cli.preferences import score_preferences
 from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.compat import left_out
 from rankeval.errors import OptionError
@@ -69,6 +70,8 @@ def score(predictions, truth, **kw) -> int:
     from rankeval.api import score as verb  # --help's import cost: numpy, pyarrow
     from rankeval.api.request import request  # --help's import cost: numpy, pyarrow
 
+    if kw.get("preferences"):  # trec_eval's prefs_* measures, scored apart
+        return score_preferences(predictions, truth, kw)
     fmt, output, per_user, quiet = kw["fmt"].lower(), kw["output"], kw["per_user"], kw["quiet"]
     _check_per_query(fmt, kw["per_query"], kw["no_summary"])
     gates, metrics = verb.GateOptions.take(kw), list(kw.pop("metrics"))

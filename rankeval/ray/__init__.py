@@ -54,5 +54,6 @@ def evaluate(
     result = evaluate_on(predictions, truth, metrics, k, engine="ray",
                          engine_options={"ray_address": ray_address,
                                          "partitions": partitions}, **options)
-    assert isinstance(result.store, RayValues)  # what the Ray engine gives
+    # what the Ray engine gives (never preferences: scored by the local engine alone)
+    assert isinstance(result, Evaluation) and isinstance(result.store, RayValues)
     return result

@@ -65,5 +65,6 @@ def evaluate(
                          engine_options={"spark": spark, "partitions": partitions,
                                          "chunk_rows": chunk_rows,
                                          "spark_partitioned_by": partitioned_by}, **options)
-    assert isinstance(result.store, SparkValues)  # what the Spark engine gives
+    # what the Spark engine gives (never preferences: scored by the local engine alone)
+    assert isinstance(result, Evaluation) and isinstance(result.store, SparkValues)
     return result

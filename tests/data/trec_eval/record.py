@@ -31,6 +31,50 @@ from tests.test_trec_eval_versions import (  # noqa: E402
 from tests.test_trec_eval_zscores import record as record_zscores  # noqa: E402
 
 
+def record_own(nine: str, ten: str) -> None:
+    """trec_eval's own test inputs of the preference formats (copied from 10.0's test/ folder,
+    with its notice: trec_eval_test/README.md) and both versions' outputs on them."""
+    from tests.test_trec_eval_prefs import (
+        MISSING,
+        MISSING_CASES,
+        OWN,
+        OWN_DIR,
+        OWN_FLAGS,
+        own_slug,
+        write_missing_dataset,
+    )
+
+    source = Path(ten).parent / "test"
+    for name in {n for truth, run, _ in OWN.values() for n in (truth, run)} | {
+            "out.test.prefs", "out.test.qrels_prefs"}:
+        (OWN_DIR / name).write_bytes((source / name).read_bytes())
+    for old in OWN_DIR.glob("trec_eval-*.*"):
+        old.unlink()
+    for version, binary in (("9", nine), ("10", ten)):
+        for case, (truth, run, fmt) in OWN.items():
+            done = subprocess.run([binary, "-R", fmt, *OWN_FLAGS, str(OWN_DIR / truth),
+                                   str(OWN_DIR / run)], capture_output=True, text=True,
+                                  check=False)
+            out = OWN_DIR / f"trec_eval-{version}_{own_slug(case)}"
+            out.with_suffix(".txt").write_text(done.stdout)
+            if done.returncode:
+                out.with_suffix(".exit").write_text(
+                    f"{done.returncode}\n{done.stderr.replace(str(OWN_DIR) + '/', '')}")
+    write_missing_dataset()
+    folder = HERE / MISSING
+    for old in folder.glob("trec_eval-*.*"):
+        old.unlink()
+    for version, binary in (("9", nine), ("10", ten)):
+        for flags in MISSING_CASES[version]:
+            given = ["-R", "prefs", *flags]
+            done = subprocess.run([binary, *given, str(folder / "qrels"), str(folder / "run")],
+                                  capture_output=True, text=True, check=False)
+            (folder / f"trec_eval-{version}{slug(given)}.txt").write_text(done.stdout)
+            if done.returncode:
+                (folder / f"trec_eval-{version}{slug(given)}.exit").write_text(
+                    f"{done.returncode}\n{done.stderr.replace(str(folder) + '/', '')}")
+
+
 def main(nine: str, ten: str) -> None:
     for name in [*DATASETS, *EDGES]:
         write_dataset(name, HERE / name)
@@ -59,3 +103,4 @@ def main(nine: str, ten: str) -> None:
 
 if __name__ == "__main__":
     main(*sys.argv[1:])
+    record_own(*sys.argv[1:])
