@@ -246,7 +246,7 @@ def test_level_names_and_compat_names(run_cli, write):
 def test_compat_without_measures_prints_trec_eval_default_output(tmp_path, run_cli):
     """trec_eval's default lines (runid and num_q aside), in its order, with its values; on
     trec_eval's own test collection the output equals its test/out.test of 9.0.8 line for
-    line (checked by hand: the collection is not ours to ship)."""
+    line (test_trec_eval_own)."""
     from .test_trec import write_qrels, write_run
 
     preds, truth = generate(91, 80, 150, 40, 15)

@@ -45,8 +45,7 @@ def record_own(nine: str, ten: str) -> None:
     )
 
     source = Path(ten).parent / "test"
-    for name in {n for truth, run, _ in OWN.values() for n in (truth, run)} | {
-            "out.test.prefs", "out.test.qrels_prefs"}:
+    for name in {n for truth, run, _ in OWN.values() for n in (truth, run)}:
         (OWN_DIR / name).write_bytes((source / name).read_bytes())
     for old in OWN_DIR.glob("trec_eval-*.*"):
         old.unlink()
