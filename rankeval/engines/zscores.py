@@ -69,7 +69,7 @@ def zscored(partial: Partial, table: ZTable, settings: Settings, listed: pa.Arra
     trec: dict[str, float] = {}
     undefined = 0
     for spec, v in partial.values.items():
-        if not REGISTRY[spec.name].zscored:  # num_q: a count of users
+        if not REGISTRY[spec.name].measured:  # num_q: a count of users
             trec[str(spec)] = overall(spec, sums[spec], scored.get(spec, n))
             continue
         mean, sd, found = table.lookup(users, report_name(spec, settings))

@@ -213,8 +213,7 @@ REGISTRY.update({
                "truth (of the list, when shorter than K)", "judged items in top K / min(K, n)",
                judgements=True),
         Metric("num_q", ("numq",), "the users averaged over: 1 per user, summed (trec_eval's "
-               "num_q)", "1", bounded=False, cutoff=False, overall=SUM, trec_per_query=False,
-               zscored=False),
+               "num_q)", "1", bounded=False, cutoff=False, overall=SUM, measured=False),
         Metric("bin_g", ("bing", "binary_g"), "each retrieved relevant item earns 1 / log2(2 + "
                "the non-relevant items above it), summed over R (trec_eval's binG)",
                "1/R sum_{rel j} 1 / log2(2 + j - hits@j)", cutoff=False, tie_expectation=False),

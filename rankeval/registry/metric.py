@@ -45,10 +45,9 @@ class Metric:
     # trec_eval computes its undefined case (``undefined_when``) as 0/0 and prints -nan for
     # it, and -nan for the mean over queries: ``-f trec`` under a preset does the same
     trec_nan: bool = False
-    # trec_eval prints a per-query line (-q) for it; num_q's is the constant 1
-    trec_per_query: bool = True
-    # A value measured per user, which ``zscores`` turns into a z-score; num_q counts users
-    zscored: bool = True
+    # A value measured on each user's list: trec_eval prints a per-query line (-q) for it,
+    # and ``zscores`` turns it into a z-score. num_q's is the constant 1 (it counts users)
+    measured: bool = True
     # Reads every judged grade, relevant or not (the expected-exposure target)
     grades: bool = False
     # Lower values are better (a distance): compare's "worse" is an increase

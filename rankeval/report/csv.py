@@ -25,7 +25,7 @@ def render(ev) -> str:
     for spec in ev.specs:
         shape = ev.distribution.get(str(spec), {})
         # the mean of z-scores (--zscores) is not the metric's mean: scope zscore
-        zscored = ev.zscores is not None and REGISTRY[spec.name].zscored
+        zscored = ev.zscores is not None and REGISTRY[spec.name].measured
         writer.writerow([str(spec), spec.name, spec.column, exact(ev.metrics[str(spec)]),
                          "zscore" if zscored else REGISTRY[spec.name].scope,
                          *(exact(shape[s]) if s in shape else "" for s in stats)])

@@ -24,7 +24,7 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
     specs = list(ev.specs)
     # z-scores (--zscores): named with trec_eval -Z's prefix, Z (ZnDCG@10), as they are not
     # the measure's values
-    names = [("Z" if ev.zscores is not None and REGISTRY[s.name].zscored else "") + write(s)
+    names = [("Z" if ev.zscores is not None and REGISTRY[s.name].measured else "") + write(s)
              for s in specs]
     lines = []
     if per_user:

@@ -44,7 +44,7 @@ def render(ev, per_user: bool = False, summary: bool = True) -> str:
         # gm_map per user is the log of AP, and num_q 1: trec_eval prints neither per query
         at = [i for i, s in enumerate(specs) if REGISTRY[s.name].scope != CORPUS
               and not (trec and (REGISTRY[s.name].overall == GEOMETRIC
-                                 or not REGISTRY[s.name].trec_per_query))]
+                                 or not REGISTRY[s.name].measured))]
         users = ev.user_id_array.to_pylist()
         # a user id trec_eval's lines cannot hold: whitespace splits a line, 'all' reads as
         # the summary
