@@ -153,6 +153,9 @@ class Setting:
     # The metrics it changes where ``applies_to`` is () for the footer's sake (the gain is
     # named in every footer): ``rankeval metrics NAME`` lists the row under them alone
     changes: tuple[str, ...] = ()
+    # Computes measures of its own in place of the registry's (``--preferences``: trec_eval's
+    # prefs_*), so it changes no metric of the registry and is no convention of their lists
+    own_measures: bool = False
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -578,6 +581,7 @@ TABLE: tuple[Setting, ...] = (
         "the prefs_* measures are computed (-m prefs, all_prefs, prefs_simp, ...).",
         False,
         footer=lambda v: "preferences (trec_eval's prefs_* measures)" if v else None,
+        own_measures=True,
     ),
 )
 ROWS: dict[str, Setting] = {s.name: s for s in TABLE}

@@ -304,3 +304,32 @@ def test_groups_paired_in_chunks_give_the_same_values(monkeypatch):
         done = evaluate_preferences(folder / "run", folder / "qrels", settings,
                                     preds_format="trec", truth_format="qrels")
         assert render(done, per_user=True) == expected, limit
+
+
+@pytest.mark.parametrize("name", ["preferences", "preferences_missing"])
+def test_a_prefs_file_is_told_from_its_content(run_cli, name):
+    """A prefs file (5 fields, a level last) needs no --truth-format under --preferences, as
+    qrels need none; read as plain judgments it is refused with one line naming
+    --preferences (trec_eval stops on it: "Malformed line"), never a column error."""
+    folder = DATA / name
+    named = run_cli("score", folder / "run", folder / "qrels", "--preferences", "-m",
+                    "all_prefs", "-f", "json", "--truth-format", "qrels")
+    told = run_cli("score", folder / "run", folder / "qrels", "--preferences", "-m",
+                   "all_prefs", "-f", "json")
+    assert named.exit_code == 0 and told.exit_code == 0, told.stderr
+    assert told.stdout == named.stdout
+    for fmt in ([], ["--truth-format", "qrels"]):
+        r = run_cli("score", folder / "run", folder / "qrels", "-m", "ndcg@10", *fmt)
+        _assert_refused(r)
+        assert "--preferences" in r.stderr and "prefs file" in r.stderr
+
+
+def test_preferences_is_no_convention_of_the_registry_s_metrics(run_cli):
+    """`rankeval metrics NAME` lists the conventions that change a metric: --preferences
+    computes trec_eval's prefs_* measures in place of the registry's, so it is never among
+    them (--judgment-groups and --zscores, which change every metric's values, are)."""
+    r = run_cli("metrics", "map")
+    assert r.exit_code == 0, r.stderr
+    every = r.stdout[r.stdout.index("and by:"):r.stdout.index("trec_eval:")]
+    assert "--judgment-groups" in every and "--zscores" in every
+    assert "--preferences" not in r.stdout

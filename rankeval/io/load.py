@@ -257,7 +257,12 @@ def load_truth(table: Table | MemoryTable, columns: Named | None = None,
         types[relevance] = pa.float64()
     if subtopic is not None:
         types[subtopic] = ID
-    data = read_typed(table, types)
+    try:
+        data = read_typed(table, types)
+    except InputError:
+        _prefs_layout(table)
+        raise
+    source = table.described(data.num_rows)
     rel = (
         finite_column(data, relevance, label)
         if relevance is not None
@@ -267,7 +272,7 @@ def load_truth(table: Table | MemoryTable, columns: Named | None = None,
         user=id_column(data, user, label),
         item=id_column(data, item, label),
         relevance=rel,
-        source=table.described(data.num_rows),
+        source=source,
         columns=_roles(user=user, item=item, relevance=relevance, subtopic=subtopic),
     )
     if subtopic is None:
@@ -277,6 +282,15 @@ def load_truth(table: Table | MemoryTable, columns: Named | None = None,
             named.cast(pa.string()), "0")).as_py():
         return truth
     return by_pair(truth, named)
+
+
+def _prefs_layout(table: Table | MemoryTable) -> None:
+    """Raise, for a TREC truth whose every line had a fifth field (and whose grades failed to
+    read), that it is trec_eval's prefs file: said so, as the grades' error would not."""
+    if isinstance(table, Table) and table.format == "trec" and table.longer_lines():
+        raise InputError(table.label, "every line has more than the 4 fields of qrels ('qid "
+                         "iter docno rel'), as trec_eval's prefs file ('qid group subgroup "
+                         "docno level'), which {opt:preferences} reads")
 
 
 def load_train(table: Table | MemoryTable, columns: Named | None = None,

@@ -125,6 +125,14 @@ class Table:
                       comment=int(meta[b"rankeval.comment"]) if b"rankeval.comment" in meta
                       else None)
 
+    def longer_lines(self) -> bool:
+        """Whether every line of a TREC file had fields past its layout's (a fifth in qrels:
+        trec_eval's prefs layout, ``qid group subgroup docno level``)."""
+        if self._parsed is None or not self._parsed.num_rows:
+            return False
+        meta = self._parsed.schema.metadata or {}
+        return int(meta.get(b"rankeval.extra_fields", b"0")) == self._parsed.num_rows
+
     def raw(self) -> bytes:
         """The input's text as bytes (decompressed, decoded to UTF-8), read again."""
         return self._bytes()

@@ -177,7 +177,7 @@ def explain(registry, name: str) -> dict[str, Any]:
     list), other tools' names for it and an example command line."""
     m = registry[name]
     own = [s for s in TABLE if name in s.changed]
-    every = [s for s in TABLE if not s.changed]
+    every = [s for s in TABLE if not s.changed and not s.own_measures]
     needs = " ".join(x for x in (_EXAMPLE_INPUT[n] for n in sorted(m.needs)) if x)
     at = "@10" if m.cutoff else "@0.5" if m.levels else ""
     return {

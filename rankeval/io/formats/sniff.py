@@ -20,7 +20,8 @@ _LINES = 50  # at most this many of them
 PARQUET_MAGIC = b"PAR1"
 DELIMITED = {",": "csv", "\t": "tsv", ";": "csv", "|": "csv"}  # delimiter -> format
 # the TREC layouts: fields, the ones that are numbers, the role they are
-TREC = {6: ((3, 4), "predictions"), 4: ((3,), "truth")}
+TREC = {6: ((3, 4), "predictions"), 4: ((3,), "truth"),
+        5: ((4,), "truth")}  # trec_eval's prefs file (qid group subgroup docno level)
 NAMES = {"predictions": "a TREC run", "truth": "TREC qrels"}
 
 
