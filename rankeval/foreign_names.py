@@ -16,9 +16,9 @@ from rankeval.errors import OptionError
 TEXT_ONLY = {"relstring": "trec_eval's per-query string of the grades of the top N items "
                           "(10 unless relstring.N), printed only with -q"}
 
-# trec_eval's measures of the relevance formats rankeval does not read (-R prefs and
-# qrels_prefs: preferences), with their groups (-m prefs, all_prefs): trec_eval name -> its -R
-# format. Refused by name, naming the format.
+# trec_eval's measures of preferences (-R prefs and qrels_prefs, which --preferences reads),
+# with their groups (-m prefs, all_prefs): trec_eval name -> its -R format. Outside
+# --preferences they are refused by name, naming the format.
 _PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
           "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
           "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
@@ -96,6 +96,38 @@ def _other_format(name: str) -> str:
 PREFERENCES = _PREFS[:14]
 PREFERENCE_GROUPS = {"all_prefs": ("runid", "num_q", *PREFERENCES),
                      "prefs": ("runid", "num_q", *PREFERENCES[:6])}
+# The settings that change a prefs_* value (``rankeval metrics NAME`` lists them; the
+# preferences' verb reads them, and no other that changes one)
+PREFERENCE_CONVENTIONS = ("max_depth", "skip_missing_users", "dedupe")
+
+# What each prefs_* measure is, for ``rankeval metrics NAME``: the three counts, then each
+# ratio as its base and which pairs it counts (no suffix, _ret, _imp). A preference is A over
+# B: fulfilled when A is listed above B, or A is listed and B is not.
+_PREF_COUNTS = {
+    "prefs_num_prefs_poss": "the number of preferences the judgments hold, listed or not "
+                            "(summed over users)",
+    "prefs_num_prefs_ful": "the number of preferences fulfilled; a pair with neither "
+                           "document listed fails (summed over users)",
+    "prefs_num_prefs_ful_ret": "the number of preferences fulfilled with both documents "
+                               "listed (summed over users)",
+}
+_PREF_RATIOS = {
+    "simp": "preferences fulfilled / preferences held, every preference weighing the same",
+    "pair": "the mean over document pairs of the share of the preferences on the pair "
+            "that are fulfilled (prefs_simp when no pair is judged by two groups)",
+    "avgjg": "preferences fulfilled / preferences held within each judgment group, averaged "
+             "over the groups: every group weighs the same, however many preferences it holds",
+    "avgjg_Rnonrel": "prefs_avgjg with each group's listed non-relevant documents (level 0) "
+                     "counted as many as its listed relevant ones (R), so that many judged "
+                     "non-relevant documents do not outweigh the rest",
+}
+_PREF_PAIRS = {"": "a pair with one document listed counts, one with neither fails",
+               "_ret": "only the pairs with both documents listed count",
+               "_imp": "a pair with one document listed counts, one with neither is left out"}
+PREFERENCE_DEFINITIONS = _PREF_COUNTS | {
+    f"prefs_{base}{pairs}": f"{what}; {_PREF_PAIRS[pairs]}"
+    for base, what in _PREF_RATIOS.items() for pairs in _PREF_PAIRS
+    if f"prefs_{base}{pairs}" in PREFERENCES}
 
 
 def preference_words(words, judgment_groups: bool = False) -> tuple[tuple[str, ...], bool]:

@@ -12,12 +12,20 @@ import pytest
 from rankeval import evaluate
 from rankeval.cli.app import console
 from rankeval.conventions import TABLE
-from rankeval.foreign_names import CUT, PEERS, UNCUT
+from rankeval.foreign_names import (
+    CUT,
+    JUDGMENT_GROUPS,
+    PEERS,
+    PREFERENCE_DEFINITIONS,
+    PREFERENCES,
+    UNCUT,
+)
 from rankeval.irmeasures import NAMES
 from rankeval.names import parse
 from rankeval.params import PARAMS
 from rankeval.registry import REGISTRY
 from rankeval.report.table import render_metrics
+from rankeval.results.preferences import COUNTED
 
 from .conftest import ROOT
 
@@ -117,3 +125,33 @@ def test_the_list_is_a_table_where_it_fits():
     lines = buffer.getvalue().splitlines()
     assert lines[0].split()[:3] == ["metric", "aliases", "definition"]
     assert len(lines) == len(REGISTRY) + 1
+
+
+@pytest.mark.parametrize("name", PREFERENCES)
+def test_every_prefs_measure_is_explained_and_its_example_runs(run_cli, name):
+    """trec_eval's prefs_* measures, which --preferences computes and the registry does not
+    hold, are explained like a metric (the same JSON keys), and the example's command line
+    computes the measure on trec_eval's prefs layout."""
+    text = _flat(run_cli("metrics", name).stdout)
+    info = run_cli("metrics", name, "-f", "json").json()
+    assert set(info) == set(run_cli("metrics", "map", "-f", "json").json())
+    assert info["name"] == name and _flat(PREFERENCE_DEFINITIONS[name]) in text
+    assert info["overall"] == ("sum" if name in COUNTED else "mean")
+    assert "--preferences" in info["conventions"]
+    example = info["example"].split()
+    folder = ROOT / "tests" / "data" / "trec_eval" / "preferences"
+    args = [folder / "run" if a == "run.trec" else folder / "qrels" if a == "prefs.txt" else a
+            for a in example[1:]]
+    r = run_cli(*args)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[-1].split("\t")[0].strip() == name
+
+
+@pytest.mark.parametrize("name", list(JUDGMENT_GROUPS))
+def test_a_judgment_group_measure_is_its_metric_with_a_note(run_cli, name):
+    """P_avgjg and the other -R qrels_jg measures are their plain metric, averaged over the
+    judgment groups: explained as that metric, with a note naming --judgment-groups."""
+    info = run_cli("metrics", name, "-f", "json").json()
+    base = run_cli("metrics", JUDGMENT_GROUPS[name], "-f", "json").json()
+    assert info["name"] == base["name"] and "--judgment-groups" in info["note"]
+    assert "--judgment-groups" in _flat(run_cli("metrics", name).stdout)

@@ -13,6 +13,7 @@ import numpy as np
 from rankeval.build.checks import report_duplicates
 from rankeval.conventions import preset_of
 from rankeval.errors import InputError, OptionError
+from rankeval.foreign_names import PREFERENCE_CONVENTIONS
 from rankeval.io.options import Columns, ExtraInputs
 from rankeval.io.preferences import codes, load
 from rankeval.kernels.preferences import (
@@ -33,8 +34,8 @@ UNLISTED_APART = frozenset({"trec_eval-9"})
 # the settings the preferences read: the lists' depth, the queries missing from the run, the
 # repeated documents; trec_eval's -J and -l, which its prefs_* measures ignore; and the
 # judgment groups, refused with them (``foreign_names.preference_words``)
-READS = frozenset({"preferences", "max_depth", "skip_missing_users", "dedupe", "judged_only",
-                   "relevance_threshold", "judgment_groups"})
+READS = frozenset({"preferences", *PREFERENCE_CONVENTIONS, "judged_only", "relevance_threshold",
+                   "judgment_groups"})
 
 # trec_eval 9.0.8 holds scores and levels as C floats (10.0: doubles): ties and order follow
 SINGLE = frozenset({"trec_eval-9"})

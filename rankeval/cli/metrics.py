@@ -12,7 +12,13 @@ from rankeval.cli.app import cli
 from rankeval.cli.emit import emit
 from rankeval.cli.groups import GroupedCommand
 from rankeval.errors import OptionError
-from rankeval.foreign_names import CUT, MEASURE, UNCUT
+from rankeval.foreign_names import (
+    CUT,
+    JUDGMENT_GROUPS,
+    MEASURE,
+    PREFERENCE_DEFINITIONS,
+    UNCUT,
+)
 from rankeval.io.formats import STDOUT
 from rankeval.io.output import write_text
 from rankeval.names import parse
@@ -50,10 +56,21 @@ def metrics_command(name: str | None, fmt: str) -> int:
         # through the one writer: a full disk or a closed pipe is handled as for every report
         emit(STDOUT, fmt, "metrics", REGISTRY)
         return 0
-    from rankeval.report.catalog import explain, explain_text  # --help's import cost
+    from rankeval.report.catalog import (  # --help's import cost
+        explain,
+        explain_preference,
+        explain_text,
+    )
     from rankeval.report.numbers import dumps  # --help's import cost: the JSON writer
 
-    info = explain(REGISTRY, _metric(name))
+    if name in PREFERENCE_DEFINITIONS:
+        info = explain_preference(name)
+    else:
+        info = explain(REGISTRY, _metric(JUDGMENT_GROUPS.get(name, name)))
+        if name in JUDGMENT_GROUPS:
+            info["note"] = (f"{name} is trec_eval's -R qrels_jg measure: {info['name']} "
+                            "scored on each judgment group of a user and averaged over them "
+                            "(--judgment-groups, with --compat trec_eval)")
     if fmt == "json":
         write_text(STDOUT, dumps(info))
     elif fmt == "table":

@@ -7,7 +7,15 @@ from textwrap import fill
 from typing import Any
 
 from rankeval.conventions import PRESETS, TABLE, UNSET
-from rankeval.foreign_names import EQUAL, PEER_TABLE, PEERS, TOOLS, trec_eval_names
+from rankeval.foreign_names import (
+    EQUAL,
+    PEER_TABLE,
+    PEERS,
+    PREFERENCE_CONVENTIONS,
+    PREFERENCE_DEFINITIONS,
+    TOOLS,
+    trec_eval_names,
+)
 from rankeval.irmeasures import NAMES
 from rankeval.params import PARAMS
 
@@ -205,6 +213,29 @@ def _default(row) -> str:
     return f"{values} (default {_preset_value(row.default)})"
 
 
+def explain_preference(name: str) -> dict[str, Any]:
+    """``explain`` for one of trec_eval's prefs_* measures (``--preferences``), which the
+    registry does not hold: the same keys."""
+    counted = name.startswith("prefs_num_")
+    return {
+        "name": name,
+        "aliases": [],
+        "summary": PREFERENCE_DEFINITIONS[name],
+        "formula": "counted on the preferences of each user's judgment groups (trec_eval -R "
+                   "prefs, or qrels read as preferences: -R qrels_prefs)",
+        "takes": "nothing (the whole list, cut at --max-depth)",
+        "params": {},
+        "range": ">= 0" if counted else "[0, 1]",
+        "overall": "sum" if counted else "mean",
+        "undefined_when": None,
+        "ties_expected": False,
+        "conventions": {"--preferences": "required (the truth read as preferences)"},
+        "conventions_of_every_list": [_flag(s) for s in PREFERENCE_CONVENTIONS],
+        "peers": {"trec_eval": [name]},
+        "example": f"rankeval score run.trec prefs.txt --preferences -m {name} -f trec",
+    }
+
+
 def explain_text(info: dict[str, Any], width: int) -> str:
     """``explain``'s dictionary as wrapped lines, a label and its text each."""
     lines = [("metric", info["name"] + (f" ({', '.join(info['aliases'])})"
@@ -220,6 +251,7 @@ def explain_text(info: dict[str, Any], width: int) -> str:
               or "none of its own"),
              ("and by", "the conventions of every list: "
               + ", ".join(info["conventions_of_every_list"])),
+             *((("note", info["note"]),) if info.get("note") else ()),
              *((f"{tool}", ", ".join(names)) for tool, names in info["peers"].items()),
              ("example", info["example"])]
     pad = max(len(label) for label, _ in lines) + 2
