@@ -29,8 +29,7 @@ from rankeval.io.output import check_distinct, check_writable
 @click.option("--effect", metavar="DELTA[%]",
               help="The difference that matters: absolute (0.01) or relative to the "
               "baseline's mean (1%). Gives the power achieved and the users needed.")
-@click.option("--alpha", type=number(0, 1, low_open=True, high_open=True), default=0.05,
-              show_default=True, help="Significance level of the test.")
+@option("alpha", help="Significance level of the test.")
 @click.option("--power", "power_", type=number(0, 1, low_open=True, high_open=True),
               default=0.8, show_default=True,
               help="The power wanted: the chance of detecting the effect when it is there.")
