@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
+from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS, MIN_ROUNDS
 from rankeval.cli.app import cli, warn
 from rankeval.cli.emit import check_html, emit, write_html
 from rankeval.cli.options import (
@@ -38,7 +38,7 @@ from rankeval.io.output import check_distinct, check_writable
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="t: the paired t-test, exactly (noncentral t); bootstrap: the test "
               "simulated on resampled differences (skewed values, many zeros).")
-@option("rounds", default=2000, type=number(100, MAX_ROUNDS, integer=True),
+@option("rounds", default=2000, type=number(MIN_ROUNDS, MAX_ROUNDS, integer=True),
         help="Resamples of each simulated power with --method bootstrap. Default 2,000, not "
         "the 10,000 of score, compare and ope: the search for the detectable effect simulates "
         "some 40 to 100 powers per metric.")
