@@ -251,6 +251,22 @@ TEMPLATES: dict[str, Callable[[int, dict[str, Any], Spell], str]] = {
     ),
 }
 
+# What a notice is about, when it is not the run scored (its lists, alone or against the
+# truth: "run", every other row): an input every run is scored against, the same whichever
+# run is scored. A command that scores several runs against one truth (compare) says such a
+# notice once, after the input's name (its ``path``), and a run's own after the run's name.
+# A row whose notices may be about either side gives the subject per notice (``subject`` in
+# its params: extra_fields, of the predictions or of the truth).
+RUN = "run"
+SUBJECTS: dict[str, str] = {
+    "train_holds_truth": "truth",
+    "seen_truth_dropped": "truth",
+    "one_tag_with_spaces": "item_features",
+    "users_without_relevant": "truth",
+    "all_judged_relevant": "truth",
+    "graded_gains": "truth",
+}
+
 # The notice each explicit choice answers (``validate``: an option given on purpose, such as
 # --dedupe, acknowledges its notice).
 ANSWERS = {"zero_relevant_users": "users_without_relevant",
@@ -279,6 +295,12 @@ class Notice:
 
     def __str__(self) -> str:
         return self.message
+
+    @property
+    def subject(self) -> str:
+        """What the notice is about: ``"run"``, or the input every run shares (``"truth"``,
+        ``"item_features"``; its ``path`` param names it), from its row of ``SUBJECTS``."""
+        return str(self.params.get("subject", SUBJECTS.get(self.code, RUN)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "count": self.count}

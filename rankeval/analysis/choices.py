@@ -16,13 +16,24 @@ FAMILIES = ("pairs", "metrics")
 FAMILY_WORDS = {"pairs": "within each metric@K", "metrics": "across every metric and K"}
 
 
-def check_tests(test: str, correction: str, across: str) -> None:
+# The fewest resamples (--rounds) of the paired tests and their intervals (compare, agree):
+# a randomization or bootstrap p-value is a multiple of about 1/rounds, so under 100 it
+# cannot fall below 0.01, nor pass a corrected level; and the 2.5% tails of a 95% interval
+# would rest on a couple of resamples.
+MIN_ROUNDS = 100
+
+
+def check_tests(test: str, correction: str, across: str, rounds: int) -> None:
     """The paired tests' options (``test``, ``correction``, ``correct_across``), each one of
-    its choices."""
+    its choices, and their resamples (``rounds``), at least ``MIN_ROUNDS``."""
     for name, value, choices in (("test", test, TESTS), ("correction", correction, CORRECTIONS),
                                  ("correct_across", across, FAMILIES)):
         if value not in choices:
             raise OptionError(f"{{option}} must be one of {', '.join(choices)}", name)
+    if rounds < MIN_ROUNDS:
+        raise OptionError(f"{{option}} must be at least {MIN_ROUNDS} (got {rounds}): the "
+                          f"resampling's p-values are multiples of about 1/{{option}}",
+                          "rounds")
 
 
 ALTERNATIVES = ("two-sided", "larger", "smaller")

@@ -77,7 +77,7 @@ def agree(
     >>> a = agree("human.qrels", "llm.qrels", ["bm25.run", "dense.run"], "ndcg@10")
     >>> a.labels.kappa["quadratic"], a.ordering("ndcg@10").kendall_tau
     """
-    check_tests(test, correction, correct_across)
+    check_tests(test, correction, correct_across, rounds)
     if not 0 < alpha < 1:
         raise OptionError("{option} must lie strictly between 0 and 1", "alpha")
     rest = dict(options)

@@ -402,15 +402,13 @@ def _worse(result: CompareResult, run: str, base: str, min_effect: Mapping[str, 
 
 def _check_options(test: str, correction: str, alpha: float, ci_level: float,
                    rounds: int, across: str = "pairs", all_pairs: str | None = None) -> None:
-    check_tests(test, correction, across)
+    check_tests(test, correction, across, rounds)
     if all_pairs == TUKEY and across != "pairs":
         raise OptionError("{opt:all_pairs} by Tukey's HSD controls the pairs of each metric "
                           "alone: with {opt:correct_across} metrics give {opt:correction} "
                           f"({', '.join(CORRECTIONS)}) for the pairs")
     if not 0 < alpha < 1 or not 0 < ci_level < 1:
         raise OptionError("{opt:alpha} and {opt:confidence} must lie strictly between 0 and 1")
-    if rounds < 100:
-        raise OptionError("{option} must be at least 100", "rounds")
 
 
 def _paired(results: list[RunResult], metrics):

@@ -242,6 +242,14 @@ def show_notices(notices, quiet: bool, prefix: str = "") -> None:
             warn(prefix + text)
 
 
+def show_said(said, quiet: bool) -> None:
+    """Warnings on stderr, each after what it is about (``CompareResult.said``: the truth's
+    once, a run's after its name), with the command line's option names."""
+    if not quiet:
+        for prefix, notice in said:
+            warn(prefix + notice.render(flag))
+
+
 @click.group(cls=RankevalGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rankeval")
 def cli() -> None:

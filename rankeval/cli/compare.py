@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from click.core import ParameterSource
 
-from rankeval.cli.app import cli, show_notices, warn
+from rankeval.cli.app import cli, show_said, warn
 from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import compare_gold_options
@@ -133,9 +133,7 @@ def compare_command(files, **kw) -> int:
         segment_bins=kw["segment_bins"], gold=kw["gold"], gold_format=kw["gold_format"],
         ppi_lambda=kw["ppi_lambda"], gold_strata=kw["gold_strata"], reading=reading,
         **pop_options(kw))
-    for r in result.runs:
-        show_notices(r.evaluation.notices, kw["quiet"], prefix=f"{r.name}: ")
-    show_notices(result.notices, kw["quiet"])
+    show_said(result.said(), kw["quiet"])
     if kw["per_user"] is not None:
         write_per_user(result.per_user_table(), kw["per_user"])
     fmt = kw["fmt"].lower()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS
+from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS, MIN_ROUNDS
 from rankeval.cli.app import cli, warn
 from rankeval.cli.emit import check_html, emit, write_html
 from rankeval.cli.options import (
@@ -29,8 +29,7 @@ from rankeval.io.output import check_distinct, check_writable
 @click.option("--effect", metavar="DELTA[%]",
               help="The difference that matters: absolute (0.01) or relative to the "
               "baseline's mean (1%). Gives the power achieved and the users needed.")
-@click.option("--alpha", type=number(0, 1, low_open=True, high_open=True), default=0.05,
-              show_default=True, help="Significance level of the test.")
+@option("alpha", help="Significance level of the test.")
 @click.option("--power", "power_", type=number(0, 1, low_open=True, high_open=True),
               default=0.8, show_default=True,
               help="The power wanted: the chance of detecting the effect when it is there.")
@@ -39,7 +38,7 @@ from rankeval.io.output import check_distinct, check_writable
 @click.option("--method", type=click.Choice(METHODS), default="t", show_default=True,
               help="t: the paired t-test, exactly (noncentral t); bootstrap: the test "
               "simulated on resampled differences (skewed values, many zeros).")
-@option("rounds", default=2000, type=number(100, MAX_ROUNDS, integer=True),
+@option("rounds", default=2000, type=number(MIN_ROUNDS, MAX_ROUNDS, integer=True),
         help="Resamples of each simulated power with --method bootstrap. Default 2,000, not "
         "the 10,000 of score, compare and ope: the search for the detectable effect simulates "
         "some 40 to 100 powers per metric.")

@@ -35,7 +35,7 @@ from rankeval.io.zscores import ZTable, read_zscores
 from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
-from rankeval.notices import Notice
+from rankeval.notices import RUN, Notice
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.results.evaluation import Evaluation, InputSummary
 from rankeval.results.store import LocalValues
@@ -83,8 +83,9 @@ def finish(partial: Partial, settings: Settings, preds: Predictions, truth: Trut
         *item_notices(partial, settings, extras or Extras(), stats),
         *scoring_notices(partial.scored, partial.counts.evaluated),
         *depth_notices(partial.longest, settings.specs),
-        *(Notice("extra_fields", side.source.extra_fields, {"path": side.source.label})
-          for side in (preds, truth) if side.source.extra_fields)])
+        *(Notice("extra_fields", side.source.extra_fields,
+                 {"path": side.source.label, "subject": subject})
+          for side, subject in ((preds, RUN), (truth, "truth")) if side.source.extra_fields)])
     if zscores is not None:
         partial = zscored(partial, zscores, settings, listed)
     c = partial.counts

@@ -203,7 +203,7 @@ def user_notices(c: UserCounts, settings: Settings, predictions: str, truth: str
     notices = []
     if c.without_relevant:
         notices.append(Notice("users_without_relevant", c.without_relevant,
-                              {"policy": settings.zero_relevant_users}))
+                              {"policy": settings.zero_relevant_users, "path": truth}))
     if c.without_predictions:
         notices.append(Notice("users_without_predictions", c.without_predictions,
                               {"skip": settings.skip_missing_users}))

@@ -44,8 +44,7 @@ from rankeval.settings import ties_words
 
 def compare_sections(result) -> list[str]:
     view = figures.View.of_comparison(result)
-    notices = [*(n.message for n in result.notices),
-               *(f"{r.name}: {n.message}" for r in result.runs for n in r.evaluation.notices)]
+    notices = [prefix + n.message for prefix, n in result.said()]
     long = len(result.metrics) > LONG_ROWS
     return [
         _verdict(result), _summary(result, headline=long), _gold(result), _pairs(result),

@@ -20,6 +20,10 @@ disappears; adding keys is compatible):
      the lists; null for the other inputs) and compare's "correct_across" (pairs or
      metrics, the family of its correction) (added compatibly). "config" in interleave
      score's and simulate's: the configuration file, or null (added compatibly).
+     Compare's "warnings" hold the notices about the truth (or another input every run
+     shares) once, before the comparison's own, and "notices" the same as score's do
+     (code, message, count); each of its "runs" its own "warnings" and "notices" (added
+     compatibly: before, the runs' notices were in no JSON report).
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ def render(ev) -> str:
 
 def compare_document(result) -> dict[str, Any]:
     """The compare report as a JSON-ready dict."""
+    said = [*result.shared_notices, *dict.fromkeys(result.notices)]  # each run's: its own
     return {
         "rankeval": __version__,
         "schema": SCHEMA_VERSION,
@@ -117,6 +122,8 @@ def compare_document(result) -> dict[str, Any]:
                        if result.intervals else None),
                 "exposure": (r.evaluation.exposure.to_dict()
                              if r.evaluation.exposure is not None else None),
+                "warnings": [n.message for n in result.run_notices(r.name)],
+                "notices": [n.to_dict() for n in result.run_notices(r.name)],
             }
             for r in result.runs
         ],
@@ -133,7 +140,8 @@ def compare_document(result) -> dict[str, Any]:
         "rbo": [o.to_dict() for o in result.overlaps] or None,
         **({"gold": result.gold.to_dict()} if result.gold is not None else {}),
         "passed": result.passed,
-        "warnings": [n.message for n in result.notices],
+        "warnings": [n.message for n in said],
+        "notices": [n.to_dict() for n in said],
     }
 
 

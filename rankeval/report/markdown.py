@@ -18,7 +18,8 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 def render(ev) -> str:
     """A compact summary for pull requests and GITHUB_STEP_SUMMARY: verdict first."""
-    return blocks(sections.score(ev))
+    return blocks([*sections.score(ev),
+                   *sections.warnings_section(n.message for n in ev.notices)])
 
 
 def blocks(parts: list[Section]) -> str:
@@ -104,7 +105,8 @@ def code(text: object) -> str:
 
 
 def render_compare(result) -> str:
-    return blocks(sections.compare(result))
+    return blocks([*sections.compare(result), *sections.warnings_section(
+        prefix + n.message for prefix, n in result.said())])
 
 
 def render_ope(result) -> str:

@@ -72,6 +72,14 @@ def config_section(config: str | None) -> list[Section]:
     return [Section("config", notes=(f"options from {config}",))] if config else []
 
 
+def warnings_section(messages) -> list[Section]:
+    """The warnings of a report (its notices' sentences) as a one-column list, after the
+    tables: for a report that travels without its stderr (Markdown in a pull request);
+    none without one."""
+    shown = [[m] for m in messages]
+    return [table("warnings", ["warning"], shown, title="Warnings")] if shown else []
+
+
 def table(key: str, head, rows, **kw) -> Section:
     """A section from lists (``head``, ``rows``) and the other fields by keyword."""
     return Section(key, tuple(head), tuple(tuple(r) for r in rows), **kw)

@@ -17,7 +17,7 @@ from rankeval.errors import plural
 from rankeval.io.arrow import nan_as_null
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import from_name, is_corpus
-from rankeval.notices import Notice
+from rankeval.notices import RUN, Notice
 from rankeval.report import views
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import Settings
@@ -78,6 +78,27 @@ class CompareResult:
     def candidates(self) -> list[str]:
         """The runs tested against the baselines."""
         return [r.name for r in self.runs if r.name not in self.baselines]
+
+    @property
+    def shared_notices(self) -> list[Notice]:
+        """The notices about an input every run shares (the truth: ``Notice.subject``),
+        each once, though every run's evaluation holds them."""
+        return list(dict.fromkeys(n for r in self.runs for n in r.evaluation.notices
+                                  if n.subject != RUN))
+
+    def run_notices(self, run: str) -> list[Notice]:
+        """The notices of ``run``'s own (its lists, alone or against the truth)."""
+        return list(dict.fromkeys(n for r in self.runs if r.name == run
+                                  for n in r.evaluation.notices if n.subject == RUN))
+
+    def said(self) -> list[tuple[str, Notice]]:
+        """Every warning of the comparison, each once, after what it is about: a notice
+        about an input every run shares once, after the input's name; a run's own after the
+        run's name; the comparison's own (``notices``) bare. As stderr, HTML and Markdown
+        show them."""
+        return [*((f"{n.params['path']}: ", n) for n in self.shared_notices),
+                *((f"{r.name}: ", n) for r in self.runs for n in self.run_notices(r.name)),
+                *(("", n) for n in dict.fromkeys(self.notices))]
 
     def label(self, cell: Cell) -> str:
         """The run of a cell, and its baseline when there are several: ``pr vs main``."""
