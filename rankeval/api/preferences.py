@@ -12,6 +12,7 @@ import numpy as np
 
 from rankeval.build.checks import report_duplicates
 from rankeval.conventions import preset_of
+from rankeval.engines.registry import get
 from rankeval.errors import InputError, OptionError
 from rankeval.foreign_names import PREFERENCE_CONVENTIONS
 from rankeval.io.options import Columns, ExtraInputs
@@ -48,7 +49,7 @@ def preference_evaluation(predictions: Any, truth: Any, metrics: Any, k: Any,
     keywords (``api.request.Options``) read as ``request`` reads them; what preferences do not
     read (a K, the extra inputs, another engine) is refused, never dropped."""
     rest = dict(options)
-    if engine != "local":
+    if not get(engine).in_process:
         raise OptionError(f"{{opt:preferences}} is read by the local engine only: drop --engine "
                           f"{engine}", "preferences")
     unread = [name for name in ROWS if name not in READS and rest.get(name) is not None]

@@ -111,6 +111,9 @@ class Engine:
     # --gold: the engine gives what PPI needs of both judgments' per-query values (#48):
     # here, or added up over its partitions (``gold_parts``)
     gold: ClassVar[bool] = True
+    # Reads and scores the inputs in this process: what a verb computes beside the engines
+    # on the whole input (the preferences' measures) runs on such an engine alone
+    in_process: ClassVar[bool] = True
 
     def check(self, job: Job) -> None:
         """Before any input is read: the job can run here (paths, options)."""

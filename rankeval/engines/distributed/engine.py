@@ -21,6 +21,7 @@ class DistributedEngine(Engine):
     """An engine whose inputs are read and scored on a cluster (Spark, Ray)."""
 
     title = ""  # the cluster's name in messages: "Spark"
+    in_process = False
     workers = ""  # where the rows go: "Spark's workers"
 
     def check(self, job: Job) -> None:
