@@ -95,3 +95,27 @@ def test_without_numba_the_rule_is_refused_in_one_line(monkeypatch, run_cli, wri
             else:
                 convert(str(p), str(out), ties="ranx")
     assert not out.exists()
+
+
+def test_compiled_without_a_cache_where_numba_can_keep_none(monkeypatch):
+    """A read-only install with no writable cache folder: numba refuses ``cache=True``
+    (RuntimeError, no locator); the sort is compiled without a cache, the same order."""
+    import numba
+
+    from rankeval.kernels import ranx_sort
+
+    preds = _shuffled(users=1)
+    score = preds["score"].to_numpy()
+    user = np.zeros(len(score), dtype=np.int64)
+    cached = ranx_sort.ranx_order(user, score)
+    plain = numba.njit
+
+    def no_locator(*args, cache=False, **kwargs):
+        if cache:
+            raise RuntimeError("cannot cache function: no locator available")
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(numba, "njit", no_locator)
+    monkeypatch.setattr(ranx_sort, "_kernel", ranx_sort._kernel.__wrapped__)  # compile anew
+    np.testing.assert_array_equal(ranx_sort.ranx_order(user, score), cached)
+    assert (cached != np.argsort(-score, kind="stable")).any()  # ties moved: not a no-op
