@@ -71,8 +71,9 @@ java: ## Check for Java 17+ (the Spark engine); install a headless JRE with apt-
 run: $(VENV)/.runtime ## Score the bundled sample data
 	$(BIN)/rankeval score sample_data/preds.csv sample_data/truth.csv --k 5,10 -m ndcg,map,recall
 
-# ranx (a test oracle) compiles its numba kernels on first use, minutes on a cold machine: keep
-# the compiled code outside the clone, so that later runs and fresh CI clones reuse it.
+# ranx (a test oracle) compiles its numba kernels on first use, minutes on a cold machine, and
+# rankeval its own for --ties ranx (seconds): keep the compiled code outside the clone, so that
+# later runs and fresh CI clones reuse it.
 export NUMBA_CACHE_DIR ?= $(HOME)/.cache/rankeval/numba
 
 # The suite on every core (pytest-xdist); the Spark tests share one worker and one session.

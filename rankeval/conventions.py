@@ -209,7 +209,12 @@ class Setting:
 
 # The tie rules that give one order (what a converted file can hold); the others score ties
 # fairly over their orders when evaluating
-TIE_ORDERS = ("trec", "item-asc", "input")
+TIE_ORDERS = ("trec", "item-asc", "input", "ranx")
+# The tie rules that are another tool's own sort, run by that tool's package (an optional
+# dependency of rankeval, named when missing): ranx's Run sorts with numba's quicksort
+TIE_PACKAGES = {"ranx": "numba"}
+# The tie rules whose order depends on the order of the rows in the file
+FILE_ORDER_TIES = ("input", "ranx")
 # The tie rules that score tied scores fairly over their orders (tie groups of equal score,
 # even when the file's ranks order the list)
 TIE_AWARE = ("expected", "optimistic", "pessimistic")
@@ -273,19 +278,20 @@ TABLE: tuple[Setting, ...] = (
     ),
     Setting(
         "ties",
-        "Tied scores: ordered by item id descending as trec_eval, item id ascending, or "
-        "file order; or scored fairly: the expected value over all their orders, or the "
-        "best or worst order (relevant items first or last); or provider: each metric "
-        "ordered as the ir_measures provider computing it orders ties (trec for pytrec_eval "
-        "and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for cwl_eval; "
-        "trec for a metric ir_measures does not name), the reports naming each metric's "
-        "rule.",
+        "Tied scores: ordered by item id descending as trec_eval, item id ascending, file "
+        "order, or as ranx's Run orders them (numba's quicksort of the negated scores over each"
+        " list in file order; needs numba); or scored fairly: the expected value over all their"
+        " orders, or the best or worst order (relevant items first or last); or provider: each "
+        "metric ordered as the ir_measures provider computing it orders ties (trec for "
+        "pytrec_eval and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for "
+        "cwl_eval; trec for a metric ir_measures does not name), the reports naming each "
+        "metric's rule.",
         "trec",
         (*TIE_ORDERS, "expected", "optimistic", "pessimistic", "provider"),
         trec_eval="trec",
         footer=lambda v: "ties by ir_measures provider" if v == "provider" else f"ties {v}",
         ir_measures="provider",
-        ranx="trec",  # the nearest rule: its unstable sort orders long tied runs its own way
+        ranx="ranx",  # its Run's sort (numba's quicksort), run by numba
         recommenders="input",  # a stable sort by user, then score
     ),
     Setting(

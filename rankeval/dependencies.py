@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+from rankeval.errors import OptionError
+
 EXTRAS = ("mlflow", "wandb", "spark", "ray")  # the optional integrations and engines
 
 
@@ -17,6 +19,17 @@ def install_hint(extra: str) -> str:
     """How to install an extra's packages: from rankeval's checkout, never by name (an
     unrelated project holds the name ``rankeval`` on PyPI)."""
     return f"pip install -e '.[{extra}]' in rankeval's checkout (the extra rankeval[{extra}])"
+
+
+def require_tie_package(rule: str, package: str) -> None:
+    """Refuse the tie rule ``rule`` when ``package``, the tool's own sort it runs
+    (``conventions.TIE_PACKAGES``), is not installed: one line naming it."""
+    from importlib.util import find_spec  # --help: its import cost, paid for this rule alone
+
+    if find_spec(package) is None:
+        raise OptionError(f"{{option}} {rule} runs {rule}'s own sort, which needs {package} "
+                          f"(not installed): {install_hint(rule)}, or pip install {package}",
+                          "ties")
 
 
 class DependencyWarning(UserWarning):

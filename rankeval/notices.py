@@ -21,6 +21,7 @@ TIE_WORDS = {
     "trec": "item id descending, as trec_eval",
     "item-asc": "item id ascending",
     "input": "the order of the rows in the file",
+    "ranx": "numba's quicksort of the negated scores, as ranx's Run orders them",
     "expected": "the expected value over all orders",
     "optimistic": "relevant items first",
     "pessimistic": "relevant items last",

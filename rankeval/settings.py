@@ -22,10 +22,12 @@ from rankeval.conventions import (
     ROWS,
     TABLE,
     TIE_AWARE,
+    TIE_PACKAGES,
     UNSET,
     Setting,
     preset_of,
 )
+from rankeval.dependencies import require_tie_package
 from rankeval.errors import OptionError
 from rankeval.foreign_names import preference_words
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
@@ -262,6 +264,8 @@ def make_settings(
     # each checked by its row, so of its field's type (None where the setting allows it)
     values: dict[str, Any] = {name: ROWS[name].check(value) if value is not None else None
                               for name, value in chosen.items()}
+    if (package := TIE_PACKAGES.get(values["ties"])) is not None:
+        require_tie_package(values["ties"], package)
     # P(rel=1) is P when relevant means relevance >= 1 already: one metric, named once
     specs = list(dict.fromkeys(drop_defaults(s, values) for s in specs))
     _check_collection_size(specs, values["collection_size"])

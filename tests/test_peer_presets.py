@@ -224,8 +224,8 @@ def test_each_new_setting_alone_changes_only_its_metrics(world):
 @pytest.mark.parametrize("seed", [5, 6])
 def test_ranx_preset_equals_ranx_user_by_user(seed):
     """ranx itself, on graded truth with queries that hold nothing relevant (ranx scores them
-    0 and averages them in) and queries missing from the run. Untied runs: ranx orders tied
-    scores by an unstable sort, with no rule a preset could name (docs/trec-eval.md)."""
+    0 and averages them in) and queries missing from the run. Untied runs: make_comparable
+    sorts ranx's Run a second time, which moves ties again (tied runs: the test below)."""
     import ranx
 
     from .datagen import as_dicts, generate
@@ -248,6 +248,69 @@ def test_ranx_preset_equals_ranx_user_by_user(seed):
         np.testing.assert_allclose(table.loc[list(values), mine], list(values.values()),
                                    atol=1e-12, err_msg=name)
         assert ours.metrics[mine] == pytest.approx(np.mean(list(values.values())), abs=1e-12)
+
+
+RANX_PAIRS = {"precision": "precision", "recall": "recall", "f1": "f1", "hit_rate": "hit_rate",
+              "mrr": "mrr", "map": "map", "ndcg": "ndcg", "dcg": "dcg"}
+
+
+def _tied_world(seed: int, users: int = 60, items: int = 500):
+    """Lists of 30-200 items (past numba's insertion-sort size, so its partitions move tied
+    scores) whose scores take five values; graded truth 0-3, some users with grade 0 alone;
+    the rows shuffled, so that each user's rows are scattered over the file."""
+    rng = np.random.default_rng(seed)
+    preds, truth = [], []
+    for u in range(users):
+        listed = rng.choice(items, size=int(rng.integers(30, 201)), replace=False)
+        scores = np.round(rng.random(len(listed)) * 4) / 4
+        preds += [(f"q{u}", f"d{i}", s) for i, s in zip(listed, scores, strict=True)]
+        judged = np.unique(np.concatenate([rng.choice(listed, 12), rng.choice(items, 4)]))
+        grades = rng.integers(0, 4, len(judged)) if u % 9 else np.zeros(len(judged), int)
+        truth += [(f"q{u}", f"d{i}", float(g)) for i, g in zip(judged, grades, strict=True)]
+    preds = pd.DataFrame(preds, columns=["user_id", "item_id", "score"])
+    return (preds.iloc[rng.permutation(len(preds))].reset_index(drop=True),
+            pd.DataFrame(truth, columns=["user_id", "item_id", "relevance"]))
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ranx")  # ranx compiles its numba kernels once per worker
+@pytest.mark.parametrize("seed", [7, 8])
+@pytest.mark.parametrize("entry", ["from_dict", "from_df"])
+def test_ranx_preset_orders_ties_as_ranx(seed, entry):
+    """ranx itself on runs full of ties: its Run sorts each query's documents, in the order
+    they came (a dict's, a DataFrame's rows), by numba's unstable quicksort; ``--compat ranx``
+    (``ties="ranx"``) gives every measure of every user exactly, and trec_eval's rule, the
+    preset's before, does not."""
+    import ranx
+
+    preds, truth = _tied_world(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    for u, i, r in truth.itertuples(index=False):
+        qrels.setdefault(u, {})[i] = int(r)
+    if entry == "from_dict":
+        run: dict[str, dict[str, float]] = {}
+        for u, i, s in preds.itertuples(index=False):
+            run.setdefault(u, {})[i] = float(s)
+        r = ranx.Run.from_dict(run)
+    else:
+        ids = preds.astype({"user_id": object, "item_id": object})  # what from_df takes
+        r = ranx.Run.from_df(ids, q_id_col="user_id", doc_id_col="item_id")
+    ks = [1, 3, 5, 10, 20, 50]
+    names = [*RANX_PAIRS, "r_precision", "rbp"]
+    theirs = {f"{t}@{k}": f"{m}@{k}" for m, t in RANX_PAIRS.items() for k in ks}
+    theirs |= {"r-precision": "r_precision", "rbp.8": "rbp"}
+    ranx.evaluate(ranx.Qrels.from_dict(qrels), r, list(theirs), return_mean=False)
+    ours = evaluate(preds, truth, names, ks, compat="ranx")
+    assert ours.settings.ties == "ranx" and ours.tied_users == len(qrels)
+    table = ours.per_user.set_index("user_id")
+    for name, mine in theirs.items():
+        values = r.scores[name]
+        np.testing.assert_allclose(table.loc[list(values), mine], list(values.values()),
+                                   rtol=0, atol=1e-12, err_msg=name)
+        assert ours.metrics[mine] == pytest.approx(np.mean(list(values.values())), abs=1e-12)
+    trec = evaluate(preds, truth, names, ks, compat="ranx", ties="trec").per_user
+    assert not np.allclose(trec.set_index("user_id").loc[table.index, list(theirs.values())],
+                           table[list(theirs.values())], atol=1e-12, rtol=0)
 
 
 # -- the mapping table's oracles (tests/test_peer_table.py) ---------------------------------

@@ -92,7 +92,7 @@ def convert(
         how = "orders each metric's lists its own way" if ties in PER_METRIC_TIES else \
             "scores ties fairly"
         raise OptionError(f"{{option}} {ties} {how} when evaluating; a converted "
-                          "file holds one order: use trec, item-asc or input", "ties")
+                          f"file holds one order: use {', '.join(TIE_ORDERS)}", "ties")
     check_writable(target, "OUT")
     check_distinct({"OUT": target}, [source])
     named = named_format(source, input_format, "{opt:input_format}")

@@ -71,12 +71,13 @@ def evaluate(
     - relevance_threshold: T (default None). An item is relevant when relevance >= T
       (default: relevance > 0); T = 0: every judged item, grade 0 included, and never one
       missing from the truth (trec_eval -l 0).
-    - ties: 'trec' | 'item-asc' | 'input' | 'expected' | 'optimistic' | 'pessimistic' |
-      'provider' (default 'trec'). Tied scores: ordered by item id descending as trec_eval,
-      item id ascending, or file order; or scored fairly: the expected value over all their
-      orders, or the best or worst order (relevant items first or last); or provider: each
-      metric ordered as the ir_measures provider computing it orders ties (trec for
-      pytrec_eval and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for
+    - ties: 'trec' | 'item-asc' | 'input' | 'ranx' | 'expected' | 'optimistic' | 'pessimistic' |
+      'provider' (default 'trec'). Tied scores: ordered by item id descending as trec_eval, item
+      id ascending, file order, or as ranx's Run orders them (numba's quicksort of the negated
+      scores over each list in file order; needs numba); or scored fairly: the expected value
+      over all their orders, or the best or worst order (relevant items first or last); or
+      provider: each metric ordered as the ir_measures provider computing it orders ties (trec
+      for pytrec_eval and gdeval, item-asc for msmarco, judged, compat and pyndeval, input for
       cwl_eval; trec for a metric ir_measures does not name), the reports naming each metric's
       rule.
     - order_by: 'rank' | 'score' (default 'rank'). What orders each list when the run has

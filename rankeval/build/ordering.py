@@ -9,9 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.conventions import TIE_AWARE
+from rankeval.conventions import TIE_AWARE, TIE_PACKAGES
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.kernels.distinct import count_distinct
+from rankeval.kernels.ranx_sort import ranx_order
 from rankeval.notices import Notice
 from rankeval.params import list_ties
 from rankeval.settings import Settings
@@ -99,8 +100,10 @@ def order_rows(
     order already.
 
     Item codes follow the byte order of the ids, so ``trec`` (item id descending, as trec_eval
-    compares docnos with strcmp) and ``item-asc`` are a sort on codes. A rule per metric
-    (``provider``) orders one list for all by its shared rule (``params.list_ties``).
+    compares docnos with strcmp) and ``item-asc`` are a sort on codes; a rule that is
+    another tool's own sort (``TIE_PACKAGES``: ranx's) runs it on each user's rows in file
+    order. A rule per metric (``provider``) orders one list for all by its shared rule
+    (``params.list_ties``).
     """
     ties = list_ties(ties)
     if rank is not None:
@@ -109,8 +112,22 @@ def order_rows(
         by_score = [(user, False), (take(score, keep), True)]
         if ties == "input":
             return sort_order(by_score)  # stable: tied rows keep the file order
+        if ties in TIE_PACKAGES:
+            return _tool_order(user, take(score, keep))
         return sort_order([*by_score, (item, ties == "trec")])
     return sort_order([(user, False)])  # stable: the file order within each user
+
+
+def _tool_order(user: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """ranx's order (``kernels.ranx_sort``): each user's rows in file order (a stable sort
+    by user), then numba's quicksort of their negated scores; None when that is the order
+    the rows have."""
+    grouped = sort_order([(user, False)])
+    within = ranx_order(take(user, grouped), take(score, grouped))
+    perm = within if grouped is None else grouped[within]
+    if (perm == np.arange(len(perm))).all():
+        return None
+    return perm
 
 
 def scores_against_ranks(su: np.ndarray, score: np.ndarray, ties_count: bool) -> int:

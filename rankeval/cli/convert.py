@@ -26,7 +26,8 @@ from rankeval.settings import ROWS
               help="Run tag, the last field of each line of a TREC run.")
 @click.option("--ties", type=click.Choice(TIE_ORDERS, case_sensitive=False),
               help="The order written for tied scores: item id descending as trec_eval "
-              "(trec), item id ascending (item-asc), or the file's order (input). Default "
+              "(trec), item id ascending (item-asc), the file's order (input), or as ranx's "
+              "Run orders them (ranx; needs numba). Default "
               "trec. A reader of TREC runs orders tied scores its own way: rankeval with its "
               "--ties, trec_eval by item id descending.")
 @setting_option("dedupe")

@@ -11,6 +11,7 @@ import pickle
 from collections.abc import Mapping
 from typing import Any
 
+from rankeval.conventions import FILE_ORDER_TIES
 from rankeval.engines.distributed.chunks import (
     CHUNK_ROWS,
     ChunkResult,
@@ -253,10 +254,11 @@ def _partitions(preds, truth) -> int | None:
 
 
 def _file_order(settings: Settings, columns, preds) -> bool:
-    """Whether the input order of rows decides anything: ``ties="input"`` (for some metric:
-    cwl_eval's under ``ties="provider"``), or a run without a rank or score column (its rows
+    """Whether the input order of rows decides anything: a tie rule of ``FILE_ORDER_TIES``
+    (``ties="input"`` or ``"ranx"``; for some metric: cwl_eval's under ``ties="provider"``),
+    or a run without a rank or score column (its rows
     in file order are the ranking)."""
-    if "input" in tie_rules(settings):
+    if tie_rules(settings) & set(FILE_ORDER_TIES):
         return True
     found = resolve_role(list(preds.columns), "predictions",
                          {c: v for c, v in columns.items() if v}, "predictions")
