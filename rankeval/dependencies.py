@@ -27,9 +27,9 @@ def require_tie_package(rule: str, package: str) -> None:
     from importlib.util import find_spec  # --help: its import cost, paid for this rule alone
 
     if find_spec(package) is None:
-        raise OptionError(f"{{option}} {rule} runs {rule}'s own sort, which needs {package} "
-                          f"(not installed): {install_hint(rule)}, or pip install {package}",
-                          "ties")
+        raise OptionError(f"{{option}} {rule} orders ties with the sort that {rule} uses, "
+                          f"which needs {package} (not installed): {install_hint(rule)}, or "
+                          f"pip install {package}", "ties")
 
 
 class DependencyWarning(UserWarning):

@@ -196,6 +196,9 @@ MISSING = {
                                                              fromlist=["session"]).session()),
     "ray": (["ray"], lambda: __import__("rankeval.ray", fromlist=["init"]).init()),
     "report": (["matplotlib"], None),
+    # ranx's tie order runs numba's sort: refused before anything is read
+    "ranx": (["numba"], lambda: __import__("rankeval.settings", fromlist=["make_settings"])
+             .make_settings(["ndcg"], [10], compat="ranx")),
 }
 
 
