@@ -18,56 +18,39 @@ OWN = DATA / "trec_eval_test"
 
 # Each version's quicktest lines, as its Makefile writes them ("test/" is the inputs' folder;
 # results.comment.test is stored gzipped, which rankeval reads as it is).
-QUICKTEST = {
-    "10.0": [
-        "test/qrels.test test/results.test | diff - test/out.test",
-        "test/qrels.test.with-comments test/results.test | diff - test/out.test",
-        "test/qrels.comment.test test/results.comment.test | diff - test/out.comment.test",
-        "-m all_trec test/qrels.test test/results.test | diff - test/out.test.a",
-        "-m all_trec -q test/qrels.test test/results.test | diff - test/out.test.aq",
-        "-m all_trec -q -c test/qrels.test test/results.trunc | diff - test/out.test.aqc",
-        "-m all_trec -q -c -M100 test/qrels.test test/results.trunc | diff - test/out.test.aqcM",
-        "-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test "
-        "| diff - test/out.test.aql",
-        "-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test "
-        "| diff - test/out.test.prefs",
-        "-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test "
-        "| diff - test/out.test.prefs",
-        "-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test "
-        "| diff - test/out.test.qrels_prefs",
-        "-m qrels_jg -q -R qrels_jg  test/qrels.123 test/results.test "
-        "| diff - test/out.test.qrels_jg",
-        "-m qrels_jg -q -R qrels_jg  test/qrels.comments.123 test/results.test "
-        "| diff - test/out.test.qrels_jg",
-        "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
-        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
-        "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 test/qrels.test "
-        "test/results.test | diff - test/out.test.meas_params",
-        "-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test "
-        "| diff - test/out.test.aqZ",
-    ],
-    "9.0.8": [
-        "test/qrels.test test/results.test | diff - test/out.test",
-        "-m all_trec test/qrels.test test/results.test | diff - test/out.test.a",
-        "-m all_trec -q test/qrels.test test/results.test | diff - test/out.test.aq",
-        "-m all_trec -q -c test/qrels.test test/results.trunc | diff - test/out.test.aqc",
-        "-m all_trec -q -c -M100 test/qrels.test test/results.trunc | diff - test/out.test.aqcM",
-        "-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test "
-        "| diff - test/out.test.aql",
-        "-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test "
-        "| diff - test/out.test.prefs",
-        "-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test "
-        "| diff - test/out.test.qrels_prefs",
-        "-m qrels_jg -q -R qrels_jg  test/qrels.123 test/results.test "
-        "| diff - test/out.test.qrels_jg",
-        "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
-        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
-        "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 test/qrels.test "
-        "test/results.test | diff - test/out.test.meas_params",
-        "-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test "
-        "| diff - test/out.test.aqZ",
-    ],
-}
+# The lines both versions' quicktest runs, then those 10.0 adds: its inputs with comment lines
+# (9.0.8 stops on them). "test/" is the inputs' folder; results.comment.test is stored
+# gzipped, which rankeval reads as it is.
+BOTH = [
+    "test/qrels.test test/results.test | diff - test/out.test",
+    "-m all_trec test/qrels.test test/results.test | diff - test/out.test.a",
+    "-m all_trec -q test/qrels.test test/results.test | diff - test/out.test.aq",
+    "-m all_trec -q -c test/qrels.test test/results.trunc | diff - test/out.test.aqc",
+    "-m all_trec -q -c -M100 test/qrels.test test/results.trunc | diff - test/out.test.aqcM",
+    "-m all_trec -mrelstring.20 -q -l2 test/qrels.rel_level test/results.test "
+    "| diff - test/out.test.aql",
+    "-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test "
+    "| diff - test/out.test.prefs",
+    "-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test "
+    "| diff - test/out.test.qrels_prefs",
+    "-m qrels_jg -q -R qrels_jg  test/qrels.123 test/results.test "
+    "| diff - test/out.test.qrels_jg",
+    "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
+    "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
+    "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 test/qrels.test "
+    "test/results.test | diff - test/out.test.meas_params",
+    "-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test "
+    "| diff - test/out.test.aqZ",
+]
+COMMENTS = [
+    "test/qrels.test.with-comments test/results.test | diff - test/out.test",
+    "test/qrels.comment.test test/results.comment.test | diff - test/out.comment.test",
+    "-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test "
+    "| diff - test/out.test.prefs",
+    "-m qrels_jg -q -R qrels_jg  test/qrels.comments.123 test/results.test "
+    "| diff - test/out.test.qrels_jg",
+]
+QUICKTEST = {"10.0": BOTH + COMMENTS, "9.0.8": BOTH}
 COMPAT = {"10.0": "trec_eval", "9.0.8": "trec_eval-9"}
 # trec_eval's -R formats as rankeval's options
 FORMATS = {"prefs": "--preferences", "qrels_prefs": "--preferences",
