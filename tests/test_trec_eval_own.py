@@ -16,9 +16,9 @@ from .test_trec_eval_versions import DATA
 
 OWN = DATA / "trec_eval_test"
 
-# Each version's quicktest lines, as its Makefile writes them: the lines both versions' quicktest runs, then those 10.0 adds: its inputs with comment lines
-# (9.0.8 stops on them). "test/" is the inputs' folder; results.comment.test is stored
-# gzipped, which rankeval reads as it is.
+# Each version's quicktest lines, as its Makefile writes them: those both versions run, then
+# those 10.0 adds, on its inputs with comment lines (9.0.8 stops on them). "test/" is the
+# inputs' folder; results.comment.test is stored gzipped, which rankeval reads as it is.
 BOTH = [
     "test/qrels.test test/results.test | diff - test/out.test",
     "-m all_trec test/qrels.test test/results.test | diff - test/out.test.a",
