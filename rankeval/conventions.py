@@ -305,7 +305,9 @@ TABLE: tuple[Setting, ...] = (
         footer=lambda v: None if v == "rank" else "lists ordered by score",
         ir_measures="score",
         ranx="score",
-        recbole="score",
+        # RecBole's lists are its torch.topk order, which the ranks of its exported top-K
+        # carry (its order of tied scores; no rule names it from the scores alone)
+        recbole="rank",
         recommenders="score",
     ),
     Setting(

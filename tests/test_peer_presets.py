@@ -69,6 +69,35 @@ def _recbole_matrix(preds: pd.DataFrame, truth: pd.DataFrame, depth: int):
     return users, matrix, hits, n_relevant
 
 
+def test_recbole_preset_reads_recbole_s_order_of_ties_from_its_ranks(world):
+    """RecBole's top-K lists are its torch.topk order, which orders tied scores its own way:
+    a run exported with those ranks (here a random order within each tie) equals RecBole's
+    metrics under the preset, which orders by rank; ordered by score it would not."""
+    preds, truth, _, _ = world
+    rng = np.random.default_rng(7)
+    shuffled = preds.assign(noise=rng.random(len(preds))).sort_values(
+        ["user_id", "score", "noise"], ascending=[True, False, True])
+    ranked = shuffled.assign(rank=shuffled.groupby("user_id").cumcount() + 1).drop(
+        columns="noise")
+    users = sorted(set(truth.user_id) & set(ranked.user_id))
+    lists = {u: list(g.sort_values("rank").item_id) for u, g in ranked.groupby("user_id")}
+    relevant = {u: set(g.item_id) for u, g in truth[truth.relevance > 0].groupby("user_id")}
+    hits = np.array([[i in relevant[u] for i in lists[u]] for u in users], dtype=float)
+    n_relevant = np.array([len(relevant[u]) for u in users], dtype=float)
+    theirs = _recbole_relevance(hits, n_relevant)
+    ours = evaluate(ranked, truth, RELEVANCE, list(K), compat="recbole")
+    by_score = evaluate(ranked, truth, RELEVANCE, list(K), compat="recbole", order_by="score")
+    table = ours.per_user.set_index("user_id").loc[users]
+    differs = 0
+    for name in RELEVANCE:
+        for k in K:
+            np.testing.assert_allclose(table[f"{name}@{k}"], theirs[name][:, k - 1],
+                                       atol=1e-12, err_msg=f"{name}@{k}")
+            differs += by_score.metrics[f"{name}@{k}"] != pytest.approx(
+                ours.metrics[f"{name}@{k}"], abs=1e-12)
+    assert differs  # the ties are met: ordered by score, the numbers move
+
+
 def _recbole_relevance(hits: np.ndarray, n_relevant: np.ndarray) -> dict[str, np.ndarray]:
     """Per user and K = 1..depth: RecBole's Precision, Recall, NDCG (binary gain, the ideal
     over min(|R|, K) items), MAP (divided by min(|R|, K)), MRR and Hit."""

@@ -69,8 +69,9 @@ def test_each_preset_sets_every_row_from_its_own_column(compat):
         expected = (row.default if value is UNSET else
                     None if value is None else row.check(value))
         assert getattr(settings, row.name) == expected, (compat, row.name)
-    # the presets take the tool's order by score: the rule is the order_by row's
-    assert settings.order_by == "score"
+    # each preset takes its tool's order: by score, where the tool never reads ranks; RecBole's
+    # lists are its exported top-K order, which their ranks carry (ties included)
+    assert settings.order_by == ("rank" if compat == "recbole" else "score")
 
 
 def test_a_preset_like_another_takes_its_values_where_its_column_is_silent():
