@@ -10,6 +10,7 @@ import pytest
 
 from rankeval.cli import cli
 from rankeval.cli.groups import COMMON, COMMON_TITLE, OLD, ORDER, SECTIONS, group_of
+from rankeval.cli.helptext import twin
 
 TITLES = {COMMON_TITLE, *ORDER, OLD}
 
@@ -36,7 +37,7 @@ def test_the_subcommands_are_reached():
 
 @pytest.mark.parametrize("name", sorted(LEAVES))
 def test_every_option_is_in_exactly_one_named_group(name):
-    command = LEAVES[name]
+    command = twin(LEAVES[name])
     assert isinstance(command, cloup.Command)
     listed = [p for g in command.option_groups for p in g.options]
     assert sorted(map(id, listed)) == sorted(id(p) for p in _options(command))
@@ -48,7 +49,7 @@ def test_every_option_is_in_exactly_one_named_group(name):
 
 @pytest.mark.parametrize("name", sorted(LEAVES))
 def test_common_options_come_first_in_the_tables_order(name):
-    command = LEAVES[name]
+    command = twin(LEAVES[name])
     first = command.option_groups[0]
     assert first.title == COMMON_TITLE
     assert [p.name for p in first.options] == list(COMMON[name])

@@ -28,6 +28,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from rankeval.analysis.equivalence import Margin, Verdict
+from rankeval.analysis.gates import lower_better
 from rankeval.errors import OptionError
 
 
@@ -324,3 +326,43 @@ def _z(level: float) -> float:
     if not 0 < level < 1:
         raise OptionError(f"{{option}} must lie in (0, 1), got {level}", "confidence")
     return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def judge_ppi(margin: Margin, run: str, h: np.ndarray, a_gold: np.ndarray,
+              a_other: np.ndarray, baseline_mean: float, alpha: float,
+              lam: float | None = None, strata: tuple[np.ndarray, np.ndarray] | None = None,
+              ) -> Verdict:
+    """The gate on the PPI estimate of the mean paired difference (candidate - baseline):
+    ``h`` the differences under the gold judgments on the gold queries, ``a_gold`` and
+    ``a_other`` under the machine judgments on the gold and the other queries (SPEC §12;
+    ``strata``: each gold and other query's stratum, for stratified PPI). The bounds are
+    those of the (1 - 2 alpha) interval, as the paired t's are; the p-values are the normal
+    one-sided ones. ``baseline_mean``: what a relative margin is of."""
+    n = len(h)
+    if n < 2:
+        raise OptionError(f"gate {margin.text!r} can neither pass nor fail: {margin.metric} "
+                          f"has a gold value in both runs for {n} gold "
+                          f"{'query' if n == 1 else 'queries'}")
+    level = 1 - 2 * alpha
+    est = (ppi_mean(h, a_gold, a_other, level, lam) if strata is None else
+           stratified_ppi_mean(h, a_gold, a_other, strata[0], strata[1], level, lam))
+    e = est.ppi
+    delta = margin.absolute(baseline_mean)
+    normal = NormalDist()
+    if not e.se > 0:
+        p_low = 0.0 if e.value > -delta else 1.0
+        p_high = 0.0 if e.value < delta else 1.0
+    else:
+        p_low = normal.cdf(-(e.value + delta) / e.se)  # H0: difference <= -delta
+        p_high = normal.cdf((e.value - delta) / e.se)  # H0: difference >= delta
+    if margin.kind == "non_inferior" and lower_better(margin.metric):
+        passed, p = e.high < delta, p_high
+    elif margin.kind == "non_inferior":
+        passed, p = e.low > -delta, p_low
+    else:
+        passed, p = e.low > -delta and e.high < delta, max(p_low, p_high)
+    lam_text = "per stratum" if est.strata else f"{est.lam:.2f}"
+    return Verdict(margin, run, n + len(a_other), e.value, delta, e.low, e.high, p,
+                   bool(passed), None,
+                   judged_by=f"PPI++ on the paired differences: {n} gold queries, "
+                             f"{len(a_other)} others, lambda {lam_text}")

@@ -25,12 +25,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
+from rankeval.analysis.equivalence import Margin, Verdict, judge
 from rankeval.analysis.ppi import (
     Moments,
     PPIEstimate,
     gold_needed,
     gold_needed_moments,
+    judge_ppi,
     ppi_mean,
     ppi_moments,
     stratified_moments,
@@ -99,6 +100,25 @@ class GoldRequest:
         if STDIN in [x for x in (*inputs, self.gold) if isinstance(x, str)]:  # paths only
             raise OptionError("{opt:gold} scores the runs against TRUTH and the gold file in "
                               "turn: give files, not - (standard input is read once)")
+
+    def applied(self, engine, job: Job, result: Evaluation) -> Evaluation:
+        """``score --gold``: ``result`` with the gold estimates (``with_gold``)."""
+        return with_gold(engine, job, result, self)
+
+    def margins(self, margins: list[Margin], ev: Evaluation, path: str,
+                paired: Mapping[str, tuple[np.ndarray, np.ndarray]], alpha: float,
+                run: str = "this run") -> list[Verdict]:
+        """``score --gold --non-inferior/--equivalent``: each margin on the PPI estimate of
+        the paired difference against the baseline's per-user file at ``path``
+        (``margin_verdict``), else on the machine values ``paired``, saying why."""
+        baseline = open_input(path, "per-user values", None, None)
+        out = []
+        for m in margins:
+            verdict = margin_verdict(m, ev, baseline, alpha, run)
+            out.append(verdict if verdict is not None else dataclasses.replace(
+                judge(m, run, *paired[m.metric], alpha),
+                judged_by=machine_only(path, m.metric, ev)))
+        return out
 
 
 def evaluate_gold(predictions: Any, truth: Any, gold: Any,

@@ -14,9 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.analysis.equivalence import Margin, Verdict, judge_ppi
+from rankeval.analysis.equivalence import Margin, Verdict
 from rankeval.analysis.gates import lower_better
-from rankeval.analysis.ppi import ppi_mean
+from rankeval.analysis.ppi import judge_ppi, ppi_mean
 from rankeval.analysis.significance import correct
 from rankeval.api.gold import GoldRequest, Queries, ppi_of, strata_of
 from rankeval.engines.finish import evaluate_inputs

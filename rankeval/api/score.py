@@ -5,21 +5,21 @@ per-user file, ``against_file``), its per-user values written where asked."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from rankeval.analysis.equivalence import Margin, Verdict, judge, parse
 from rankeval.analysis.gates import GatePlan, plan_gates
-from rankeval.api.gold import GoldRequest, machine_only, margin_verdict, with_gold
-from rankeval.api.power import from_files
+from rankeval.api.per_user import from_files
 from rankeval.api.request import BREAKDOWN, NEEDS, Check, Request
 from rankeval.engines.pipeline import run
 from rankeval.errors import OptionError
-from rankeval.io.load import open_input
 from rankeval.results.evaluation import Evaluation
 from rankeval.settings import Settings
+
+if TYPE_CHECKING:  # the type only: a score without --gold loads no PPI (the request applies it)
+    from rankeval.api.gold import GoldRequest
 
 
 @dataclass(frozen=True)
@@ -86,34 +86,27 @@ def score(request: Request, gates: GateOptions, per_user: str | None = None,
     margins = checked["margins"] if "margins" in checked else gates.margins(settings)
     result = run(request.engine, request.job)
     if gold is not None:
-        result = with_gold(request.engine, request.job, result, gold)
+        result = gold.applied(request.engine, request.job, result)
     result = result.judged(plan)
     if margins:
         assert gates.baseline_per_user is not None  # the margins' check says so
         result = result.with_verdicts(against_file(margins, result, gates.baseline_per_user,
-                                                   gates.alpha))
+                                                   gates.alpha, gold=gold))
     if per_user is not None:
         request.engine.write_per_user(result, per_user)
     return result
 
 
 def against_file(margins: list[Margin], ev, path: str, alpha: float,
-                 run: str = "this run") -> list[Verdict]:
+                 run: str = "this run", gold: GoldRequest | None = None) -> list[Verdict]:
     """The margin gates of ``score``: this evaluation's per-user values against a baseline's
-    per-user file (``score --per-user`` of the baseline run), the users paired by id."""
+    per-user file (``score --per-user`` of the baseline run), the users paired by id; with
+    ``gold`` (``score --gold``), the PPI estimate of each paired difference, where the
+    baseline's file holds its gold values too."""
     try:
         paired, _ = from_files(path, ev.per_user_table(), [m.metric for m in margins])
-        if ev.gold is None:
+        if gold is None or ev.gold is None:
             return [judge(m, run, *paired[m.metric], alpha) for m in margins]
-        # score --gold: the PPI estimate of each paired difference, where the baseline's
-        # file holds its gold values too
-        baseline = open_input(path, "per-user values", None, None)
-        out = []
-        for m in margins:
-            verdict = margin_verdict(m, ev, baseline, alpha, run)
-            out.append(verdict if verdict is not None else dataclasses.replace(
-                judge(m, run, *paired[m.metric], alpha),
-                judged_by=machine_only(path, m.metric, ev)))
-        return out
+        return gold.margins(margins, ev, path, paired, alpha, run)
     except OptionError as exc:
         raise OptionError(f"{{opt:baseline_per_user}} {path}: {exc.render()}") from None

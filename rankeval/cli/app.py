@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 import click
-import cloup
 
-from rankeval.cli.groups import sections
+from rankeval.cli.groups import group_of
 from rankeval.cli.process import Signals, Terminated, said_stderr
 from rankeval.dependencies import DependencyWarning
 from rankeval.errors import EXIT_USAGE, RankevalError, flag
@@ -103,16 +102,36 @@ def _check_paths(ctx: click.Context) -> None:
     check_command(ctx.params, [config] if config else [], summary or None, labels)
 
 
-class RankevalGroup(cloup.Group):
+class GroupedCommand(click.Command):
+    """A command whose ``--help`` lists its options by group (``group_of``), the common ones
+    first, and ``-h/--help`` last under its own heading (drawn by ``helptext``).
+
+    Every option has its group when the command is made: an option missing from the tables
+    fails the import, not a user's ``--help``."""
+
+    group = ""  # a subcommand's group ("interleave "): its rows are keyed "interleave score"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.key = self.group + (self.name or "")
+        for param in self.params:
+            if isinstance(param, click.Option):
+                group_of(self.key, param)
+
+    def get_help(self, ctx: click.Context) -> str:
+        from rankeval.cli.helptext import command_help  # --help's import cost: cloup
+
+        return command_help(self, ctx)
+
+
+class RankevalGroup(click.Group):
     """The error boundary: every failure becomes one line on stderr and an exit code.
 
     Exit 1 is reserved for quality gates, so click's own exceptions (whose default is 1) are
     mapped to 2 here, and so is any unexpected crash.
     """
 
-    def add_command(self, cmd: click.Command, name: str | None = None,
-                    section: cloup.Section | None = None,
-                    fallback_to_default_section: bool = True) -> None:
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         """Every command's files pass one rule (``io.paths``) once its options are parsed
         (config file and old spellings included), before its own code runs."""
         callback = cmd.callback
@@ -123,16 +142,14 @@ class RankevalGroup(cloup.Group):
                 return callback(*args, **kwargs)
 
             cmd.callback = guarded
-        super().add_command(cmd, name, section, fallback_to_default_section)
+        super().add_command(cmd, name)
 
-    def list_sections(self, ctx, include_default_section: bool = True):
+    def get_help(self, ctx: click.Context) -> str:
         """``--help`` of ``rankeval`` or of a group of commands: its commands by job
-        (``groups.SECTIONS``, keyed by the group's path below ``rankeval``)."""
-        path = []
-        while ctx.parent is not None:
-            path.append(ctx.info_name or "")
-            ctx = ctx.parent
-        return sections(self.commands, " ".join(reversed(path)))
+        (``groups.SECTIONS``)."""
+        from rankeval.cli.helptext import group_help  # --help's import cost: cloup
+
+        return group_help(self, ctx)
 
     def invoke(self, ctx):
         # click turns EPIPE into exit 1, which is reserved for gates: intercept it first.

@@ -5,16 +5,13 @@ common options first (``COMMON``), then the jobs in ``ORDER``. An option's group
 the first of: the command's common options, the command's own row in ``BY_COMMAND``, the
 shared ``BY_OPTION`` table, and the tables the options are made from (every settings row is a
 convention, every column and extra input an input, every engine's option an engine's). Old
-spellings, hidden, sit in a hidden group. cloup (option groups) draws the sections; the
-commands' decorator lists stay as they are.
+spellings, hidden, sit in a hidden group. cloup (option groups) draws the sections when help
+is asked for (``helptext``); the commands' decorator lists stay as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import click
-import cloup
 
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS
@@ -120,49 +117,6 @@ def group_of(command: str, param: click.Option) -> str:
     return found
 
 
-def assign(command: str, params: list[click.Parameter]) -> None:
-    """Mark each option of ``command`` with its group (one ``cloup.OptionGroup`` per title).
-
-    The groups come out in cloup's order of first appearance: the parameters are not
-    reordered (their order is their processing order), so ``order`` below sorts the groups."""
-    groups: dict[str, cloup.OptionGroup] = {}
-    for param in params:
-        if isinstance(param, click.Option):
-            title = group_of(command, param)
-            if title not in groups:
-                groups[title] = cloup.OptionGroup(title, hidden=title == OLD)
-            param.group = groups[title]  # type: ignore[attr-defined]  # cloup's marker
-
-
-def order(command: str, groups: list[cloup.OptionGroup]) -> list[cloup.OptionGroup]:
-    """The groups of ``command`` in ``--help``'s order, the common options in ``COMMON``'s."""
-    rank = {title: i for i, title in enumerate((COMMON_TITLE, *ORDER, OLD))}
-    first = COMMON.get(command, ())
-    for group in groups:
-        if group.title == COMMON_TITLE:
-            group.options = sorted(group.options, key=lambda p: first.index(p.name or ""))
-    return sorted(groups, key=lambda g: rank[g.title])
-
-
-class GroupedCommand(cloup.Command):
-    """A command whose ``--help`` lists its options by group (``group_of``), the common ones
-    first, and ``-h/--help`` last under its own heading."""
-
-    group = ""  # a subcommand's group ("interleave "): its rows are keyed "interleave score"
-
-    def __init__(self, *args, **kwargs) -> None:
-        name = self.group + (kwargs.get("name") or (args[0] if args else ""))
-        assign(name, kwargs.get("params") or [])
-        super().__init__(*args, **kwargs)
-        self.option_groups = order(name, self.option_groups)
-
-    def get_default_option_group(self, ctx: click.Context,
-                                 is_the_only_visible_option_group: bool = False):
-        group = super().get_default_option_group(ctx, is_the_only_visible_option_group)
-        group.title = "Help"
-        return group
-
-
 # ``--help`` of each group of commands: its commands by job, keyed by the group's path
 # ("" is ``rankeval`` itself, "interleave" is ``rankeval interleave``).
 SECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -176,14 +130,3 @@ SECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ("Plan offline", ("simulate",)),
     ),
 }
-
-
-def sections(commands: Mapping[str, click.Command], group: str = "") -> list[cloup.Section]:
-    """``SECTIONS[group]`` over the registered ``commands``; any other command under its own
-    heading, so none is left out."""
-    table = SECTIONS.get(group, ())
-    out = [cloup.Section(title, [commands[n] for n in names if n in commands])
-           for title, names in table]
-    listed = {n for _, names in table for n in names}
-    rest = [c for n, c in sorted(commands.items()) if n not in listed]
-    return out + ([cloup.Section("Other commands", rest)] if rest else [])

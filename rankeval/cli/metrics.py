@@ -8,9 +8,8 @@ import sys
 
 import click
 
-from rankeval.cli.app import cli
+from rankeval.cli.app import GroupedCommand, cli
 from rankeval.cli.emit import emit
-from rankeval.cli.groups import GroupedCommand
 from rankeval.errors import OptionError
 from rankeval.foreign_names import (
     CUT,

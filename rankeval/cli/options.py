@@ -13,9 +13,8 @@ import click
 from click.core import ParameterSource
 
 from rankeval.analysis.choices import CORRECTIONS, FAMILIES, MAX_ROUNDS, TESTS
-from rankeval.cli.app import flag, warn
+from rankeval.cli.app import GroupedCommand, flag, warn
 from rankeval.cli.config import config_in_use, config_option, verbose_option
-from rankeval.cli.groups import GroupedCommand
 from rankeval.cli.memory import for_one_run
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES

@@ -28,7 +28,6 @@ from rankeval.io.formats import STDIN, STDOUT
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_text
 from rankeval.report import FORMATS
-from rankeval.report import junit as junit_report
 
 
 @cli.command(cls=Command)
@@ -133,7 +132,9 @@ def _finish_gates(result, junit: str | None, quiet: bool) -> int:
     """CI artifacts and the gate verdicts on stderr; exit 1 when a gate failed."""
 
     if junit is not None:
-        write_text(junit, junit_report.render(result))
+        from rankeval.report import junit as report  # --help's import cost: xml, for --junit
+
+        write_text(junit, report.render(result))
     step_summary(result, "score")
     return say_verdicts(result.gates.verdicts, result.passed, quiet)
 

@@ -14,9 +14,9 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from rankeval.cli.app import cli
+from rankeval.cli.app import GroupedCommand, cli
 from rankeval.cli.config import CANDIDATES, config_keys, find_config, shown_path
-from rankeval.cli.groups import GroupedCommand, group_of
+from rankeval.cli.groups import group_of
 from rankeval.errors import OptionError
 from rankeval.io.formats import STDOUT
 from rankeval.io.output import write_text

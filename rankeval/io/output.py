@@ -16,7 +16,6 @@ import csv
 import errno
 import io
 import os
-import secrets
 import shutil
 import stat
 import sys
@@ -150,7 +149,7 @@ def _remove(path: str) -> None:
 
 def temporary_name(target: Path, kind: str = "tmp") -> Path:
     """A new hidden name beside ``target`` for its temporary copy."""
-    return target.with_name(f".{target.name}.{secrets.token_hex(4)}.{kind}")
+    return target.with_name(f".{target.name}.{os.urandom(4).hex()}.{kind}")
 
 
 def per_user_format(path: str) -> str:

@@ -5,6 +5,10 @@ renders each command's result with the function ``RENDERERS`` names (``render(ev
 ``render_compare(result)``, ``render_power(result)``, ``render_validation(result, strict)``,
 ``render_metrics(registry)``); a format drawn on a console (the table) takes the console as
 its second argument. A new format is a module plus a row.
+
+What a command's report says, whatever its format, is its list of sections: ``MODELS`` names
+the module and function that make them, so that a format imports only the model of the
+result it is given (a score run never loads the off-policy or interleaving reports).
 """
 
 from __future__ import annotations
@@ -64,6 +68,36 @@ FORMATS: dict[str, Format] = {
                "one static page with charts (rankeval[report])", optional=True),
     )
 }
+
+
+@dataclass(frozen=True)
+class Model:
+    """Where a command's sections are made (``report.<module>.<function>(result)``)."""
+
+    module: str
+    function: str
+    verdict_last: bool  # in a terminal the gates' verdict is read last
+
+
+MODELS: dict[str, Model] = {
+    "score": Model("sections", "score", verdict_last=True),
+    "compare": Model("sections", "compare", verdict_last=True),
+    "power": Model("sections", "power", verdict_last=False),
+    "ope": Model("offpolicy", "sections", verdict_last=True),
+    "sampled": Model("sampled", "sections", verdict_last=False),
+    "agree": Model("agreement", "sections", verdict_last=False),
+    "interleave": Model("interleaving", "sections", verdict_last=True),
+}
+
+
+def model(command: str):
+    """The module that makes ``command``'s sections (its row of ``MODELS``)."""
+    return importlib.import_module(f"{__name__}.{MODELS[command].module}")
+
+
+def parts(command: str, result) -> list:
+    """``command``'s result as sections (``report.sections.Section``), from its model."""
+    return getattr(model(command), MODELS[command].function)(result)
 
 
 def choices(command: str) -> list[str]:

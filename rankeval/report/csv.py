@@ -6,9 +6,7 @@ import csv
 import io
 
 from rankeval.registry import REGISTRY
-from rankeval.report import offpolicy, sampled
-from rankeval.report.agreement import csv_text as agree_csv
-from rankeval.report.interleaving import csv_text as interleave_csv
+from rankeval.report import model
 from rankeval.report.numbers import exact
 
 
@@ -101,11 +99,11 @@ def render_compare(result) -> str:
 
 
 def render_ope(result) -> str:
-    return offpolicy.csv_text(result)
+    return model("ope").csv_text(result)
 
 
 def render_sampled(result) -> str:
-    return sampled.csv_text(result)
+    return model("sampled").csv_text(result)
 
 
 def render_power(result) -> str:
@@ -125,6 +123,6 @@ def render_power(result) -> str:
 
 
 def render_agree(result) -> str:
-    return agree_csv(result)
+    return model("agree").csv_text(result)
 def render_interleave(result) -> str:
-    return interleave_csv(result)
+    return model("interleave").csv_text(result)

@@ -6,11 +6,7 @@ import os
 import re
 
 from rankeval.io.output import append_bytes
-from rankeval.report import catalog, sections, visible
-from rankeval.report.agreement import sections as agree_sections
-from rankeval.report.interleaving import sections as interleave_sections
-from rankeval.report.offpolicy import sections as ope_sections
-from rankeval.report.sampled import sections as sampled_sections
+from rankeval.report import catalog, parts, sections, visible
 from rankeval.report.sections import Section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
@@ -110,11 +106,11 @@ def render_compare(result) -> str:
 
 
 def render_ope(result) -> str:
-    return blocks(ope_sections(result))
+    return blocks(parts("ope", result))
 
 
 def render_sampled(result) -> str:
-    return blocks(sampled_sections(result))
+    return blocks(parts("sampled", result))
 
 
 def render_power(result) -> str:
@@ -133,6 +129,6 @@ def render_metrics(registry) -> str:
 
 
 def render_agree(result) -> str:
-    return blocks(agree_sections(result))
+    return blocks(parts("agree", result))
 def render_interleave(result) -> str:
-    return blocks(interleave_sections(result))
+    return blocks(parts("interleave", result))

@@ -4,8 +4,10 @@ tables and notes only, so that Jupyter's own styles apply and nothing heavy is i
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
-from rankeval.report.sections import Section
+if TYPE_CHECKING:  # the type only: this module loads nothing of the report's models
+    from rankeval.report.sections import Section
 
 
 def render(parts: list[Section]) -> str:

@@ -10,11 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from rankeval.report import catalog, sections, visible
-from rankeval.report.agreement import sections as agree_sections
-from rankeval.report.interleaving import sections as interleave_sections
-from rankeval.report.offpolicy import sections as ope_sections
-from rankeval.report.sampled import sections as sampled_sections
+from rankeval.report import MODELS, catalog, parts, sections, visible
 from rankeval.report.sections import Section
 
 
@@ -28,12 +24,17 @@ STYLES = {1: "green", -1: "red"}
 
 def render(ev, console) -> None:
     """Print the evaluation: a table per section (``report.sections``), the gates last."""
-    draw(console, verdict_last(sections.score(ev)))
+    draw_model("score", ev, console)
 
 
-def verdict_last(parts: list[Section]) -> list[Section]:
-    """In a terminal the verdict is read last: the gates move to the end."""
-    return [s for s in parts if s.passed is None] + [s for s in parts if s.passed is not None]
+def draw_model(command: str, result, console) -> None:
+    """``command``'s sections (``report.MODELS``); where its model says so, the verdict is
+    read last: the gates move to the end."""
+    made = parts(command, result)
+    if MODELS[command].verdict_last:
+        made = ([s for s in made if s.passed is None]
+                + [s for s in made if s.passed is not None])
+    draw(console, made)
 
 
 def draw(console, parts: list[Section]) -> None:
@@ -90,19 +91,19 @@ def plain_text(ev, how=None) -> str:
 
 
 def render_sampled(result, console) -> None:
-    draw(console, sampled_sections(result))
+    draw_model("sampled", result, console)
 
 
 def render_power(result, console) -> None:
-    draw(console, sections.power(result))
+    draw_model("power", result, console)
 
 
 def render_ope(result, console) -> None:
-    draw(console, verdict_last(ope_sections(result)))
+    draw_model("ope", result, console)
 
 
 def render_compare(result, console) -> None:
-    draw(console, verdict_last(sections.compare(result)))
+    draw_model("compare", result, console)
 
 
 def render_metrics(registry, console) -> None:
@@ -138,6 +139,6 @@ def render_validation(result, console, strict: bool = False) -> None:
 
 
 def render_agree(result, console) -> None:
-    draw(console, agree_sections(result))
+    draw_model("agree", result, console)
 def render_interleave(result, console) -> None:
-    draw(console, verdict_last(interleave_sections(result)))
+    draw_model("interleave", result, console)

@@ -11,7 +11,6 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,6 +45,8 @@ def tracker(name: str) -> Callable[..., str]:
     """The logger of tracker ``name`` (``mlflow``, ``wandb``): ``logger(evaluation, run)``,
     found through rankeval's entry points, so that a result never imports the integrations
     (they import the report, which shows results)."""
+    from importlib import metadata  # its import cost (20 ms), paid when a tracker logs
+
     found = [e for e in metadata.entry_points(group=TRACKERS, name=name)
              if e.value.startswith("rankeval.integrations.")]
     if not found:
