@@ -20,7 +20,7 @@ from rankeval.cli.groups import group_of
 from rankeval.cli.process import Signals, Terminated, said_stderr
 from rankeval.dependencies import DependencyWarning
 from rankeval.errors import EXIT_USAGE, RankevalError, flag
-from rankeval.integrations.action import COMMANDS
+from rankeval.integrations import COMMANDS
 from rankeval.io.output import remove_pending
 from rankeval.io.paths import SUMMARY, check_command
 from rankeval.notices import spelling

@@ -9,8 +9,6 @@ from typing import Any
 import click
 
 from rankeval.cli.app import error
-from rankeval.integrations import mlflow, wandb
-from rankeval.integrations.support import IntegrationError
 
 
 def open_trackers(kw) -> dict[str, Callable[[Any], str]]:
@@ -18,9 +16,13 @@ def open_trackers(kw) -> dict[str, Callable[[Any], str]]:
     missing one is a one-line error, not a lost evaluation)."""
     out: dict[str, Callable[[Any], str]] = {}
     if kw["mlflow"]:
+        from rankeval.integrations import mlflow  # --help's import cost: logging, tempfile
+
         mlflow.require()
         out["MLflow"] = lambda ev: mlflow.log_evaluation(ev)
     if kw["wandb"]:
+        from rankeval.integrations import wandb  # --help's import cost, as above
+
         wandb.require()
         out["W&B"] = lambda ev: wandb.log_evaluation(ev)
     return out
@@ -28,6 +30,10 @@ def open_trackers(kw) -> dict[str, Callable[[Any], str]]:
 
 def log_to(trackers: dict[str, Callable[[Any], str]], result, quiet: bool) -> None:
     """Each tracker in turn, each failure one line; the last one raised (exit 2)."""
+    if not trackers:
+        return
+    from rankeval.integrations.support import IntegrationError  # --help's import cost
+
     failed: IntegrationError | None = None
     for name, log in trackers.items():
         try:

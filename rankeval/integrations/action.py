@@ -16,9 +16,8 @@ import subprocess
 import sys
 from collections.abc import Mapping
 
-# The commands the action runs: those that append a summary to GITHUB_STEP_SUMMARY (which
-# the output-path rule, io/paths.py, then guards; tests/test_paths.py checks the two agree).
-COMMANDS = ("score", "compare", "ope", "agree")
+from rankeval.integrations import COMMANDS
+
 # input -> (flag, repeated: one flag per whitespace-separated value)
 FLAGS = {"metrics": ("-m", False), "k": ("-k", False), "fail-under": ("--fail-under", True),
          "max-drop": ("--max-drop", True), "baseline": ("--baseline", False),
