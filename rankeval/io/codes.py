@@ -57,9 +57,11 @@ def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     together), from the runs' first values alone: their distinct values sorted, each run's
     code repeated over its rows. Never a hash or a look-up per row, whatever the values'
     span (hashed ids, numbers in no order); None when the runs are short."""
-    heads = np.flatnonzero(values[1:] != values[:-1])
-    if (len(heads) + 1) * _RUN_ROWS > len(values):
-        return None
+    changes = values[1:] != values[:-1]
+    if (int(np.count_nonzero(changes)) + 1) * _RUN_ROWS > len(values):
+        return None  # counted, not listed: short runs cost no array of every row's place
+    heads = np.flatnonzero(changes)
+    del changes
     heads += 1
     starts = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
     found, code = np.unique(values[starts], return_inverse=True)
