@@ -61,12 +61,13 @@ def report_duplicates(data: Predictions | Truth, rows: np.ndarray, hint: str | N
 
 
 def report_repeated_ranks(preds: Predictions, rows: np.ndarray | None, su: np.ndarray,
-                          hint: str | None = None) -> None:
+                          hint: str | None = None, r: np.ndarray | None = None) -> None:
     """A rank given to two rows of one list (lists sorted by user, then rank; ``rows`` the
     file rows in that order): the ranks then tell no order of those rows, an error naming
-    them."""
+    them. ``r``: the ranks at ``rows``, when the caller has them."""
     assert preds.rank is not None
-    r = take(preds.rank, rows)
+    if r is None:
+        r = take(preds.rank, rows)
     same = (su[1:] == su[:-1]) & (r[1:] == r[:-1])
     if same.any():
         bad = np.sort(take(np.arange(len(preds.rank)), rows)[1:][same])
@@ -77,14 +78,19 @@ def report_repeated_ranks(preds: Predictions, rows: np.ndarray | None, su: np.nd
                           hint=hint, unit=preds.source.unit))
 
 
-def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[Notice]:
+def check_order(preds: Predictions, rows, su, pos, settings: Settings,
+                falling: bool = False) -> list[Notice]:
     """Repeated ranks (an error), missing ranks (gaps), scores against ranks, ties across a
     cut-off. A repeated rank is not a gap: ranks 1, 1, 2 repeat one, ranks 1, 3, 4 miss one,
-    ranks 1, 1, 3 do both."""
+    ranks 1, 1, 3 do both. ``falling``: the lists are ordered by score and, in rank order,
+    each one's scores were seen to fall strictly with no rank repeated
+    (``ranks_differ_from_scores``), which holds for any rows kept of them: then no rank
+    repeats and no score rises, and ranks are not read for gaps, so nothing is gathered
+    again to say so."""
     notices = []
-    if preds.rank is not None:
+    if preds.rank is not None and not falling:
         r = take(preds.rank, rows)
-        report_repeated_ranks(preds, rows, su)
+        report_repeated_ranks(preds, rows, su, r=r)
         if settings.order_by != "score":  # ordered by score, the ranks are never read
             gaps = count_distinct(su[missing_ranks(su, r)])
             if gaps:
@@ -94,7 +100,7 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings) -> list[N
             if n:
                 notices.append(Notice("scores_disagree_with_ranks", n,
                                       {"column": preds.columns["score"]}))
-    elif preds.score is not None:
+    elif preds.rank is None and preds.score is not None:
         s = take(preds.score, rows)
         tied_users = [np.zeros(0, dtype=np.int64)]
         for k in {spec.k for spec in settings.specs if spec.k is not None}:

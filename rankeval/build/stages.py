@@ -292,17 +292,19 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
     notices: list[Notice] = []
     ranks = None
     rows, su, others = order(preds, codes, sel, settings.ties)
-    if settings.order_by == "score" and ranks_differ_from_scores(preds.rank, preds.score,
-                                                                 rows, su):
+    falling = settings.order_by == "score" and preds.rank is not None \
+        and preds.score is not None
+    if falling and ranks_differ_from_scores(preds.rank, preds.score, rows, su):
         # Ordered by score, ranks never read (trec_eval's way); when the ranks already give
         # the strictly falling score order (the usual file), the cheaper rank sort stands.
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
         rows, su, others = order(preds, codes, sel, settings.ties)
+        falling = False
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe,
                              _duplicates(settings), settings.max_depth)
     notices += found
     lists = Lists(rows, su, segment_positions(su))
-    notices += check_order(preds, rows, su, lists.pos, settings)
+    notices += check_order(preds, rows, su, lists.pos, settings, falling)
     return lists, ranks, notices
 
 
