@@ -377,3 +377,35 @@ def test_every_order_of_rows_is_arrows_stable_sort(seed):
                 sort_keys=[("u", "ascending"), ("r", "descending" if descending else "ascending")]))
             got = sort_order([(user, False), (rank, descending)])
             assert (np.arange(len(user)) if got is None else got).tolist() == arrow.tolist()
+
+
+@pytest.mark.parametrize("kinds", [3, 1])  # 1: every list's scores fall strictly
+@pytest.mark.parametrize("order_by", ["rank", "score"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tied_users_are_found_whichever_column_orders_the_lists(order_by, seed, kinds):
+    """Lists whose scores fall strictly need no search for ties (the order's checks saw it);
+    the others are searched. Against pandas: the users with two neighbours of one score in
+    list order, over runs with ranks and scores where a third of the users' scores fall
+    strictly, a third tie and a third rise, at a depth every list reaches (the users
+    evaluated: those with judgments)."""
+    rng = np.random.default_rng(seed)
+    n_users, per = 90, 8
+    user = np.repeat([f"u{u:02d}" for u in range(n_users)], per)
+    rank = np.tile(np.arange(1, per + 1), n_users)
+    kind = np.repeat(np.arange(n_users) % kinds, per)
+    score = np.where(kind == 0, 100.0 - rank, np.where(
+        kind == 1, rng.integers(0, 3, len(user)).astype(float), rng.random(len(user))))
+    preds = pd.DataFrame({"user_id": user, "item_id": [f"d{i}" for i in range(len(user))],
+                          "rank": rank, "score": score})
+    truth = preds.sample(frac=0.4, random_state=seed)[["user_id", "item_id"]].assign(
+        relevance=1)
+    ev = evaluate(preds, truth, metrics=["precision"], k=per, order_by=order_by)
+    by_rank = order_by == "rank"
+    listed = preds[preds.user_id.isin(truth.user_id)].sort_values(
+        ["user_id", "rank"] if by_rank else ["user_id", "score", "item_id"],
+        ascending=[True, True] if by_rank else [True, False, False])
+    same = (listed.user_id.values[1:] == listed.user_id.values[:-1]) & (
+        listed.score.values[1:] == listed.score.values[:-1])
+    expected = len(set(listed.user_id.values[1:][same]))
+    assert ev.tied_users == expected
+    assert (0 < expected < n_users) if kinds == 3 else expected == 0

@@ -79,14 +79,15 @@ def report_repeated_ranks(preds: Predictions, rows: np.ndarray | None, su: np.nd
 
 
 def check_order(preds: Predictions, rows, su, pos, settings: Settings,
-                falling: bool = False) -> list[Notice]:
+                falling: bool = False) -> tuple[list[Notice], bool]:
     """Repeated ranks (an error), missing ranks (gaps), scores against ranks, ties across a
     cut-off. A repeated rank is not a gap: ranks 1, 1, 2 repeat one, ranks 1, 3, 4 miss one,
     ranks 1, 1, 3 do both. ``falling``: the lists are ordered by score and, in rank order,
     each one's scores were seen to fall strictly with no rank repeated
     (``ranks_differ_from_scores``), which holds for any rows kept of them: then no rank
     repeats and no score rises, and ranks are not read for gaps, so nothing is gathered
-    again to say so."""
+    again to say so. Returns the notices, and whether each list's scores fall strictly
+    (``falling``, or seen here in lists ordered by rank): then no two rows tie."""
     notices = []
     if preds.rank is not None and not falling:
         r = take(preds.rank, rows)
@@ -96,12 +97,15 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings,
             if gaps:
                 notices.append(Notice("rank_gaps", gaps))
         if preds.score is not None:
-            n = scores_against_ranks(su, take(preds.score, rows), ties_count=False)
+            s = take(preds.score, rows)
+            n = scores_against_ranks(su, s, ties_count=False)
             if n:
                 notices.append(Notice("scores_disagree_with_ranks", n,
                                       {"column": preds.columns["score"]}))
+            falling = not ((su[1:] == su[:-1]) & (s[1:] >= s[:-1])).any()
     elif preds.rank is None and preds.score is not None:
         s = take(preds.score, rows)
+        falling = not ((su[1:] == su[:-1]) & (s[1:] == s[:-1])).any()  # ordered by score
         tied_users = [np.zeros(0, dtype=np.int64)]
         for k in {spec.k for spec in settings.specs if spec.k is not None}:
             at_k = np.flatnonzero(pos[:-1] == k)
@@ -110,7 +114,7 @@ def check_order(preds: Predictions, rows, su, pos, settings: Settings,
         n_tied = count_distinct(np.concatenate(tied_users))
         if n_tied and settings.ties not in TIE_AWARE:  # tie-aware orders score them fairly
             notices.append(Notice("ties_at_cutoff", n_tied, {"ties": settings.ties}))
-    return notices
+    return notices, falling
 
 
 def missing_ranks(su: np.ndarray, r: np.ndarray) -> np.ndarray:

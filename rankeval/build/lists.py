@@ -25,6 +25,9 @@ class Lists:
     # bool: the item is in the truth at all, judged or not (a negative relevance: pooled but
     # unjudged, as trec_eval reads it); marked with ``judged``
     pooled: np.ndarray | None = None
+    # each list's scores fall strictly, as the order's checks saw (then no two rows tie);
+    # true of any rows kept of them
+    falling: bool = False
 
     def keep(self, mask: np.ndarray) -> Lists:
         """The rows where ``mask`` holds, in every column (``rows`` stays None when all are
@@ -37,5 +40,5 @@ class Lists:
                 lambda: None if judged is None else judged[mask],
                 lambda: None if tie_start is None else tie_start[mask],
                 lambda: None if pooled is None else pooled[mask]]
-        kept = each(lambda job: job(), jobs)
-        return Lists(*kept)
+        rows, su, pos, judged, tie_start, pooled = each(lambda job: job(), jobs)
+        return Lists(rows, su, pos, judged, tie_start, pooled, self.falling)

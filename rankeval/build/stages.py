@@ -303,8 +303,10 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
     rows, su, found = dedupe(preds, codes, rows, su, others, settings.dedupe,
                              _duplicates(settings), settings.max_depth)
     notices += found
-    lists = Lists(rows, su, segment_positions(su))
-    notices += check_order(preds, rows, su, lists.pos, settings, falling)
+    pos = segment_positions(su)
+    found, falling = check_order(preds, rows, su, pos, settings, falling)
+    notices += found
+    lists = Lists(rows, su, pos, falling=falling)
     return lists, ranks, notices
 
 
@@ -350,8 +352,9 @@ def _emptied(before: np.ndarray, after: np.ndarray, n_users: int) -> np.ndarray 
 
 
 def _ties(lists: Lists, preds: Predictions) -> Lists:
-    """Each row's tie group (rows of equal score in one list), when any two rows tie."""
-    if preds.score is None:
+    """Each row's tie group (rows of equal score in one list), when any two rows tie: none
+    where the scores were seen to fall strictly, so they are not gathered again."""
+    if preds.score is None or lists.falling:
         return lists
     score = take(preds.score, lists.rows)
     return dataclasses.replace(lists, tie_start=tie_groups(lists.su, score, lists.pos))
