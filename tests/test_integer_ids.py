@@ -450,3 +450,30 @@ def test_dense_codes_of_wide_values_in_runs_equal_numpy_unique(dtype, kind):
     expected, inverse = np.unique(array, return_inverse=True)
     assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
     assert codes.dtype == np.int32 and found.dtype == np.int64
+
+
+def _written(n: int, how: int) -> str:
+    """``n`` written canonically (0) or in one of the ways Arrow's cast also reads."""
+    text = str(n)
+    return [text, "0" + text.lstrip("-") if n >= 0 else "-0" + text[1:], "-0",
+            f"0x{abs(n):x}", "00", "0"][how]
+
+
+WRITINGS = st.sampled_from([0] * 12 + [1, 2, 3, 4, 5])  # mostly canonical
+
+
+@given(st.lists(st.tuples(st.integers(-(2**63), 2**63 - 1), WRITINGS), min_size=1, max_size=40),
+       st.integers(0, 3), st.integers(1, 3))
+def test_integer_ids_agree_with_python_on_every_writing(drawn, skip, pieces):
+    """Against Python's own reading (``str(int(text)) == text``), over canonical integers to
+    the int64 extremes and the writings Arrow's integer cast also takes (leading zeros,
+    ``-0``, hexadecimal): in arrays that start inside their buffers and in chunked ones."""
+    texts = [_written(n, how) for n, how in drawn]
+    canonical = all(str(int(t, 0 if t.startswith("0x") else 10)) == t for t in texts)
+    expected = [int(t) for t in texts] if canonical else None
+    sliced = pa.array(["junk"] * skip + texts)[skip:]
+    cut = [len(texts) * i // pieces for i in range(pieces + 1)]
+    chunked = pa.chunked_array([sliced[a:b] for a, b in itertools.pairwise(cut) if b > a])
+    for values in (sliced, chunked):
+        found = integer_ids(values)
+        assert (None if found is None else found.tolist()) == expected, texts

@@ -24,15 +24,12 @@ POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
 # A canonical integer of L digits is at least _LOW[L] in magnitude (one digit: 0..9; else no
 # leading zero); index 0 and lengths past 19 digits admit nothing.
 _LOW = np.array([1, 0, *POWERS[:18]], dtype=np.int64)
-# The largest and (negated) smallest canonical integer of each length, to the int64 extremes.
-_TOP = np.array([-1, *(POWERS - 1), np.iinfo(np.int64).max], dtype=np.int64)
-_BOTTOM = np.array([1, *(1 - POWERS), np.iinfo(np.int64).min], dtype=np.int64)
 
 
 def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     """The ids as int64 when every one is an integer written canonically (``7``, ``-12``;
-    not ``007``, ``+5``, ``-0``, ``1e3`` or ``5.0``), so that the integer and the text name
-    the same id; else None."""
+    not ``007``, ``+5``, ``-0``, ``1e3``, ``5.0`` or ``0x1F``), so that the integer and the
+    text name the same id; else None."""
     if values.null_count or not len(values):
         return None
     try:
@@ -40,20 +37,34 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     # pyarrow-stubs type cast() as Array[Scalar[StringType]], not the StringArray pyarrow
-    # returns and binary_length asks for
+    # returns
     text = cast("pa.StringArray | pa.ChunkedArray[pa.StringScalar]", values.cast(pa.string()))
     chunks = text.chunks if isinstance(text, pa.ChunkedArray) else [text]
-    if any(_may_be_hexadecimal(chunk) for chunk in chunks):  # "0xFFFFF" is not "1048575"
-        return None
-    n = _numpy(ints)
-    negative = n < 0
-    digits = _numpy(pc.binary_length(text)) - negative
-    digits = np.minimum(digits, len(_LOW) - 1)
-    # canonical: within the range of its number of digits, on its side of 0 (no "-0");
-    # the 19-digit ranges run to the int64 extremes, 2^63 - 1 and -2^63
-    ok = np.where(negative, (n <= -_LOW[digits]) & (n >= _BOTTOM[digits]),
-                  (n >= _LOW[digits]) & (n <= _TOP[digits]))
-    return n if ok.all() else None
+    return _numpy(ints) if all(map(_canonical, chunks)) else None
+
+
+def _canonical(text: pa.StringArray) -> bool:
+    """Whether texts that Arrow's integer parsing read (an optional ``-`` and digits, or
+    hexadecimal: ``0x1F``) are each the integer's canonical writing: none starts with ``+``,
+    with ``-0``, or with ``0`` and goes on (which also refuses every hexadecimal text). Two
+    bytes of each text are read, never the text itself (10M hashed ids: 0.6 s -> 0.03)."""
+    if not len(text):
+        return True
+    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[text.offset : text.offset + len(text)
+                                                          + 1]
+    data_buffer = text.buffers()[2]
+    if data_buffer is None:  # every text empty: Arrow parsed none of them
+        return False
+    data = frombuffer(data_buffer, dtype=np.uint8)
+    start = offsets[:-1]
+    first = data[start]
+    # the byte after the first, for texts that have one (another text's first byte, or the
+    # buffer's last, for those that do not: read only where the first is a sign or a 0)
+    second = data[np.minimum(start + 1, len(data) - 1)]
+    longer = np.diff(offsets) > 1
+    bad = (first == ord("+")) | (longer & ((first == ord("0"))
+                                          | ((first == ord("-")) & (second == ord("0")))))
+    return not bad.any()
 
 
 @dataclass(frozen=True)
