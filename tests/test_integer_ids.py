@@ -477,3 +477,19 @@ def test_integer_ids_agree_with_python_on_every_writing(drawn, skip, pieces):
     for values in (sliced, chunked):
         found = integer_ids(values)
         assert (None if found is None else found.tolist()) == expected, texts
+
+
+def test_the_bit_count_without_numpy_2_counts_alike(monkeypatch):
+    """Direct addressing counts the bits below each id's; on numpy before 2.0 (which the
+    requirements admit) the count is a byte table's, equal to numpy's own on every word."""
+    from rankeval.io.codes import popcount
+
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64, endpoint=True)
+    words[:4] = [0, 1, 2**63, 2**64 - 1]
+    expected = [bin(int(w)).count("1") for w in words]
+    assert popcount(words).tolist() == expected
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert popcount(words).tolist() == expected
+    found, codes = dense_codes(np.array([5, 3, 5, 130, 3, 64], dtype=np.int64))
+    assert found.tolist() == [3, 5, 64, 130] and codes.tolist() == [1, 0, 1, 3, 0, 2]

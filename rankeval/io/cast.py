@@ -43,7 +43,7 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     return _numpy(ints) if all(map(_canonical, chunks)) else None
 
 
-def _canonical(text: pa.StringArray) -> bool:
+def _canonical(text: pa.Array) -> bool:
     """Whether texts that Arrow's integer parsing read (an optional ``-`` and digits, or
     hexadecimal: ``0x1F``) are each the integer's canonical writing: none starts with ``+``,
     with ``-0``, or with ``0`` and goes on (which also refuses every hexadecimal text). Two
