@@ -409,3 +409,27 @@ def test_tied_users_are_found_whichever_column_orders_the_lists(order_by, seed, 
     expected = len(set(listed.user_id.values[1:][same]))
     assert ev.tied_users == expected
     assert (0 < expected < n_users) if kinds == 3 else expected == 0
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4), st.integers(0, 3)),
+                min_size=2, max_size=60), st.sampled_from(["drawn", "runs", "sorted"]))
+def test_the_file_order_check_of_ranks_equals_the_gathered_one(rows, layout):
+    """``ranks_differ_from_scores`` reads the file's own neighbours when the rank order keeps
+    each user's rows as the file has them (``in_runs``), else the rows gathered in rank
+    order: both give one answer, on files as drawn, in users' runs out of user order (each
+    run by rank), and sorted; tied, rising and repeated ranks among them."""
+    from rankeval.build.ordering import in_runs, ranks_differ_from_scores, sort_order
+
+    if layout != "drawn":  # each user's rows together, by rank; users in first-seen order
+        first = {u: i for i, (u, _, _) in reversed(list(enumerate(rows)))}
+        rows = sorted(rows, key=lambda t: (t[0] if layout == "sorted" else first[t[0]], t[1]))
+    user = np.array([u for u, _, _ in rows])
+    rank = np.array([r for _, r, _ in rows])
+    score = np.array([float(s) for _, _, s in rows])
+    order = sort_order([(user, False), (rank, False)])
+    su = user if order is None else user[order]
+    gathered = ranks_differ_from_scores(rank, score, order, su)
+    if in_runs(order, su):
+        assert ranks_differ_from_scores(rank, score, order, su, user) == gathered
+    else:
+        assert layout == "drawn"

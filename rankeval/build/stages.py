@@ -294,7 +294,7 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
     rows, su, others = order(preds, codes, sel, settings.ties)
     falling = settings.order_by == "score" and preds.rank is not None \
         and preds.score is not None
-    if falling and ranks_differ_from_scores(preds.rank, preds.score, rows, su):
+    if falling and ranks_differ_from_scores(preds.rank, preds.score, rows, su, codes.p_user):
         # Ordered by score, ranks never read (trec_eval's way); when the ranks already give
         # the strictly falling score order (the usual file), the cheaper rank sort stands.
         ranks, preds = preds.rank, dataclasses.replace(preds, rank=None)
