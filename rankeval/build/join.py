@@ -63,7 +63,9 @@ def sort_keys(keys: np.ndarray, user: np.ndarray) -> None:
     if len(keys) <= _BLOCK or (user[1:] < user[:-1]).any():
         keys.sort()
         return
-    _each_block(lambda a, b: keys[a:b].sort(), _blocks(user))
+    # keys in user order already, each user's few in none: a merge sort finds the users'
+    # runs in order and only sorts within them (5M keys: 0.32 s by quicksort, 0.06)
+    _each_block(lambda a, b: keys[a:b].sort(kind="stable"), _blocks(user))
 
 
 def ideal(user: np.ndarray, rel: np.ndarray, n_users: int, kmax: int):
@@ -102,7 +104,7 @@ def ideal_lists(user: np.ndarray, rel: np.ndarray) -> tuple[np.ndarray, np.ndarr
     packed = user.astype(np.int64, copy=False)  # packed as top - rel, so that a plain
     packed <<= bits  # ascending sort puts the highest grade first
     packed |= (top - rel).astype(np.int64)
-    packed.sort()
+    packed.sort(kind="stable")  # in user order already (``sort_keys``)
     rel = top - (packed & top).astype(np.float64)
     packed >>= bits
     return packed, rel
@@ -141,7 +143,8 @@ def repeats(su, item, rows, n_items: int) -> np.ndarray | None:
 
     def work(a: int, b: int) -> np.ndarray | None:
         keys = _block_keys(su, item, rows, n_items, a, b)
-        if len(keys) < 2 or not (np.diff(np.sort(keys)) == 0).any():
+        # su is sorted: a merge sort (``sort_keys``) sorts within each user's list alone
+        if len(keys) < 2 or not (np.diff(np.sort(keys, kind="stable")) == 0).any():
             return None  # the clean case: one fast sort
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
