@@ -40,6 +40,15 @@ def written_runs(write, n: int) -> list:
             for name, text in zip("abc", (RUN_A, RUN_B, RUN_C), strict=True)][:n]
 
 
+def compared(run_cli, write, runs: int, fmt: str):
+    """``compare`` of the first ``runs`` runs against the graded truth, at ndcg@3 (where no
+    list reaches K), in format ``fmt``: the result, checked to have run."""
+    truth = write("truth.csv", GRADED)
+    r = run_cli("compare", *written_runs(write, runs), truth, "-m", "ndcg@3", "-f", fmt)
+    assert r.exit_code == 0, r.stderr
+    return r
+
+
 def test_every_row_about_a_shared_input_has_a_recipe():
     # extra_fields names its subject per notice (the predictions' or the truth's lines)
     assert set(RECIPES) == set(notices.SUBJECTS) | {"extra_fields"}
@@ -72,10 +81,7 @@ def test_a_notice_about_the_truth_is_said_once(run_cli, write, code, runs):
 
 @pytest.mark.parametrize("runs", [2, 3])
 def test_a_runs_own_notice_stays_per_run(run_cli, write, runs):
-    truth = write("truth.csv", GRADED)
-    paths = written_runs(write, runs)
-    r = run_cli("compare", *paths, truth, "-m", "ndcg@3", "-f", "json")
-    assert r.exit_code == 0, r.stderr
+    r = compared(run_cli, write, runs, "json")
     report = r.json()
     for run in report["runs"]:  # no list reaches K = 3: each run's own
         assert [n["code"] for n in run["notices"]] == ["k_past_lists"]

@@ -8,7 +8,7 @@ import pytest
 
 from rankeval.report.markdown import cell
 
-from .test_compare_notices import GRADED, RUN_A, RUN_B, written_runs
+from .test_compare_notices import GRADED, RUN_A, RUN_B, compared
 
 PREFIX = "rankeval: warning: "
 
@@ -31,10 +31,7 @@ def test_score_markdown_lists_every_notice(run_cli, write):
 
 @pytest.mark.parametrize("runs", [2, 3])
 def test_compare_markdown_lists_what_stderr_says(run_cli, write, runs):
-    truth = write("truth.csv", GRADED)
-    paths = written_runs(write, runs)
-    r = run_cli("compare", *paths, truth, "-m", "ndcg@3", "-f", "markdown")
-    assert r.exit_code == 0, r.stderr
+    r = compared(run_cli, write, runs, "markdown")
     said = [line.removeprefix(PREFIX) for line in r.stderr.splitlines()
             if line.startswith(PREFIX)]
     assert len(said) == 2 + runs  # the truth's two once, K past the lists per run

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from .test_trec_eval_versions import DATA, PREFS, refused, slug
+from .test_trec_eval_versions import DATA, PLAIN_JUDGMENTS, PREFS, on_plain_judgments, refused, slug
 
 OWN_DIR = DATA / "trec_eval_test"
 # trec_eval's own tests of the formats (its Makefile's): the truth, the run, the -R format
@@ -203,14 +203,9 @@ def test_what_preferences_do_not_read_is_refused_with_one_line(run_cli, extra):
     _assert_refused(r)
 
 
-@pytest.mark.parametrize("command", ["validate", "compare", "power", "agree"])
+@pytest.mark.parametrize("command", PLAIN_JUDGMENTS)
 def test_preferences_are_refused_by_the_commands_that_read_plain_judgments(run_cli, command):
-    folder = DATA / "preferences"
-    files = {"validate": ["run", "qrels"], "compare": ["run", "run", "qrels"],
-             "power": ["run", "run", "qrels"], "agree": ["qrels", "qrels"]}[command]
-    formats = (["--truth-format", "qrels"] if command == "agree" else
-               ["--preds-format", "trec", "--truth-format", "qrels", "-m", "ndcg@10"])
-    r = run_cli(command, *(folder / f for f in files), *formats, "--preferences")
+    r = on_plain_judgments(run_cli, DATA / "preferences", command, "--preferences")
     _assert_refused(r)
     assert "--preferences" in r.stderr
 

@@ -477,18 +477,26 @@ def test_judgment_groups_refuse_what_has_no_value_per_user(run_cli):
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-@pytest.mark.parametrize("command", ["validate", "compare", "power", "agree"])
+PLAIN_JUDGMENTS = ["validate", "compare", "power", "agree"]  # the commands besides score
+
+
+def on_plain_judgments(run_cli, folder, command: str, flag: str):
+    """``command`` (one of ``PLAIN_JUDGMENTS``) on the run and qrels of ``folder``, with
+    ``flag``: a setting only score reads."""
+    files = {"validate": ["run", "qrels"], "compare": ["run", "run", "qrels"],
+             "power": ["run", "run", "qrels"], "agree": ["qrels", "qrels"]}[command]
+    formats = (["--truth-format", "qrels"] if command == "agree" else
+               ["--preds-format", "trec", "--truth-format", "qrels", "-m", "ndcg@10"])
+    return run_cli(command, *(folder / f for f in files), *formats, flag)
+
+
+@pytest.mark.parametrize("command", PLAIN_JUDGMENTS)
 def test_judgment_groups_are_refused_by_the_commands_that_read_plain_judgments(
         run_cli, command):
     """Only score (and rankeval.evaluate) scores (user, group) pairs: every other command
     that takes the setting refuses it with one line, never reading the groups' judgments as
     one user's (a document judged by two groups would read as listed twice)."""
-    folder = DATA / "judgment_groups"
-    files = {"validate": ["run", "qrels"], "compare": ["run", "run", "qrels"],
-             "power": ["run", "run", "qrels"], "agree": ["qrels", "qrels"]}[command]
-    formats = (["--truth-format", "qrels"] if command == "agree" else
-               ["--preds-format", "trec", "--truth-format", "qrels", "-m", "ndcg@10"])
-    r = run_cli(command, *(folder / f for f in files), *formats, "--judgment-groups")
+    r = on_plain_judgments(run_cli, DATA / "judgment_groups", command, "--judgment-groups")
     assert r.exit_code == 2 and "--judgment-groups" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 

@@ -50,6 +50,16 @@ def buffer(array: pa.Array, i: int) -> pa.Buffer:
     return data
 
 
+def string_buffers(text: pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
+    """A string array's (32-bit offsets) own slice of offsets, ``len(text) + 1`` of them,
+    and its bytes (None when every string is empty): each string is
+    ``data[offsets[i]:offsets[i + 1]]``, read without a copy."""
+    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[text.offset : text.offset + len(text)
+                                                          + 1]
+    data = text.buffers()[2]
+    return offsets, None if data is None else frombuffer(data, dtype=np.uint8)
+
+
 def to_numpy(data: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A column as a numpy array: null-free numbers (a view when it is one chunk) and bools
     through their buffers, text as Python strings."""

@@ -12,7 +12,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.errors import InputError
-from rankeval.io.arrow import buffer, from_numpy, frombuffer, py_buffer, scalar, to_numpy
+from rankeval.io.arrow import (
+    from_numpy,
+    py_buffer,
+    scalar,
+    string_buffers,
+    to_numpy,
+)
 from rankeval.kernels.threads import each
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
@@ -50,12 +56,9 @@ def _canonical(text: pa.Array) -> bool:
     bytes of each text are read, never the text itself (10M hashed ids: 0.6 s -> 0.03)."""
     if not len(text):
         return True
-    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[text.offset : text.offset + len(text)
-                                                          + 1]
-    data_buffer = text.buffers()[2]
-    if data_buffer is None:  # every text empty: Arrow parsed none of them
+    offsets, data = string_buffers(text)
+    if data is None:  # every text empty: Arrow parsed none of them
         return False
-    data = frombuffer(data_buffer, dtype=np.uint8)
     start = offsets[:-1]
     first = data[start]
     # the byte after the first, for texts that have one (another text's first byte, or the
@@ -165,10 +168,7 @@ def _numbered_bytes(text: pa.StringArray, out: np.ndarray | None = None) -> Numb
     """``numbered_ids`` read from the string buffers: the prefix compared byte column by byte
     column, the digits checked as bytes, then parsed by Arrow's integer cast (with the
     prefix bytes turned into leading zeros), never a string per id in Python."""
-    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
-        text.offset : text.offset + len(text) + 1]
-    data_buffer = text.buffers()[2]
-    data = frombuffer(data_buffer, dtype=np.uint8) if data_buffer else None
+    offsets, data = string_buffers(text)
     if data is None:
         return None
     first = text[0].as_py()

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.errors import InputError, is_collecting, report
-from rankeval.io.arrow import buffer, fill_null, frombuffer, to_numpy
+from rankeval.io.arrow import fill_null, string_buffers, to_numpy
 from rankeval.io.cast import ID, unparseable
 from rankeval.io.frames import MemoryTable
 from rankeval.io.readers import Table
@@ -59,8 +59,7 @@ def _has_empty(text: pa.Array) -> bool:
         # pyarrow-stubs: binary_length only on the named binary and string array classes,
         # pyarrow on any array of a binary-like type (the only ones here)
         return pc.min(pc.binary_length(text)).as_py() == 0  # type: ignore[call-overload]
-    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
-        text.offset : text.offset + len(text) + 1]
+    offsets, _ = string_buffers(text)
     return bool((offsets[1:] == offsets[:-1]).any())
 
 

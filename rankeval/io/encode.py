@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankeval.io.arrow import buffer, from_numpy, frombuffer, to_numpy
+from rankeval.io.arrow import buffer, from_numpy, frombuffer, string_buffers, to_numpy
 from rankeval.io.cast import POWERS, Numbered, numbered_ids
 from rankeval.io.codes import dense_codes
 from rankeval.kernels.threads import each
@@ -266,12 +266,9 @@ def _edge_suspects(text: pa.Array) -> np.ndarray | None:
     not a plain string array, check them all)."""
     if not pa.types.is_string(text.type) or text.null_count or not len(text):
         return None
-    offsets = frombuffer(buffer(text, 1), dtype=np.int32)[
-        text.offset : text.offset + len(text) + 1]
-    data_buffer = text.buffers()[2]
-    if data_buffer is None:
+    offsets, data = string_buffers(text)
+    if data is None:
         return np.zeros(0, dtype=np.int64)  # every string is empty
-    data = frombuffer(data_buffer, dtype=np.uint8)
     start, end = offsets[:-1], offsets[1:]
     filled = np.flatnonzero(end > start)
     first, last = data[start[filled]], data[end[filled] - 1]
