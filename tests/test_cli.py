@@ -165,6 +165,23 @@ def test_input_errors_exit_2_naming_the_file(run_cli, write, preds, truth, messa
     assert message in lines[0]
 
 
+@pytest.mark.parametrize("run_error", [
+    "user_id,item_id,rank\nu1,A,1\nu1,A,2\n",  # a repeated pair
+    "user_id,item_id,rank\nu1,A,1\nu1,B,1\n",  # a repeated rank
+])
+def test_the_truths_repeats_are_told_before_the_runs_errors(run_cli, write, run_error):
+    """The run's lists are built while the truth's pairs are sorted on the other core: an
+    error in the lists still waits for the truth's, which was read first."""
+    p = write("p.csv", run_error)
+    t = write("t.csv", "user_id,item_id,relevance\nu1,A,1\nu1,A,1\n")
+    r = run_cli("score", p, t)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"rankeval: error: {t}")
+    assert "listed more than once" in r.stderr
+    clean = run_cli("score", p, write("t2.csv", "user_id,item_id,relevance\nu1,A,1\n"))
+    assert clean.exit_code == 2 and clean.stderr.startswith(f"rankeval: error: {p}")
+
+
 def test_dedupe_turns_the_duplicate_error_into_a_counted_warning(run_cli, write):
     p = write("p.csv", "user_id,item_id,rank\nu1,B,1\nu1,A,2\nu1,B,3\n")
     t = write("t.csv", "user_id,item_id,relevance\nu1,A,1\n")

@@ -173,15 +173,20 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     codes, truth, checked, notices = _seen_truth(seen, pairs, codes, truth)
     notices = leaked + notices
     sel = select(codes, truth, settings, select_by)
-    keys, values = checked or _unique_pairs(pairs, codes, truth,
-                                            _truth_checked(codes, sel, _duplicates(settings)))
+    truth_checked = _truth_checked(codes, sel, _duplicates(settings))
+    try:  # the run's lists while the truth's side sorts its pairs on the other core
+        lists, ranks, found = _lists(preds, codes, sel, settings)
+    except InputError:  # the truth's repeats are told first, as they were read first
+        if checked is None:
+            _unique_pairs(pairs, codes, truth, truth_checked)
+        raise
+    notices += found
+    keys, values = checked or _unique_pairs(pairs, codes, truth, truth_checked)
     keys, values = _compact(keys, values, sel, codes)
     kmax = settings.cut if settings.cut is not None else np.iinfo(np.int64).max
     ideal_lists = Later(ideal, keys // codes.n_items, values, sel.counts.evaluated, kmax,
                         inline=inline)
     laters.append(ideal_lists)
-    lists, ranks, found = _lists(preds, codes, sel, settings)
-    notices += found
     listed = lists.su  # the users with a list, before seen items and -J take rows out
     if seen is not None and seen.lists:  # after the checks of the file's own ranks
         lists, found = seen.drop(codes, lists, preds.source.label)
