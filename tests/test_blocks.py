@@ -81,9 +81,14 @@ def test_duplicate_error_names_the_same_rows(monkeypatch):
     assert "2 (user, item) pairs listed more than once" in messages[0]
 
 
-@given(st.lists(st.integers(0, 9), max_size=60), st.integers(1, 8))
-def test_blocks_cover_all_rows_and_never_split_a_user(codes, size):
+@given(st.lists(st.integers(0, 4), max_size=400), st.integers(1, 90), st.randoms())
+def test_blocks_cover_all_rows_and_never_split_a_user(codes, size, random):
+    """Users sorted, or grouped in any order of the users (``Lists.grouped``); runs longer
+    than the first window of the search back (64 rows) included."""
     su = np.sort(np.array(codes, dtype=np.int32))
+    runs = np.split(su, np.flatnonzero(np.diff(su)) + 1) if len(su) else []
+    random.shuffle(runs)
+    su = np.concatenate(runs) if runs else su
     old, join._BLOCK = join._BLOCK, size
     try:
         blocks = join._blocks(su)
@@ -94,6 +99,15 @@ def test_blocks_cover_all_rows_and_never_split_a_user(codes, size):
         assert b == c  # contiguous
         assert su[c - 1] != su[c]  # a block edge falls between two users
     assert all(a < b for a, b in blocks) or len(su) == 0
+
+    def run_start(row):
+        while row > 0 and su[row - 1] == su[row]:
+            row -= 1
+        return row
+
+    if len(su) > size:  # blocks of about ``size`` rows: cut at each multiple's user
+        edges = {0, len(su)} | {run_start(m) for m in range(size, len(su), size)}
+        assert [a for a, _ in blocks] + [len(su)] == sorted(edges)
 
 
 @given(st.lists(st.integers(0, 5), max_size=40))

@@ -114,13 +114,27 @@ _BLOCK = 1 << 17  # rows per block: its temporaries stay in cache-sized, reused 
 
 
 def _blocks(su: np.ndarray) -> list[tuple[int, int]]:
-    """Row ranges of about ``_BLOCK`` rows that never split a user (``su`` sorted)."""
+    """Row ranges of about ``_BLOCK`` rows that never split a user (each user's rows
+    together: ``su`` sorted, or grouped as ``Lists.grouped``)."""
     n = len(su)
     if n <= _BLOCK:
         return [(0, n)]
-    cuts = np.searchsorted(su, su[np.arange(_BLOCK, n, _BLOCK)])  # back to a user's first row
-    edges = distinct(np.concatenate([[0], cuts, [n]]))
+    cuts = [_run_start(su, c) for c in range(_BLOCK, n, _BLOCK)]  # back to a user's first row
+    edges = distinct(np.array([0, *cuts, n], dtype=np.int64))
     return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+
+
+def _run_start(su: np.ndarray, row: int) -> int:
+    """The first row of the run of equal codes that holds ``row``: looked for backwards, in
+    windows that double (a run is one user's list, mostly short)."""
+    code, width = su[row], 64
+    while row > 0:
+        low = max(row - width, 0)
+        other = np.flatnonzero(su[low:row] != code)
+        if len(other):
+            return low + int(other[-1]) + 1
+        row, width = low, width * 2
+    return 0
 
 
 def _each_block(work, blocks: list[tuple[int, int]]) -> list:
@@ -142,8 +156,12 @@ def repeats(su, item, rows, n_items: int) -> np.ndarray | None:
     Blocks hold whole users, so a pair cannot repeat across blocks."""
 
     def work(a: int, b: int) -> np.ndarray | None:
-        keys = _block_keys(su, item, rows, n_items, a, b)
-        # su is sorted: a merge sort (``sort_keys``) sorts within each user's list alone
+        # each list numbered in row order within the block (users sorted or grouped): the
+        # keys rise list by list, and a merge sort (``sort_keys``) sorts within each alone
+        block = su[a:b]
+        lists = np.zeros(b - a, dtype=np.int64)
+        np.cumsum(block[1:] != block[:-1], out=lists[1:])
+        keys = pair_keys(lists, item[a:b] if rows is None else item[rows[a:b]], n_items)
         if len(keys) < 2 or not (np.diff(np.sort(keys, kind="stable")) == 0).any():
             return None  # the clean case: one fast sort
         order = np.argsort(keys, kind="stable")

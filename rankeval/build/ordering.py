@@ -43,47 +43,74 @@ def _in_order(keys: list[tuple[np.ndarray, bool]], undecided: np.ndarray | None 
     return True
 
 
-def sort_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
+def sort_order(keys: list[tuple[np.ndarray, bool]], runs_stay: bool = False
+               ) -> np.ndarray | None:
     """A stable sort permutation by several keys, primary first; ``(values, descending)``;
     None when the rows are in that order already.
 
     Files usually arrive grouped and ordered already, so that case costs one linear check;
     a file whose users come each in one run, in order within it, but not in the order of
     their codes (ids that are hashes, UUIDs, numbers in no order) costs a sort of its runs
-    alone (``_runs_order``); otherwise Arrow's multi-key sort, which is much faster than
-    ``np.lexsort``.
+    alone (``runs_order``); otherwise Arrow's multi-key sort, which is much faster than
+    ``np.lexsort``. ``runs_stay``: such runs are left where they stand (None), for a caller
+    that moves them later, when fewer rows are left (``Lists.in_user_order``).
     """
     if _in_order(keys):
         return None
-    runs = _runs_order(keys)
+    runs = _runs(keys)
     if runs is not None:
-        return runs
+        return None if runs_stay else runs_order(*runs)
     table = pa.table({f"k{j}": from_numpy(values) for j, (values, _) in enumerate(keys)})
     sort_keys: list[tuple[str, Literal["ascending", "descending"]]] = [
         (f"k{j}", "descending" if d else "ascending") for j, (_, d) in enumerate(keys)]
     return to_numpy(pc.sort_indices(table, sort_keys=sort_keys))
 
 
-def _runs_order(keys: list[tuple[np.ndarray, bool]]) -> np.ndarray | None:
-    """The stable sort permutation when each value of the (ascending) primary key is one run
-    of rows and the other keys are in order within each run: the runs moved whole, ordered
-    by their key; None otherwise."""
+def user_runs(user: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """When each user's rows stand together, as one run (the users in any order): (each
+    run's first row, the runs in user order, the rows); None otherwise."""
+    return _runs([(user, False)])
+
+
+def _runs(keys: list[tuple[np.ndarray, bool]]) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """When each value of the (ascending) primary key is one run of rows and the other keys
+    are in order within each run: (each run's first row, the runs in key order, the rows);
+    None otherwise."""
     primary, descending = keys[0]
     if descending or len(primary) < 2:
         return None
     same = primary[1:] == primary[:-1]
     starts = np.flatnonzero(~same) + 1
     starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
-    runs = np.argsort(primary[starts], kind="stable")
-    ordered = primary[starts[runs]]
-    if (ordered[1:] == ordered[:-1]).any():  # a key in two runs
+    runs = _distinct_order(primary[starts])
+    if runs is None:  # a key in two runs
         return None
     if len(keys) > 1 and not _in_order(keys[1:], same):
         return None
-    lengths = np.diff(np.append(starts, len(primary)))[runs]
+    return starts, runs, len(primary)
+
+
+def _distinct_order(heads: np.ndarray) -> np.ndarray | None:
+    """The permutation sorting ``heads`` when no two are equal; None when some are. Integers
+    over a range not much wider than their count (user codes) are placed by their value
+    rather than sorted (450,000 codes: 34 -> 3 ms)."""
+    low, high = (int(heads.min()), int(heads.max())) if len(heads) else (0, -1)
+    if heads.dtype.kind in "iu" and high - low < 4 * len(heads) + (1 << 16):
+        slot = np.full(high - low + 1, -1, dtype=np.int64)
+        slot[heads - low] = np.arange(len(heads))
+        runs = slot[slot >= 0]
+        return runs if len(runs) == len(heads) else None
+    runs = np.argsort(heads, kind="stable")
+    ordered = heads[runs]
+    return None if (ordered[1:] == ordered[:-1]).any() else runs
+
+
+def runs_order(starts: np.ndarray, runs: np.ndarray, n: int) -> np.ndarray:
+    """The stable sort permutation of rows in runs (``_runs``): the runs moved whole."""
+    lengths = np.diff(np.append(starts, n))[runs]
     landed = np.cumsum(lengths) - lengths  # where each run starts in the sorted order
     perm = np.repeat(starts[runs] - landed, lengths)
-    perm += np.arange(len(primary), dtype=perm.dtype)
+    perm += np.arange(n, dtype=perm.dtype)
     return perm.astype(np.uint64, copy=False)
 
 
@@ -94,10 +121,12 @@ def order_rows(
     score: np.ndarray | None,
     ties: str,
     keep: np.ndarray | None = None,
+    runs_stay: bool = False,
 ) -> np.ndarray | None:
     """Permutation of the rows ``keep`` (None: all; ``user`` and ``item`` are already taken at
     ``keep``) that sorts them by user, then by the run's own order; None when they are in that
-    order already.
+    order already (``runs_stay``: or when each user's rows are one run in that order, the runs
+    in any order: ``sort_order``).
 
     Item codes follow the byte order of the ids, so ``trec`` (item id descending, as trec_eval
     compares docnos with strcmp) and ``item-asc`` are a sort on codes; a rule that is
@@ -107,15 +136,15 @@ def order_rows(
     """
     ties = list_ties(ties)
     if rank is not None:
-        return sort_order([(user, False), (take(rank, keep), False)])
+        return sort_order([(user, False), (take(rank, keep), False)], runs_stay)
     if score is not None:
         by_score = [(user, False), (take(score, keep), True)]
         if ties == "input":
-            return sort_order(by_score)  # stable: tied rows keep the file order
+            return sort_order(by_score, runs_stay)  # stable: tied rows keep the file order
         if ties in TIE_PACKAGES:
             return _tool_order(user, take(score, keep))
-        return sort_order([*by_score, (item, ties == "trec")])
-    return sort_order([(user, False)])  # stable: the file order within each user
+        return sort_order([*by_score, (item, ties == "trec")], runs_stay)
+    return sort_order([(user, False)], runs_stay)  # stable: the file order within each user
 
 
 def _tool_order(user: np.ndarray, score: np.ndarray) -> np.ndarray | None:

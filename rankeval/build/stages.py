@@ -87,7 +87,8 @@ def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
     ``rows`` maps ordered rows to file rows, None meaning "the same": every user is evaluated
     and the file is in order already, the common case, which then costs no gathers and no
     index arrays. ``su`` holds their compact user codes; ``others`` the rows of users not
-    evaluated (still checked for duplicates), or None.
+    evaluated (still checked for duplicates), or None. Users whose rows each stand in one
+    run, in list order, stay in the file's order of users (``Lists.grouped``).
     """
     if sel.counts.evaluated == codes.n_users:
         keep, u, others = None, codes.p_user, None  # compact is the identity
@@ -98,7 +99,8 @@ def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
         u = u[keep]
     # Tie-aware orders start from trec_eval's and then treat each tie group as a whole.
     base = "trec" if ties in TIE_AWARE else ties
-    perm = order_rows(u, take(codes.p_item, keep), preds.rank, preds.score, base, keep)
+    perm = order_rows(u, take(codes.p_item, keep), preds.rank, preds.score, base, keep,
+                      runs_stay=True)
     rows = keep if perm is None else perm if keep is None else keep[perm]
     return rows, (u if perm is None else u[perm]), others
 
@@ -189,7 +191,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     laters.append(ideal_lists)
     listed = lists.su  # the users with a list, before seen items and -J take rows out
     if seen is not None and seen.lists:  # after the checks of the file's own ranks
-        lists, found = seen.drop(codes, lists, preds.source.label)
+        lists, found = seen.drop(codes, lists.in_user_order(), preds.source.label)
         notices += found
     notices += _score_orders(preds, ranks, lists)
     lists = _max_depth(lists, settings)
@@ -202,9 +204,11 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     notices += tie_notices(lists.su, lists.pos, lists.tie_start, kmax, settings)
     lists = _by_items(lists, codes)
     # trec_eval's relstring, of the evaluation's own lists (not a metric's build of its own)
-    texts = None if settings.relstring is None or select_by is not None else relstrings(
-        lists, codes, truth, sel, depth(settings.relstring))
-    lists = _cut(lists, kmax)
+    texts = None
+    if settings.relstring is not None and select_by is None:
+        lists = lists.in_user_order()
+        texts = relstrings(lists, codes, truth, sel, depth(settings.relstring))
+    lists = _cut(lists, kmax).in_user_order()
     rel = _join(lists, keys, values, codes, truth, sel, settings)
     chunk = _chunk(lists, rel, ideal_lists.result(), codes, truth, sel, settings)
     if emptied is not None:
@@ -311,7 +315,8 @@ def _lists(preds: Predictions, codes: Codes, sel: Selection, settings: Settings
     pos = segment_positions(su)
     found, falling = check_order(preds, rows, su, pos, settings, falling)
     notices += found
-    lists = Lists(rows, su, pos, falling=falling)
+    grouped = len(su) > 1 and bool((su[1:] < su[:-1]).any())
+    lists = Lists(rows, su, pos, falling=falling, grouped=grouped)
     return lists, ranks, notices
 
 
@@ -331,6 +336,7 @@ def _judged(lists: Lists, codes: Codes, truth: Truth, sel: Selection, settings: 
     """Whether each row's item is judged, when a metric reads it or the lists condense."""
     if not needs_judgements(settings):
         return lists
+    lists = lists.in_user_order()
     jkeys, jvalues = _compact(*judged_pairs(codes, truth), sel, codes)
     found = lookup(jkeys, jvalues, lists.su, codes.p_item, lists.rows, codes.n_items)
     return dataclasses.replace(lists, judged=found > 0, pooled=found != 0)
