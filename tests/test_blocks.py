@@ -115,3 +115,42 @@ def test_segment_positions_count_within_each_user(codes):
     su = np.sort(np.array(codes, dtype=np.int64))
     expected = [sum(1 for x in su[:i] if x == su[i]) + 1 for i in range(len(su))]
     assert chunk.segment_positions(su).tolist() == expected
+
+
+def _runs_shuffled(preds: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Each user's rows together and in list order, the users in a random order."""
+    users = preds["user_id"].drop_duplicates().sample(frac=1.0, random_state=seed)
+    place = dict(zip(users, range(len(users)), strict=True))
+    ranked = preds.sort_values(["user_id", "score"], ascending=[True, False])
+    return ranked.iloc[np.argsort(ranked["user_id"].map(place).to_numpy(), kind="stable")]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"compat": "trec_eval"}, {"max_depth": 7}, {"judged_only": True},
+    {"ties": "optimistic"}, {"dedupe": True}, {"compat": "trec_eval", "relstring": True},
+    {"exclude_seen": True},
+], ids=str)
+@pytest.mark.parametrize("metrics", [METRICS, ["ndcg", "map", "mrr", "precision", "recall"]],
+                         ids=["all", "unjudged"])  # the second moves the lists after the cut
+def test_users_in_any_order_of_runs_give_the_same_answers(monkeypatch, options, metrics):
+    """Lists whose users stand in runs out of user order are moved after the cut
+    (``Lists.in_user_order``), or before the stages that need user order: every option that
+    reads the lists before the cut gives what the file sorted by user gives."""
+    options = dict(options)
+    preds, truth = generate(8, 60, 40, 15, 8)
+    if options.get("dedupe"):  # repeats, worse-ranked, inside each user's run
+        preds = pd.concat([preds, preds.iloc[::9].assign(score=-1.0)], ignore_index=True)
+    if options.get("exclude_seen"):
+        options = {**options, "train": preds.iloc[::5][["user_id", "item_id"]]}
+    if options.pop("relstring", False):  # trec_eval's relstring: one text per user
+        metrics = [*metrics, "relstring"]
+    monkeypatch.setattr(join, "_BLOCK", 16)  # many blocks, cut between shuffled users
+    ordered = _runs_shuffled(preds, seed=None).sort_values(["user_id", "score"],
+                                                            ascending=[True, False])
+    expected = evaluate(ordered, truth, metrics, KS, **options)
+    for seed in (1, 2):
+        got = evaluate(_runs_shuffled(preds, seed), truth, metrics, KS, **options)
+        _same(expected, got)
+        assert expected.relstrings == got.relstrings
+    if "relstring" in metrics:
+        assert expected.relstrings

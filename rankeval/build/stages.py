@@ -191,7 +191,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
     laters.append(ideal_lists)
     listed = lists.su  # the users with a list, before seen items and -J take rows out
     if seen is not None and seen.lists:  # after the checks of the file's own ranks
-        lists, found = seen.drop(codes, lists.in_user_order(), preds.source.label)
+        lists, found = seen.drop(codes, lists, preds.source.label)
         notices += found
     notices += _score_orders(preds, ranks, lists)
     lists = _max_depth(lists, settings)
