@@ -309,15 +309,30 @@ def test_numbered_columns_at_scale_equal_the_text_path(write, span):
     _same_as_text_path(cols, fast)
 
 
+def _unique(array: np.ndarray, order) -> tuple[np.ndarray, np.ndarray]:
+    """numpy's distinct values and inverse, the distinct values then permuted by ``order``
+    (``encode.text_order``: the byte order of their text) and the inverse renumbered."""
+    expected, inverse = np.unique(array, return_inverse=True)
+    perm = None if order is None else order(expected.astype(np.int64))
+    if perm is None:
+        return expected, inverse
+    rank = np.empty(len(perm), dtype=np.int64)
+    rank[perm] = np.arange(len(perm))
+    return expected[perm], rank[inverse]
+
+
+BY_TEXT = [None, encode.text_order]  # the rows' codes in the order of the values, or of their text
+
+
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=80),
-       st.sampled_from([np.int32, np.int64]), st.booleans())
-def test_dense_codes_equal_numpy_unique(values, dtype, dense):
+       st.sampled_from([np.int32, np.int64]), st.booleans(), st.sampled_from(BY_TEXT))
+def test_dense_codes_equal_numpy_unique(values, dtype, dense, order):
     """Both readings (direct addressing over a small span, hashing over a wide one)."""
     if dtype == np.int32 or dense:
         values = [v % 1000 - 500 for v in values]
     array = np.array(values, dtype=dtype)
-    found, codes = dense_codes(array.copy())
-    expected, inverse = np.unique(array, return_inverse=True)
+    found, codes = dense_codes(array.copy(), order)
+    expected, inverse = _unique(array, order)
     assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
     assert codes.dtype == np.int32
 
@@ -325,7 +340,8 @@ def test_dense_codes_equal_numpy_unique(values, dtype, dense):
 @pytest.mark.parametrize("dtype, span", [(np.int32, "rows"), (np.int64, "rows"),
                                          (np.int32, "20x"), (np.int64, "20x"),
                                          (np.int64, "int64")])
-def test_dense_codes_at_scale_equal_numpy_unique(dtype, span):
+@pytest.mark.parametrize("order", BY_TEXT, ids=["by value", "by text"])
+def test_dense_codes_at_scale_equal_numpy_unique(dtype, span, order):
     """Past the two-core split, Zipf-popular ids: direct addressing (a span like the rows),
     hashing (20 times wider; 64-bit hashes with both extremes and negatives)."""
     rng = np.random.default_rng(3)
@@ -339,8 +355,8 @@ def test_dense_codes_at_scale_equal_numpy_unique(dtype, span):
         width = items if span == "rows" else 20 * n
         pool = rng.choice(width, items, replace=False) - width // 3
     array = pool[popular].astype(dtype)
-    found, codes = dense_codes(array.copy())
-    expected, inverse = np.unique(array, return_inverse=True)
+    found, codes = dense_codes(array.copy(), order)
+    expected, inverse = _unique(array, order)
     assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
     assert codes.dtype == np.int32
 
@@ -433,7 +449,8 @@ def test_no_ids_at_all_are_no_codes():
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("kind", ["runs", "runs-repeated", "short-runs", "one-run"])
-def test_dense_codes_of_wide_values_in_runs_equal_numpy_unique(dtype, kind):
+@pytest.mark.parametrize("order", BY_TEXT, ids=["by value", "by text"])
+def test_dense_codes_of_wide_values_in_runs_equal_numpy_unique(dtype, kind, order):
     """Wide values (past direct addressing) in runs, as a file's users come: coded run by
     run; a value in several runs, runs too short to pay, and a single run."""
     rng = np.random.default_rng(11)
@@ -446,8 +463,8 @@ def test_dense_codes_of_wide_values_in_runs_equal_numpy_unique(dtype, kind):
         kind, rng.integers(1, 60, len(heads)))
     array = np.full(500_000, heads[7]) if lengths is None else np.repeat(heads, lengths)
     array = array.astype(dtype)
-    found, codes = dense_codes(array.copy())
-    expected, inverse = np.unique(array, return_inverse=True)
+    found, codes = dense_codes(array.copy(), order)
+    expected, inverse = _unique(array, order)
     assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
     assert codes.dtype == np.int32 and found.dtype == np.int64
 

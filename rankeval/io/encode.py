@@ -167,15 +167,10 @@ def _factorize_numbers(reading: Numbered, every: np.ndarray, sizes: list[int]
     than the rows (catalog and user ids usually do), else by one sort; then the byte order
     of their text from the numbers themselves. The codes are written over the numbers in
     place, so the ids cost one int32 per row."""
-    distinct, numeric = dense_codes(every)
+    # codes follow the text's byte order, as for any ids: zero-padded digits of one width
+    # sort as their numbers, canonical ones need text_order
+    distinct, numeric = dense_codes(every, text_order if reading.canonical else None)
     del every
-    # zero-padded digits of one width sort as their numbers; canonical ones need text_order
-    order = text_order(distinct) if reading.canonical else None
-    if order is not None:  # codes follow the text's byte order, as for any ids
-        rank = np.empty(len(order), dtype=np.int32)
-        rank[order] = np.arange(len(order), dtype=np.int32)
-        numeric = rank[numeric]
-        distinct = distinct[order]
     out, start = [], 0
     for size in sizes:
         out.append(numeric[start : start + size])
