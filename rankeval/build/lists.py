@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankeval.build.ordering import runs_order, user_runs
+from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.threads import each
 
 
@@ -60,10 +61,12 @@ class Lists:
         lengths = np.diff(np.append(starts, n))[order]
         perm = runs_order(starts, order, n)
         rows, judged, tie_start, pooled = self.rows, self.judged, self.tie_start, self.pooled
+        su = np.repeat(self.su[starts[order]], lengths)
+        # pos is each row's place in its list, so it is counted again, not gathered
         jobs = [lambda: perm if rows is None else rows[perm],  # on two cores
-                lambda: np.repeat(self.su[starts[order]], lengths), lambda: self.pos[perm],
+                lambda: segment_positions(su),
                 lambda: None if judged is None else judged[perm],
                 lambda: None if tie_start is None else tie_start[perm],
                 lambda: None if pooled is None else pooled[perm]]
-        rows, su, pos, judged, tie_start, pooled = each(lambda job: job(), jobs)
+        rows, pos, judged, tie_start, pooled = each(lambda job: job(), jobs)
         return Lists(rows, su, pos, judged, tie_start, pooled, self.falling)
