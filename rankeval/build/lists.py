@@ -69,4 +69,5 @@ class Lists:
                 lambda: None if tie_start is None else tie_start[perm],
                 lambda: None if pooled is None else pooled[perm]]
         rows, pos, judged, tie_start, pooled = each(lambda job: job(), jobs)
+        assert pos is not None
         return Lists(rows, su, pos, judged, tie_start, pooled, self.falling)
