@@ -106,8 +106,10 @@ def _runs(values: np.ndarray, order: Order | None = None
 
 def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``dense_codes`` by hashing: each half's dictionary (first-seen order) on its core,
-    the two merged and ranked, each row's code gathered through its half's ranks."""
-    parts = each(lambda ab: _encoded(values[ab[0]:ab[1]]), halves(len(values)))
+    the two merged and ranked, each row's code gathered through its half's ranks, each half
+    on its core again."""
+    bounds = halves(len(values))
+    parts = each(lambda ab: _encoded(values[ab[0]:ab[1]]), bounds)
     merged = _encoded(pa.concat_arrays([p.dictionary for p in parts]))
     distinct = to_numpy(merged.dictionary)
     by_value = np.argsort(distinct)
@@ -118,12 +120,13 @@ def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray,
     rank[by_value] = np.arange(len(by_value), dtype=np.int32)
     into = to_numpy(merged.indices)
     out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
-    start = seen = 0
-    for part in parts:
-        size = len(part.dictionary)
-        codes = rank[into[seen : seen + size]]
-        out[start : start + len(part)] = codes[to_numpy(part.indices)]
-        start, seen = start + len(part), seen + size
+    seen = np.cumsum([0] + [len(part.dictionary) for part in parts]).tolist()
+
+    def code(k: int) -> None:
+        codes = rank[into[seen[k] : seen[k + 1]]]  # the half's dictionary, ranked
+        np.take(codes, to_numpy(parts[k].indices), out=out[bounds[k][0] : bounds[k][1]])
+
+    each(code, range(len(parts)))
     return distinct[by_value].astype(np.int64), out
 
 
