@@ -2,8 +2,9 @@
 
 encode (ids to codes) -> [seen truth dropped] -> select (which users are evaluated, SPEC
 section 2) -> the lists (order, dedupe, check the order) -> [seen items dropped] -> max depth
--> judged -> judged only -> ties -> cut at K -> join (relevance of each row) -> chunk, with the
-ideal lists made beside. ``_build`` only lists the stages; the ranked rows pass between them as
+-> judged -> judged only -> ties -> cut at K (users whose runs stand out of user order moved
+into it, once fewer rows are left) -> join (relevance of each row) -> chunk, with the ideal
+lists made beside. ``_build`` only lists the stages; the ranked rows pass between them as
 one ``Lists``. The first two, encode and select, are ``build/users.py``'s; seen-item exclusion
 is ``build/seen.py``'s stage (``seen_items``). Every stage is vectorized over all rows; no
 loop over users.
