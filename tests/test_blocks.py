@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from rankeval import evaluate
 from rankeval.build import join
+from rankeval.build.lists import Lists
 from rankeval.errors import InputError
 from rankeval.kernels import chunk
 from rankeval.registry import REGISTRY
@@ -154,3 +155,22 @@ def test_users_in_any_order_of_runs_give_the_same_answers(monkeypatch, options, 
         assert expected.relstrings == got.relstrings
     if "relstring" in metrics:
         assert expected.relstrings
+
+
+def test_users_out_of_order_are_moved_after_the_cut(monkeypatch):
+    """The mechanism, not only its answers: lists whose users stand in runs out of user order
+    reach the cut as they stand, and only the rows the cut leaves are moved."""
+    moved = []
+    move = Lists.in_user_order
+
+    def recorded(lists):
+        if lists.grouped:
+            moved.append((len(lists.su), int(lists.pos.max())))
+        return move(lists)
+
+    monkeypatch.setattr(Lists, "in_user_order", recorded)
+    preds, truth = generate(8, 60, 40, 15, 8)
+    evaluate(_runs_shuffled(preds, seed=3), truth, ["ndcg", "precision"], [3])
+    assert len(moved) == 1
+    rows, deepest = moved[0]
+    assert deepest == 3 and rows <= 3 * preds["user_id"].nunique()
