@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rankeval.conventions import PRESETS
 from rankeval.errors import OptionError
 from rankeval.foreign_names import (
     CUT,
@@ -24,6 +23,7 @@ from rankeval.foreign_names import (
     other_format,
 )
 from rankeval.names import MetricSpec, expand, split
+from rankeval.presets import PRESETS
 
 # trec_eval's cut-offs for a measure named without one (-m P means P_5 ... P_1000), and the
 # measures with cut-offs of their own (-m success means success_1, 5 and 10).

@@ -15,23 +15,13 @@ from typing import Any, TypedDict, Unpack
 
 from rankeval import irmeasures
 from rankeval.compat import measures, translate
-from rankeval.conventions import (
-    COMPAT,
-    ORDERED_BY,
-    PRESETS,
-    ROWS,
-    TABLE,
-    TIE_AWARE,
-    TIE_PACKAGES,
-    UNSET,
-    Setting,
-    preset_of,
-)
+from rankeval.conventions import COMPAT, ORDERED_BY, ROWS, TABLE, TIE_AWARE, TIE_PACKAGES
 from rankeval.dependencies import require_tie_package
 from rankeval.errors import OptionError
 from rankeval.foreign_names import preference_words
 from rankeval.names import MetricSpec, expand, from_name, parse_ks
 from rankeval.params import PER_METRIC_TIES, drop_defaults, list_ties, numbers
+from rankeval.presets import PRESETS, UNSET, Setting, preset_of
 from rankeval.registry import CORPUS, DEFAULT_K, DEFAULT_METRICS, REGISTRY
 
 # The table's names, for the modules that read them here

@@ -18,9 +18,9 @@ import sys
 import pytest
 
 from rankeval.cli import cli, metrics_markdown
-from rankeval.conventions import PRESETS
 from rankeval.foreign_names import EQUAL, PEER_TABLE
 from rankeval.io.columns import COLUMN_OPTIONS
+from rankeval.presets import PRESETS
 from rankeval.registry import REGISTRY
 from rankeval.report.catalog import presets_markdown
 from rankeval.settings import TABLE

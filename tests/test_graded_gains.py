@@ -14,8 +14,9 @@ import pytest
 import rankeval
 from rankeval.api.request import request as make_request
 from rankeval.api.validate import validate
-from rankeval.conventions import PRESETS, ROWS, UNSET
+from rankeval.conventions import ROWS
 from rankeval.engines import Engine, get
+from rankeval.presets import PRESETS, UNSET
 
 from .test_engines import CUT, INPUTS, MARKS, OTHERS, STARTED, partitions  # noqa: F401
 from .test_trec import write_qrels

@@ -23,7 +23,7 @@ ROOT = Path(__file__).parents[1] / "rankeval"
 
 FLOORS = [  # bottom to top: a module imports its own floor and the floors below it
     "errors version dependencies",
-    "registry* params irmeasures foreign_names names conventions compat settings notices",
+    "registry* params irmeasures foreign_names names presets conventions compat settings notices",
     "kernels*", "io*", "build*", "analysis*", "results*",
     "engines* offpolicy*", "api* report*", "integrations*",
     "cli* spark* ray* evaluation interleave __main__ __init__"]

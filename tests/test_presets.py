@@ -1,4 +1,4 @@
-"""Every ``--compat`` preset is data: a row of ``conventions.PRESETS`` and a column of the
+"""Every ``--compat`` preset is data: a row of ``presets.PRESETS`` and a column of the
 settings table, read through one lookup; no code compares a preset's name.
 
 Each preset then reproduces the tool it names on inputs made to tell conventions apart: runs
@@ -20,7 +20,8 @@ import pytest
 import pytrec_eval
 
 from rankeval import evaluate
-from rankeval.conventions import PRESETS, TABLE, UNSET
+from rankeval.conventions import TABLE
+from rankeval.presets import PRESETS, UNSET
 from rankeval.settings import make_settings
 
 from . import test_ir_measures as irm

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from rankeval.build.checks import report_duplicates
-from rankeval.conventions import preset_of
 from rankeval.engines.registry import get
 from rankeval.errors import InputError, OptionError
 from rankeval.foreign_names import PREFERENCE_CONVENTIONS
@@ -24,6 +23,7 @@ from rankeval.kernels.preferences import (
     number,
     repeated_in_lists,
 )
+from rankeval.presets import preset_of
 from rankeval.results.preferences import COUNTED, PreferenceEvaluation
 from rankeval.settings import ROWS, Settings, make_settings
 

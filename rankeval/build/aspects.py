@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankeval.conventions import preset_of
 from rankeval.errors import OptionError
 from rankeval.kernels.chunk import Chunk
+from rankeval.presets import preset_of
 from rankeval.settings import Settings
 
 if TYPE_CHECKING:

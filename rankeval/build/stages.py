@@ -53,7 +53,6 @@ from rankeval.build.propensity import with_propensities
 from rankeval.build.relstring import depth, relstrings
 from rankeval.build.seen import SeenItems, seen_items
 from rankeval.build.users import Codes, Selection, UserCounts, encode, select
-from rankeval.conventions import preset_of
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
 from rankeval.io.encode import duplicates, pair_keys
@@ -62,6 +61,7 @@ from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk, segment_positions
 from rankeval.kernels.threads import Later
 from rankeval.notices import Notice
+from rankeval.presets import preset_of
 from rankeval.registry import reads
 from rankeval.settings import Settings
 

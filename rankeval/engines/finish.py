@@ -11,7 +11,6 @@ import pyarrow.compute as pc
 
 from rankeval.analysis.exposure import exposure, exposure_ks
 from rankeval.build.items import ItemStats, item_stats
-from rankeval.conventions import preset_of
 from rankeval.engines.groups import per_user
 from rankeval.engines.partial import Partial
 from rankeval.engines.partition import (
@@ -36,6 +35,7 @@ from rankeval.kernels.aggregate import overall
 from rankeval.kernels.corpus import CORPUS_KERNELS, Lists
 from rankeval.names import MetricSpec
 from rankeval.notices import RUN, Notice
+from rankeval.presets import preset_of
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.results.evaluation import Evaluation, InputSummary
 from rankeval.results.store import LocalValues

@@ -13,7 +13,6 @@ import pyarrow.compute as pc
 
 from rankeval.build.checks import report_duplicates, report_repeated_ranks
 from rankeval.build.users import UserCounts
-from rankeval.conventions import preset_of
 from rankeval.engines.partial import Partial
 from rankeval.errors import OptionError
 from rankeval.io.arrow import from_numpy, to_numpy
@@ -21,6 +20,7 @@ from rankeval.io.encode import duplicates, factorize, pair_keys
 from rankeval.io.judgment_groups import Groups
 from rankeval.io.load import Predictions, Truth
 from rankeval.notices import Notice
+from rankeval.presets import preset_of
 from rankeval.settings import Settings
 
 

@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.compat import jg_name, measure_name
-from rankeval.conventions import preset_of
 from rankeval.engines.partial import Partial
 from rankeval.errors import OptionError
 from rankeval.io.arrow import to_numpy
@@ -26,6 +25,7 @@ from rankeval.io.zscores import ZScored, ZTable, zscore
 from rankeval.kernels.aggregate import exact_parts, overall
 from rankeval.names import MetricSpec
 from rankeval.notices import Notice
+from rankeval.presets import preset_of
 from rankeval.registry import CORPUS, REGISTRY
 from rankeval.settings import Settings
 

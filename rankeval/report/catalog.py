@@ -6,7 +6,7 @@ from __future__ import annotations
 from textwrap import fill
 from typing import Any
 
-from rankeval.conventions import PRESETS, TABLE, UNSET
+from rankeval.conventions import TABLE
 from rankeval.foreign_names import (
     EQUAL,
     PEER_TABLE,
@@ -18,6 +18,7 @@ from rankeval.foreign_names import (
 )
 from rankeval.irmeasures import NAMES
 from rankeval.params import PARAMS
+from rankeval.presets import PRESETS, UNSET
 
 HEAD = ("metric", "aliases", "definition", "per user", "takes", "--ties expected")
 

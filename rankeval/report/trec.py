@@ -6,9 +6,9 @@ import math
 from pathlib import Path
 
 from rankeval.compat import RELSTRING_KEY, jg_name, measure_name, output_key, relstring_name
-from rankeval.conventions import preset_of
 from rankeval.errors import OptionError
 from rankeval.io.formats.trec import check_field
+from rankeval.presets import preset_of
 from rankeval.registry import CORPUS, GEOMETRIC, REGISTRY
 from rankeval.report.numbers import defined
 
