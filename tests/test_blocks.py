@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
-from rankeval.build import join
+from rankeval.build import join, ordering
 from rankeval.build.lists import Lists
 from rankeval.errors import InputError
 from rankeval.kernels import chunk
@@ -109,6 +109,37 @@ def test_blocks_cover_all_rows_and_never_split_a_user(codes, size, random):
     if len(su) > size:  # blocks of about ``size`` rows: cut at each multiple's user
         edges = {0, len(su)} | {run_start(m) for m in range(size, len(su), size)}
         assert [a for a, _ in blocks] + [len(su)] == sorted(edges)
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 9)), max_size=200),
+       st.sampled_from(["sorted", "runs", "scattered"]), st.randoms())
+def test_sorted_keys_equal_one_sort_whatever_the_users_order(pairs, users, random):
+    """``sort_keys`` (the truth's pairs): users in order, in runs in any order (moved whole,
+    then sorted within), or scattered (one sort) all give numpy's sort; runs out of order
+    are moved whole, never sorted as one array."""
+    user = np.array([u for u, _ in pairs], dtype=np.int32)
+    item = np.array([i for _, i in pairs], dtype=np.int64)
+    order = np.argsort(user, kind="stable")
+    if users == "runs":  # each user's rows together, the users shuffled
+        runs = np.split(order, np.flatnonzero(np.diff(user[order])) + 1) if len(order) else []
+        random.shuffle(runs)
+        order = np.concatenate(runs) if runs else order
+    elif users == "scattered":
+        order = np.array(random.sample(range(len(user)), len(user)), dtype=np.int64)
+    user, item = user[order], item[order]
+    keys = user.astype(np.int64) * 10 + item
+    moved = []
+    old, join._BLOCK = join._BLOCK, 4
+    old_order, join.runs_order = join.runs_order, lambda *a: moved.append(1) or old_order(*a)
+    try:
+        got = keys.copy()
+        join.sort_keys(got, user)
+    finally:
+        join._BLOCK, join.runs_order = old, old_order
+    assert got.tolist() == sorted(keys.tolist())
+    grouped = ordering.user_runs(user) is not None
+    out_of_order = len(user) > 1 and bool((user[1:] < user[:-1]).any())
+    assert bool(moved) == (len(user) > 4 and grouped and out_of_order)
 
 
 @given(st.lists(st.integers(0, 5), max_size=40))
