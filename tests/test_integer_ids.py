@@ -4,6 +4,7 @@ tables, ids shown as written (#17)."""
 
 from __future__ import annotations
 
+import gzip
 import itertools
 
 import numpy as np
@@ -277,6 +278,51 @@ def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, us
     assert table.column("user_id").type == pa.string()
     assert pa.types.is_dictionary(table.column("item_id").type)
     assert table.column("user_id").to_pylist() == preds["user_id"].tolist()
+
+
+def test_numbers_too_spread_to_address_are_read_as_dictionaries(write, monkeypatch):
+    """Numbered ids spread wider than direct addressing codes (64-bit hashes) would be hashed
+    row by row after the parse: the reader's dictionary hashes each block while parsing, and
+    only each block's distinct ids are parsed and coded (never one per row); ids direct
+    addressing codes stay plain text. The answers are the text path's."""
+    from rankeval.io.load import open_input
+
+    rng = np.random.default_rng(3)
+    hashes = rng.integers(-(2**63), 2**63 - 1, 30_000, dtype=np.int64)
+    n = 300_000
+    preds = pd.DataFrame({"user_id": [str(i // 20) for i in range(n)],
+                          "item_id": [str(hashes[i % 20 * 1500 + i // 20 % 1500])
+                                      for i in range(n)],
+                          "rank": np.tile(np.arange(1, 21), n // 20)})
+    truth = pd.DataFrame({"user_id": [str(i // 3) for i in range(30_000)],
+                          "item_id": [str(hashes[i % 3 * 10_000 + i // 3 % 10_000])
+                                      for i in range(30_000)],
+                          "relevance": rng.integers(0, 3, 30_000)})
+    p, t = write("p.csv", preds), write("t.csv", truth)
+    assert p.stat().st_size > delimited._SMALL
+    # gzip: the file's size is unknown, and so its rows: the rule still tells hashes apart
+    zipped = write("p.csv.gz", gzip.compress(p.read_bytes(), compresslevel=1))
+    for path in (zipped, p):
+        read = open_input(str(path), "predictions").read(
+            {"user_id": ID, "item_id": ID, "rank": pa.int64()})
+        assert read.column("user_id").type == pa.string()
+        assert pa.types.is_dictionary(read.column("item_id").type)
+    dictionaries = sum(len(chunk.dictionary) for chunk in read.column("item_id").chunks)
+    assert dictionaries < n
+    coded = []
+
+    def spy(values, order=None):
+        coded.append(len(values))
+        return dense_codes(values, order)
+
+    monkeypatch.setattr(encode, "dense_codes", spy)
+    ev = rankeval.evaluate(p, t, metrics=["ndcg@10", "map@5"])
+    assert dictionaries + len(truth) in coded  # the items: the dictionaries and the truth's rows
+    assert n + len(truth) in coded  # the users: a number per row
+    _string_path(monkeypatch)
+    text = rankeval.evaluate(p, t, metrics=["ndcg@10", "map@5"])
+    pd.testing.assert_frame_equal(ev.per_user, text.per_user)
+    assert ev.metrics == text.metrics
 
 
 @given(st.lists(st.integers(-5, 40), max_size=80))

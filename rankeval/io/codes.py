@@ -48,7 +48,7 @@ def dense_codes(values: np.ndarray, order: Order | None = None
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     low, high = int(values.min()), int(values.max())
     span = high - low + 1
-    if span > _SPAN_PER_ROW * len(values) + _SPAN_FREE:
+    if not addressable(low, high, len(values)):
         runs = _runs(values, order)
         return _hashed(values, order) if runs is None else runs
     values -= values.dtype.type(low)  # offsets into the span, in place
@@ -66,6 +66,12 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     # a pass of its own: inside the blocks, a third table (the ranks) would share the cache
     # with the bitset and its counts, and measured no faster
     return found, codes if rank is None else rank[codes]
+
+
+def addressable(low: int, high: int, rows: int) -> bool:
+    """Whether ``rows`` numbers from ``low`` to ``high`` are coded by direct addressing (a
+    bit per value of their span); the others by their runs, else by hashing every row."""
+    return high - low + 1 <= _SPAN_PER_ROW * rows + _SPAN_FREE
 
 
 def _ranks(ordered: np.ndarray, order: Order | None) -> tuple[np.ndarray | None, np.ndarray]:

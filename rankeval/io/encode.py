@@ -105,22 +105,27 @@ def byte_order(text: pa.Array) -> np.ndarray:
     return order
 
 
-def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
+# Where each chunk's numbers stand in the array of every column's numbers: (start, stop, and
+# for a dictionary chunk each row's index into its dictionary's numbers; None: one per row)
+Slot = tuple[int, int, np.ndarray | None]
+
+
+def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[list[Slot]]] | None:
     """Every column's ids as numbers in one array, column after column, when every id of
     every column is the same prefix and a number written the same way
-    (``io.cast.numbered_ids``): (the reading, the numbers, each column's rows). The first
+    (``io.cast.numbered_ids``): (the reading, the numbers, each column's chunks' slots).
+    A plain chunk stands there with a number per row; a dictionary chunk (what the CSV
+    reader makes of ids that repeat) with its dictionary's numbers alone, each distinct id of
+    the chunk once, so that neither the parse nor the coding visits its rows. The first
     chunk is read alone (text ids stop there), the others on the two cores, each parsed
     into its own place in the array where it can be (no array per chunk, no copy)."""
     chunks = [(i, chunk) for i, col in enumerate(columns) for chunk in col.chunks if len(chunk)]
-    if not chunks:
+    if not chunks or any(chunk.null_count for _, chunk in chunks):
         return None
-    sizes = [sum(len(chunk) for chunk in col.chunks) for col in columns]
-    starts = np.cumsum([0] + [len(chunk) for _, chunk in chunks]).tolist()
+    starts = np.cumsum([0] + [len(_parsed(chunk)) for _, chunk in chunks]).tolist()
 
     def parse(chunk: pa.Array, out: np.ndarray | None = None) -> Numbered | None:
-        if isinstance(chunk, pa.DictionaryArray):
-            return numbered_ids(chunk.dictionary)  # each distinct value once
-        return numbered_ids(chunk, out)
+        return numbered_ids(_parsed(chunk), out)
 
     first = parse(chunks[0][1])
     if first is None:
@@ -135,8 +140,6 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
         if numbered is None:
             return None, None
         values = numbered.values
-        if isinstance(chunk, pa.DictionaryArray):
-            values = values[to_numpy(chunk.indices)]
         if values is slot:
             return numbered, None
         if not np.can_cast(values.dtype, every.dtype):
@@ -156,26 +159,53 @@ def _numbered_columns(columns) -> tuple[Numbered, np.ndarray, list[int]] | None:
         every = every.astype(np.int64)
         for k, values in wide:
             every[starts[k] : starts[k + 1]] = values
+    slots: list[list[Slot]] = [[] for _ in columns]
+    for k, (i, chunk) in enumerate(chunks):
+        rows = to_numpy(chunk.indices) if isinstance(chunk, pa.DictionaryArray) else None
+        slots[i].append((starts[k], starts[k + 1], rows))
     # the reading without the first chunk's numbers (a whole column when it is one chunk)
-    return Numbered(reading.prefix, reading.canonical, reading.width, every[:0]), every, sizes
+    return Numbered(reading.prefix, reading.canonical, reading.width, every[:0]), every, slots
 
 
-def _factorize_numbers(reading: Numbered, every: np.ndarray, sizes: list[int]
+def _parsed(chunk: pa.Array) -> pa.Array:
+    """What of a chunk is parsed: a dictionary's distinct values, else every row."""
+    return chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk
+
+
+def _factorize_numbers(reading: Numbered, every: np.ndarray, slots: list[list[Slot]]
                        ) -> tuple[list[np.ndarray], pa.Array]:
     """``factorize`` for numbered ids (``every``: each column's numbers, one after the other,
     used up): distinct numbers by direct addressing when they span a range not much larger
-    than the rows (catalog and user ids usually do), else by one sort; then the byte order
-    of their text from the numbers themselves. The codes are written over the numbers in
-    place, so the ids cost one int32 per row."""
+    than the rows (catalog and user ids usually do), else by runs or hashing; then the byte
+    order of their text from the numbers themselves. The codes are written over the numbers
+    in place, so plain ids cost one int32 per row; a dictionary chunk's rows take their
+    codes through its dictionary's."""
     # codes follow the text's byte order, as for any ids: zero-padded digits of one width
     # sort as their numbers, canonical ones need text_order
     distinct, numeric = dense_codes(every, text_order if reading.canonical else None)
     del every
-    out, start = [], 0
-    for size in sizes:
-        out.append(numeric[start : start + size])
-        start += size
-    return out, reading.text(distinct)
+    return [_column_codes(numeric, column) for column in slots], reading.text(distinct)
+
+
+def _column_codes(numeric: np.ndarray, slots: list[Slot]) -> np.ndarray:
+    """One column's row codes: a slice of ``numeric`` when its chunks are plain and
+    adjacent (no copy), else each chunk's codes written in turn, a dictionary chunk's
+    gathered through its indices."""
+    if not slots:
+        return numeric[:0]
+    if all(rows is None for _, _, rows in slots):
+        return numeric[slots[0][0] : slots[-1][1]]
+    out = np.empty(sum(b - a if rows is None else len(rows) for a, b, rows in slots),
+                   dtype=numeric.dtype)
+    at = 0
+    for a, b, rows in slots:
+        n = b - a if rows is None else len(rows)
+        if rows is None:
+            out[at : at + n] = numeric[a:b]
+        else:
+            np.take(numeric[a:b], rows, out=out[at : at + n])
+        at += n
+    return out
 
 
 _SCALE = np.array([10 ** (19 - d) for d in range(1, 20)], dtype=np.uint64)

@@ -1,10 +1,12 @@
 """CSV and TSV: a header row, then delimited rows, parsed by Arrow block by block on both
 cores. Integer columns never meet Arrow's integer parser (it takes hexadecimal), and ids that
-look numbered are read as plain text (see ``_plain_numbered_ids``)."""
+look numbered over a span direct addressing codes are read as plain text (see
+``_plain_numbered_ids``)."""
 
 from __future__ import annotations
 
 import csv
+from math import inf
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -13,6 +15,7 @@ import pyarrow.csv as pa_csv
 
 from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, numbered_ids, raise_non_numeric, text_integers
+from rankeval.io.codes import addressable
 from rankeval.io.options import own_option
 from rankeval.io.output import csv_bytes
 
@@ -24,6 +27,7 @@ DELIMITERS = {"csv": ",", "tsv": "\t", "recbole": "\t"}
 _BLOCK_BYTES = 4 << 20  # both cores busy on small files; big ones 5-25% faster than 16 MiB
 _SMALL = 4 << 20  # bytes of text under which ids are read as plain text without a look
 _LOOK_BYTES = 64 << 10  # the look: about 2,000 rows, parsed in a millisecond
+_UNKNOWN_ROWS = 1 << 32  # the rows of a file of unknown size, for the look's span rule
 
 
 def columns(t: Table) -> list[str]:
@@ -67,11 +71,16 @@ def spark_read(spark, path: str, fmt: str, role: str, reading: dict[str, Any]):
 
 
 def _plain_numbered_ids(t: Table, types: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
-    """Ids that look numbered in the first 64 KiB (``7``, ``tt0111161``: ``numbered_ids``)
-    are read as plain text, however often they repeat: hashing every row into a
-    dictionary per block while parsing costs more than ``factorize`` then spends reading
-    them as numbers (1M users x 10 rows: the read 0.54 -> 0.45 s, the users' encoding,
-    beside the items', 0.11 -> 0.15 s)."""
+    """Ids that look numbered in the first 64 KiB (``7``, ``tt0111161``: ``numbered_ids``),
+    over a span that direct addressing codes (``io.codes.addressable``, for as many rows as
+    the file holds at the look's bytes per row), are read as plain text, however often they
+    repeat: hashing every row into a dictionary per block while parsing costs more than
+    ``factorize`` then spends reading them as numbers (1M users x 10 rows: the read 0.54 ->
+    0.45 s, the users' encoding, beside the items', 0.11 -> 0.15 s). Numbers spread wider
+    (64-bit hashes) would be hashed row by row after the parse: the reader's dictionary
+    does that hashing per block, in the cache, and leaves ``factorize`` each block's
+    distinct ids to parse and code (10M rows of hashed ids: 0.93x the time, 0.61x the
+    peak memory)."""
     ids = [name for name, typ in types.items() if typ == ID]
     if not ids:
         return types
@@ -85,8 +94,18 @@ def _plain_numbered_ids(t: Table, types: dict[str, pa.DataType]) -> dict[str, pa
         sample = pa_csv.read_csv(pa.BufferReader(head), **options)  # type: ignore[arg-type]
     except (pa.ArrowException, OSError, EOFError, ValueError):
         return types  # the full read says what is wrong
-    plain = {name for name in ids if numbered_ids(sample.column(name)) is not None}
-    return {name: pa.string() if name in plain else typ for name, typ in types.items()}
+    size = t.size()  # the file's rows, estimated; unknown (gzip): more than any file holds
+    rows = sample.num_rows * int(size) // max(len(head), 1) if size < inf else _UNKNOWN_ROWS
+
+    def plain(name: str) -> bool:
+        numbered = numbered_ids(sample.column(name))
+        if numbered is None:
+            return False
+        values = numbered.values
+        return addressable(int(values.min()), int(values.max()), rows)
+
+    return {name: pa.string() if typ == ID and plain(name) else typ
+            for name, typ in types.items()}
 
 
 def _options(t: Table, types: dict[str, pa.DataType], newlines_in_values: bool = False):
