@@ -7,9 +7,9 @@ table of 32-bit codes over the range did not: 14M sparse ids over 40M values, 0.
 0.2 s, and 4 bytes less per value of the range). Wider ones (sparse ids,
 64-bit hashes) that come in runs (a file's users, each one's rows together) are coded from the
 runs' first values (``_runs``: 5M rows of hashed user ids, 0.11 -> 0.05 s of CPU); the others
-are hashed: each half of the rows dictionary-encoded by Arrow on its own core,
-the two small dictionaries merged, sorted, and the rows' codes gathered through them. Never a
-sort of, or a binary search for, every row: on 10M Zipf-popular ids among 2M distinct ones
+are hashed: each half of the rows dictionary-encoded by Arrow on its own core, each of the
+two small dictionaries sorted, the two merged, and the rows' codes gathered through them.
+Never a sort of, or a binary search for, every row: on 10M Zipf-popular ids among 2M distinct ones
 spread over 60M values, that took 1.84 s where hashing takes 0.40 s.
 """
 
@@ -111,29 +111,42 @@ def _runs(values: np.ndarray, order: Order | None = None
 
 
 def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``dense_codes`` by hashing: each half's dictionary (first-seen order) on its core,
-    the two merged and ranked, each row's code gathered through its half's ranks, each half
-    on its core again."""
+    """``dense_codes`` by hashing: each half's dictionary (first-seen order) on its core;
+    each dictionary sorted, on its core again; the two sorted runs merged by one stable sort
+    (which finds the two runs and merges them) into the distinct values and each entry's
+    code; each row's code gathered through its half's table, each half on its core. Merging
+    by hashing the two dictionaries again, then sorting the union, took 0.16-0.25 s on 14M
+    hashed ids (1.2M dictionary entries) where this takes about 0.07 s."""
     bounds = halves(len(values))
     parts = each(lambda ab: _encoded(values[ab[0]:ab[1]]), bounds)
-    merged = _encoded(pa.concat_arrays([p.dictionary for p in parts]))
-    distinct = to_numpy(merged.dictionary)
-    by_value = np.argsort(distinct)
-    then = None if order is None else order(distinct[by_value])
-    if then is not None:  # the final order, composed into the table before any row
-        by_value = by_value[then]
-    rank = np.empty(len(by_value), dtype=np.int32)
-    rank[by_value] = np.arange(len(by_value), dtype=np.int32)
-    into = to_numpy(merged.indices)
+    tables = [to_numpy(part.dictionary) for part in parts]
+    sorts = each(np.argsort, tables)
+    runs = np.concatenate([table[by] for table, by in zip(tables, sorts, strict=True)])
+    merge = np.argsort(runs, kind="stable")
+    ordered = runs[merge]
+    del runs
+    new = np.empty(len(ordered), dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    distinct = ordered[new].astype(np.int64)
+    del ordered
+    code = np.cumsum(new, dtype=np.int32)
+    code -= 1  # each sorted entry's place among the distinct values
+    rank, distinct = _ranks(distinct, order)
+    if rank is not None:  # the final order, composed into the table before any row
+        code = rank[code]
+    entry = np.empty(len(code), dtype=np.int32)
+    entry[merge] = code  # the code of each half's sorted dictionary entry
     out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
-    seen = np.cumsum([0] + [len(part.dictionary) for part in parts]).tolist()
+    first = np.cumsum([0] + [len(table) for table in tables]).tolist()
 
-    def code(k: int) -> None:
-        codes = rank[into[seen[k] : seen[k + 1]]]  # the half's dictionary, ranked
-        np.take(codes, to_numpy(parts[k].indices), out=out[bounds[k][0] : bounds[k][1]])
+    def rows(k: int) -> None:
+        table = np.empty(len(tables[k]), dtype=np.int32)
+        table[sorts[k]] = entry[first[k] : first[k + 1]]  # the half's dictionary, coded
+        np.take(table, to_numpy(parts[k].indices), out=out[bounds[k][0] : bounds[k][1]])
 
-    each(code, range(len(parts)))
-    return distinct[by_value].astype(np.int64), out
+    each(rows, range(len(parts)))
+    return distinct, out
 
 
 def _encoded(values: np.ndarray | pa.Array) -> pa.DictionaryArray:
