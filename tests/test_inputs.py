@@ -265,3 +265,50 @@ def test_an_empty_id_far_into_a_big_file_is_named(write):
     path = write("p.csv", "user_id,item_id,rank\n" + "\n".join(rows) + "\n")
     with pytest.raises(InputError, match=r"1 empty id, e.g. row 250001 "):
         evaluate(str(path), TRUTH, ["ndcg"], 5)
+
+
+@pytest.mark.parametrize("groups", [1, 2, 3, 8])
+@pytest.mark.parametrize("ids", ["text", "numbers"])
+def test_parquet_row_groups_read_in_two_halves_equal_one_read(write, tmp_path, groups, ids,
+                                                              monkeypatch):
+    """A Parquet file of several row groups is read in two halves of them, each on its core,
+    and the halves joined: the same columns, row for row, as one read, and the same answers
+    as its CSV twin; a file of one row group is read whole."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from rankeval.io.cast import ID
+    from rankeval.io.load import open_input
+
+    rng = np.random.default_rng(groups)
+    n = 2_400
+    name = (lambda i: f"{i * 7919 % 10**9:09x}-item") if ids == "text" else (lambda i: i * 7919)
+    preds = pd.DataFrame({"user_id": np.arange(n) // 12,
+                          "item_id": [name(i) for i in rng.permutation(n)],
+                          "rank": np.tile(np.arange(1, 13), n // 12)})
+    truth = preds.sample(600, random_state=1).assign(relevance=rng.integers(0, 4, 600)).drop(
+        columns="rank")
+    if ids == "text":
+        preds["user_id"] = "u" + preds["user_id"].astype(str)
+        truth["user_id"] = "u" + truth["user_id"].astype(str)
+    path = tmp_path / "p.parquet"
+    pq.write_table(pa.Table.from_pandas(preds, preserve_index=False), path,
+                   row_group_size=-(-n // groups))
+    assert pq.ParquetFile(path).num_row_groups == groups
+    calls = []
+    real = pq.ParquetFile.read_row_groups
+    monkeypatch.setattr(pq.ParquetFile, "read_row_groups",
+                        lambda self, g, **kw: calls.append(list(g)) or real(self, g, **kw))
+    types = {"user_id": ID, "item_id": ID, "rank": pa.int64()}
+    read = open_input(str(path), "predictions").read(types)
+    assert sorted(g for call in calls for g in call) == (list(range(groups)) if groups > 1 else [])
+    assert len(calls) == (2 if groups > 1 else 0)
+    whole = pq.read_table(path)
+    for column in types:
+        assert read.column(column).cast(pa.string()).to_pylist() == \
+            whole.column(column).cast(pa.string()).to_pylist()
+    t = write("t.csv", truth)
+    from_parquet = evaluate(str(path), str(t), ["ndcg", "map"], [5, 10])
+    from_csv = evaluate(str(write("p.csv", preds)), str(t), ["ndcg", "map"], [5, 10])
+    assert from_parquet.metrics == from_csv.metrics
+    pd.testing.assert_frame_equal(from_parquet.per_user, from_csv.per_user)
