@@ -10,7 +10,10 @@ over 5,000,000 items; U = 100,000 x ~100 drawn uniformly from 5,000,000 ids; the
 have, each 450,000 users x ~33 (about 10M distinct pairs) with Zipf popularity over 2,000,000
 items: SP numbers spread over a space 20x wider than their count, H random 64-bit integers
 (negatives included), UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 2,250,000
-x ~33 (50M rows) of dense numbers, the long mode (BENCH=L). Data is generated
+x ~33 (50M rows) of dense numbers, the long mode (BENCH=L); and the held-out shapes of
+issue #49: I1 = 300,000 x ~33 geometric lengths, Zipf over 3,000,000 numeric ids (10M rows);
+I2, I3, I4 = 127,000 x ~33 (4.2M rows), Zipf over 1,000,000 items, of random 64-bit ids,
+20x sparse numbers, UUIDs. Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
@@ -58,6 +61,11 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     "UU": (450_000, 33, 10, 2_000_000, "zipf", "uuid"),  # 36-character UUID strings
     "A": (450_000, 33, 10, 2_000_000, "zipf", "asin"),  # 10-character ASIN-like strings
     "L": (2_250_000, 33, 10, 5_000_000, "zipf", "dense"),  # 50M rows: the long mode
+    # Issue #49's held-out table: shapes rankeval was not tuned on (Zipf 1.1, as above).
+    "I1": (300_000, 33, 10, 3_000_000, "zipf", "dense", 1.1, "geometric"),  # 10M rows, 3M items
+    "I2": (127_000, 33, 10, 1_000_000, "zipf", "hashed"),  # 4.2M rows of random 64-bit ids
+    "I3": (127_000, 33, 10, 1_000_000, "zipf", "sparse"),  # 4.2M rows, numbers 20x sparse
+    "I4": (127_000, 33, 10, 1_000_000, "zipf", "uuid"),  # 4.2M rows of UUID strings
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
@@ -204,7 +212,7 @@ def main() -> None:
         if checkout is not None:
             compileall.compile_dir(checkout / "rankeval", quiet=1)
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
-    shapes = {name: (*SHAPES[name], 1.1, "uniform") for name in a.shapes.split(",") if name}
+    shapes = {name: (*SHAPES[name], 1.1, "uniform")[:8] for name in a.shapes.split(",") if name}
     seed = a.seed if a.seed is not None else secrets.randbits(32)
     if a.random:
         print(f"drawn shapes: --random {a.random} --seed {seed}", file=sys.stderr)
