@@ -11,9 +11,9 @@ have, each 450,000 users x ~33 (about 10M distinct pairs) with Zipf popularity o
 items: SP numbers spread over a space 20x wider than their count, H random 64-bit integers
 (negatives included), UU 36-character UUIDs, A 10-character ASIN-like strings; and L, 2,250,000
 x ~33 (50M rows) of dense numbers, the long mode (BENCH=L); and the held-out shapes of
-issue #49: I1 = 300,000 x ~33 geometric lengths, Zipf over 3,000,000 numeric ids (10M rows);
-I2, I3, I4 = 127,000 x ~33 (4.2M rows), Zipf over 1,000,000 items, of random 64-bit ids,
-20x sparse numbers, UUIDs. Data is generated
+issue #49: I1 = 388,000 x ~40 (geometric lengths, at most 200), Zipf over 3,000,000 numeric
+ids; I2, I3, I4 = 193,000 x ~33 (4.2M distinct pairs), Zipf over 1,000,000 items, of random
+64-bit ids, 20x sparse numbers, UUIDs. Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
@@ -62,10 +62,10 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     "A": (450_000, 33, 10, 2_000_000, "zipf", "asin"),  # 10-character ASIN-like strings
     "L": (2_250_000, 33, 10, 5_000_000, "zipf", "dense"),  # 50M rows: the long mode
     # Issue #49's held-out table: shapes rankeval was not tuned on (Zipf 1.1, as above).
-    "I1": (300_000, 33, 10, 3_000_000, "zipf", "dense", 1.1, "geometric"),  # 10M rows, 3M items
-    "I2": (127_000, 33, 10, 1_000_000, "zipf", "hashed"),  # 4.2M rows of random 64-bit ids
-    "I3": (127_000, 33, 10, 1_000_000, "zipf", "sparse"),  # 4.2M rows, numbers 20x sparse
-    "I4": (127_000, 33, 10, 1_000_000, "zipf", "uuid"),  # 4.2M rows of UUID strings
+    "I1": (388_000, 40, 10, 3_000_000, "zipf", "dense", 1.1, "geometric"),  # 10M rows, 3M items
+    "I2": (193_000, 33, 10, 1_000_000, "zipf", "hashed"),  # 4.2M rows of random 64-bit ids
+    "I3": (193_000, 33, 10, 1_000_000, "zipf", "sparse"),  # 4.2M rows, numbers 20x sparse
+    "I4": (193_000, 33, 10, 1_000_000, "zipf", "uuid"),  # 4.2M rows of UUID strings
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
