@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,6 +39,24 @@ def test_numbers_share_memory(dtype):
     array = from_numpy(values)
     assert array.to_pylist() == values.tolist()
     assert to_numpy(array.slice(3)).tolist() == values[3:].tolist()
+
+
+@given(st.lists(st.integers(-(2**31), 2**31 - 1), max_size=60),
+       st.lists(st.integers(0, 60), max_size=5), st.integers(0, 5),
+       st.sampled_from([np.int8, np.int32, np.int64, np.uint32, np.uint64, np.float64]))
+def test_chunked_numbers_are_joined_into_one_writable_array(values, cuts, start, dtype):
+    """Chunks (sliced at any offset, empty ones among them) are joined by Arrow into its own
+    pool: the values in order, of the column's type, and writable, as numpy's join was."""
+    values = np.array(values, dtype=np.int64).astype(dtype)
+    whole = from_numpy(values).slice(min(start, len(values)))
+    bounds = sorted({0, len(whole), *(c % (len(whole) + 1) for c in cuts)})
+    column = pa.chunked_array([whole.slice(a, b - a) for a, b in itertools.pairwise(bounds)]
+                              + [whole.slice(0, 0)], whole.type)
+    out = to_numpy(column)
+    assert out.dtype == dtype and out.tolist() == whole.to_pylist()
+    if column.num_chunks > 2:  # joined, not a view of one chunk
+        out[...] = 0
+        assert not out.any() and whole.to_pylist() == values[len(values) - len(whole):].tolist()
 
 
 @pytest.mark.parametrize("value, typ", [("", pa.string()), ("é x", pa.string()),
