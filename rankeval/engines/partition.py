@@ -30,7 +30,7 @@ from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import from_numpy
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.aggregate import exact_parts
-from rankeval.kernels.distinct import count_distinct
+from rankeval.kernels.distinct import count_distinct, distinct
 from rankeval.kernels.fairness import GroupTotals, distributions
 from rankeval.kernels.metrics import compute
 from rankeval.names import MetricSpec, from_name
@@ -153,7 +153,7 @@ def tie_bounds(chunk, settings: Settings, chunks=None, groups=None, values=None)
     chunks = chunks or {}
     users = None
     if groups is None and values is not None:  # every build's tied users (one run: alike)
-        users = np.unique(np.concatenate([c.user[c.pos != c.tie_start]
+        users = distinct(np.concatenate([c.user[c.pos != c.tie_start]
                                           for c in (chunk, *chunks.values())
                                           if c.tie_start is not None]))
     part = None if users is None else chunk.only(users)
