@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.io.arrow import from_numpy, to_numpy
+from rankeval.kernels.distinct import with_inverse
 from rankeval.kernels.threads import each, halves
 
 # Direct addressing while the span is at most this many times the rows (plus a fixed 16M
@@ -121,22 +122,13 @@ def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray,
     parts = each(lambda ab: _encoded(values[ab[0]:ab[1]]), bounds)
     tables = [to_numpy(part.dictionary) for part in parts]
     sorts = each(np.argsort, tables)
-    runs = np.concatenate([table[by] for table, by in zip(tables, sorts, strict=True)])
-    merge = np.argsort(runs, kind="stable")
-    ordered = runs[merge]
-    del runs
-    new = np.empty(len(ordered), dtype=bool)
-    new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    distinct = ordered[new].astype(np.int64)
-    del ordered
-    code = np.cumsum(new, dtype=np.int32)
-    code -= 1  # each sorted entry's place among the distinct values
-    rank, distinct = _ranks(distinct, order)
+    # the two sorted runs, merged (a stable sort finds them): the distinct values, and the
+    # code of each half's sorted dictionary entry
+    found, entry = with_inverse(
+        np.concatenate([table[by] for table, by in zip(tables, sorts, strict=True)]))
+    rank, distinct = _ranks(found.astype(np.int64), order)
     if rank is not None:  # the final order, composed into the table before any row
-        code = rank[code]
-    entry = np.empty(len(code), dtype=np.int32)
-    entry[merge] = code  # the code of each half's sorted dictionary entry
+        entry = rank[entry]
     out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
     first = np.cumsum([0] + [len(table) for table in tables]).tolist()
 

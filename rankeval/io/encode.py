@@ -195,17 +195,8 @@ def _column_codes(numeric: np.ndarray, slots: list[Slot]) -> np.ndarray:
         return numeric[:0]
     if all(rows is None for _, _, rows in slots):
         return numeric[slots[0][0] : slots[-1][1]]
-    out = np.empty(sum(b - a if rows is None else len(rows) for a, b, rows in slots),
-                   dtype=numeric.dtype)
-    at = 0
-    for a, b, rows in slots:
-        n = b - a if rows is None else len(rows)
-        if rows is None:
-            out[at : at + n] = numeric[a:b]
-        else:
-            np.take(numeric[a:b], rows, out=out[at : at + n])
-        at += n
-    return out
+    return np.concatenate([numeric[a:b] if rows is None else numeric[a:b][rows]
+                           for a, b, rows in slots])
 
 
 _SCALE = np.array([10 ** (19 - d) for d in range(1, 20)], dtype=np.uint64)
