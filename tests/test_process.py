@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -215,6 +216,28 @@ def test_command_line_gives_arrow_memory_back_unless_told_otherwise():
                            env={k: v for k, v in os.environ.items()
                                 if k != "ARROW_DEFAULT_MEMORY_POOL"}).stdout.strip()
     assert _pool_after_setup({}, "'score', '--help'") == plain
+
+
+@pytest.mark.parametrize(("told", "arenas"), [
+    ("stats_print:true", "1"),  # ours
+    ("narenas:3,stats_print:true", "3"),  # the user's options win
+])
+def test_command_line_gives_arrow_one_jemalloc_arena_unless_told_otherwise(told, arenas):
+    """Arrow's threads share one jemalloc arena (rankeval/cli/memory.py), set through the
+    options pyarrow's jemalloc reads as pyarrow is imported; the user's own options come after
+    and win, and the environment is as the user left it once the setup is done. jemalloc
+    prints the options it runs with as the process exits (``stats_print``)."""
+    import pyarrow as pa
+
+    code = ("import os\nfrom rankeval.cli.memory import for_one_run; for_one_run()\n"
+            "import pyarrow as pa; pa.array(range(10))\n"
+            "print(os.environ.get('JE_ARROW_MALLOC_CONF'))\n")
+    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**clean, "JE_ARROW_MALLOC_CONF": told}, timeout=60, check=True)
+    assert r.stdout.strip().splitlines()[-1] == told
+    options = re.findall(r"opt\.narenas: (\d+)", r.stderr)
+    assert options == ([arenas] if "jemalloc" in pa.supported_memory_backends() else [])
 
 
 @pytest.mark.parametrize(("args", "code"), [

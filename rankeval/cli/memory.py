@@ -12,6 +12,9 @@ Arrow's memory is the other kind: the file's text, read once and let go once the
 encoded. Kept in that heap it would stay the peak's floor, in pieces numpy's later arrays do
 not fit. jemalloc returns it to the system within ``_DECAY_MS``: on 1M users x 10 over 5M
 items the peak goes from 950 to 780 MiB, and the run is as fast or faster (``make bench``).
+Its threads share one arena (``_JEMALLOC_CONF``), so that a block one reading thread lets go
+is the next one's, where with jemalloc's default of four arenas a core each thread's freed
+blocks waited out the decay in its own.
 
 Only the command line calls this: a library should not change its host process's allocator.
 """
@@ -28,6 +31,12 @@ _M_ARENA_MAX = -8
 # Long enough that the reader's own churn reuses pages, short enough that the text read
 # is gone before the join's arrays are made (0 ms: 10% slower; 1 s: the peak stays up).
 _DECAY_MS = 200
+# Read by pyarrow's jemalloc once, as pyarrow is imported; the user's own options follow ours and
+# win. One arena, in 6 interleaved pairs on each of ten shapes (issue #49's four and H, from CSV
+# and from Parquet): peak memory 0.79-1.03x (median 0.92x; 4.2M hashed ids from Parquet, 627 ->
+# 496 MiB), wall time 0.96-1.09x (median 1.01x).
+_JEMALLOC_ENV = "JE_ARROW_MALLOC_CONF"
+_JEMALLOC_CONF = "narenas:1"
 
 
 def for_one_run() -> None:
@@ -50,21 +59,31 @@ def retain_freed_memory() -> None:
 
 
 def release_arrow_memory() -> None:
-    """Arrow allocates from jemalloc, which returns freed pages within ``_DECAY_MS``; where
-    pyarrow was built without it, from glibc's heap. ``ARROW_DEFAULT_MEMORY_POOL``, when set,
-    is the user's choice and wins."""
+    """Arrow allocates from jemalloc, one arena, which returns freed pages within
+    ``_DECAY_MS``; where pyarrow was built without it, from glibc's heap.
+    ``ARROW_DEFAULT_MEMORY_POOL``, when set, is the user's choice and wins; so do their
+    ``JE_ARROW_MALLOC_CONF`` options. Where pyarrow was imported already, its jemalloc has
+    read its options: the arena count is then its default."""
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         return
-    import pyarrow as pa  # --help's import cost: pyarrow, once a command runs
+    told = os.environ.get(_JEMALLOC_ENV)
+    os.environ[_JEMALLOC_ENV] = ",".join(filter(None, (_JEMALLOC_CONF, told)))
+    try:
+        import pyarrow as pa  # --help's import cost: pyarrow, once a command runs
 
-    # Under an address-space limit (ulimit -v) jemalloc's reservations fail and pyarrow's
-    # jemalloc crashes the process (SIGSEGV on a thread's first allocation) where glibc's
-    # heap gives a clean MemoryError: tests/test_stress.py runs both cases.
-    if "jemalloc" in pa.supported_memory_backends() and not _address_space_limited():
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(_DECAY_MS)
-    else:
-        pa.set_memory_pool(pa.system_memory_pool())
+        # Under an address-space limit (ulimit -v) jemalloc's reservations fail and pyarrow's
+        # jemalloc crashes the process (SIGSEGV on a thread's first allocation) where glibc's
+        # heap gives a clean MemoryError: tests/test_stress.py runs both cases.
+        if "jemalloc" in pa.supported_memory_backends() and not _address_space_limited():
+            pa.set_memory_pool(pa.jemalloc_memory_pool())
+            pa.jemalloc_set_decay_ms(_DECAY_MS)  # jemalloc has read its options by now
+        else:
+            pa.set_memory_pool(pa.system_memory_pool())
+    finally:  # the process's environment as it was: child processes see the user's own
+        if told is None:
+            del os.environ[_JEMALLOC_ENV]
+        else:
+            os.environ[_JEMALLOC_ENV] = told
 
 
 def _address_space_limited() -> bool:
