@@ -423,6 +423,23 @@ def test_integer_id_columns_read_as_their_text(typ, spread):
     assert read.cast(pa.string()).to_pylist() == column.cast(pa.string()).to_pylist()
 
 
+@pytest.mark.parametrize("typ", [pa.int8(), pa.int32(), pa.int64(), pa.uint32()])
+def test_integer_ids_are_written_into_the_callers_array(typ):
+    """Integers that fit 32 bits are copied straight into the caller's slice (no array of
+    their own, then a second copy); wider ones come back in an int64 array of their own and
+    leave the slice alone."""
+    info = np.iinfo(typ.to_pandas_dtype())
+    values = np.array([max(int(info.min), -(2**31)), 0 if info.min < 0 else 1,
+                       min(int(info.max), 2**31 - 1)])
+    out = np.full(3, -7, dtype=np.int32)
+    found = numbered_ids(pa.array(values, typ), out)
+    assert found is not None and found.values is out
+    assert out.tolist() == [int(v) for v in values]
+    wide = numbered_ids(pa.array([2**31, 5], pa.int64()), out)
+    assert wide is not None and wide.values is not out and wide.values.dtype == np.int64
+    assert wide.values.tolist() == [2**31, 5] and out.tolist() == [int(v) for v in values]
+
+
 INTEGER_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(),
                  pa.uint32(), pa.uint64()]
 

@@ -140,8 +140,9 @@ def _write_numbered(prefix: bytes, numbers: np.ndarray, width: int) -> pa.Array 
 def numbered_ids(values: pa.Array | pa.ChunkedArray, out: np.ndarray | None = None
                  ) -> Numbered | None:
     """The ids as a prefix and numbers (``Numbered``), or None. ``out``: an int32 array of
-    the ids' length that ids of one length of up to 9 digits are parsed into (the caller's
-    slice of a larger array); other numbers come back in arrays of their own."""
+    the ids' length that ids of one length of up to 9 digits, and integers that fit, are
+    written into (the caller's slice of a larger array); other numbers come back in arrays
+    of their own."""
     if values.null_count or not len(values):
         return None
     if pa.types.is_integer(values.type):  # ids read as integers: canonical numbers already
@@ -150,6 +151,9 @@ def numbered_ids(values: pa.Array | pa.ChunkedArray, out: np.ndarray | None = No
         numbers = _numpy(values)
         low, high = (int(v) for v in (numbers.min(), numbers.max()))
         narrow = low >= -(2**31) and high < 2**31  # half the memory for every later copy
+        if narrow and out is not None:  # straight into the caller's place: no array of its own
+            np.copyto(out, numbers, casting="unsafe")
+            return Numbered("", True, None, out)
         return Numbered("", True, None, numbers.astype(np.int32 if narrow else np.int64,
                                                        copy=False))
     text = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values

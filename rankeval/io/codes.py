@@ -55,7 +55,8 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     values -= values.dtype.type(low)  # offsets into the span, in place
     present = np.zeros(span + (-span) % 64, dtype=bool)  # whole 64-bit words
     present[values] = True
-    found = np.flatnonzero(present) + low
+    found = np.flatnonzero(present)
+    found += low
     words = np.packbits(present, bitorder="little").view(np.uint64)
     del present
     counts = popcount(words)
@@ -63,7 +64,7 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     np.cumsum(counts[:-1], out=below[1:])
     each(lambda ab: _ranked(words, below, values, *ab), halves(len(values)))
     codes = values if values.dtype == np.int32 else values.astype(np.int32)
-    rank, found = _ranks(found.astype(np.int64), order)
+    rank, found = _ranks(found.astype(np.int64, copy=False), order)
     # a pass of its own: inside the blocks, a third table (the ranks) would share the cache
     # with the bitset and its counts, and measured no faster
     return found, codes if rank is None else rank[codes]
@@ -103,7 +104,7 @@ def _runs(values: np.ndarray, order: Order | None = None
     heads += 1
     starts = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
     found, code = np.unique(values[starts], return_inverse=True)
-    rank, found = _ranks(found.astype(np.int64), order)
+    rank, found = _ranks(found.astype(np.int64, copy=False), order)
     code = code.astype(np.int32, copy=False) if rank is None else rank[code]
     lengths = np.diff(np.append(starts, len(values)))
     out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
@@ -126,7 +127,7 @@ def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray,
     # code of each half's sorted dictionary entry
     found, entry = with_inverse(
         np.concatenate([table[by] for table, by in zip(tables, sorts, strict=True)]))
-    rank, distinct = _ranks(found.astype(np.int64), order)
+    rank, distinct = _ranks(found.astype(np.int64, copy=False), order)
     if rank is not None:  # the final order, composed into the table before any row
         entry = rank[entry]
     out = values if values.dtype == np.int32 else np.empty(len(values), dtype=np.int32)
