@@ -223,17 +223,16 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
 
 
 def _small_ranks(col: pa.ChunkedArray) -> np.ndarray | None:
-    """Integer ranks all in 1..2^31-1 as int32, written chunk by chunk into one array (no
-    full-size int64 copy); None when any is out of that range (then checked row by row)."""
-    parts = [to_numpy(chunk) for chunk in col.chunks if len(chunk)]
-    if any(p.min() < 1 or p.max() >= 2**31 for p in parts):
+    """Integer ranks all in 1..2^31-1 as int32, cast by Arrow into its own pool (no
+    full-size int64 copy, and the pool's pages are warm from the read where a new block of
+    numpy's heap is touched page by page); None when any is out of that range (then checked
+    row by row)."""
+    if not len(col):
+        return np.zeros(0, dtype=np.int32)
+    low, high = (v.as_py() for v in pc.min_max(col).values())
+    if low < 1 or high >= 2**31:
         return None
-    out = np.empty(len(col), dtype=np.int32)
-    row = 0
-    for part in parts:
-        out[row : row + len(part)] = part
-        row += len(part)
-    return out
+    return to_numpy(pc.cast(col, pa.int32(), safe=False))
 
 
 def load_truth(table: Table | MemoryTable, columns: Named | None = None,
