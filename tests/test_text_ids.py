@@ -1,0 +1,126 @@
+"""Text ids of one byte length (UUIDs, hex digests, ASINs) are coded by mixing their bytes into
+numbers, then checking every id against its code's id; the answer must be Arrow's string
+hash's, exactly, whatever the numbers do (#49)."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval.io import encode
+
+# one-byte characters (NUL and DEL among them) and two-byte ones: ids of one byte length
+ONE_BYTE = st.sampled_from(["a", "b", "Z", "0", "9", "-", "\x00", "\x7f", " "])
+TWO_BYTES = st.sampled_from(["é", "ß", "ж"])
+
+
+def _arrow_path(columns: list[pa.ChunkedArray], monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(encode, "_one_width_codes", lambda values: None)
+        return encode.factorize_list(list(columns))
+
+
+def _spied(monkeypatch) -> list[bool]:
+    """Whether each call of the one-width path answered (True) or left it to Arrow."""
+    taken: list[bool] = []
+    original = encode._one_width_codes
+
+    def spy(values):
+        found = original(values)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(encode, "_one_width_codes", spy)
+    return taken
+
+
+def _assert_same(fast, slow) -> None:
+    assert fast[1].to_pylist() == slow[1].to_pylist()
+    for x, y in zip(fast[0], slow[0], strict=True):
+        assert x.tolist() == y.tolist()
+
+
+def _columns(ids: list[str], cuts: list[int], dictionary: bool) -> list[pa.ChunkedArray]:
+    """The ids cut into chunks (plain text, or per-chunk dictionaries as the CSV reader makes
+    them), split between two columns."""
+    bounds = sorted({0, len(ids), *(c % (len(ids) + 1) for c in cuts)})
+    chunks = [pa.array(ids[a:b], pa.string()) for a, b in itertools.pairwise(bounds)]
+    if dictionary:
+        chunks = [c.dictionary_encode() for c in chunks]
+    half = len(chunks) // 2
+    typ = chunks[0].type
+    return [pa.chunked_array(chunks[:half], typ), pa.chunked_array(chunks[half:], typ)]
+
+
+@st.composite
+def _one_width_ids(draw):
+    width = draw(st.integers(1, 20))
+    pool = draw(st.lists(st.text(ONE_BYTE, min_size=width, max_size=width), min_size=1,
+                         max_size=12))
+    if width % 2 == 0:  # the same byte length, in characters of two bytes
+        pool += draw(st.lists(st.text(TWO_BYTES, min_size=width // 2, max_size=width // 2),
+                              max_size=4))
+    return draw(st.lists(st.sampled_from(pool), min_size=1, max_size=80))
+
+
+@settings(max_examples=150)
+@given(_one_width_ids(), st.lists(st.integers(0, 80), max_size=6), st.booleans(),
+       st.sampled_from(["mixed", "zero", "first word"]), st.integers(1, 9))
+def test_one_width_ids_code_as_arrows_hash_whatever_the_numbers(ids, cuts, dictionary, mix,
+                                                                batch):
+    """Any ids of one byte length (NUL, DEL, spaces, two-byte characters), chunked anyhow, as
+    text or per-chunk dictionaries, in batches of any size across the chunks: the codes and
+    ids are Arrow's. With the real mixing the
+    path answers; with numbers that collide (all zero, or only the first 8 bytes) the
+    check finds it and Arrow's hash answers, unless the numbers could not merge two ids."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
+        monkeypatch.setattr(encode, "_BATCH_ROWS", batch)
+        monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)  # digits too
+        if mix == "zero":
+            monkeypatch.setattr(encode, "_mixed", lambda words: np.zeros(len(words), np.uint64))
+        elif mix == "first word":
+            monkeypatch.setattr(encode, "_mixed", lambda words: words[:, 0].copy())
+        columns = _columns(ids, cuts, dictionary)
+        slow = _arrow_path(columns, monkeypatch)
+        taken = _spied(monkeypatch)
+        fast = encode.factorize_list(list(columns))
+    _assert_same(fast, slow)
+    distinct = sorted(set(ids))
+    heads = {i.encode()[:8] for i in distinct}
+    if mix == "mixed":
+        assert taken == [True]
+    elif mix == "zero":
+        assert taken == [len(distinct) == 1]
+    else:  # only ids sharing their first 8 bytes collide, and they exist only past 8 bytes
+        assert taken == [len(heads) == len(distinct)]
+
+
+def test_ids_of_several_lengths_are_left_to_arrow(monkeypatch):
+    monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
+    ids = ["ab", "abc", "ab", "x"]
+    columns = _columns(ids, [2], False)
+    slow = _arrow_path(columns, monkeypatch)
+    taken = _spied(monkeypatch)
+    _assert_same(encode.factorize_list(list(columns)), slow)
+    assert taken == [False]
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_uuids_at_scale_code_as_arrows_hash(monkeypatch, dictionary):
+    """600,000 UUID rows over 50,000 distinct, in chunks of 7,000 as the CSV reader's blocks:
+    the path answers (no test threshold lowered), and its answer is Arrow's."""
+    rng = np.random.default_rng(49)
+    pool = [str(uuid.UUID(int=int(x))) for x in rng.integers(0, 2**62, 50_000)]
+    ids = [pool[i] for i in rng.integers(0, len(pool), 600_000)]
+    columns = _columns(ids, list(range(7_000, 600_000, 7_000)), dictionary)
+    slow = _arrow_path(columns, monkeypatch)
+    taken = _spied(monkeypatch)
+    _assert_same(encode.factorize_list(list(columns)), slow)
+    assert taken == [True]
