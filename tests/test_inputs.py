@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import re
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -244,6 +246,65 @@ def test_text_ranks_past_2_to_53_are_read_exactly(write, fmt):
     path = write(f"p.{fmt}", preds.to_csv(index=False, sep="," if fmt == "csv" else "\t"))
     ev = evaluate(str(path), truth, "mrr@2")
     assert ev.metrics["mrr@2"] == 1.0
+
+
+def _rank_oracle(texts: list[str]) -> list[int] | None:
+    """The ranks written ``texts`` by Python's own reading (None: refused): never
+    hexadecimal or empty; whole numbers >= 1; past 2^53, where floats tie neighbours, only
+    when every rank is an integer written out (a sign and digits, within 64 bits), which are
+    then read exactly."""
+    if any(not t or "x" in t.lower() for t in texts):
+        return None
+    values = [float(t) for t in texts]
+    if any(v != v or abs(v) == float("inf") or v != int(v) for v in values):
+        return None
+    ranks = [int(v) for v in values]
+    if any(abs(v) >= 2**53 for v in values):
+        if not all(re.fullmatch(r"-?[0-9]+", t) and -(2**63) <= int(t) < 2**63 for t in texts):
+            return None
+        ranks = [int(t) for t in texts]
+    return ranks if min(ranks) >= 1 else None
+
+
+_WHOLE_RANKS = st.one_of(
+    st.integers(1, 2**63 - 1).map(str),
+    st.integers(1, 10**6).map(lambda n: f"{n}.0"),
+    st.integers(1, 10**6).map(lambda n: f"00{n}"),
+    st.integers(1, 10**6).map(lambda n: f"+{n}"),
+    st.integers(1, 9).map(lambda n: f"{n}e2"),
+)
+_RANK_TEXTS = st.one_of(
+    _WHOLE_RANKS,
+    st.integers(-2, 2**64).map(str),
+    st.integers(10, 10**6).map(lambda n: f"{n}.5"),
+    st.integers(1, 10**6).map(hex),
+    st.sampled_from(["", "nan", "inf", "-inf", "1e20", "0", "-0", "0.0", "2147483648",
+                     "9007199254740993", "0X1F"]),
+)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+@given(texts=st.one_of(st.lists(_WHOLE_RANKS, min_size=1, max_size=12),
+                       st.lists(_RANK_TEXTS, min_size=1, max_size=12)))
+def test_text_ranks_are_read_as_python_reads_them(tmp_path_factory, fmt, texts):
+    """Every kind of rank text (integers of any size, leading zeros and signs, whole and
+    fractional floats, exponents, hexadecimal, NaN, infinities, empty cells) is the number
+    Python reads in it, or refused with one error; never read another way."""
+    from rankeval.io.load import load_predictions
+    from rankeval.io.readers import open_table
+
+    sep = "," if fmt == "csv" else "\t"
+    rows = "".join(f"u1{sep}i{k}{sep}{t}\n" for k, t in enumerate(texts))
+    path = tmp_path_factory.mktemp("ranks") / f"p.{fmt}"
+    path.write_text(f"user_id{sep}item_id{sep}rank\n" + rows)
+    expected = _rank_oracle(texts)
+    if expected is None:
+        with pytest.raises(InputError):
+            load_predictions(open_table(str(path), role="predictions"))
+        return
+    ranks = load_predictions(open_table(str(path), role="predictions")).rank
+    assert ranks is not None and ranks.tolist() == expected
+    assert ranks.dtype == (np.int32 if max(expected) < 2**31 else np.int64)
 
 
 @given(st.lists(st.text(max_size=3), min_size=1, max_size=30), st.integers(0, 29),

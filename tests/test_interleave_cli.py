@@ -337,6 +337,26 @@ def test_every_bad_log_is_one_line_and_exit_2(run_cli, write, kind, fmt):
         assert f"column '{column}'" in lines[0]
 
 
+@pytest.mark.parametrize(("value", "words"), [
+    ("2.5", "1 position that is not a whole number, e.g. row 2 (2.5)"),
+    ("nan", "1 position that is not a finite number"),
+    ("inf", "1 position that is not a finite number"),
+    ("", "1 empty position, e.g. row 2 ('')"),
+    ("1e20", "1 position too large to be exact"),
+    ("0x2", "non-numeric"),
+])
+def test_positions_are_whole_numbers_or_refused(run_cli, write, value, words):
+    """A position is a whole number: a fraction, NaN, an infinity, an empty cell, a number
+    floats hold inexactly or hexadecimal is refused naming its row, never truncated."""
+    rows = ["query,impression_id,position,item_id,team,clicked", "q1,i1,1,a,A,1",
+            f"q1,i1,{value},b,B,0", "q2,i2,1,a,B,0", "q2,i2,2,c,A,1"]
+    path = write("log.csv", "\n".join(rows) + "\n")
+    r = run_cli("interleave", "score", path)
+    assert r.exit_code == 2, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "column 'position'" in lines[0], lines
+
+
 def test_a_click_on_an_item_not_shown(run_cli, write):
     events = pd.DataFrame({"user_query": "shoes", "query_id": ["i1"] * 3,
                            "object_id": ["a", "b", "zz"],

@@ -20,7 +20,11 @@ from rankeval.build.ordering import ordered_by
 from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
-from rankeval.io.checked import as_number, finite_column, id_column, read_typed, report_rows
+from rankeval.io.checked import (
+    id_column,
+    read_typed,
+    whole_column,
+)
 from rankeval.io.columns import resolve_column
 from rankeval.io.encode import duplicates
 from rankeval.io.load import load_predictions, load_truth, open_input
@@ -145,12 +149,8 @@ CANDIDATES = "candidates"  # the column of a candidates file, unless named
 
 def _number_column(table, name: str, label: str) -> np.ndarray:
     """A column of whole numbers (each held-out item's candidates)."""
-    values = finite_column(read_typed(table, {name: pa.float64()}), name, label)
-    bad = np.flatnonzero(values != np.round(values))
-    if len(bad):
-        report_rows(label, "numbers of candidates that are not whole numbers", name, bad,
-                    lambda i: as_number(float(values[i])))
-    return values.astype(np.int64)
+    return whole_column(read_typed(table, {name: pa.float64()}), name, label,
+                        "numbers of candidates")
 
 
 def _candidate_file(table, user_col: str | None, column: str | None) -> tuple[pa.Array,

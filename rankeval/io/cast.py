@@ -19,7 +19,6 @@ from rankeval.io.arrow import (
     string_buffers,
     to_numpy,
 )
-from rankeval.kernels.threads import each
 
 # Ids are asked for as this type: the CSV reader dictionary-encodes them while parsing, which
 # is faster than reading text and encoding it after; other sources may answer with plain text.
@@ -236,36 +235,6 @@ def _one_width(rows: np.ndarray, prefix: bytes, out: np.ndarray | None = None
         numbers += digit
     canonical = width == 1 or bool(numbers.min() >= _LOW[width])  # no leading zero
     return Numbered(prefix.decode(), canonical, width, numbers)
-
-
-def _may_be_hexadecimal(text: pa.Array) -> bool:
-    """Whether Arrow's integer parsing could read hexadecimal in this text ("0x1F" is 31 to
-    it): any x or X in its bytes. Every text-to-integer cast goes through this check."""
-    data = text.buffers()[2] if len(text) else None
-    if data is None:
-        return False
-    raw = data.to_pybytes()  # a copy, then memchr: faster than any numpy pass
-    return b"x" in raw or b"X" in raw
-
-
-def text_integers(text: pa.ChunkedArray) -> pa.ChunkedArray | None:
-    """Text as int64 by Arrow's integer parsing, chunks on the two cores, but refusing any
-    chunk with an x in it, since that parsing also reads hexadecimal; None when a chunk is
-    refused or does not parse."""
-
-    def parse(chunk: pa.Array) -> pa.Array | None:
-        if _may_be_hexadecimal(chunk):
-            return None
-        try:
-            return chunk.cast(pa.int64())
-        except pa.ArrowInvalid:  # fractions, signs Arrow refuses, empty cells, past int64
-            return None
-
-    parts = each(parse, text.chunks)
-    parsed = [part for part in parts if part is not None]
-    if len(parsed) < len(parts):
-        return None
-    return pa.chunked_array(parsed, pa.int64())
 
 
 def _numpy(values: pa.Array | pa.ChunkedArray) -> np.ndarray:

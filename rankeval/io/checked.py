@@ -80,6 +80,30 @@ def finite_column(table: pa.Table, name: str, label: str) -> np.ndarray:
     return values
 
 
+def whole_column(table: pa.Table, name: str, label: str, what: str) -> np.ndarray:
+    """A column of whole numbers as int64: integers as they are; floats (text files read so)
+    when each is whole and below 2^53 in size, past which neighbours share one float. Empty,
+    NaN, infinite, fractional and inexact values are refused, naming their rows; ``what``
+    names the values in the message (``positions``)."""
+    col = table.column(name)
+    if col.null_count:
+        report_rows(label, f"empty {what}", name, np.flatnonzero(to_numpy(col.is_null())),
+                    lambda i: "")
+        col = fill_null(col, 0)
+    if pa.types.is_integer(col.type):
+        return to_numpy(col).astype(np.int64, copy=False)
+    values = to_numpy(col).astype(np.float64, copy=False)
+    finite = np.isfinite(values)
+    for bad, problem in ((~finite, f"{what} that are not finite numbers"),
+                         (finite & (values != np.floor(values)),
+                          f"{what} that are not whole numbers"),
+                         (finite & (np.abs(values) >= 2**53), f"{what} too large to be exact")):
+        if bad.any():
+            report_rows(label, problem, name, np.flatnonzero(bad),
+                        lambda i: as_number(float(values[i])))
+    return np.where(finite, values, 0).astype(np.int64)
+
+
 def read_typed(table: Table | MemoryTable, types: dict[str, pa.DataType]) -> pa.Table:
     try:
         data = table.read(types)

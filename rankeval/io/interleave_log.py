@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError, OptionError
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
 from rankeval.io.cast import ID
-from rankeval.io.checked import finite_column, id_column, read_typed
+from rankeval.io.checked import finite_column, id_column, read_typed, whole_column
 from rankeval.io.encode import factorize
 
 
@@ -203,7 +203,7 @@ def read_log(table: Any, method: str, group_by: str = "query",
         instead = "user" if group_by == "query" else "query"
         raise InputError(label, f"no {group_by} column (looked for "
                          f"{', '.join((row.default, *row.aliases))}): the interval resamples "
-                         f"whole {group_by}s' impressions; name it with --column "
+                         f"the impressions of each {group_by} together; name it with --column "
                          f"{group_by}=NAME, or group by {instead} (--by {instead}); columns "
                          "found: "
                          f"{_shown(names)}")
@@ -309,11 +309,7 @@ def _checked(data: pa.Table, cols: dict[str, str], group_col: str,
     n = data.num_rows
     imp = id_column(data, cols["impression"], label)
     item = id_column(data, cols["item"], label)
-    position = data.column(cols["position"])
-    _rows(label, "empty positions", cols["position"],
-          np.flatnonzero(to_numpy(position.is_null())) if position.null_count else
-          np.empty(0, dtype=np.int64), lambda i: "")
-    pos = to_numpy(position).astype(np.int64)
+    pos = whole_column(data, cols["position"], label, "positions")
     clicked = _clicked(data, cols["clicked"], label)
     (imp_code, item_code), _ = factorize(imp, item)
     imp_names, imp_code = np.unique(imp_code, return_inverse=True)

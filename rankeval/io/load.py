@@ -200,10 +200,10 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
     """Whole numbers >= 1, as int32 when they all fit (half the memory of every copy), else
     int64."""
     col = data.column(name)
+    small = _small_ranks(col)
+    if small is not None:
+        return small
     if pa.types.is_integer(col.type) and col.null_count == 0:
-        small = _small_ranks(col)
-        if small is not None:
-            return small
         ranks = to_numpy(col).astype(np.int64, copy=False)
         checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
     else:
@@ -211,7 +211,9 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
         checks = [
             (ranks != np.floor(ranks), "ranks that are not whole numbers"),
             (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
-            (ranks > 2**53, "ranks too large to be exact"),
+            # from floats (text read so, when not every rank is an integer written out):
+            # past 2^53 neighbours share one float, so 2^53 + 1 may have become 2^53
+            (ranks >= 2**53, "ranks too large to be exact"),
         ]
     for bad, problem in checks:
         if bad.any():
@@ -223,16 +225,27 @@ def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
 
 
 def _small_ranks(col: pa.ChunkedArray) -> np.ndarray | None:
-    """Integer ranks all in 1..2^31-1 as int32, cast by Arrow into its own pool (no
-    full-size int64 copy, and the pool's pages are warm from the read where a new block of
-    numpy's heap is touched page by page); None when any is out of that range (then checked
-    row by row)."""
+    """Ranks that are all whole numbers in 1..2^31-1 (integers, or floats as text files are
+    read) as int32, cast by Arrow into its own pool: one pass that refuses fractions, NaN
+    and values out of range, no full-size int64 or float copy, and the pool's pages are warm
+    from the read where a new block of numpy's heap is touched page by page. None when any
+    rank is not such a number (then each problem is named by its rows)."""
+    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)) or col.null_count:
+        return None
     if not len(col):
         return np.zeros(0, dtype=np.int32)
-    low, high = (v.as_py() for v in pc.min_max(col).values())
-    if low < 1 or high >= 2**31:
+    if pa.types.is_integer(col.type):
+        low, high = (v.as_py() for v in pc.min_max(col).values())
+        if low < 1 or high >= 2**31:
+            return None
+        return to_numpy(pc.cast(col, pa.int32(), safe=False))
+    try:
+        ranks = pc.cast(col, pa.int32(), safe=True)  # whole and in range, or ArrowInvalid
+    except pa.ArrowInvalid:
         return None
-    return to_numpy(pc.cast(col, pa.int32(), safe=False))
+    if pc.min(ranks).as_py() < 1:
+        return None
+    return to_numpy(ranks)
 
 
 def load_truth(table: Table | MemoryTable, columns: Named | None = None,
