@@ -338,6 +338,18 @@ def test_sort_based_distinct_helpers_match_numpy(values):
     assert d.tolist() == d2.tolist() and inv.tolist() == inv2.tolist()
 
 
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 9)), max_size=60))
+def test_present_codes_are_every_code_seen_in_runs_or_not(runs):
+    """``present`` marks codes from each run's first row when runs are long, from every row
+    when not: the codes seen either way, as a scatter of every row marks them."""
+    codes = np.repeat(np.array([c for c, _ in runs], dtype=np.int32),
+                      [n for _, n in runs]) if runs else np.zeros(0, dtype=np.int32)
+    for values in (codes, codes[::-1].copy(), np.sort(codes)):
+        expected = np.zeros(41, dtype=bool)
+        expected[values] = True
+        assert distinct.present(values, 41).tolist() == expected.tolist()
+
+
 @pytest.mark.parametrize("write", [str, lambda n: f"{n:08d}", lambda n: f"item_{n}"])
 @pytest.mark.parametrize("span", [300_000, 10**12])  # direct addressing; hashing
 def test_numbered_columns_at_scale_equal_the_text_path(write, span):

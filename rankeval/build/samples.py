@@ -21,6 +21,7 @@ from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.encode import factorize
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk
+from rankeval.kernels.distinct import present
 from rankeval.settings import Settings
 
 # Between a user's id and its sample's in a composite id: it sorts before every other byte,
@@ -53,10 +54,7 @@ def expand(preds: Predictions, truth: Truth, settings: Settings
     base = np.int64(len(sample_ids) + 1)  # sample code + 1; 0: no sample
     n_users = len(user_ids)
     keys = p_user.astype(np.int64) * base + p_sample + 1
-    in_truth = np.zeros(n_users, dtype=bool)
-    in_truth[t_user] = True
-    in_preds = np.zeros(n_users, dtype=bool)
-    in_preds[p_user] = True
+    in_truth, in_preds = present(t_user, n_users), present(p_user, n_users)
     lone = np.flatnonzero(in_truth & ~in_preds).astype(np.int64) * base
     composite, row_composite = np.unique(keys, return_inverse=True)
     every = np.sort(np.concatenate([composite, lone]))

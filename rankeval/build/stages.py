@@ -59,6 +59,7 @@ from rankeval.io.encode import duplicates, pair_keys
 from rankeval.io.extras import Extras
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk, segment_positions
+from rankeval.kernels.distinct import present
 from rankeval.kernels.threads import Later
 from rankeval.notices import Notice
 from rankeval.presets import preset_of
@@ -244,9 +245,7 @@ def _truth_checked(codes: Codes, sel: Selection, where: str) -> np.ndarray | Non
         return None
     if where == "evaluated":
         return sel.evaluated
-    listed = np.zeros(codes.n_users, bool)
-    listed[codes.p_user] = True
-    return sel.evaluated & listed
+    return sel.evaluated & present(codes.p_user, codes.n_users)
 
 
 def _seen_truth(seen: SeenItems | None, pairs: Later, codes: Codes, truth: Truth

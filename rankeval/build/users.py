@@ -13,6 +13,7 @@ import pyarrow as pa
 from rankeval.errors import InputError
 from rankeval.io.encode import factorize_list
 from rankeval.io.load import Predictions, Truth, release_ids
+from rankeval.kernels.distinct import present
 from rankeval.kernels.threads import each
 from rankeval.settings import Settings
 
@@ -90,21 +91,14 @@ def select(codes: Codes, truth: Truth, settings: Settings, select_by=None) -> Se
     """SPEC section 2: evaluated users, and the count of every other case. ``select_by``:
     other settings that choose the users (a metric's own threshold, ``params``), R being
     counted at ``settings``' threshold."""
-    in_truth, in_preds = np.zeros(codes.n_users, bool), np.zeros(codes.n_users, bool)
-
     def relevant_per_user(t: float | None) -> np.ndarray:
         relevant = truth.relevance > 0 if t is None else truth.relevance >= t
         return np.bincount(codes.t_user[relevant], minlength=codes.n_users)
 
-    def from_truth() -> np.ndarray:
-        in_truth[codes.t_user] = True
-        return relevant_per_user(settings.relevance_threshold)
-
-    def from_predictions() -> None:
-        in_preds[codes.p_user] = True
-
-    own, _ = each(lambda work: work(), [from_truth, from_predictions])
-    assert own is not None  # from_truth's counts
+    in_truth, own, in_preds = each(lambda work: work(), [
+        lambda: present(codes.t_user, codes.n_users),
+        lambda: relevant_per_user(settings.relevance_threshold),
+        lambda: present(codes.p_user, codes.n_users)])
     by = settings if select_by is None else select_by
     n_relevant = own if by.relevance_threshold == settings.relevance_threshold else (
         relevant_per_user(by.relevance_threshold))

