@@ -256,6 +256,61 @@ def test_later_returns_raises_and_reports_as_its_caller(inline):
     assert [str(e) for e in found] == ["truth.csv: a problem"]
 
 
+def test_each_runs_every_item_in_order_on_one_pool_and_nests_inline():
+    """``threads.each``: results in item order; every item done before the first failure (in
+    item order) is raised; a call inside an item runs inline (never waiting for the pool it
+    runs on); the pool's threads are started once for the process."""
+    import threading
+    import time
+
+    from rankeval.kernels.threads import each
+
+    assert each(lambda x: x * x, range(20)) == [x * x for x in range(20)]
+    names = set(each(lambda _: threading.current_thread().name, range(8)))
+    again = set(each(lambda _: threading.current_thread().name, range(8)))
+    assert names | again <= {f"rankeval-each_{k}" for k in range(2)}
+    assert each(lambda x: each(lambda y: (x, y), range(3)), range(4)) == [
+        [(x, y) for y in range(3)] for x in range(4)]
+    done = []
+
+    def work(x):
+        if x in (1, 3):
+            raise ValueError(x)
+        time.sleep(0.05)
+        done.append(x)
+
+    with pytest.raises(ValueError, match="1"):
+        each(work, range(6))
+    assert sorted(done) == [0, 2, 4, 5]
+
+
+def test_each_in_a_forked_child_starts_a_pool_of_its_own():
+    """A process forked after the pool started (a Spark or Ray worker, multiprocessing) has
+    none of the parent's threads: ``each`` there starts its own pool, never waits forever."""
+    import os
+    import time
+
+    from rankeval.kernels.threads import each
+
+    each(lambda x: x, range(4))  # the parent's pool, started
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the right answer
+        try:
+            os._exit(0 if each(lambda x: x + 1, range(6)) == [1, 2, 3, 4, 5, 6] else 1)
+        except BaseException:
+            os._exit(2)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        ended, status = os.waitpid(pid, os.WNOHANG)
+        if ended:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("each in a forked child never returned")
+
+
 def test_truth_side_on_its_own_thread_gives_the_inline_numbers(monkeypatch):
     """Big inputs build the truth's pairs and ideal lists on a thread beside the run's side:
     values, notices and errors are those of the inline build, with seen truth dropped too."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,6 +10,7 @@ from rankeval.build.ordering import runs_order, sort_order, user_runs
 from rankeval.io.encode import duplicates, pair_keys
 from rankeval.kernels.chunk import segment_positions
 from rankeval.kernels.distinct import distinct
+from rankeval.kernels.threads import each
 from rankeval.registry import REGISTRY
 from rankeval.settings import Settings
 
@@ -149,10 +149,7 @@ def _run_start(su: np.ndarray, row: int) -> int:
 
 def _each_block(work, blocks: list[tuple[int, int]]) -> list:
     """``work(a, b)`` for every block, on the two cores (numpy releases the GIL)."""
-    if len(blocks) == 1:
-        return [work(*blocks[0])]
-    with ThreadPoolExecutor(2) as pool:
-        return list(pool.map(lambda ab: work(*ab), blocks))
+    return each(lambda ab: work(*ab), blocks)
 
 
 def _block_keys(su, item, rows, n_items, a: int, b: int) -> np.ndarray:
