@@ -280,18 +280,46 @@ def test_numbered_ids_are_read_as_plain_text_however_often_they_repeat(write, us
     assert table.column("user_id").to_pylist() == preds["user_id"].tolist()
 
 
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_spread_numbers_that_do_not_repeat_are_read_as_plain_text(write, gzipped):
+    """Numbered ids spread wider than direct addressing codes that do not repeat in the
+    reader's look (a catalog drawn uniformly) would leave block dictionaries as long as the
+    blocks: they are read as plain text and hashed once; the answers are the text path's."""
+    from rankeval.io.load import open_input
+
+    rng = np.random.default_rng(5)
+    n = 300_000
+    items = rng.choice(10**12, n, replace=False)
+    preds = pd.DataFrame({"user_id": [str(i // 20) for i in range(n)],
+                          "item_id": [str(x) for x in items],
+                          "rank": np.tile(np.arange(1, 21), n // 20)})
+    truth = preds.iloc[::7][["user_id", "item_id"]].assign(relevance=1)
+    p, t = write("p.csv", preds), write("t.csv", truth)
+    assert p.stat().st_size > delimited._SMALL
+    path = write("p.csv.gz", gzip.compress(p.read_bytes(), compresslevel=1)) if gzipped else p
+    read = open_input(str(path), "predictions").read(
+        {"user_id": ID, "item_id": ID, "rank": pa.int64()})
+    assert read.column("item_id").type == pa.string()
+    assert read.column("item_id").to_pylist() == preds["item_id"].tolist()
+    ev = rankeval.evaluate(str(path), t, metrics=["ndcg@10", "map@5"])
+    text = rankeval.evaluate(preds.assign(item_id="i" + preds["item_id"]),
+                             truth.assign(item_id="i" + truth["item_id"]),
+                             metrics=["ndcg@10", "map@5"])
+    assert ev.metrics == text.metrics
+
+
 def test_numbers_too_spread_to_address_are_read_as_dictionaries(write, monkeypatch):
-    """Numbered ids spread wider than direct addressing codes (64-bit hashes) would be hashed
-    row by row after the parse: the reader's dictionary hashes each block while parsing, and
-    only each block's distinct ids are parsed and coded (never one per row); ids direct
-    addressing codes stay plain text. The answers are the text path's."""
+    """Numbered ids spread wider than direct addressing codes (64-bit hashes) that repeat
+    would be hashed row by row after the parse: the reader's dictionary hashes each block
+    while parsing, and only each block's distinct ids are parsed and coded (never one per
+    row); ids direct addressing codes stay plain text. The answers are the text path's."""
     from rankeval.io.load import open_input
 
     rng = np.random.default_rng(3)
     hashes = rng.integers(-(2**63), 2**63 - 1, 30_000, dtype=np.int64)
     n = 300_000
     preds = pd.DataFrame({"user_id": [str(i // 20) for i in range(n)],
-                          "item_id": [str(hashes[i % 20 * 1500 + i // 20 % 1500])
+                          "item_id": [str(hashes[i % 1000 + i // 100_000 * 1000])
                                       for i in range(n)],
                           "rank": np.tile(np.arange(1, 21), n // 20)})
     truth = pd.DataFrame({"user_id": [str(i // 3) for i in range(30_000)],
