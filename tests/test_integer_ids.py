@@ -447,6 +447,61 @@ def test_dense_codes_at_scale_equal_numpy_unique(dtype, span, order):
     assert codes.dtype == np.int32
 
 
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=300),
+       st.sampled_from([np.int32, np.int64]), st.sampled_from(BY_TEXT),
+       st.integers(0, 6), st.sampled_from(["spread", "clustered"]))
+def test_partitioned_codes_equal_numpy_unique(values, dtype, order, part_bits, shape):
+    """Coding by parts (rows grouped by their values' high bits, each group sorted): the
+    distinct values and codes of numpy's unique, whatever the spread, the extremes, the
+    parts' sizes (empty ones among them) or a few far values beside a cluster."""
+    from rankeval.io import codes as coding
+
+    if dtype == np.int32:
+        values = [v % 2**32 - 2**31 for v in values]
+    if shape == "clustered":  # most values in a narrow range, a few far away
+        values = [v % 50 if k % 9 else v for k, v in enumerate(values)]
+    array = np.array(values, dtype=dtype)
+    old = coding._PART_ROWS
+    coding._PART_ROWS = max(1, len(array) >> part_bits)
+    try:
+        found, codes = coding._partitioned(array.copy(), int(array.min()), int(array.max()),
+                                           order)
+    finally:
+        coding._PART_ROWS = old
+    expected, inverse = _unique(array, order)
+    assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
+    assert codes.dtype == np.int32
+
+
+@pytest.mark.parametrize("order", BY_TEXT, ids=["by value", "by text"])
+@pytest.mark.parametrize("kind", ["uniform hashes", "uniform sparse", "zipf hashes"])
+def test_dense_codes_of_many_distinct_values_equal_numpy_unique(monkeypatch, order, kind):
+    """Values with many distinct ones (estimated from a sample) are coded by parts, others
+    hashed: both give numpy's unique, and each is chosen where it should be."""
+    from rankeval.io import codes as coding
+
+    monkeypatch.setattr(coding, "_MANY_DISTINCT", 20_000)
+    monkeypatch.setattr(coding, "_SAMPLE", 4_096)
+    chosen = []
+    for name in ("_partitioned", "_hashed"):
+        real = getattr(coding, name)
+        monkeypatch.setattr(coding, name, lambda *a, real=real, name=name: (
+            chosen.append(name), real(*a))[1])
+    rng = np.random.default_rng(11)
+    n = 200_000
+    if kind == "uniform hashes":
+        array = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64, endpoint=True)
+    elif kind == "uniform sparse":
+        array = rng.integers(0, 10**11, n)
+    else:
+        pool = rng.integers(-(2**63), 2**63 - 1, 5_000, dtype=np.int64)
+        array = pool[np.minimum(rng.zipf(1.3, n), 5_000) - 1]
+    found, codes = dense_codes(array.copy(), order)
+    expected, inverse = _unique(array, order)
+    assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
+    assert chosen == (["_hashed"] if kind == "zipf hashes" else ["_partitioned"])
+
+
 @pytest.mark.parametrize("typ", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),
                                  pa.uint32(), pa.uint64()])
 @pytest.mark.parametrize("spread", [1, 10**6, 2**62])

@@ -51,7 +51,10 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     span = high - low + 1
     if not addressable(low, high, len(values)):
         runs = _runs(values, order)
-        return _hashed(values, order) if runs is None else runs
+        if runs is not None:
+            return runs
+        return (_partitioned(values, low, high, order) if _many_distinct(values)
+                else _hashed(values, order))
     values -= values.dtype.type(low)  # offsets into the span, in place
     present = np.zeros(span + (-span) % 64, dtype=bool)  # whole 64-bit words
     present[values] = True
@@ -139,6 +142,71 @@ def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray,
         np.take(table, to_numpy(parts[k].indices), out=out[bounds[k][0] : bounds[k][1]])
 
     each(rows, range(len(parts)))
+    return distinct, out
+
+
+# Distinct values, estimated from a sample, from which a hash table of them all would miss the
+# cache on most rows: the values are then partitioned by their high bits and each part coded
+# by sorting it (64-bit hashes, 8.2M over 5M distinct: 0.89-1.23 -> 0.64-0.69 s; sparse
+# numbers, 5M over 10^11: 0.66-0.72 -> 0.33-0.39 s). Fewer distinct values hash faster
+# (Zipf-popular items, 5.8M rows over about 0.6M distinct: 0.12 s, against 0.25 s).
+_MANY_DISTINCT = 1 << 21
+_SAMPLE = 1 << 16
+_PART_ROWS = 1 << 15  # about the rows of each part: sorted in the cache
+
+
+def _many_distinct(values: np.ndarray) -> bool:
+    """Whether ``values`` hold ``_MANY_DISTINCT`` distinct values or more, by Chao's estimate
+    from an evenly spaced sample: the distinct values seen, plus f1^2 / 2 f2 unseen ones (f1
+    values seen once, f2 twice). It counts low where a few values repeat often (Zipf's head:
+    hashing suits them) and high where few repeat at all."""
+    if len(values) < _MANY_DISTINCT:
+        return False
+    sample = np.sort(values[:: max(1, len(values) // _SAMPLE)])
+    starts = np.flatnonzero(np.concatenate(([True], sample[1:] != sample[:-1])))
+    times = np.bincount(np.diff(np.append(starts, len(sample))), minlength=3)
+    seen, once, twice = len(starts), int(times[1]), int(times[2])
+    return seen + once * (once - 1) / (2 * (twice + 1)) >= _MANY_DISTINCT
+
+
+def _partitioned(values: np.ndarray, low: int, high: int, order: Order | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``dense_codes`` of values with many distinct ones: the rows grouped by the high bits
+    of their offset from ``low`` (a counting sort of small keys), so that each group holds
+    a narrow range of values; each group's distinct values and codes found by sorting it,
+    in the cache, the groups shared by the two cores. The groups' distinct values, one after
+    the other, are all the distinct values in order: a group's codes are offset by the
+    distinct values of the groups before it."""
+    n = len(values)
+    parts = 1 << min(12, max(1, (n // _PART_ROWS).bit_length()))
+    shift = max(0, (high - low).bit_length() - (parts.bit_length() - 1))
+    offset = values.astype(np.int64, copy=False).view(np.uint64) - np.uint64(low % 2**64)
+    part = (offset >> np.uint64(shift)).astype(np.uint16)
+    del offset
+    by_part = np.argsort(part, kind="stable")  # a radix sort: 16-bit keys
+    counts = np.bincount(part, minlength=parts)
+    del part
+    grouped = values[by_part]
+    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+    codes = np.empty(n, dtype=np.int32)
+    found: list[np.ndarray] = [grouped[:0]] * parts
+
+    def code(ks: range) -> None:
+        for k in ks:
+            a, b = bounds[k], bounds[k + 1]
+            if a < b:
+                found[k], inverse = with_inverse(grouped[a:b])
+                codes[a:b] = inverse
+
+    half = int(np.searchsorted(bounds, n / 2))
+    each(code, [range(0, half), range(half, parts)])
+    sizes = np.array([len(f) for f in found], dtype=np.int64)
+    codes += np.repeat((np.cumsum(sizes) - sizes).astype(np.int32), counts)
+    rank, distinct = _ranks(np.concatenate(found).astype(np.int64, copy=False), order)
+    if rank is not None:
+        codes = rank[codes]
+    out = values if values.dtype == np.int32 else np.empty(n, dtype=np.int32)
+    out[by_part] = codes
     return distinct, out
 
 
