@@ -13,7 +13,8 @@ items: SP numbers spread over a space 20x wider than their count, H random 64-bi
 x ~33 (50M rows) of dense numbers, the long mode (BENCH=L); and the held-out shapes of
 issue #49: I1 = 388,000 x ~40 (geometric lengths, at most 200), Zipf over 3,000,000 numeric
 ids; I2, I3, I4 = 193,000 x ~33 (4.2M distinct pairs), Zipf over 1,000,000 items, of random
-64-bit ids, 20x sparse numbers, UUIDs. Data is generated
+64-bit ids, 20x sparse numbers, UUIDs; and UH, 193,000 x ~33 random 64-bit ids drawn uniformly
+from 5,000,000 items (millions of distinct ids, found after the held-out table). Data is generated
 once per shape (fixed seed) under --data. Every tool runs as its own process, interleaved
 round by round so that machine noise hits all alike; the table gives the median wall time, the
 peak RSS and each tool's time as a multiple of rankeval's (CSV). Every tool's means must agree
@@ -66,6 +67,8 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     "I2": (193_000, 33, 10, 1_000_000, "zipf", "hashed"),  # 4.2M rows of random 64-bit ids
     "I3": (193_000, 33, 10, 1_000_000, "zipf", "sparse"),  # 4.2M rows, numbers 20x sparse
     "I4": (193_000, 33, 10, 1_000_000, "zipf", "uuid"),  # 4.2M rows of UUID strings
+    # Found after: 64-bit hashes drawn uniformly from 5M items, millions of distinct ids
+    "UH": (193_000, 33, 10, 5_000_000, "uniform", "hashed"),  # 6.4M rows
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
