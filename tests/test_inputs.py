@@ -144,7 +144,7 @@ BAD = [
     ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,1\n", "rank", "repeated", 1, 2),
     ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,2.5\n", "rank", "whole numbers", 1, 2),
     ("p", "user_id,item_id,rank\nu1,A,0\nu1,B,-1\n", "rank", "below 1", 2, 1),
-    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,\n", "rank", "empty values", 1, 2),
+    ("p", "user_id,item_id,rank\nu1,A,1\nu1,B,\n", "rank", "empty ranks", 1, 2),
     ("p", "user_id,item_id,rank\nu1,A,one\n", "rank", "non-numeric", 1, 1),
     ("p", "user_id,item_id,score\nu1,A,nan\nu1,B,1\n", "score", "NaN", 1, 1),
     ("p", "user_id,item_id,score\nu1,A,1\nu1,B,inf\nu1,C,-inf\n", "score", "infinite", 2, 2),

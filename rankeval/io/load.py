@@ -19,7 +19,14 @@ import pyarrow.compute as pc
 from rankeval.errors import InputError, report
 from rankeval.io.arrow import from_numpy, to_numpy
 from rankeval.io.cast import ID
-from rankeval.io.checked import as_number, finite_column, id_column, read_typed, report_rows
+from rankeval.io.checked import (
+    as_number,
+    finite_column,
+    id_column,
+    read_typed,
+    report_rows,
+    whole_column,
+)
 from rankeval.io.columns import resolve_role
 from rankeval.io.formats.jsonl import number_text
 from rankeval.io.formats.parquet import column_type
@@ -198,28 +205,17 @@ def _no_order_column(table: Table | MemoryTable, others: list[str]) -> None:
 
 def _ranks(data: pa.Table, name: str, label: str) -> np.ndarray:
     """Whole numbers >= 1, as int32 when they all fit (half the memory of every copy), else
-    int64."""
-    col = data.column(name)
-    small = _small_ranks(col)
+    int64. Each problem is one error naming its rows (``checked.whole_column``, then ranks
+    below 1)."""
+    small = _small_ranks(data.column(name))
     if small is not None:
         return small
-    if pa.types.is_integer(col.type) and col.null_count == 0:
-        ranks = to_numpy(col).astype(np.int64, copy=False)
-        checks = [(ranks < 1, "ranks below 1 (ranks start at 1 = best)")]
-    else:
-        ranks = finite_column(data, name, label)
-        checks = [
-            (ranks != np.floor(ranks), "ranks that are not whole numbers"),
-            (ranks < 1, "ranks below 1 (ranks start at 1 = best)"),
-            # from floats (text read so, when not every rank is an integer written out):
-            # past 2^53 neighbours share one float, so 2^53 + 1 may have become 2^53
-            (ranks >= 2**53, "ranks too large to be exact"),
-        ]
-    for bad, problem in checks:
-        if bad.any():
-            report_rows(label, problem, name, np.flatnonzero(bad),
-                        lambda i, r=ranks: as_number(r[i]))
-            ranks = np.where(bad, 1, ranks)
+    ranks = whole_column(data, name, label, "ranks")
+    bad = ranks < 1
+    if bad.any():
+        report_rows(label, "ranks below 1 (ranks start at 1 = best)", name, np.flatnonzero(bad),
+                    lambda i: int(ranks[i]))
+        ranks = np.where(bad, 1, ranks)
     fits = not len(ranks) or ranks.max() < 2**31
     return ranks.astype(np.int32 if fits else np.int64, copy=False)
 
