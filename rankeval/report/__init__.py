@@ -96,7 +96,7 @@ def model(command: str):
 
 
 def parts(command: str, result) -> list:
-    """``command``'s result as sections (``report.sections.Section``), from its model."""
+    """``command``'s result as sections (``report.blocks.Section``), from its model."""
     return getattr(model(command), MODELS[command].function)(result)
 
 

@@ -10,9 +10,9 @@ import io
 import math
 
 from rankeval.errors import plural
+from rankeval.report.blocks import Section, config_section, table
 from rankeval.report.comparison import correction_words
 from rankeval.report.numbers import UNDEFINED, exact, fixed
-from rankeval.report.sections import Section, config_section, table
 
 
 def grade_text(g: float) -> str:

@@ -22,6 +22,7 @@ from rankeval.report.comparison import (
     test_cells,
     tests_corrected,
 )
+from rankeval.report.gold_tables import gold_compare
 from rankeval.report.html_page import (
     LONG_ROWS,
     UNDEFINED,
@@ -38,7 +39,7 @@ from rankeval.report.html_page import (
     text,
 )
 from rankeval.report.numbers import defined, fixed
-from rankeval.report.sections import gold_compare, overlap_section, run_order, top_rows
+from rankeval.report.sections import overlap_section, run_order, top_rows
 from rankeval.settings import ties_words
 
 

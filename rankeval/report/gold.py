@@ -1,11 +1,11 @@
 """``score --gold`` on the HTML page (#48): the chart of the machine-only, gold-only and PPI
-estimates side by side with their intervals. The tables for people are ``sections.gold``'s."""
+estimates side by side with their intervals. The tables for people are ``gold_tables.gold``'s."""
 
 from __future__ import annotations
 
 from rankeval.report import charts
+from rankeval.report.blocks import Section
 from rankeval.report.html_page import charts_grid, section, section_table, text
-from rankeval.report.sections import Section
 
 ESTIMATES = ("machine", "gold", "ppi")  # drawn side by side, in this order
 LABELS = {"machine": "machine only", "gold": "gold only", "ppi": "PPI"}

@@ -16,6 +16,7 @@ from rankeval.errors import OptionError, plural
 from rankeval.report import charts, figures
 from rankeval.report import sections as model
 from rankeval.report.agreement_html import html_sections as agree_html
+from rankeval.report.blocks import Section
 from rankeval.report.compare_html import compare_sections
 from rankeval.report.gold import html_section as gold_section
 from rankeval.report.html_page import (
@@ -37,7 +38,6 @@ from rankeval.report.interleaving import bars, trajectory_svg
 from rankeval.report.interleaving import sections as interleave_sections
 from rankeval.report.offpolicy import sections as ope_sections
 from rankeval.report.sampled import sections as sampled_sections
-from rankeval.report.sections import Section
 from rankeval.version import __version__
 
 

@@ -10,7 +10,7 @@ import html
 import re
 
 from rankeval.report import figures, visible
-from rankeval.report.sections import Section
+from rankeval.report.blocks import Section
 from rankeval.settings import Settings, footer
 
 CSS = """

@@ -13,8 +13,8 @@ import io
 from rankeval.analysis.choices import interleaving_name
 from rankeval.errors import plural
 from rankeval.report import visible
+from rankeval.report.blocks import Section, config_section, table
 from rankeval.report.numbers import UNDEFINED, count, defined, exact, fixed
-from rankeval.report.sections import Section, config_section, table
 
 PLURAL = {"query": "queries", "user": "users"}
 

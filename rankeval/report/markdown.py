@@ -7,7 +7,7 @@ import re
 
 from rankeval.io.output import append_bytes
 from rankeval.report import catalog, parts, sections, visible
-from rankeval.report.sections import Section
+from rankeval.report.blocks import Section, warnings_section
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
@@ -15,7 +15,7 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 def render(ev) -> str:
     """A compact summary for pull requests and GITHUB_STEP_SUMMARY: verdict first."""
     return blocks([*sections.score(ev),
-                   *sections.warnings_section(n.message for n in ev.notices)])
+                   *warnings_section(n.message for n in ev.notices)])
 
 
 def blocks(parts: list[Section]) -> str:
@@ -101,7 +101,7 @@ def code(text: object) -> str:
 
 
 def render_compare(result) -> str:
-    return blocks([*sections.compare(result), *sections.warnings_section(
+    return blocks([*sections.compare(result), *warnings_section(
         prefix + n.message for prefix, n in result.said())])
 
 

@@ -7,7 +7,7 @@ import html
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the type only: this module loads nothing of the report's models
-    from rankeval.report.sections import Section
+    from rankeval.report.blocks import Section
 
 
 def render(parts: list[Section]) -> str:

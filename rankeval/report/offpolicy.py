@@ -9,8 +9,9 @@ import io
 
 from rankeval.errors import plural
 from rankeval.offpolicy.estimators import ESTIMATORS
+from rankeval.report.blocks import Section, config_section, table
 from rankeval.report.numbers import UNDEFINED, exact, fixed
-from rankeval.report.sections import Section, config_section, table, verdict_section
+from rankeval.report.sections import verdict_section
 
 
 def sections(result, undefined: str = UNDEFINED) -> list[Section]:

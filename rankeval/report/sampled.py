@@ -7,8 +7,8 @@ import csv
 import io
 
 from rankeval.errors import plural
+from rankeval.report.blocks import Section, config_section, table
 from rankeval.report.numbers import exact, fixed
-from rankeval.report.sections import Section, config_section, table
 
 # What ranked a run's held-out items among its negatives (``SampledResult.ordered_by``)
 RANKED_BY = {"rank": "the file's ranks", "score": "score"}

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rankeval.report import MODELS, catalog, parts, sections, visible
-from rankeval.report.sections import Section
+from rankeval.report.blocks import Section
 
 
 def data(text: object) -> str:
