@@ -12,7 +12,7 @@ import click
 import pytest
 
 from rankeval.cli import cli
-from rankeval.cli.options import numeric
+from rankeval.cli.param_types import numeric
 
 from .conftest import SAMPLE
 

@@ -10,10 +10,8 @@ from rankeval.cli.config import say_verdicts
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
 from rankeval.cli.gold import compare_gold_options
 from rankeval.cli.options import (
-    MAX_USERS_SHOWN,
     RENAMED_KEY,
     Command,
-    number,
     option,
     pop_options,
     report_options,
@@ -22,6 +20,7 @@ from rankeval.cli.options import (
     stack,
     test_options,
 )
+from rankeval.cli.param_types import MAX_USERS_SHOWN, number
 from rankeval.errors import OptionError
 from rankeval.io.columns import EXTRA
 from rankeval.io.formats import STDOUT

@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from rankeval.cli.options import number, stack
+from rankeval.cli.options import stack
+from rankeval.cli.param_types import number
 from rankeval.errors import OptionError
 from rankeval.io.formats import TRUTH_CHOICES
 

@@ -18,13 +18,8 @@ from rankeval.analysis.choices import (
 from rankeval.cli.app import RankevalGroup, cli
 from rankeval.cli.config import config_in_use, config_option, verbose_option
 from rankeval.cli.emit import check_html, emit, step_summary, write_html
-from rankeval.cli.options import (
-    Command,
-    number,
-    option,
-    report_options,
-    tracker_options,
-)
+from rankeval.cli.options import Command, option, report_options, tracker_options
+from rankeval.cli.param_types import number
 from rankeval.cli.trackers import log_to, open_trackers
 from rankeval.errors import EXIT_GATE_FAILED, plural
 from rankeval.io.options import Reading

@@ -10,12 +10,12 @@ from rankeval.cli.emit import emit, step_summary
 from rankeval.cli.options import (
     Command,
     column_options,
-    number,
     option,
     pop_columns,
     report_options,
     setting_option,
 )
+from rankeval.cli.param_types import number
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable, write_per_user
 

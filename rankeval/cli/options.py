@@ -5,7 +5,6 @@ aliases that warn (``RENAMED``)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,31 +15,22 @@ from rankeval.analysis.choices import CORRECTIONS, FAMILIES, MAX_ROUNDS, TESTS
 from rankeval.cli.app import GroupedCommand, flag, warn
 from rankeval.cli.config import config_in_use, config_option, verbose_option
 from rankeval.cli.memory import for_one_run
+from rankeval.cli.param_types import (
+    CUTOFFS,
+    MAX_SEED,
+    EngineChoice,
+    RowValue,
+    number,
+)
 from rankeval.engines import ENGINES
 from rankeval.io.columns import COLUMNS, OPE_ROLES, ROLES
 from rankeval.io.formats import ALL_CHOICES, PREDS_CHOICES, TRUTH_CHOICES
 from rankeval.io.options import OWN, Columns, ExtraInputs
-from rankeval.names import parse_ks
 from rankeval.registry import DEFAULT_METRICS
 from rankeval.report import choices as report_choices
 from rankeval.settings import COMPAT, PRESETS, ROWS, TABLE, UNSET
 
 RENAMED_KEY = "rankeval.renamed"
-
-
-class _EngineChoice(click.ParamType):
-    """An engine name, checked against the registry when the option is read (an engine
-    registered after import is a choice too)."""
-
-    name = "engine"
-
-    def get_metavar(self, param, ctx=None) -> str:
-        return "[" + "|".join(ENGINES) + "]"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, str) and value.lower() in ENGINES:
-            return value.lower()
-        self.fail(f"{value!r} is not one of {', '.join(map(repr, ENGINES))}", param, ctx)
 
 
 class Command(GroupedCommand):
@@ -54,55 +44,6 @@ class Command(GroupedCommand):
                                                       ParameterSource.ENVIRONMENT):
                 ctx.params[name] = value
         return super().invoke(ctx)
-
-
-def numeric(param: click.Parameter) -> bool:
-    """Whether an option takes a number: its type is one, or says so (-k's cut-offs, the
-    settings table's numbers)."""
-    return isinstance(param.type, click.types.IntParamType | click.types.FloatParamType) or (
-        getattr(param.type, "numeric", False))
-
-
-# The upper bounds of the count options: past any real use, and low enough that no value an
-# option accepts makes a command run for hours, exhaust memory or overflow.
-MAX_SEED = 2**63 - 1  # what every random generator in use (numpy, Java's) takes
-MAX_USERS_SHOWN = 1_000_000  # --top-changes: the per-user file holds them all
-
-
-class _FiniteRange(click.FloatRange):
-    """A float in a range, never NaN (which no comparison refuses) nor infinite."""
-
-    def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return number
-
-
-def number(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-           high_open: bool = False, integer: bool = False) -> click.ParamType:
-    """The click type of a numeric option: the range is checked when the option is read,
-    before any work, and ``--help`` shows it."""
-    if integer:
-        return click.IntRange(None if low is None else int(low),
-                              None if high is None else int(high),
-                              min_open=low_open, max_open=high_open)
-    return _FiniteRange(low, high, min_open=low_open, max_open=high_open)
-
-
-class _Cutoffs(click.ParamType):
-    """-k's cut-offs (``5``, ``5,10``, ``1..20``, ``10..100:10``), checked when read (each K
-    at most ``names.MAX_K``) and kept as written, for ``parse_ks``."""
-
-    name = "cut-offs"
-    numeric = True
-
-    def convert(self, value, param, ctx):
-        parse_ks([str(value)])  # an OptionError, in the words the library uses
-        return value
-
-
-CUTOFFS = _Cutoffs()
 
 
 def _given(value: Any) -> bool:
@@ -256,7 +197,7 @@ SPECS: dict[str, Spec] = {
         help="Gate: exit 1 unless shown within MARGIN of the baseline either way (two "
         "one-sided tests, TOST, at alpha) (repeatable).")),
     "engine": (("--engine",), dict(
-        type=_EngineChoice(), default="local",
+        type=EngineChoice(), default="local",
         show_default=True, help="Where to compute: " + "; ".join(
             f"{e.name}: {e.help}" for e in ENGINES.values()) + ".")),
     **{name: spec for e in ENGINES.values() for name, spec in e.options.items()},
@@ -305,25 +246,8 @@ def _setting_option(s) -> Callable:
     default = "" if s.default is None else f" Default {s.default:g}."
     span = getattr(s.parse, "span", None)
     within = f" Range {span}." if span else ""
-    return click.option(*names, type=_RowValue(s), metavar=s.metavar,
+    return click.option(*names, type=RowValue(s), metavar=s.metavar,
                         help=text + within + default)
-
-
-class _RowValue(click.ParamType):
-    """A free value of a settings row (a number, the gains' GRADE=GAIN pairs), converted and
-    checked by the row's own parser when the option is read (before any work): the table
-    says what a value may be, for the command line and config files alike."""
-
-    def __init__(self, row) -> None:
-        self.row = row
-        self.name = row.metavar or "value"
-        self.numeric = getattr(row.parse, "span", None) is not None  # a number in a range
-
-    def convert(self, value: Any, param, ctx) -> Any:
-        return self.row.check(value)  # an OptionError naming the option: one line, exit 2
-
-    def __repr__(self) -> str:
-        return f"setting {self.row.name}"
 
 
 def setting_option(name: str) -> Callable:

@@ -7,14 +7,8 @@ import click
 from rankeval.analysis.choices import ALTERNATIVES, MAX_ROUNDS, MAX_SYSTEMS, METHODS, MIN_ROUNDS
 from rankeval.cli.app import cli, warn
 from rankeval.cli.emit import check_html, emit, write_html
-from rankeval.cli.options import (
-    Command,
-    number,
-    option,
-    pop_options,
-    report_options,
-    scoring_options,
-)
+from rankeval.cli.options import Command, option, pop_options, report_options, scoring_options
+from rankeval.cli.param_types import number
 from rankeval.errors import OptionError, plural
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable

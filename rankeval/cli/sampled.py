@@ -9,13 +9,8 @@ from rankeval.analysis.choices import MAX_CANDIDATES, MAX_NEGATIVES
 from rankeval.cli.app import cli, warn
 from rankeval.cli.config import config_in_use
 from rankeval.cli.emit import emit
-from rankeval.cli.options import (
-    CUTOFFS,
-    Command,
-    option,
-    pop_columns,
-    report_options,
-)
+from rankeval.cli.options import Command, option, pop_columns, report_options
+from rankeval.cli.param_types import CUTOFFS
 from rankeval.io.formats import TRUTH_CHOICES
 from rankeval.io.options import Reading
 from rankeval.io.output import check_distinct, check_writable
