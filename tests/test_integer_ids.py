@@ -374,6 +374,22 @@ def test_sort_based_distinct_helpers_match_numpy(values):
         assert d.tolist() == d2.tolist() and inv.tolist() == inv2.tolist()
 
 
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60), st.integers(0, 60),
+       st.integers(0, 59))
+def test_any_repeated_equals_counting_distinct_values(values, n, repeated):
+    """The hash table's answer is exact whatever the keys: any 64-bit values; and keys that
+    all hash to one slot (the hash inverted), so that equal keys lose it to another and only
+    the sort of the losers can find them, with and without a repeat."""
+    inverse = pow(int(distinct._GOLDEN), -1, 2**64)
+    keys = np.array([(low * inverse) % 2**64 for low in range(n + 1)], dtype=np.uint64)
+    one_slot, last = keys.view(np.int64)[:n], keys.view(np.int64)[n:]
+    # a repeat, then a key written after it: the slot is left to another key than the pair
+    with_repeat = np.concatenate((one_slot, one_slot[repeated:][:1], last))
+    for keys in (np.array(values, dtype=np.int64), one_slot, with_repeat):
+        expected = len(np.unique(keys)) < len(keys)
+        assert distinct.any_repeated(keys) is expected
+
+
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 9)), max_size=60))
 def test_present_codes_are_every_code_seen_in_runs_or_not(runs):
     """``present`` marks codes from each run's first row when runs are long, from every row

@@ -111,3 +111,36 @@ def test_ideal_lists_are_cut_at_k_with_each_users_highest(data, grades, kmax):
         assert top[u] == (mine[0] if mine else -np.inf)
         rows += [(u, p, r) for p, r in enumerate(mine[:kmax], start=1)]
     assert list(zip(iu.tolist(), ipos.tolist(), irel.tolist(), strict=True)) == rows
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.booleans(), st.booleans(), st.integers(2, 9))
+def test_repeats_flag_every_later_row_of_a_pair(data, grouped, through_rows, n_items):
+    """``repeats`` (blocks of whole users, a hash test before any sort) flags exactly the
+    rows whose (user, item) an earlier row of the list had: a reference of plain Python."""
+    lengths = data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=25))
+    users = np.repeat(np.arange(len(lengths)), lengths)
+    if grouped:  # each user's rows together, users in no order
+        users = np.repeat(np.random.default_rng(len(users)).permutation(len(lengths)), lengths)
+    item = np.array(data.draw(st.lists(st.integers(0, n_items - 1), min_size=len(users),
+                                       max_size=len(users))), dtype=np.int32)
+    rows = None
+    if through_rows:  # the ordered rows pick items out of the file's rows
+        rows = np.random.default_rng(7).permutation(len(users))
+        file_item = np.empty_like(item)
+        file_item[rows] = item
+        item = file_item
+    seen, expected = set(), []
+    for r, u in enumerate(users.tolist()):
+        pair = (u, int(item[r] if rows is None else item[rows[r]]))
+        expected.append(pair in seen)
+        seen.add(pair)
+    old = join._BLOCK
+    join._BLOCK = 8  # several blocks, each of whole users
+    try:
+        flags = join.repeats(users.astype(np.int32), item, rows, n_items)
+    finally:
+        join._BLOCK = old
+    assert (flags is None) == (not any(expected))
+    if flags is not None:
+        assert flags.tolist() == expected

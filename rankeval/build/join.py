@@ -9,7 +9,7 @@ import numpy as np
 from rankeval.build.ordering import runs_order, sort_order, user_runs
 from rankeval.io.encode import duplicates, pair_keys
 from rankeval.kernels.chunk import segment_positions
-from rankeval.kernels.distinct import distinct
+from rankeval.kernels.distinct import any_repeated, distinct
 from rankeval.kernels.threads import each
 from rankeval.registry import REGISTRY
 from rankeval.settings import Settings
@@ -163,14 +163,9 @@ def repeats(su, item, rows, n_items: int) -> np.ndarray | None:
     Blocks hold whole users, so a pair cannot repeat across blocks."""
 
     def work(a: int, b: int) -> np.ndarray | None:
-        # each list numbered in row order within the block (users sorted or grouped): the
-        # keys rise list by list, and a merge sort (``sort_keys``) sorts within each alone
-        block = su[a:b]
-        lists = np.zeros(b - a, dtype=np.int64)
-        np.cumsum(block[1:] != block[:-1], out=lists[1:])
-        keys = pair_keys(lists, item[a:b] if rows is None else item[rows[a:b]], n_items)
-        if len(keys) < 2 or not (np.diff(np.sort(keys, kind="stable")) == 0).any():
-            return None  # the clean case: one fast sort
+        keys = _block_keys(su, item, rows, n_items, a, b)
+        if not any_repeated(keys):
+            return None  # the clean case, told by hashing (half a stable sort's time)
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
         flags = np.zeros(b - a, dtype=bool)
