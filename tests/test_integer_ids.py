@@ -435,12 +435,14 @@ BY_TEXT = [None, encode.text_order]  # the rows' codes in the order of the value
 
 
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=80),
-       st.sampled_from([np.int32, np.int64]), st.booleans(), st.sampled_from(BY_TEXT))
-def test_dense_codes_equal_numpy_unique(values, dtype, dense, order):
-    """Both readings (direct addressing over a small span, hashing over a wide one)."""
+       st.sampled_from([np.int32, np.int64]), st.booleans(), st.sampled_from(BY_TEXT),
+       st.integers(1, 6))
+def test_dense_codes_equal_numpy_unique(values, dtype, dense, order, run):
+    """Every reading (direct addressing over a small span, hashing over a wide one, and from
+    the runs' first values when each value comes ``run`` times in a row, 4 or more)."""
     if dtype == np.int32 or dense:
         values = [v % 1000 - 500 for v in values]
-    array = np.array(values, dtype=dtype)
+    array = np.repeat(np.array(values, dtype=dtype), run)
     found, codes = dense_codes(array.copy(), order)
     expected, inverse = _unique(array, order)
     assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()

@@ -1,12 +1,12 @@
 """Integer ids to dense codes: (sorted distinct ids, each row's index among them).
 
-Ids that span a range not much wider than the rows (catalog and user ids usually do) are
+Ids that come in runs (a file's users, each one's rows together) are coded from the runs'
+first values, whatever their span (``_runs``: 5M rows of hashed user ids, 0.11 -> 0.05 s of
+CPU). Others that span a range not much wider than the rows (catalog ids usually do) are
 coded by direct addressing: a bit per value of the range, and each row's code counted from
 the bits below its own (``_ranked``: a rank over a bitset, which stays in the cache where a
 table of 32-bit codes over the range did not: 14M sparse ids over 40M values, 0.6-1.4 ->
-0.2 s, and 4 bytes less per value of the range). Wider ones (sparse ids,
-64-bit hashes) that come in runs (a file's users, each one's rows together) are coded from the
-runs' first values (``_runs``: 5M rows of hashed user ids, 0.11 -> 0.05 s of CPU); the others
+0.2 s, and 4 bytes less per value of the range). Wider ones (sparse ids, 64-bit hashes)
 are hashed: each half of the rows dictionary-encoded by Arrow on its own core, each of the
 two small dictionaries sorted, the two merged, and the rows' codes gathered through them.
 Never a sort of, or a binary search for, every row: on 10M Zipf-popular ids among 2M distinct ones
@@ -47,12 +47,12 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     column costs one int32 per row."""
     if not len(values):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    runs = _runs(values, order)  # users, whatever their span
+    if runs is not None:
+        return runs
     low, high = int(values.min()), int(values.max())
     span = high - low + 1
     if not addressable(low, high, len(values)):
-        runs = _runs(values, order)
-        if runs is not None:
-            return runs
         return (_partitioned(values, low, high, order) if _many_distinct(values)
                 else _hashed(values, order))
     values -= values.dtype.type(low)  # offsets into the span, in place
@@ -91,6 +91,7 @@ def _ranks(ordered: np.ndarray, order: Order | None) -> tuple[np.ndarray | None,
 
 # Values that come in runs of this many rows or more on average are coded run by run
 _RUN_ROWS = 4
+_LOOK = 1 << 16
 
 
 def _runs(values: np.ndarray, order: Order | None = None
@@ -98,7 +99,12 @@ def _runs(values: np.ndarray, order: Order | None = None
     """``dense_codes`` of values that come in long runs (a file's users: each one's rows
     together), from the runs' first values alone: their distinct values sorted, each run's
     code repeated over its rows. Never a hash or a look-up per row, whatever the values'
-    span (hashed ids, numbers in no order); None when the runs are short."""
+    span (hashed ids, numbers in no order); None when the runs are short: told from the
+    first ``_LOOK`` values first (items come in no runs), then from them all. Dense user ids
+    too: 13M rows in runs of 17, 0.16 s by the bitset, 0.10 s from the runs."""
+    look = values[:_LOOK]
+    if (int(np.count_nonzero(look[1:] != look[:-1])) + 1) * _RUN_ROWS > len(look):
+        return None
     changes = values[1:] != values[:-1]
     if (int(np.count_nonzero(changes)) + 1) * _RUN_ROWS > len(values):
         return None  # counted, not listed: short runs cost no array of every row's place
@@ -106,7 +112,7 @@ def _runs(values: np.ndarray, order: Order | None = None
     del changes
     heads += 1
     starts = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
-    found, code = np.unique(values[starts], return_inverse=True)
+    found, code = with_inverse(values[starts])  # np.unique: 5x the time on 776k heads
     rank, found = _ranks(found.astype(np.int64, copy=False), order)
     code = code.astype(np.int32, copy=False) if rank is None else rank[code]
     lengths = np.diff(np.append(starts, len(values)))
