@@ -171,7 +171,7 @@ def _hashed(kind: str, n: int) -> str:
 
 
 @pytest.mark.parametrize("style", ["plain", "wide", "negative", "mixed_lengths", "padded",
-                                   "prefixed", "hashed"])
+                                   "prefixed", "hashed", "spaced"])
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, style, fmt):
     ids = {"plain": lambda kind, n: str(n + 1),
@@ -180,18 +180,20 @@ def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, s
            "negative": lambda kind, n: str(n - 30),
            "mixed_lengths": lambda kind, n: str(10 ** (n % 7) + n),
            "padded": lambda kind, n: f"{kind}{n:07d}",  # tt0111161
-           "prefixed": lambda kind, n: f"{kind.upper()}{n * 37}"}[style]  # D1555982
+           "prefixed": lambda kind, n: f"{kind.upper()}{n * 37}",  # D1555982
+           # whitespace before every item id (reported as padded), their text unwritten
+           "spaced": lambda kind, n: f"{' ' if kind == 'i' else ''}{kind}{n}"}[style]
     preds, truth = _data(np.random.default_rng(3), ids)
     p, t = tmp_path / f"p.{fmt}", tmp_path / f"t.{fmt}"
     for frame, path in ((preds, p), (truth, t)):
         if fmt == "csv":
             frame.to_csv(path, index=False)
-        elif style in ("padded", "prefixed"):
+        elif style in ("padded", "prefixed", "spaced"):
             frame.to_parquet(path)
         else:  # integer-typed Parquet columns, as warehouses write them
             frame.assign(user_id=frame.user_id.astype("int64"),
                          item_id=frame.item_id.astype("int64")).to_parquet(path)
-    metrics = "ndcg@5,map@10,mrr@3,recall@10,precision@5,hit_rate@1"
+    metrics = "ndcg@5,map@10,mrr@3,recall@10,precision@5,hit_rate@1,item_coverage@10"
     calls = []
     original = encode._factorize_numbers
     monkeypatch.setattr(encode, "_factorize_numbers",
@@ -203,6 +205,7 @@ def test_the_integer_path_gives_the_string_paths_tables(tmp_path, monkeypatch, s
     pd.testing.assert_frame_equal(fast.per_user, slow.per_user)
     assert fast.metrics == slow.metrics and fast.notices == slow.notices
     assert fast.per_user.user_id.tolist() == slow.per_user.user_id.tolist()
+    assert any(n.code == "padded_ids" for n in fast.notices) == (style == "spaced")
 
 
 @given(st.integers(1, 18).flatmap(lambda w: st.tuples(

@@ -129,7 +129,7 @@ def missing_ranks(su: np.ndarray, r: np.ndarray) -> np.ndarray:
 def padded_rows(codes: Codes) -> list[Notice]:
     """Rows (of both files) whose user or item id has leading or trailing whitespace: legal,
     compared exactly, often a mistake. Rows, not distinct ids, so that partitions add up."""
-    pu, pi = padded(codes.user_ids), padded(codes.item_ids)
+    pu, pi = padded(codes.user_ids), codes.items.padded()
     if pu is None and pi is None:
         return []
     pu = np.zeros(codes.n_users, bool) if pu is None else pu

@@ -55,7 +55,7 @@ from rankeval.build.seen import SeenItems, seen_items
 from rankeval.build.users import Codes, Selection, UserCounts, encode, select
 from rankeval.errors import InputError
 from rankeval.io.arrow import from_numpy
-from rankeval.io.encode import duplicates, pair_keys
+from rankeval.io.encode import Ids, duplicates, pair_keys
 from rankeval.io.extras import Extras
 from rankeval.io.load import Predictions, Truth
 from rankeval.kernels.chunk import Chunk, segment_positions
@@ -79,8 +79,12 @@ class Built:
     counts: UserCounts
     notices: list[Notice]  # about rows (user-level notices derive from ``counts``)
     prediction_rows_beyond_k: int
-    item_ids: pa.Array  # the ids of the chunk's item codes
+    items: Ids  # the ids of the chunk's item codes
     relstrings: pa.Array | None = None  # trec_eval's relstring per user, when asked for
+
+    @property
+    def item_ids(self) -> pa.Array:
+        return self.items.text
 
 
 def order(preds: Predictions, codes: Codes, sel: Selection, ties: str):
@@ -229,7 +233,7 @@ def _build(preds, truth, settings: Settings, extras, stats, release, laters: lis
         chunk = chunk.reordered(best_first=settings.ties == "optimistic")
     notices += padded_rows(codes)
     users = codes.user_ids.take(from_numpy(np.flatnonzero(sel.evaluated)))
-    return Built(chunk, users, sel.counts, notices, beyond, codes.item_ids, texts)
+    return Built(chunk, users, sel.counts, notices, beyond, codes.items, texts)
 
 
 def _positive_pairs(codes: Codes, truth: Truth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

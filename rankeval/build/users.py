@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval.errors import InputError
-from rankeval.io.encode import factorize_list
+from rankeval.io.encode import Ids, factorize_ids, factorize_list
 from rankeval.io.load import Predictions, Truth, release_ids
 from rankeval.kernels.distinct import present
 from rankeval.kernels.threads import each
@@ -48,7 +48,11 @@ class Codes:
     p_user: np.ndarray
     p_item: np.ndarray
     user_ids: pa.Array
-    item_ids: pa.Array
+    items: Ids  # numbered item ids stay numbers until their text is asked for
+
+    @property
+    def item_ids(self) -> pa.Array:
+        return self.items.text
 
     @property
     def n_users(self) -> int:
@@ -56,7 +60,7 @@ class Codes:
 
     @property
     def n_items(self) -> int:
-        return max(len(self.item_ids), 1)
+        return max(len(self.items), 1)
 
 
 
@@ -79,7 +83,7 @@ def encode(preds: Predictions, truth: Truth, release: bool = False) -> Codes:
         release_ids(preds, truth)
     with ThreadPoolExecutor(2) as pool:
         users_job = pool.submit(factorize_list, user_cols)
-        (t_item, p_item), items = factorize_list(item_cols)
+        (t_item, p_item), items = factorize_ids(item_cols)
         (t_user, p_user), user_ids = users_job.result()
     codes = Codes(t_user, t_item, p_user, p_item, user_ids, items)
     if codes.n_users * codes.n_items >= 2**63:

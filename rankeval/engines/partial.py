@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 
 from rankeval.build.users import UserCounts
 from rankeval.io.arrow import fill_null, from_numpy, to_numpy
+from rankeval.io.encode import Ids
 from rankeval.io.zscores import ZScored
 from rankeval.kernels.aggregate import exact_parts
 from rankeval.kernels.distinct import count_distinct
@@ -91,18 +92,18 @@ class ItemCounts:
                           max(p.longest for p in parts))
 
 
-def item_counts(chunk, item_ids: pa.Array, settings: Settings, also=()
+def item_counts(chunk, items: Ids, settings: Settings, also=()
                 ) -> dict[int | None, ItemCounts]:
     """Per cut-off of a corpus metric (and of ``also``): how many top-K lists hold each
-    item."""
+    item (``items``: the ids of the chunk's item codes, whose text only this asks for)."""
     out = {}
     for k in {s.k for s in settings.specs if REGISTRY[s.name].scope == CORPUS} | set(also):
         rows = np.flatnonzero(chunk.pos <= k) if k is not None else slice(None)
-        counts = np.bincount(chunk.item[rows], minlength=len(item_ids))
+        counts = np.bincount(chunk.item[rows], minlength=len(items))
         present = np.flatnonzero(counts)
         users = count_distinct(chunk.user[rows])
         longest = int(np.bincount(chunk.user[rows]).max(initial=0)) if users else 0
-        out[k] = ItemCounts(item_ids.take(from_numpy(present)), counts[present], users,
+        out[k] = ItemCounts(items.text.take(from_numpy(present)), counts[present], users,
                             longest)
     return out
 

@@ -98,7 +98,7 @@ def evaluate_partition(preds: Predictions, truth: Truth, settings: Settings, ext
         rows_beyond_k=built.prediction_rows_beyond_k,
         tied_users=tied,
         tie_bounds=bounds,
-        item_counts=item_counts(built.chunk, built.item_ids, settings,
+        item_counts=item_counts(built.chunk, built.items, settings,
                                 also=exposure_ks(settings, stats)),
         scored=scored,
         longest=int(built.chunk.pos.max(initial=0)),

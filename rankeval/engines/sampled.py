@@ -58,7 +58,7 @@ def sampled_partial(built, values, scored, tied, bounds, groups, sampled, settin
         rows_beyond_k=built.prediction_rows_beyond_k,
         tied_users=tied,
         tie_bounds=bounds,
-        item_counts=item_counts(built.chunk, built.item_ids, settings,
+        item_counts=item_counts(built.chunk, built.items, settings,
                                 also=exposure_ks(settings, stats)),
         scored={spec: int(np.count_nonzero(~np.isnan(means[spec]))) for spec in scored},
         longest=int(built.chunk.pos.max(initial=0)),

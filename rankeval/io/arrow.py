@@ -115,15 +115,20 @@ def scalar(value: str | bool | float, typ: pa.DataType | None = None) -> pa.Scal
     """An Arrow scalar of ``typ`` (text when ``value`` is a str) for compute functions, which
     would otherwise convert a Python value with ``pa.scalar`` and so import pandas."""
     if isinstance(value, str):
-        data = value.encode()
-        offsets = np.array([0, len(data)], dtype=np.int32)
-        return pa.StringArray.from_buffers(1, py_buffer(offsets), py_buffer(data))[0]
+        return one_string(value)[0]
     if typ is None or pa.types.is_boolean(typ):
         return from_numpy(np.array([value], dtype=np.bool_ if typ else None))[0]
     dtype = _DTYPES.get(str(typ))
     if dtype is None:
         return pa.scalar(value, typ)
     return from_numpy(np.array([value], dtype=dtype))[0]
+
+
+def one_string(value: str) -> pa.StringArray:
+    """A text array of ``value`` alone, made without ``pa.array`` (which imports pandas)."""
+    data = value.encode()
+    offsets = np.array([0, len(data)], dtype=np.int32)
+    return pa.StringArray.from_buffers(1, py_buffer(offsets), py_buffer(data))
 
 
 def fill_null(values: pa.Array | pa.ChunkedArray, value: str | bool | float):

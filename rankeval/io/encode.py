@@ -12,6 +12,7 @@ from rankeval.io.arrow import (
     buffer,
     from_numpy,
     frombuffer,
+    one_string,
     py_buffer,
     string_buffers,
     to_numpy,
@@ -35,9 +36,47 @@ def factorize(*columns: pa.ChunkedArray) -> tuple[list[np.ndarray], pa.Array]:
     return factorize_list(list(columns))
 
 
+class Ids:
+    """A dictionary's ids, in code order. Ids read as numbers (``io.cast.numbered_ids``)
+    stay numbers until their text is first asked for, then keep it: an evaluation that
+    names no item never writes the text of its items (3.8M distinct hashed ids: 0.36 s)."""
+
+    __slots__ = ("_numbers", "_reading", "_text")
+
+    def __init__(self, text: pa.Array | None = None, numbers: np.ndarray | None = None,
+                 reading: Numbered | None = None) -> None:
+        self._text, self._numbers, self._reading = text, numbers, reading
+
+    def __len__(self) -> int:
+        return len(self._numbers) if self._numbers is not None else len(self.text)
+
+    @property
+    def text(self) -> pa.Array:
+        """The ids as strings, as written in the files."""
+        if self._text is None:
+            assert self._reading is not None and self._numbers is not None
+            self._text = self._reading.text(self._numbers)
+        return self._text
+
+    def padded(self) -> np.ndarray | None:
+        """``padded`` of the ids. Numbered ids are a prefix, then digits: none ends in
+        whitespace, and all begin with it when the prefix does (the text is not written)."""
+        if self._numbers is None or self._reading is None:
+            return padded(self.text)
+        if not len(self) or padded(one_string(self._reading.prefix + "0")) is None:
+            return None
+        return np.ones(len(self), dtype=bool)
+
+
 def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa.Array]:
     """``factorize``, emptying ``columns`` once numbered ids are numbers: a caller that
     holds no other reference to them lets their memory go before the codes are made."""
+    codes, ids = factorize_ids(columns)
+    return codes, ids.text
+
+
+def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids]:
+    """``factorize_list``, the ids as ``Ids``: numbered ids left as numbers."""
     numbered = _numbered_columns(columns)
     if numbered is not None:
         columns.clear()
@@ -47,7 +86,7 @@ def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
         return _factorize_numbers(*numbered)
     if not sum(len(col) for col in columns):  # nothing to encode (a chunk of users without
         # training rows): Arrow's encoding of no chunks has no dictionary to take
-        return [np.zeros(0, dtype=np.int32) for _ in columns], pa.array([], pa.string())
+        return [np.zeros(0, dtype=np.int32) for _ in columns], Ids(pa.array([], pa.string()))
     pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
@@ -76,7 +115,7 @@ def factorize_list(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
             np.take(lookup, idx, out=column_codes[row : row + len(idx)])
             start, row = start + len(dictionary), row + len(idx)
         out.append(column_codes)
-    return out, distinct
+    return out, Ids(distinct)
 
 
 # Chunk values from which ids of one byte length are hashed as numbers: below it Arrow's
@@ -301,7 +340,7 @@ def _parsed(chunk: pa.Array) -> pa.Array:
 
 
 def _factorize_numbers(reading: Numbered, every: np.ndarray, slots: list[list[Slot]]
-                       ) -> tuple[list[np.ndarray], pa.Array]:
+                       ) -> tuple[list[np.ndarray], Ids]:
     """``factorize`` for numbered ids (``every``: each column's numbers, one after the other,
     used up): distinct numbers by direct addressing when they span a range not much larger
     than the rows (catalog and user ids usually do), else by runs or hashing; then the byte
@@ -312,7 +351,7 @@ def _factorize_numbers(reading: Numbered, every: np.ndarray, slots: list[list[Sl
     # sort as their numbers, canonical ones need text_order
     distinct, numeric = dense_codes(every, text_order if reading.canonical else None)
     del every
-    return [_column_codes(numeric, column) for column in slots], reading.text(distinct)
+    return [_column_codes(numeric, column) for column in slots], Ids(None, distinct, reading)
 
 
 def _column_codes(numeric: np.ndarray, slots: list[Slot]) -> np.ndarray:
