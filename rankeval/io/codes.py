@@ -192,10 +192,28 @@ def _partitioned(values: np.ndarray, low: int, high: int, order: Order | None = 
     by_part = np.argsort(part, kind="stable")  # a radix sort: 16-bit keys
     counts = np.bincount(part, minlength=parts)
     del part
-    grouped = values[by_part]
+    if n < 2**31:  # kept to the end: half the memory
+        by_part = by_part.astype(np.int32)
+    ordered, codes = _code_groups(values[by_part], counts)
+    rank, distinct = _ranks(ordered, order)
+    del ordered
+    if rank is not None:
+        codes = rank[codes]
+    out = values if values.dtype == np.int32 else np.empty(n, dtype=np.int32)
+    out[by_part] = codes
+    return distinct, out
+
+
+def _code_groups(grouped: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values of every group, one group after the other, as int64; each
+    row's code among them) of rows grouped so that each group holds a narrow range of
+    values (``counts`` rows each), every group's above the one's before: each group sorted
+    in the cache, the groups shared by the two cores. ``grouped`` is let go on return,
+    before the caller's next arrays (UH's 8.3M item ids: 400 -> 210 MB over the start)."""
+    n, parts = len(grouped), len(counts)
     bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
     codes = np.empty(n, dtype=np.int32)
-    found: list[np.ndarray] = [grouped[:0]] * parts
+    found: list[np.ndarray] = [np.zeros(0, dtype=grouped.dtype)] * parts
 
     def code(ks: range) -> None:
         for k in ks:
@@ -208,12 +226,7 @@ def _partitioned(values: np.ndarray, low: int, high: int, order: Order | None = 
     each(code, [range(0, half), range(half, parts)])
     sizes = np.array([len(f) for f in found], dtype=np.int64)
     codes += np.repeat((np.cumsum(sizes) - sizes).astype(np.int32), counts)
-    rank, distinct = _ranks(np.concatenate(found).astype(np.int64, copy=False), order)
-    if rank is not None:
-        codes = rank[codes]
-    out = values if values.dtype == np.int32 else np.empty(n, dtype=np.int32)
-    out[by_part] = codes
-    return distinct, out
+    return np.concatenate(found).astype(np.int64, copy=False), codes
 
 
 def _encoded(values: np.ndarray | pa.Array) -> pa.DictionaryArray:
