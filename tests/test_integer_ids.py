@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval
-from rankeval.io import encode
+from rankeval.io import encode, number_text
 from rankeval.io.cast import ID, cast_columns, integer_ids, numbered_ids
 from rankeval.io.codes import dense_codes
 from rankeval.io.formats import delimited
@@ -144,7 +144,7 @@ TIED_DIGITS = st.builds(lambda d, k, sign: sign * d * 10**k, st.integers(1, 9),
                max_size=200))
 def test_text_order_is_byte_order(values):
     v = np.array(sorted(values), dtype=np.int64)
-    order = encode.text_order(v)
+    order = number_text.text_order(v)
     got = v if order is None else v[order]
     assert [str(x) for x in got] == sorted((str(x) for x in v), key=lambda s: s.encode())
 
@@ -424,7 +424,7 @@ def test_numbered_columns_at_scale_equal_the_text_path(write, span):
 
 def _unique(array: np.ndarray, order) -> tuple[np.ndarray, np.ndarray]:
     """numpy's distinct values and inverse, the distinct values then permuted by ``order``
-    (``encode.text_order``: the byte order of their text) and the inverse renumbered."""
+    (``number_text.text_order``: the byte order of their text) and the inverse renumbered."""
     expected, inverse = np.unique(array, return_inverse=True)
     perm = None if order is None else order(expected.astype(np.int64))
     if perm is None:
@@ -434,7 +434,8 @@ def _unique(array: np.ndarray, order) -> tuple[np.ndarray, np.ndarray]:
     return expected[perm], rank[inverse]
 
 
-BY_TEXT = [None, encode.text_order]  # the rows' codes in the order of the values, or of their text
+# the rows' codes in the order of the values, or of their text
+BY_TEXT = [None, number_text.text_order]
 
 
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=80),
