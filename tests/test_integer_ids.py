@@ -479,41 +479,65 @@ def test_dense_codes_at_scale_equal_numpy_unique(dtype, span, order):
 
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=300),
        st.sampled_from([np.int32, np.int64]), st.sampled_from(BY_TEXT),
-       st.integers(0, 6), st.sampled_from(["spread", "clustered"]))
-def test_partitioned_codes_equal_numpy_unique(values, dtype, order, part_bits, shape):
-    """Coding by parts (rows grouped by their values' high bits, each group sorted): the
-    distinct values and codes of numpy's unique, whatever the spread, the extremes, the
-    parts' sizes (empty ones among them) or a few far values beside a cluster."""
+       st.sampled_from(["spread", "clustered", "neighbours"]))
+def test_sorted_codes_equal_numpy_unique(values, dtype, order, shape):
+    """Coding by sorting (rows ordered by their values' high bits packed above the row
+    numbers): the distinct values and codes of numpy's unique, whatever the spread or the
+    extremes, with values that share their high bits (a neighbour one apart among spread
+    values) or a few far values beside a cluster."""
     from rankeval.io import codes as coding
 
     if dtype == np.int32:
         values = [v % 2**32 - 2**31 for v in values]
     if shape == "clustered":  # most values in a narrow range, a few far away
         values = [v % 50 if k % 9 else v for k, v in enumerate(values)]
+    if shape == "neighbours":  # now and then the value before's neighbour, one apart
+        values = [values[k - 1] ^ 1 if k % 20 == 19 else v for k, v in enumerate(values)]
     array = np.array(values, dtype=dtype)
-    old = coding._PART_ROWS
-    coding._PART_ROWS = max(1, len(array) >> part_bits)
-    try:
-        found, codes = coding._partitioned(array.copy(), int(array.min()), int(array.max()),
-                                           order)
-    finally:
-        coding._PART_ROWS = old
+    found, codes = coding._sorted(array.copy(), int(array.min()), order)
     expected, inverse = _unique(array, order)
     assert found.tolist() == expected.tolist() and codes.tolist() == inverse.tolist()
     assert codes.dtype == np.int32
 
 
+@pytest.mark.parametrize("shape", ["neighbours", "clustered"])
+def test_sorted_codes_tell_apart_values_that_share_their_high_bits(monkeypatch, shape):
+    """64-bit values one apart share the high bits the keys keep: a few such rows are coded
+    one by one (no hashing), many (a cluster beside far values) hand the column to hashing;
+    either way the codes are numpy's unique."""
+    from rankeval.io import codes as coding
+
+    hashed = []
+    real = coding._hashed
+    monkeypatch.setattr(coding, "_hashed", lambda *a: (hashed.append(1), real(*a))[1])
+    rng = np.random.default_rng(5)
+    n = 100_000
+    array = rng.integers(-(2**63), 2**63 - 1, n, dtype=np.int64, endpoint=True)
+    if shape == "neighbours":
+        array[1::50] = array[::50][: len(array[1::50])] ^ 1
+    else:
+        array[: n // 2] = rng.integers(0, 1_000, n // 2)
+    found, codes = coding._sorted(array.copy(), int(array.min()))
+    expected, inverse = np.unique(array, return_inverse=True)
+    assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
+    assert hashed == ([] if shape == "neighbours" else [1])
+    if shape == "neighbours":  # the case is the one named: runs several values share
+        bits = (n - 1).bit_length()
+        kept = (array.view(np.uint64) - np.uint64(int(array.min()) % 2**64)) >> np.uint64(bits)
+        assert len(np.unique(kept)) < len(expected)
+
+
 @pytest.mark.parametrize("order", BY_TEXT, ids=["by value", "by text"])
 @pytest.mark.parametrize("kind", ["uniform hashes", "uniform sparse", "zipf hashes"])
 def test_dense_codes_of_many_distinct_values_equal_numpy_unique(monkeypatch, order, kind):
-    """Values with many distinct ones (estimated from a sample) are coded by parts, others
+    """Values with many distinct ones (estimated from a sample) are coded by sorting, others
     hashed: both give numpy's unique, and each is chosen where it should be."""
     from rankeval.io import codes as coding
 
     monkeypatch.setattr(coding, "_MANY_DISTINCT", 20_000)
     monkeypatch.setattr(coding, "_SAMPLE", 4_096)
     chosen = []
-    for name in ("_partitioned", "_hashed"):
+    for name in ("_sorted", "_hashed"):
         real = getattr(coding, name)
         monkeypatch.setattr(coding, name, lambda *a, real=real, name=name: (
             chosen.append(name), real(*a))[1])
@@ -529,7 +553,7 @@ def test_dense_codes_of_many_distinct_values_equal_numpy_unique(monkeypatch, ord
     found, codes = dense_codes(array.copy(), order)
     expected, inverse = _unique(array, order)
     assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
-    assert chosen == (["_hashed"] if kind == "zipf hashes" else ["_partitioned"])
+    assert chosen == (["_hashed"] if kind == "zipf hashes" else ["_sorted"])
 
 
 @pytest.mark.parametrize("typ", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),

@@ -7,10 +7,12 @@ coded by direct addressing: a bit per value of the range, and each row's code co
 the bits below its own (``_ranked``: a rank over a bitset, which stays in the cache where a
 table of 32-bit codes over the range did not: 14M sparse ids over 40M values, 0.6-1.4 ->
 0.2 s, and 4 bytes less per value of the range). Wider ones (sparse ids, 64-bit hashes)
-are hashed: each half of the rows dictionary-encoded by Arrow on its own core, each of the
-two small dictionaries sorted, the two merged, and the rows' codes gathered through them.
-Never a sort of, or a binary search for, every row: on 10M Zipf-popular ids among 2M distinct ones
-spread over 60M values, that took 1.84 s where hashing takes 0.40 s.
+are hashed when few are distinct (``_hashed``: each half of the rows dictionary-encoded by
+Arrow on its own core, the two small dictionaries sorted and merged, and the rows' codes
+gathered through them), and sorted when many are (``_sorted``: two sorts of plain numbers,
+one on each core). Never an argsort of, or a binary search for, every row: on 10M
+Zipf-popular ids among 2M distinct ones spread over 60M values, that took 1.84 s where
+hashing takes 0.40 s.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def dense_codes(values: np.ndarray, order: Order | None = None
     low, high = int(values.min()), int(values.max())
     span = high - low + 1
     if not addressable(low, high, len(values)):
-        return (_partitioned(values, low, high, order) if _many_distinct(values)
+        return (_sorted(values, low, order) if _many_distinct(values)
                 else _hashed(values, order))
     values -= values.dtype.type(low)  # offsets into the span, in place
     present = np.zeros(span + (-span) % 64, dtype=bool)  # whole 64-bit words
@@ -160,13 +162,13 @@ def _hashed(values: np.ndarray, order: Order | None = None) -> tuple[np.ndarray,
 
 
 # Distinct values, estimated from a sample, from which a hash table of them all would miss the
-# cache on most rows: the values are then partitioned by their high bits and each part coded
-# by sorting it (64-bit hashes, 8.2M over 5M distinct: 0.89-1.23 -> 0.64-0.69 s; sparse
-# numbers, 5M over 10^11: 0.66-0.72 -> 0.33-0.39 s). Fewer distinct values hash faster
-# (Zipf-popular items, 5.8M rows over about 0.6M distinct: 0.12 s, against 0.25 s).
+# cache on most rows: the values are then coded by sorting (``_sorted``: 64-bit hashes, 8.3M
+# over 5M distinct, 0.72 -> 0.51 s; sparse numbers, 5M over 10^11, 0.44 -> 0.31 s; both
+# against partitioning the rows by their high bits and sorting each part). Fewer distinct
+# values hash faster (10M rows over 50k distinct: 0.18 s, against 0.52 s by sorting).
 _MANY_DISTINCT = 1 << 21
 _SAMPLE = 1 << 16
-_PART_ROWS = 1 << 15  # about the rows of each part: sorted in the cache
+_BLOCK = 1 << 20  # rows compared per step where a whole-column temporary would double memory
 
 
 def _many_distinct(values: np.ndarray) -> bool:
@@ -183,59 +185,84 @@ def _many_distinct(values: np.ndarray) -> bool:
     return seen + once * (once - 1) / (2 * (twice + 1)) >= _MANY_DISTINCT
 
 
-def _partitioned(values: np.ndarray, low: int, high: int, order: Order | None = None
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """``dense_codes`` of values with many distinct ones: the rows grouped by the high bits
-    of their offset from ``low`` (a counting sort of small keys), so that each group holds
-    a narrow range of values; each group's distinct values and codes found by sorting it,
-    in the cache, the groups shared by the two cores. The groups' distinct values, one after
-    the other, are all the distinct values in order: a group's codes are offset by the
-    distinct values of the groups before it."""
+def _sorted(values: np.ndarray, low: int, order: Order | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``dense_codes`` of values with many distinct ones, by two sorts of plain numbers
+    (numpy sorts them with SIMD; its argsort is 5-7x slower), one on each core:
+
+    - the values' offsets from ``low``, sorted: the distinct values;
+    - keys that pack each offset's high bits above its row number, sorted: the rows in
+      order of those bits, the row numbers read back from the keys' low bits.
+
+    The keys keep as many high bits as the row numbers leave (all of them, for offsets that
+    fit: sparse numbers), so equal values have equal keys' high bits and a run of equal high
+    bits is one distinct value, but where two distinct values share their kept bits (64-bit
+    hashes: a few in millions). Each run is coded by the first distinct value with its high
+    bits; the rows of runs that hold several values are coded one by one by a binary search
+    of the distinct values (or, when such rows are many, the values are hashed instead)."""
     n = len(values)
-    parts = 1 << min(12, max(1, (n // _PART_ROWS).bit_length()))
-    shift = max(0, (high - low).bit_length() - (parts.bit_length() - 1))
-    offset = values.astype(np.int64, copy=False).view(np.uint64) - np.uint64(low % 2**64)
-    offset >>= np.uint64(shift)
-    part = offset.astype(np.uint16)
-    del offset
-    by_part = np.argsort(part, kind="stable")  # a radix sort: 16-bit keys
-    counts = np.bincount(part, minlength=parts)
-    del part
-    # int64 positions: numpy gathers and scatters by int32 ones 1.5-2x slower (it widens
-    # them piece by piece), and take is faster than indexing
-    ordered, codes = _code_groups(np.take(values, by_part), counts)
-    rank, distinct = _ranks(ordered, order)
-    del ordered
+    bits = max(1, (n - 1).bit_length())  # of a row number
+    base = np.uint64(low % 2**64)
+    wide = values.dtype == np.int64  # then used up: the offsets are written over the values
+    offset = values.view(np.uint64) if wide else values.astype(np.int64).view(np.uint64)
+    offset -= base
+    shift = np.uint64(max(0, int(offset.max()).bit_length() - (64 - bits)))
+
+    def distinct() -> tuple[np.ndarray, np.ndarray]:
+        """(the distinct offsets, sorted; where each new run of high bits starts among them)"""
+        ordered = np.sort(offset)
+        found = ordered[_starts(ordered)]
+        del ordered
+        return found, np.flatnonzero(_starts(found >> shift)).astype(np.int32)
+
+    def rows() -> tuple[np.ndarray, np.ndarray]:
+        """(the rows in order of their values' high bits; each one's run among those bits)"""
+        keys = offset >> shift
+        keys <<= np.uint64(bits)
+        keys |= np.arange(n, dtype=np.uint64)
+        keys.sort()
+        run = np.empty(n, dtype=np.int32)
+        run[0] = 0
+        high = np.uint64(bits)
+        for a in range(1, n, _BLOCK):  # block by block: no whole-column temporaries
+            b = min(n, a + _BLOCK)
+            np.not_equal(keys[a:b] >> high, keys[a - 1 : b - 1] >> high, out=run[a:b])
+        np.cumsum(run, out=run)
+        keys &= np.uint64((1 << bits) - 1)
+        return keys.view(np.int64), run
+
+    (found, first), (by_value, run) = each(lambda job: job(), [distinct, rows])
+    codes = first[run]  # each row's run coded by its first distinct value
+    del run
+    if len(first) < len(found):  # runs whose high bits several distinct values share
+        sizes = np.diff(np.append(first, len(found)))
+        shared = first[sizes > 1]
+        starts = np.searchsorted(codes, shared, "left")
+        stops = np.searchsorted(codes, shared, "right")
+        lengths = stops - starts
+        if int(lengths.sum()) * 8 > n:  # a binary search per row would cost more than hashing
+            offset += base  # the values again
+            return _hashed(offset.view(np.int64) if wide else values, order)
+        # the rows of those runs: each run's start, repeated over its rows, plus 0, 1, ...
+        at = np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths),
+                                                       lengths)
+        codes[at] = np.searchsorted(found, offset[by_value[at]])
+    found += base
+    rank, ordered_values = _ranks(found.view(np.int64), order)
     if rank is not None:
         codes = rank[codes]
     out = values if values.dtype == np.int32 else np.empty(n, dtype=np.int32)
-    out[by_part] = codes
-    return distinct, out
+    out[by_value] = codes
+    return ordered_values, out
 
 
-def _code_groups(grouped: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct values of every group, one group after the other, as int64; each
-    row's code among them) of rows grouped so that each group holds a narrow range of
-    values (``counts`` rows each), every group's above the one's before: each group sorted
-    in the cache, the groups shared by the two cores. ``grouped`` is let go on return,
-    before the caller's next arrays."""
-    n, parts = len(grouped), len(counts)
-    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
-    codes = np.empty(n, dtype=np.int32)
-    found: list[np.ndarray] = [np.zeros(0, dtype=grouped.dtype)] * parts
-
-    def code(ks: range) -> None:
-        for k in ks:
-            a, b = bounds[k], bounds[k + 1]
-            if a < b:
-                found[k], inverse = with_inverse(grouped[a:b], runs=False)
-                codes[a:b] = inverse
-
-    half = int(np.searchsorted(bounds, n / 2))
-    each(code, [range(0, half), range(half, parts)])
-    sizes = np.array([len(f) for f in found], dtype=np.int64)
-    codes += np.repeat((np.cumsum(sizes) - sizes).astype(np.int32), counts)
-    return np.concatenate(found).astype(np.int64, copy=False), codes
+def _starts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts, as flags (the first always set)."""
+    flags = np.empty(len(ordered), dtype=bool)
+    if len(ordered):
+        flags[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=flags[1:])
+    return flags
 
 
 def _encoded(values: np.ndarray | pa.Array) -> pa.DictionaryArray:
