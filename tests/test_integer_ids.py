@@ -534,7 +534,7 @@ def test_dense_codes_of_many_distinct_values_equal_numpy_unique(monkeypatch, ord
     hashed: both give numpy's unique, and each is chosen where it should be."""
     from rankeval.io import codes as coding
 
-    monkeypatch.setattr(coding, "_MANY_DISTINCT", 20_000)
+    monkeypatch.setattr(coding, "_SORT_ROWS", 20_000)
     monkeypatch.setattr(coding, "_SAMPLE", 4_096)
     chosen = []
     for name in ("_sorted", "_hashed"):
