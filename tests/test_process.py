@@ -240,6 +240,34 @@ def test_command_line_gives_arrow_one_jemalloc_arena_unless_told_otherwise(told,
     assert options == ([arenas] if "jemalloc" in pa.supported_memory_backends() else [])
 
 
+@pytest.mark.parametrize(("told", "threads"), [(None, 1), ("2", 2)])
+def test_command_line_loads_openblas_with_one_thread_unless_told_otherwise(told, threads):
+    """numpy's OpenBLAS starts with one thread in a command's process (rankeval/cli/memory.py:
+    its idle threads spin beside Arrow's); a count the user gives wins, and the environment is
+    as the user left it once numpy has loaded. A plain process on more than one core has
+    more (the count threadpoolctl reads from OpenBLAS itself)."""
+    code = ("import os, sys\n"
+            "if sys.argv[1] == 'rankeval':\n"
+            "    from rankeval.cli.memory import for_one_run; for_one_run()\n"
+            "import numpy, threadpoolctl\n"
+            "blas = [p['num_threads'] for p in threadpoolctl.threadpool_info()\n"
+            "        if p['user_api'] == 'blas']\n"
+            "print(blas, os.environ.get('OPENBLAS_NUM_THREADS'))\n")
+    clean = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env = clean if told is None else {**clean, "OPENBLAS_NUM_THREADS": told}
+
+    def run_as(who: str) -> str:
+        return subprocess.run([sys.executable, "-c", code, who], capture_output=True,
+                              text=True, env=env, timeout=60, check=True).stdout.strip()
+
+    assert run_as("rankeval") == f"[{threads}] {told}"
+    plain = run_as("plain")
+    if told is None:  # OpenBLAS's own count: a thread per core it may run on
+        assert plain != "[1] None" or (os.cpu_count() or 1) == 1
+    else:
+        assert plain == f"[{threads}] {told}"
+
+
 @pytest.mark.parametrize(("args", "code"), [
     (f"'score', {PREDS!r}, {TRUTH!r}, '-q'", 0),
     (f"'score', {PREDS!r}, {TRUTH!r}, '-q', '--fail-under', 'ndcg@10=0.99'", 1),

@@ -16,6 +16,11 @@ Its threads share one arena (``_JEMALLOC_CONF``), so that a block one reading th
 is the next one's, where with jemalloc's default of four arenas a core each thread's freed
 blocks waited out the decay in its own.
 
+numpy's BLAS gets one thread (``one_blas_thread``): as numpy loads, OpenBLAS starts a thread
+per core that spins for about 0.1 s of CPU before it sleeps (``import numpy`` and a 1 s sleep:
+0.30 s of CPU, 0.19 s with one thread), beside Arrow's reading threads on the same cores, and
+no hot path multiplies matrices.
+
 Only the command line calls this: a library should not change its host process's allocator.
 """
 
@@ -24,6 +29,8 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_MAX = -4
@@ -39,10 +46,30 @@ _JEMALLOC_ENV = "JE_ARROW_MALLOC_CONF"
 _JEMALLOC_CONF = "narenas:1"
 
 
+_BLAS_ENV = "OPENBLAS_NUM_THREADS"
+
+
 def for_one_run() -> None:
     """Set up the process's allocators for one evaluation; see the module's docstring."""
     retain_freed_memory()
-    release_arrow_memory()
+    with one_blas_thread():
+        release_arrow_memory()  # imports pyarrow, which loads numpy
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """OpenBLAS loaded with one thread, unless the environment names a count (which wins) or
+    numpy is loaded already; the environment as it was afterwards, for child processes."""
+    if _BLAS_ENV in os.environ or "numpy" in sys.modules:
+        yield
+        return
+    os.environ[_BLAS_ENV] = "1"
+    try:
+        import numpy  # noqa: F401  (OpenBLAS reads the count as it loads)
+
+        yield
+    finally:
+        del os.environ[_BLAS_ENV]
 
 
 def retain_freed_memory() -> None:
