@@ -377,6 +377,40 @@ def test_sort_based_distinct_helpers_match_numpy(values):
         assert d.tolist() == d2.tolist() and inv.tolist() == inv2.tolist()
 
 
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=200),
+       st.sampled_from([np.int8, np.int32, np.int64, np.uint32, np.uint64]),
+       st.sampled_from(["spread", "neighbours", "clustered"]))
+def test_with_inverse_of_integers_equals_numpy_unique(values, dtype, shape):
+    """Integers are ordered by one sort of their high bits packed above their positions
+    (``distinct._packed_order``): numpy's unique whatever the type, the extremes, values one
+    apart that share their kept bits (in either order), or a cluster beside far values."""
+    info = np.iinfo(dtype)
+    values = [info.min + (v - info.min) % (int(info.max) - info.min + 1) for v in values]
+    if shape == "neighbours":  # now and then a neighbour one apart, before or after
+        values = [max(info.min, min(int(info.max), values[k - 1] + (1 if k % 2 else -1)))
+                  if k % 5 == 4 else v for k, v in enumerate(values)]
+    if shape == "clustered":
+        values = [info.min + v % 7 if k % 4 else v for k, v in enumerate(values)]
+    a = np.array(values, dtype=dtype)
+    expected, inverse = np.unique(a, return_inverse=True)
+    for runs in (True, False):
+        d, inv = distinct.with_inverse(a.copy(), runs=runs)
+        assert d.dtype == a.dtype
+        assert d.tolist() == expected.tolist() and inv.tolist() == inverse.tolist()
+
+
+def test_packed_order_sorts_or_declines_values_that_share_their_kept_bits():
+    """Two 64-bit values one apart share the high bits the packing keeps when the span is
+    wide: in position order they come out sorted (kept) or not (declined: argsort answers);
+    either way with_inverse is numpy's unique."""
+    wide = np.array([-(2**63), 2**63 - 1, 10, 11], dtype=np.int64)
+    assert distinct._packed_order(wide).tolist() == [0, 2, 3, 1]
+    swapped = np.array([-(2**63), 2**63 - 1, 11, 10], dtype=np.int64)
+    assert distinct._packed_order(swapped) is None
+    d, inv = distinct.with_inverse(swapped)
+    assert d.tolist() == sorted(swapped.tolist()) and inv.tolist() == [0, 3, 2, 1]
+
+
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=60), st.integers(0, 60),
        st.integers(0, 59))
 def test_any_repeated_equals_counting_distinct_values(values, n, repeated):

@@ -113,7 +113,8 @@ def _runs(values: np.ndarray, order: Order | None = None
     del changes
     heads += 1
     starts = np.concatenate((np.zeros(1, dtype=heads.dtype), heads))
-    found, code = with_inverse(values[starts])  # np.unique: 5x the time on 776k heads
+    # in no order (np.unique: 5x the time on 776k heads; a merge sort, 4x on 727k hashes)
+    found, code = with_inverse(values[starts], runs=False)
     rank, found = _ranks(found.astype(np.int64, copy=False), order)
     code = code.astype(np.int32, copy=False) if rank is None else rank[code]
     lengths = np.diff(np.append(starts, len(values)))

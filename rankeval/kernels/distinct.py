@@ -89,9 +89,12 @@ def any_repeated(keys: np.ndarray) -> bool:
 def with_inverse(values: np.ndarray, runs: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(sorted distinct values, each value's index among them). The answer is the same
     whatever the sort; ``runs``: the values come in sorted runs, which a merge sort finds
-    (two sorted dictionaries end to end); else numpy's quicksort, 15% faster on values in
-    no order (256 groups of 32k: 0.62 -> 0.53 s)."""
-    order = np.argsort(values, kind="stable" if runs else "quicksort")
+    (two sorted dictionaries end to end: 1.2M values, 0.01 s); else integers are ordered by
+    one sort of plain numbers (``_packed_order``: 6x faster than the merge sort on values
+    in no order), others by numpy's quicksort."""
+    order = None if runs else _packed_order(values)
+    if order is None:
+        order = np.argsort(values, kind="stable" if runs else "quicksort")
     ordered = values[order]
     starts = _starts(ordered) if len(values) else np.zeros(0, dtype=bool)
     inverse = np.empty(len(values), dtype=np.int64)
@@ -101,3 +104,37 @@ def with_inverse(values: np.ndarray, runs: bool = True) -> tuple[np.ndarray, np.
 
 def _starts(ordered: np.ndarray) -> np.ndarray:
     return np.concatenate(([True], ordered[1:] != ordered[:-1]))
+
+
+# Integers up to this many are ordered by ``_packed_order``: past it the kept bits of 64-bit
+# values are too few to tell most of them apart, and its three arrays would cost memory
+_PACKED_MAX = 1 << 22
+
+
+def _packed_order(values: np.ndarray) -> np.ndarray | None:
+    """A permutation that sorts integers, from one sort of plain numbers, which numpy does
+    with SIMD instructions where its argsort does not (727k 64-bit hashes: 0.024 s against
+    0.15 s): each value's offset from the least, as many of its high bits as its position
+    leaves room for, packed above its position. None for other values, for more than
+    ``_PACKED_MAX``, or when two values that share their kept bits came out of order (64-bit
+    hashes: a few in a million; offsets that fit keep all their bits)."""
+    n = len(values)
+    if values.dtype.kind not in "iu" or values.dtype.itemsize > 8 or not 1 < n <= _PACKED_MAX:
+        return None
+    bits = (n - 1).bit_length()  # of a position
+    if values.dtype == np.uint64:
+        offset = values - values.min()
+    else:
+        offset = values.astype(np.int64).view(np.uint64) - np.uint64(int(values.min()) % 2**64)
+    shift = np.uint64(max(0, int(offset.max()).bit_length() - (64 - bits)))
+    keys = offset >> shift
+    keys <<= np.uint64(bits)
+    keys |= np.arange(n, dtype=np.uint64)
+    keys.sort()
+    order = (keys & np.uint64((1 << bits) - 1)).astype(np.int64)
+    if shift:  # a run of equal kept bits is in position order: its values must be sorted
+        kept = keys >> np.uint64(bits)
+        ordered = offset[order]
+        if ((kept[1:] == kept[:-1]) & (ordered[1:] < ordered[:-1])).any():
+            return None
+    return order
