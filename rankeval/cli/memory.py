@@ -65,7 +65,8 @@ def one_blas_thread() -> Iterator[None]:
         return
     os.environ[_BLAS_ENV] = "1"
     try:
-        import numpy  # noqa: F401  (OpenBLAS reads the count as it loads)
+        # --help does not load numpy; a command loads it here, where OpenBLAS reads the count
+        import numpy  # noqa: F401
 
         yield
     finally:
