@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankeval.io.arrow import from_numpy, to_numpy
-from rankeval.kernels.distinct import with_inverse
+from rankeval.kernels.distinct import kept_shift, packed_keys, run_starts, with_inverse
 from rankeval.kernels.threads import each, halves
 
 # Direct addressing while the span is at most this many times the rows (plus a fixed 16M
@@ -184,7 +184,7 @@ def _many_distinct(values: np.ndarray) -> bool:
     if len(values) < _SORT_ROWS:
         return False
     sample = np.sort(values[:: max(1, len(values) // _SAMPLE)])
-    starts = np.flatnonzero(np.concatenate(([True], sample[1:] != sample[:-1])))
+    starts = np.flatnonzero(run_starts(sample))
     times = np.bincount(np.diff(np.append(starts, len(sample))), minlength=3)
     seen, once, twice = len(starts), int(times[1]), int(times[2])
     return (seen + once * (once - 1) / (2 * (twice + 1))) * _ROWS_PER_DISTINCT >= len(values)
@@ -211,21 +211,18 @@ def _sorted(values: np.ndarray, low: int, order: Order | None = None
     wide = values.dtype == np.int64  # then used up: the offsets are written over the values
     offset = values.view(np.uint64) if wide else values.astype(np.int64).view(np.uint64)
     offset -= base
-    shift = np.uint64(max(0, int(offset.max()).bit_length() - (64 - bits)))
+    shift = kept_shift(offset, bits)
 
     def distinct() -> tuple[np.ndarray, np.ndarray]:
         """(the distinct offsets, sorted; where each new run of high bits starts among them)"""
         ordered = np.sort(offset)
-        found = ordered[_starts(ordered)]
+        found = ordered[run_starts(ordered)]
         del ordered
-        return found, np.flatnonzero(_starts(found >> shift)).astype(np.int32)
+        return found, np.flatnonzero(run_starts(found >> shift)).astype(np.int32)
 
     def rows() -> tuple[np.ndarray, np.ndarray]:
         """(the rows in order of their values' high bits; each one's run among those bits)"""
-        keys = offset >> shift
-        keys <<= np.uint64(bits)
-        keys |= np.arange(n, dtype=np.uint64)
-        keys.sort()
+        keys = packed_keys(offset, bits, shift)
         run = np.empty(n, dtype=np.int32)
         run[0] = 0
         high = np.uint64(bits)
@@ -259,15 +256,6 @@ def _sorted(values: np.ndarray, low: int, order: Order | None = None
     out = values if values.dtype == np.int32 else np.empty(n, dtype=np.int32)
     out[by_value] = codes
     return ordered_values, out
-
-
-def _starts(ordered: np.ndarray) -> np.ndarray:
-    """Where each run of equal values starts, as flags (the first always set)."""
-    flags = np.empty(len(ordered), dtype=bool)
-    if len(ordered):
-        flags[0] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=flags[1:])
-    return flags
 
 
 def _encoded(values: np.ndarray | pa.Array) -> pa.DictionaryArray:

@@ -32,7 +32,7 @@ def present(codes: np.ndarray, n: int) -> np.ndarray:
 def distinct(values: np.ndarray) -> np.ndarray:
     """The sorted distinct values."""
     ordered = np.sort(values)
-    return ordered[_starts(ordered)] if len(ordered) else ordered
+    return ordered[run_starts(ordered)] if len(ordered) else ordered
 
 
 def count_distinct(values: np.ndarray) -> int:
@@ -47,7 +47,7 @@ def count_distinct(values: np.ndarray) -> int:
 def first_index(values: np.ndarray) -> np.ndarray:
     """The position of the first occurrence of each distinct value, in value order."""
     order = np.argsort(values, kind="stable")
-    return order[_starts(values[order])] if len(values) else order
+    return order[run_starts(values[order])] if len(values) else order
 
 
 # Fibonacci hashing: the top bits of the product with 2^64 / phi (odd) spread any keys,
@@ -96,14 +96,37 @@ def with_inverse(values: np.ndarray, runs: bool = True) -> tuple[np.ndarray, np.
     if order is None:
         order = np.argsort(values, kind="stable" if runs else "quicksort")
     ordered = values[order]
-    starts = _starts(ordered) if len(values) else np.zeros(0, dtype=bool)
+    starts = run_starts(ordered) if len(values) else np.zeros(0, dtype=bool)
     inverse = np.empty(len(values), dtype=np.int64)
     inverse[order] = np.cumsum(starts) - 1
     return ordered[starts], inverse
 
 
-def _starts(ordered: np.ndarray) -> np.ndarray:
-    return np.concatenate(([True], ordered[1:] != ordered[:-1]))
+def run_starts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values starts, as flags (the first always set)."""
+    flags = np.empty(len(ordered), dtype=bool)
+    if len(ordered):
+        flags[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=flags[1:])
+    return flags
+
+
+def kept_shift(offset: np.ndarray, bits: int) -> np.uint64:
+    """How far to shift unsigned offsets so that what is left fits above ``bits`` bits of
+    position (0 when they fit whole: then no two distinct offsets share their kept bits)."""
+    return np.uint64(max(0, int(offset.max()).bit_length() - (64 - bits)))
+
+
+def packed_keys(offset: np.ndarray, bits: int, shift: np.uint64) -> np.ndarray:
+    """Each unsigned offset's kept high bits (``kept_shift``) packed above its position
+    (``bits`` bits), sorted: one sort of plain numbers, which numpy does with SIMD where its
+    argsort does not; the positions in that order are the keys' low bits, ties between
+    equal kept bits in position order."""
+    keys = offset >> shift
+    keys <<= np.uint64(bits)
+    keys |= np.arange(len(offset), dtype=np.uint64)
+    keys.sort()
+    return keys
 
 
 # Integers up to this many are ordered by ``_packed_order``: past it the kept bits of 64-bit
@@ -126,11 +149,8 @@ def _packed_order(values: np.ndarray) -> np.ndarray | None:
         offset = values - values.min()
     else:
         offset = values.astype(np.int64).view(np.uint64) - np.uint64(int(values.min()) % 2**64)
-    shift = np.uint64(max(0, int(offset.max()).bit_length() - (64 - bits)))
-    keys = offset >> shift
-    keys <<= np.uint64(bits)
-    keys |= np.arange(n, dtype=np.uint64)
-    keys.sort()
+    shift = kept_shift(offset, bits)
+    keys = packed_keys(offset, bits, shift)
     order = (keys & np.uint64((1 << bits) - 1)).astype(np.int64)
     if shift:  # a run of equal kept bits is in position order: its values must be sorted
         kept = keys >> np.uint64(bits)
