@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval  # a missing oracle fails these tests; it never skips them
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rankeval import evaluate
 from rankeval.compat import ORDER, translate
@@ -347,3 +349,67 @@ def test_comment_lines_are_skipped_as_trec_eval_10_does(run_cli, write):
     bad = write("b.run", "# head\n# more\nq1 Q0 d1 1 2.0 t\nq1 Q0 d2\n")
     err = run_cli("score", bad, qrels)
     assert err.exit_code == 2 and "line 4" in err.stderr, err.stderr
+
+
+_FIELD = st.text(alphabet="ab#7.-é", min_size=1, max_size=3)
+_GAPS = st.sampled_from([" ", " ", " ", "  ", "\t", " \t", "\r"])
+_EDGES_OF_LINES = st.sampled_from(["", "", "", " ", "\t", "\r"])
+
+
+@st.composite
+def _trec_texts(draw, n_fields: int) -> tuple[str, bool]:
+    """A TREC text of 1-6 lines, each of ``n_fields`` fields (sometimes one fewer or more,
+    a comment, or blank), fields written from a few characters among them ``#``, separated
+    by any blanks; and whether it is as trec_eval's own tools write it (one space, nothing
+    else)."""
+    lines, plain = [], True
+    for _ in range(draw(st.integers(1, 6))):
+        kind = draw(st.sampled_from(["line"] * 6 + ["short", "long", "comment", "blank"]))
+        count = n_fields + {"short": -1, "long": 1}.get(kind, 0)
+        fields = draw(st.lists(_FIELD, min_size=count, max_size=count))
+        if kind == "line" and fields[0].startswith("#"):
+            kind = "comment"
+        if kind == "comment" and not fields[0].startswith("#"):
+            fields[0] = "#" + fields[0]
+        gaps = [draw(_GAPS) for _ in fields[1:]]
+        line = fields[0] + "".join(g + f for g, f in zip(gaps, fields[1:], strict=True))
+        left, right = draw(_EDGES_OF_LINES), draw(_EDGES_OF_LINES)
+        line = "" if kind == "blank" else left + line + right
+        plain &= kind == "line" and not left and not right and all(g == " " for g in gaps)
+        lines.append(line)
+    ending = draw(st.sampled_from(["\n", "", "\n\n"]))  # newlines at the end are no lines
+    return "\n".join(lines) + ending, plain
+
+
+@pytest.mark.parametrize("role", ["predictions", "truth"])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_one_pass_read_is_the_spaced_read(role, data):
+    """Every TREC text, written with single spaces or any other way (blanks, comments, blank
+    lines, fields too few or too many, ``#`` inside ids), reads the same through ``parse``
+    as through the passes for spaced text, or fails with the same message; and a text as
+    trec_eval's tools write it takes the one pass."""
+    from rankeval.io.formats import trec
+
+    n_fields = trec.LAYOUTS[role][0]
+    text, plain = data.draw(_trec_texts(n_fields))
+    raw = text.encode()
+
+    def outcome(read):
+        try:
+            table = read(raw, role, "f")
+        except InputError as exc:
+            return str(exc)
+        return table.to_pydict(), table.schema, table.schema.metadata
+
+    assert outcome(trec.parse) == outcome(trec.spaced)
+    assert (trec._as_written(raw, n_fields) is not None) == plain, text
+
+
+def test_a_blank_line_before_closing_comments_is_named():
+    """Comments dropped from the end leave the blank line before them the text's last line:
+    named as any blank line (it was read as a line with no tag, an IndexError)."""
+    from rankeval.io.formats import trec
+
+    with pytest.raises(InputError, match=r"1 blank line, e\.g\. line 2"):
+        trec.parse(b"q1 Q0 d1 1 1.0 t\n\n# closing note\n", "predictions", "f")

@@ -31,6 +31,9 @@ POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
 _LOW = np.array([1, 0, *POWERS[:18]], dtype=np.int64)
 
 
+_TRIAL = 1024  # texts cast to integers before the whole column is
+
+
 def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     """The ids as int64 when every one is an integer written canonically (``7``, ``-12``;
     not ``007``, ``+5``, ``-0``, ``1e3``, ``5.0`` or ``0x1F``), so that the integer and the
@@ -38,6 +41,8 @@ def integer_ids(values: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
     if values.null_count or not len(values):
         return None
     try:
+        # Arrow's cast reads every text before it fails: a few first (4.2M UUIDs: 2.6 s)
+        values.slice(0, _TRIAL).cast(pa.int64())
         ints = values.cast(pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
