@@ -92,21 +92,15 @@ def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
         values = [v.cast(pa.large_string()) for v in values]
-    found = _one_width_codes(values)
+    found = _one_width_codes(values)  # in byte order already
     if found is None:
         # One hash table over the chunks as they are (no concatenated copy): every chunk of
         # the answer shares the final dictionary (UUIDs, 4.4M chunk values: 1.03 -> 0.88 s)
         encoded = [cast(pa.DictionaryArray, c)
                    for c in pa.chunked_array(values).dictionary_encode().chunks]
-        found = (np.concatenate([to_numpy(c.indices) for c in encoded]).astype(
+        found = _in_byte_order(np.concatenate([to_numpy(c.indices) for c in encoded]).astype(
             np.int32, copy=False), encoded[-1].dictionary)
     codes, distinct = found
-    by_bytes = byte_order(distinct)
-    if (by_bytes[1:] < by_bytes[:-1]).any():  # ids arrived out of order: renumber them
-        rank = np.empty(len(by_bytes), dtype=np.int32)
-        rank[by_bytes] = np.arange(len(by_bytes), dtype=np.int32)
-        codes = rank[codes]
-        distinct = distinct.take(from_numpy(by_bytes))
     out, start = [], 0
     for col in pieces:
         column_codes = np.empty(sum(len(idx) for _, idx in col), dtype=np.int32)
@@ -119,6 +113,22 @@ def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids
     return out, Ids(distinct)
 
 
+def _in_byte_order(codes: np.ndarray, distinct: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """The codes renumbered, and their ids reordered, so that codes follow the ids' bytes."""
+    by_bytes = byte_order(distinct)
+    if (by_bytes[1:] < by_bytes[:-1]).any():  # ids arrived out of order: renumber them
+        codes = _rank(by_bytes)[codes]
+        distinct = distinct.take(from_numpy(by_bytes))
+    return codes, distinct
+
+
+def _rank(order: np.ndarray) -> np.ndarray:
+    """Each position's place in ``order`` (the inverse permutation), as int32."""
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank
+
+
 # Chunk values from which ids of one byte length are hashed as numbers: below it Arrow's
 # string hash is faster (193k UUIDs: 0.05 s, against 0.13 s)
 _ONE_WIDTH_ROWS = 1 << 19
@@ -127,16 +137,18 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / the golden ratio: an odd multipli
 
 
 def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | None:
-    """(each value's code, the distinct values) of text values that all have one byte
-    length (UUIDs, hex digests, ASINs, zero-padded codes), or None for others. Arrow's string
-    hash probes a table of whole strings on one core, which misses the cache once the
-    distinct values are many: 3.9M UUID chunk values over 460k distinct took 1.05 s. Here
-    each value's bytes, read as 64-bit words, are mixed into one number (in batches, on both
-    cores), the numbers coded as hashed numbers are (``dense_codes``), and every value is
-    then compared word for word with its code's value (0.49-0.66 s on those values), so a
-    collision of the numbers can never merge two ids: it sends the values back to Arrow's
-    hash."""
-    if sum(len(v) for v in values) < _ONE_WIDTH_ROWS or any(
+    """(each value's code, the distinct values), codes in the byte order of the values, of
+    text values that all have one byte length (UUIDs, hex digests, ASINs, zero-padded
+    codes), or None for others. Arrow's string hash probes a table of whole strings on one
+    core, which misses the cache once the distinct values are many: 3.9M UUID chunk values
+    over 460k distinct took 1.05 s. Here each value's bytes, read as 64-bit words, are mixed
+    into one number (in batches, on both cores), the numbers coded as hashed numbers are
+    (``dense_codes``), and every value is then compared word for word with its code's value
+    (0.49-0.66 s on those values), so a collision of the numbers can never merge two ids: it
+    sends the values back to Arrow's hash. The distinct values, as rows of words, are then
+    put in byte order by their first word read big-endian, and by the others where the
+    first ties (``_word_order``): no string array is sorted or gathered."""
+    if not _ONE_WIDTH_ROWS <= sum(len(v) for v in values) < 2**31 or any(
             not pa.types.is_string(v.type) or v.null_count for v in values):
         return None
     found = [_byte_rows(v) for v in values if len(v)]  # an empty chunk adds no codes
@@ -159,18 +171,7 @@ def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | No
 
     each(mix, batches)
     _, codes = dense_codes(numbers.view(np.int64))
-    # a value of each code (any one), found in its chunk: the distinct values' words
-    one = np.empty(int(codes.max()) + 1, dtype=np.int64)
-    one[codes] = np.arange(len(codes), dtype=np.int64)
-    width = rows[0].shape[1]
-    known = np.empty((len(one), -(-width // 8)), dtype=np.uint64)
-    chunk = np.searchsorted(starts, one, side="right") - 1
-    by_chunk = np.argsort(chunk, kind="stable")
-    bounds = np.searchsorted(chunk[by_chunk], np.arange(len(rows) + 1))
-    for k in range(len(rows)):
-        which = by_chunk[bounds[k] : bounds[k + 1]]
-        if len(which):
-            known[which] = _words(rows[k][one[which] - starts[k]])
+    known = _code_words(rows, starts, codes)
     columns = [np.ascontiguousarray(known[:, j]) for j in range(known.shape[1])]
 
     def same(batch: list[tuple[int, int, int]]) -> bool:
@@ -181,10 +182,55 @@ def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | No
 
     if not all(each(same, batches)):
         return None
-    text = np.ascontiguousarray(known.view(np.uint8)[:, :width])
-    offsets = np.arange(0, len(one) * width + 1, width, dtype=np.int32)
-    distinct = pa.StringArray.from_buffers(len(one), py_buffer(offsets), py_buffer(text))
-    return codes, distinct
+    order = _word_order(columns)
+    width = rows[0].shape[1]
+    text = np.ascontiguousarray(np.take(known, order, axis=0).view(np.uint8)[:, :width])
+    offsets = np.arange(0, len(order) * width + 1, width, dtype=np.int32)
+    distinct = pa.StringArray.from_buffers(len(order), py_buffer(offsets), py_buffer(text))
+    return _rank(order)[codes], distinct
+
+
+def _code_words(rows: list[np.ndarray], starts: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The words of one value of each code (any one), found in its chunk (``rows``, whose
+    first values stand at ``starts`` of ``codes``). The values picked are put in the order
+    of the chunks by one sort of keys that pack a value's place above its code (no argsort,
+    no copy of the chunks)."""
+    n = int(codes.max()) + 1
+    one = np.empty(n, dtype=np.int64)
+    one[codes] = np.arange(len(codes), dtype=np.int64)
+    one <<= 32  # places below 2^31 and codes below 2^31: both fit (int32 codes)
+    one |= np.arange(n, dtype=np.int64)
+    one.sort()
+    place, code = one >> 32, one & 0xFFFFFFFF
+    del one
+    bounds = np.searchsorted(place, starts)
+    by_place = np.empty((n, -(-rows[0].shape[1] // 8)), dtype=np.uint64)
+    for k, chunk in enumerate(rows):
+        a, b = bounds[k], bounds[k + 1]
+        if a < b:  # np.take along rows: numpy's fancy indexing of a matrix is 7x slower
+            by_place[a:b] = _words(np.take(chunk, place[a:b] - starts[k], axis=0))
+    return np.take(by_place, _rank(code), axis=0)
+
+
+def _word_order(columns: list[np.ndarray]) -> np.ndarray:
+    """The permutation sorting rows of 64-bit words (one array per word, each row a string's
+    bytes padded with zeros) by their bytes: by the first word read big-endian, then, where
+    rows tie on it, by the next words (a lexical sort of the tied rows alone)."""
+    key = columns[0].byteswap()
+    order = np.argsort(key)
+    if len(columns) == 1:
+        return order
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return order
+    at = np.flatnonzero(np.concatenate([same, [False]]) | np.concatenate([[False], same]))
+    group = np.cumsum(np.concatenate([[0], ordered[at][1:] != ordered[at][:-1]]))
+    tied = order[at]
+    # np.lexsort sorts by its last key first: the group, then the words in turn
+    within = np.lexsort([col[tied].byteswap() for col in reversed(columns[1:])] + [group])
+    order[at] = tied[within]
+    return order
 
 
 def _batches(starts: np.ndarray) -> list[list[tuple[int, int, int]]]:
