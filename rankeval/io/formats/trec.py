@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from rankeval.errors import InputError, OptionError, plural
+from rankeval.io.arrow import string_buffers
 from rankeval.io.cast import ID
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
@@ -131,18 +132,17 @@ def _as_written(data: bytes, n_fields: int) -> pa.Table | None:
         table = _read(pa.py_buffer(data).slice(0, end), n_fields, range(n_fields), strict=True)
     except pa.ArrowInvalid:
         return None
-    if any(_has_empty(column) for column in table.columns):
-        return None
-    users = table.column(0)
-    if any(pc.any(pc.starts_with(chunk.dictionary, "#")).as_py() for chunk in users.chunks):
-        return None
+    for i, column in enumerate(table.columns):
+        for chunk in column.chunks:
+            values = chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk
+            offsets, chars = string_buffers(values)
+            if not len(values):
+                continue
+            if chars is None or (np.diff(offsets) == 0).any():
+                return None  # an empty field: two spaces in a row
+            if i == 0 and (chars[offsets[:-1]] == ord("#")).any():
+                return None  # a comment line with as many words as a line has fields
     return table
-
-
-def _has_empty(column: pa.ChunkedArray) -> bool:
-    """Whether any value of a parsed column is the empty string."""
-    values = [c.dictionary if isinstance(c, pa.DictionaryArray) else c for c in column.chunks]
-    return any(len(v) and pc.min(pc.binary_length(v)).as_py() == 0 for v in values)
 
 
 # Fields read as ids (the query and the docno): dictionary-encoded by the parser, block by
