@@ -83,6 +83,7 @@ def test_one_width_ids_code_as_arrows_hash_whatever_the_numbers(ids, cuts, dicti
         monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
         monkeypatch.setattr(encode, "_BATCH_ROWS", batch)
         monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)  # digits too
+        monkeypatch.setattr(encode, "_KEY_BITS", -1)  # no id held whole by a key: the hash
         if mix == "zero":
             monkeypatch.setattr(encode, "_mixed", lambda words: np.zeros(len(words), np.uint64))
         elif mix == "first word":
@@ -124,3 +125,57 @@ def test_uuids_at_scale_code_as_arrows_hash(monkeypatch, dictionary):
     taken = _spied(monkeypatch)
     _assert_same(encode.factorize_list(list(columns)), slow)
     assert taken == [True]
+
+
+def _key_bits(ids: list[str]) -> int:
+    """The bits a key needs to hold these ids whole, counted byte by byte: per position, up
+    to the highest bit in which some id's byte differs from the first id's."""
+    raw = [i.encode() for i in ids]
+    return sum(max(b[p] ^ raw[0][p] for b in raw).bit_length() for p in range(len(raw[0])))
+
+
+@settings(max_examples=150)
+@given(_one_width_ids(), st.lists(st.integers(0, 80), max_size=6), st.booleans(),
+       st.integers(1, 9))
+def test_ids_held_whole_by_a_key_code_as_arrows_hash(ids, cuts, dictionary, batch):
+    """Ids whose bytes vary in few bits, position by position, are each packed into one
+    number that keeps their byte order, whatever the chunks and batches: the codes and ids
+    are Arrow's, and the packed path answers exactly when the ids fit 63 bits."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
+        monkeypatch.setattr(encode, "_BATCH_ROWS", batch)
+        monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)
+        columns = _columns(ids, cuts, dictionary)
+        slow = _arrow_path(columns, monkeypatch)
+        packed: list[int] = []
+        original = encode._unpacked
+        monkeypatch.setattr(encode, "_unpacked",
+                            lambda keys, *rest: packed.append(len(keys)) or original(keys, *rest))
+        fast = encode.factorize_list(list(columns))
+    _assert_same(fast, slow)
+    assert bool(packed) == (_key_bits(ids) <= 63)
+
+
+@pytest.mark.parametrize(("alphabet", "width", "packed"), [
+    ("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", 9, True),  # ASINs after their "B": 7 bits each
+    ("0123456789", 15, True),  # docnos' digits about a dash (LA010189-0001): 4 bits each
+    ("0123456789abcdef", 32, False),  # hex digests: 7 bits each, 224 in all
+])
+def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
+    """600,000 rows over 300,000 distinct ids, in chunks of 7,000: the ids that fit a key
+    take the packed path and those that do not the hash (no test threshold lowered); both
+    answer as Arrow's hash does."""
+    rng = np.random.default_rng(7)
+    letters = np.array(list(alphabet))[rng.integers(0, len(alphabet), (300_000, width))]
+    pool = ["B" + "".join(row[:6]) + "-" + "".join(row[6:]) for row in letters]
+    ids = [pool[i] for i in rng.integers(0, len(pool), 600_000)]
+    columns = _columns(ids, list(range(7_000, 600_000, 7_000)), True)
+    slow = _arrow_path(columns, monkeypatch)
+    calls: list[int] = []
+    original = encode._unpacked
+    monkeypatch.setattr(encode, "_unpacked",
+                        lambda keys, *rest: calls.append(len(keys)) or original(keys, *rest))
+    taken = _spied(monkeypatch)
+    _assert_same(encode.factorize_list(list(columns)), slow)
+    assert taken == [True]
+    assert bool(calls) == packed

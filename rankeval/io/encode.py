@@ -147,7 +147,10 @@ def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | No
     (0.49-0.66 s on those values), so a collision of the numbers can never merge two ids: it
     sends the values back to Arrow's hash. The distinct values, as rows of words, are then
     put in byte order by their first word read big-endian, and by the others where the
-    first ties (``_word_order``): no string array is sorted or gathered."""
+    first ties (``_word_order``): no string array is sorted or gathered. Ids whose bytes
+    vary in few bits (``_key_fields``: ASINs, TREC docnos) skip all of it: each is packed
+    into one number that keeps its byte order, and the numbers' codes are the ids' (3.4M
+    distinct of 5.9M ASIN-like values: 2.5 -> 1.1 s)."""
     if not _ONE_WIDTH_ROWS <= sum(len(v) for v in values) < 2**31 or any(
             not pa.types.is_string(v.type) or v.null_count for v in values):
         return None
@@ -166,6 +169,24 @@ def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | No
         (k, a, _), (m, _, b) = batch[0], batch[-1]
         return slice(int(starts[k]) + a, int(starts[m]) + b)
 
+    width = rows[0].shape[1]
+    first = _words(rows[0][:1])[0]
+
+    def varying(batch: list[tuple[int, int, int]]) -> np.ndarray:
+        grid = words(batch)
+        grid ^= first
+        return np.bitwise_or.reduce(grid, axis=0)
+
+    fields = _key_fields(np.bitwise_or.reduce(np.array(each(varying, batches)), axis=0),
+                         width)
+    if fields is not None:  # each id one number that keeps its order: no hash, no check
+        def pack(batch: list[tuple[int, int, int]]) -> None:
+            numbers[span(batch)] = _packed(words(batch), fields)
+
+        each(pack, batches)
+        keys, codes = dense_codes(numbers.view(np.int64))
+        return codes, _unpacked(keys, fields, first, width)
+
     def mix(batch: list[tuple[int, int, int]]) -> None:
         numbers[span(batch)] = _mixed(words(batch))
 
@@ -183,11 +204,61 @@ def _one_width_codes(values: list[pa.Array]) -> tuple[np.ndarray, pa.Array] | No
     if not all(each(same, batches)):
         return None
     order = _word_order(columns)
-    width = rows[0].shape[1]
     text = np.ascontiguousarray(np.take(known, order, axis=0).view(np.uint8)[:, :width])
     offsets = np.arange(0, len(order) * width + 1, width, dtype=np.int32)
     distinct = pa.StringArray.from_buffers(len(order), py_buffer(offsets), py_buffer(text))
     return _rank(order)[codes], distinct
+
+
+# Bits of a key that holds a whole id: ids whose bytes take few values, position by position
+# (ASINs: 7 bits a letter or digit after a constant "B"; TREC docnos: constant text and
+# digits, 4 bits each) are coded as numbers that keep their byte order
+_KEY_BITS = 63
+
+# A field of a key: (word, shift, bits) of an id's words (its bytes from the first, 8 a word,
+# little-endian), the bits of one byte that vary among the ids
+Field = tuple[int, int, int]
+
+
+def _key_fields(varying: np.ndarray, width: int) -> list[Field] | None:
+    """The fields of a key that holds every id of ``width`` bytes, from their first byte
+    to their last (``varying``: per word, the bits in which some id differs from the first):
+    in each byte, the bits up to its highest varying one (those above are the same in every
+    id, so the low bits order the bytes as the whole bytes do). None when they take more
+    than ``_KEY_BITS``."""
+    fields = []
+    for position in range(width):
+        word, shift = divmod(position, 8)
+        bits = int(varying[word] >> np.uint64(8 * shift) & np.uint64(0xFF)).bit_length()
+        if bits:
+            fields.append((word, 8 * shift, bits))
+    return fields if sum(bits for _, _, bits in fields) <= _KEY_BITS else None
+
+
+def _packed(grid: np.ndarray, fields: list[Field]) -> np.ndarray:
+    """Rows of words as keys (``_key_fields``): the fields in turn, the first the highest."""
+    out = np.zeros(len(grid), dtype=np.uint64)
+    for word, shift, bits in fields:
+        out <<= np.uint64(bits)
+        out |= grid[:, word] >> np.uint64(shift) & np.uint64((1 << bits) - 1)
+    return out
+
+
+def _unpacked(keys: np.ndarray, fields: list[Field], first: np.ndarray, width: int
+              ) -> pa.Array:
+    """The ids of keys (``_packed``): the first id's words with each field's bits taken
+    from the key."""
+    constant = first.copy()
+    for word, shift, bits in fields:
+        constant[word] &= ~np.uint64(((1 << bits) - 1) << shift)
+    grid = np.tile(constant, (len(keys), 1))
+    rest = keys.view(np.uint64).copy()
+    for word, shift, bits in reversed(fields):
+        grid[:, word] |= (rest & np.uint64((1 << bits) - 1)) << np.uint64(shift)
+        rest >>= np.uint64(bits)
+    text = np.ascontiguousarray(grid.view(np.uint8)[:, :width])
+    offsets = np.arange(0, len(keys) * width + 1, width, dtype=np.int32)
+    return pa.StringArray.from_buffers(len(keys), py_buffer(offsets), py_buffer(text))
 
 
 def _code_words(rows: list[np.ndarray], starts: np.ndarray, codes: np.ndarray) -> np.ndarray:
