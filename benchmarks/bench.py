@@ -69,6 +69,8 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     "I4": (193_000, 33, 10, 1_000_000, "zipf", "uuid"),  # 4.2M rows of UUID strings
     # Found after: 64-bit hashes drawn uniformly from 5M items, millions of distinct ids
     "UH": (193_000, 33, 10, 5_000_000, "uniform", "hashed"),  # 6.4M rows
+    # trec_eval's own ground: 5,000 queries x about 1,000 documents of 5M (ASIN-like docnos)
+    "T": (5_000, 1_000, 200, 5_000_000, "uniform", "asin"),  # 5M run lines, 953k qrels
 }
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
