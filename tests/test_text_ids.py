@@ -179,3 +179,46 @@ def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
     _assert_same(encode.factorize_list(list(columns)), slow)
     assert taken == [True]
     assert bool(calls) == packed
+
+
+@pytest.mark.parametrize(("kind", "plain"), [
+    ("asin once", True),  # packable, drawn from a catalog far larger than the look: plain
+    ("asin popular", False),  # packable, repeating within the look: a dictionary per block
+    ("uuid once", False),  # too many varying bits for a key: the dictionary's hash
+    ("lengths once", False),  # several byte lengths: no key at all
+])
+def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, plain):
+    """The CSV reader's look at a file's head: text ids that a key would hold whole and that
+    do not repeat there are read as plain text (a dictionary per block would be as long as
+    the block, and cost a hash per row); others as dictionaries. Either way the numbers are
+    those of the same ids read through pandas."""
+    import pandas as pd
+
+    import rankeval
+    from rankeval.io.cast import ID
+    from rankeval.io.formats import delimited
+    from rankeval.io.load import open_input
+
+    rng = np.random.default_rng(11)
+    n = 300_000
+    letters = np.array(list("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    catalog = ["B0" + "".join(row) for row in letters[rng.integers(0, 36, (400_000, 8))]]
+    if kind == "uuid once":
+        catalog = [str(uuid.UUID(int=int(x))) for x in rng.integers(0, 2**62, 400_000)]
+    if kind == "lengths once":
+        catalog = [c[: 6 + i % 5] for i, c in enumerate(catalog)]
+    draws = (rng.choice(len(catalog), n, replace=False) if kind != "asin popular" else
+             (np.arange(n) % 20 + rng.integers(0, 20, n // 20).repeat(20)) % 40)
+    preds = pd.DataFrame({"user_id": [f"user{i // 20:06d}" for i in range(n)],
+                          "item_id": [catalog[i] for i in draws],
+                          "rank": np.tile(np.arange(1, 21), n // 20)})
+    truth = preds.iloc[::7][["user_id", "item_id"]].assign(relevance=1)
+    p, t = write("p.csv", preds), write("t.csv", truth)
+    assert p.stat().st_size > delimited._SMALL
+    read = open_input(str(p), "predictions").read(
+        {"user_id": ID, "item_id": ID, "rank": pa.int64()})
+    assert (read.column("item_id").type == pa.string()) == plain
+    assert read.column("item_id").to_pylist() == preds["item_id"].tolist()
+    metrics = ["ndcg@10", "map@5", "precision@3"]
+    assert rankeval.evaluate(str(p), str(t), metrics=metrics).metrics == \
+        rankeval.evaluate(preds, truth, metrics=metrics).metrics

@@ -88,7 +88,7 @@ def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids
     if not sum(len(col) for col in columns):  # nothing to encode (a chunk of users without
         # training rows): Arrow's encoding of no chunks has no dictionary to take
         return [np.zeros(0, dtype=np.int32) for _ in columns], Ids(pa.array([], pa.string()))
-    pieces = [[_as_dictionary(chunk) for chunk in col.chunks] for col in columns]
+    pieces = [[_as_values(chunk) for chunk in col.chunks] for col in columns]
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= 2**31 - 2**20:  # past what 32-bit string offsets hold
         values = [v.cast(pa.large_string()) for v in values]
@@ -103,12 +103,17 @@ def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids
     codes, distinct = found
     out, start = [], 0
     for col in pieces:
-        column_codes = np.empty(sum(len(idx) for _, idx in col), dtype=np.int32)
+        column_codes = np.empty(sum(len(v if idx is None else idx) for v, idx in col),
+                                dtype=np.int32)
         row = 0
-        for dictionary, idx in col:
-            lookup = codes[start : start + len(dictionary)]
-            np.take(lookup, idx, out=column_codes[row : row + len(idx)])
-            start, row = start + len(dictionary), row + len(idx)
+        for chunk_values, idx in col:
+            lookup = codes[start : start + len(chunk_values)]
+            n = len(chunk_values) if idx is None else len(idx)
+            if idx is None:  # plain text: a code per row already
+                column_codes[row : row + n] = lookup
+            else:
+                np.take(lookup, idx, out=column_codes[row : row + n])
+            start, row = start + len(chunk_values), row + n
         out.append(column_codes)
     return out, Ids(distinct)
 
@@ -482,6 +487,28 @@ def _column_codes(numeric: np.ndarray, slots: list[Slot]) -> np.ndarray:
         return numeric[slots[0][0] : slots[-1][1]]
     return np.concatenate([numeric[a:b] if rows is None else numeric[a:b][rows]
                            for a, b, rows in slots])
+
+
+def _as_values(chunk: pa.Array) -> tuple[pa.Array, np.ndarray | None]:
+    """(values, each row's index into them) of one chunk of ids; plain text is its own
+    values, a value per row (index None): the reader leaves ids plain where a dictionary
+    per block would not shrink them (``packable``)."""
+    if pa.types.is_string(chunk.type):
+        return chunk, None
+    return _as_dictionary(chunk)
+
+
+def packable(sample: pa.Array) -> bool:
+    """Whether text ids like these (the first rows of a file) would each be packed into one
+    number (``_key_fields``): one byte length, and bytes that vary in few bits."""
+    if not pa.types.is_string(sample.type) or sample.null_count or not len(sample):
+        return False
+    rows = _byte_rows(sample)
+    if rows is None:
+        return False
+    grid = _words(rows)
+    varying = np.bitwise_or.reduce(grid ^ grid[0], axis=0)
+    return _key_fields(varying, rows.shape[1]) is not None
 
 
 def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:
