@@ -498,6 +498,18 @@ def _as_values(chunk: pa.Array) -> tuple[pa.Array, np.ndarray | None]:
     return _as_dictionary(chunk)
 
 
+# Ids this share of whose sample's rows are distinct do not repeat enough for dictionaries
+# per block of a file to shrink them
+ONCE_SHARE = 0.9
+
+
+def read_plain(sample: pa.Array) -> bool:
+    """Whether text ids like these (the first rows of a file) are better read as plain text
+    than as a dictionary per block: a key holds each whole (``packable``) and they do not
+    repeat, so that ``factorize`` packs every row's id into a number and hashes none."""
+    return packable(sample) and pc.count_distinct(sample).as_py() >= ONCE_SHARE * len(sample)
+
+
 def packable(sample: pa.Array) -> bool:
     """Whether text ids like these (the first rows of a file) would each be packed into one
     number (``_key_fields``): one byte length, and bytes that vary in few bits."""

@@ -16,7 +16,7 @@ import pyarrow.csv as pa_csv
 from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, numbered_ids, raise_non_numeric
 from rankeval.io.codes import addressable
-from rankeval.io.encode import packable
+from rankeval.io.encode import ONCE_SHARE, read_plain
 from rankeval.io.options import own_option
 from rankeval.io.output import csv_bytes
 from rankeval.kernels.distinct import count_distinct
@@ -30,8 +30,6 @@ _BLOCK_BYTES = 4 << 20  # both cores busy on small files; big ones 5-25% faster 
 _SMALL = 4 << 20  # bytes of text under which ids are read as plain text without a look
 _LOOK_BYTES = 64 << 10  # the look: about 2,000 rows, parsed in a millisecond
 _UNKNOWN_ROWS = 1 << 32  # the rows of a file of unknown size, for the look's span rule
-# Ids this share of whose look's rows are distinct do not repeat enough for block dictionaries
-_ONCE_SHARE = 0.9
 
 
 def columns(t: Table) -> list[str]:
@@ -113,12 +111,10 @@ def _plain_ids(t: Table, types: dict[str, pa.DataType]) -> dict[str, pa.DataType
     def plain(name: str) -> bool:
         numbered = numbered_ids(sample.column(name))
         if numbered is None:
-            text = sample.column(name).combine_chunks()
-            return packable(text) and (pc.count_distinct(text).as_py()
-                                       >= _ONCE_SHARE * len(text))
+            return read_plain(sample.column(name).combine_chunks())
         values = numbered.values
         return addressable(int(values.min()), int(values.max()), rows) or (
-            count_distinct(values) >= _ONCE_SHARE * len(values))
+            count_distinct(values) >= ONCE_SHARE * len(values))
 
     return {name: pa.string() if typ == ID and plain(name) else typ
             for name, typ in types.items()}

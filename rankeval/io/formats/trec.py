@@ -13,6 +13,7 @@ import pyarrow.csv as pa_csv
 from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import string_buffers
 from rankeval.io.cast import ID
+from rankeval.io.encode import read_plain
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {
@@ -99,12 +100,13 @@ def spaced(data: bytes, role: str, label: str) -> pa.Table:
             unit="line",
         )
     extra = 0
+    plain = _plain_ids(text, n_fields)
     try:
-        table = _read(pa.py_buffer(text).slice(0, end), n_fields, keep)
+        table = _read(pa.py_buffer(text).slice(0, end), n_fields, keep, plain=plain)
     except pa.ArrowInvalid:
         text, extra = _first_fields(text[:end], n_fields, layout, label, numbers)
         end = len(text)
-        table = _read(pa.py_buffer(text), n_fields, keep)
+        table = _read(pa.py_buffer(text), n_fields, keep, plain=plain)
     notes = {b"rankeval.extra_fields": str(extra).encode()}
     if numbers is not None:  # the first comment line, which trec_eval 9.0.8 refuses
         notes[b"rankeval.comment"] = str(next(
@@ -129,7 +131,8 @@ def _as_written(data: bytes, n_fields: int) -> pa.Table | None:
     if not end or any(blank in data for blank in _OTHER_BLANKS):
         return None
     try:
-        table = _read(pa.py_buffer(data).slice(0, end), n_fields, range(n_fields), strict=True)
+        table = _read(pa.py_buffer(data).slice(0, end), n_fields, range(n_fields), strict=True,
+                      plain=_plain_ids(data, n_fields))
     except pa.ArrowInvalid:
         return None
     for i, column in enumerate(table.columns):
@@ -146,13 +149,30 @@ def _as_written(data: bytes, n_fields: int) -> pa.Table | None:
 
 
 # Fields read as ids (the query and the docno): dictionary-encoded by the parser, block by
-# block on both cores, as the CSV reader reads ids (``io.cast.ID``)
+# block on both cores, as the CSV reader reads ids (``io.cast.ID``), unless ``_plain_ids``
 _IDS = (0, 2)
+_LOOK_BYTES = 64 << 10  # the look at a file's first lines: about 1,000 of them
+_LOOK_FILES = 4 << 20  # bytes from which a file is looked at (the look costs a millisecond)
 
 
-def _read(text: pa.Buffer, n_fields: int, keep, strict: bool = False) -> pa.Table:
-    """The fields ``keep`` (positions) of single-spaced lines. ``strict``: a blank line is
-    an error (else the parser passes over it)."""
+def _plain_ids(data: bytes, n_fields: int) -> tuple[int, ...]:
+    """The id fields read as plain text: those whose values in the file's first lines do
+    not repeat and would each be packed into a number (``encode.read_plain``: docnos of
+    a run over a large collection), as the CSV reader decides (``delimited._plain_ids``)."""
+    if len(data) < _LOOK_FILES:
+        return ()
+    head = data[: data.rfind(b"\n", 0, _LOOK_BYTES) + 1]
+    try:
+        sample = _read(pa.py_buffer(head), n_fields, _IDS, plain=_IDS)
+    except pa.ArrowInvalid:
+        return ()
+    return tuple(i for i in _IDS if read_plain(sample.column(f"f{i}").combine_chunks()))
+
+
+def _read(text: pa.Buffer, n_fields: int, keep, strict: bool = False,
+          plain: tuple[int, ...] = ()) -> pa.Table:
+    """The fields ``keep`` (positions) of single-spaced lines, ids as dictionaries but for
+    ``plain``. ``strict``: a blank line is an error (else the parser passes over it)."""
     names = [f"f{i}" for i in range(n_fields)]
     # pyarrow-stubs: read_csv takes paths and Python files; pyarrow also its own
     return pa_csv.read_csv(
@@ -161,7 +181,8 @@ def _read(text: pa.Buffer, n_fields: int, keep, strict: bool = False) -> pa.Tabl
         parse_options=pa_csv.ParseOptions(delimiter=" ", quote_char=False,
                                           ignore_empty_lines=not strict),
         convert_options=pa_csv.ConvertOptions(
-            column_types={n: ID if i in _IDS else pa.string() for i, n in enumerate(names)},
+            column_types={n: ID if i in _IDS and i not in plain else pa.string()
+                          for i, n in enumerate(names)},
             include_columns=[names[i] for i in keep],
             strings_can_be_null=False,
         ),
