@@ -181,17 +181,19 @@ def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
     assert bool(calls) == packed
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
 @pytest.mark.parametrize(("kind", "plain"), [
     ("asin once", True),  # packable, drawn from a catalog far larger than the look: plain
     ("asin popular", False),  # packable, repeating within the look: a dictionary per block
     ("uuid once", False),  # too many varying bits for a key: the dictionary's hash
     ("lengths once", False),  # several byte lengths: no key at all
 ])
-def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, plain):
-    """The CSV reader's look at a file's head: text ids that a key would hold whole and that
-    do not repeat there are read as plain text (a dictionary per block would be as long as
-    the block, and cost a hash per row); others as dictionaries. Either way the numbers are
-    those of the same ids read through pandas."""
+def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, plain, fmt):
+    """The reader's look at a file's head (CSV: its first 64 KiB; Parquet: its first 2,048
+    rows): text ids that a key would hold whole and that do not repeat there are read as
+    plain text (a dictionary per block would be as long as the block, and cost a hash per
+    row); others as dictionaries. Either way the numbers are those of the same ids read
+    through pandas."""
     import pandas as pd
 
     import rankeval
@@ -213,8 +215,17 @@ def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, pla
                           "item_id": [catalog[i] for i in draws],
                           "rank": np.tile(np.arange(1, 21), n // 20)})
     truth = preds.iloc[::7][["user_id", "item_id"]].assign(relevance=1)
-    p, t = write("p.csv", preds), write("t.csv", truth)
-    assert p.stat().st_size > delimited._SMALL
+    if fmt == "parquet":  # text as Arrow's string (pyarrow's and Spark's writers store it so)
+        import pyarrow.parquet as pq
+
+        p, t = write("p.parquet", b""), write("t.parquet", b"")
+        for frame, path in ((preds, p), (truth, t)):
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).cast(pa.schema(
+                [pa.field(c, pa.string() if frame[c].dtype != "int64" else pa.int64())
+                 for c in frame.columns])), path)
+    else:
+        p, t = write("p.csv", preds), write("t.csv", truth)
+        assert p.stat().st_size > delimited._SMALL
     read = open_input(str(p), "predictions").read(
         {"user_id": ID, "item_id": ID, "rank": pa.int64()})
     assert (read.column("item_id").type == pa.string()) == plain

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, cast_columns
+from rankeval.io.encode import read_plain
 from rankeval.kernels.threads import each
 
 if TYPE_CHECKING:
@@ -65,10 +66,29 @@ def read(t: Table, types: dict[str, pa.DataType]) -> pa.Table:
             raise InputError(t.label, f"values of type {kind}: a flat column is needed",
                              column=name)
     try:
-        table = _read_halves(t, list(types), [name for name, typ in types.items() if typ == ID])
+        ids = [name for name, typ in types.items() if typ == ID]
+        table = _read_halves(t, list(types), _dictionary_ids(t, ids))
     except (pa.ArrowException, OSError) as exc:
         raise _unreadable(t, exc) from None
     return cast_columns(table, types, t.label)
+
+
+_LOOK_ROWS = 2048  # the look at a file's first rows: its first data page of each column
+
+
+def _dictionary_ids(t: Table, ids: list[str]) -> list[str]:
+    """The id columns read as dictionaries: all but the text ids that do not repeat in the
+    file's first rows and that a key holds whole (``encode.read_plain``), which ``factorize``
+    packs into numbers from plain text. A dictionary of those is as long as the column, and
+    once the writer's dictionary page overflows the reader hashes every row into it (5M
+    ASIN-like ids over 5M items)."""
+    file = _parquet().ParquetFile(t.source())
+    text = [name for name in ids if pa.types.is_string(file.schema_arrow.field(name).type)]
+    if not text or file.metadata.num_rows < _LOOK_ROWS:
+        return ids
+    head = next(file.iter_batches(batch_size=_LOOK_ROWS, columns=text, use_threads=False))
+    plain = {name for name in text if read_plain(head.column(name))}
+    return [name for name in ids if name not in plain]
 
 
 def _read_halves(t: Table, names: list[str], ids: list[str]) -> pa.Table:
