@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.io import encode
+from rankeval.io import encode, one_width
 
 # one-byte characters (NUL and DEL among them) and two-byte ones: ids of one byte length
 ONE_BYTE = st.sampled_from(["a", "b", "Z", "0", "9", "-", "\x00", "\x7f", " "])
@@ -22,21 +22,21 @@ TWO_BYTES = st.sampled_from(["é", "ß", "ж"])
 
 def _arrow_path(columns: list[pa.ChunkedArray], monkeypatch):
     with monkeypatch.context() as m:
-        m.setattr(encode, "_one_width_codes", lambda values: None)
+        m.setattr(one_width, "coded", lambda values: None)
         return encode.factorize_list(list(columns))
 
 
 def _spied(monkeypatch) -> list[bool]:
     """Whether each call of the one-width path answered (True) or left it to Arrow."""
     taken: list[bool] = []
-    original = encode._one_width_codes
+    original = one_width.coded
 
     def spy(values):
         found = original(values)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(encode, "_one_width_codes", spy)
+    monkeypatch.setattr(one_width, "coded", spy)
     return taken
 
 
@@ -80,14 +80,14 @@ def test_one_width_ids_code_as_arrows_hash_whatever_the_numbers(ids, cuts, dicti
     path answers; with numbers that collide (all zero, or only the first 8 bytes) the
     check finds it and Arrow's hash answers, unless the numbers could not merge two ids."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
-        monkeypatch.setattr(encode, "_BATCH_ROWS", batch)
+        monkeypatch.setattr(one_width, "_ONE_WIDTH_ROWS", 0)
+        monkeypatch.setattr(one_width, "_BATCH_ROWS", batch)
         monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)  # digits too
-        monkeypatch.setattr(encode, "_KEY_BITS", -1)  # no id held whole by a key: the hash
+        monkeypatch.setattr(one_width, "_KEY_BITS", -1)  # no id held whole by a key: the hash
         if mix == "zero":
-            monkeypatch.setattr(encode, "_mixed", lambda words: np.zeros(len(words), np.uint64))
+            monkeypatch.setattr(one_width, "_mixed", lambda words: np.zeros(len(words), np.uint64))
         elif mix == "first word":
-            monkeypatch.setattr(encode, "_mixed", lambda words: words[:, 0].copy())
+            monkeypatch.setattr(one_width, "_mixed", lambda words: words[:, 0].copy())
         columns = _columns(ids, cuts, dictionary)
         slow = _arrow_path(columns, monkeypatch)
         taken = _spied(monkeypatch)
@@ -104,7 +104,7 @@ def test_one_width_ids_code_as_arrows_hash_whatever_the_numbers(ids, cuts, dicti
 
 
 def test_ids_of_several_lengths_are_left_to_arrow(monkeypatch):
-    monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
+    monkeypatch.setattr(one_width, "_ONE_WIDTH_ROWS", 0)
     ids = ["ab", "abc", "ab", "x"]
     columns = _columns(ids, [2], False)
     slow = _arrow_path(columns, monkeypatch)
@@ -142,14 +142,14 @@ def test_ids_held_whole_by_a_key_code_as_arrows_hash(ids, cuts, dictionary, batc
     number that keeps their byte order, whatever the chunks and batches: the codes and ids
     are Arrow's, and the packed path answers exactly when the ids fit 63 bits."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(encode, "_ONE_WIDTH_ROWS", 0)
-        monkeypatch.setattr(encode, "_BATCH_ROWS", batch)
+        monkeypatch.setattr(one_width, "_ONE_WIDTH_ROWS", 0)
+        monkeypatch.setattr(one_width, "_BATCH_ROWS", batch)
         monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)
         columns = _columns(ids, cuts, dictionary)
         slow = _arrow_path(columns, monkeypatch)
         packed: list[int] = []
-        original = encode._unpacked
-        monkeypatch.setattr(encode, "_unpacked",
+        original = one_width._unpacked
+        monkeypatch.setattr(one_width, "_unpacked",
                             lambda keys, *rest: packed.append(len(keys)) or original(keys, *rest))
         fast = encode.factorize_list(list(columns))
     _assert_same(fast, slow)
@@ -172,8 +172,8 @@ def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
     columns = _columns(ids, list(range(7_000, 600_000, 7_000)), True)
     slow = _arrow_path(columns, monkeypatch)
     calls: list[int] = []
-    original = encode._unpacked
-    monkeypatch.setattr(encode, "_unpacked",
+    original = one_width._unpacked
+    monkeypatch.setattr(one_width, "_unpacked",
                         lambda keys, *rest: calls.append(len(keys)) or original(keys, *rest))
     taken = _spied(monkeypatch)
     _assert_same(encode.factorize_list(list(columns)), slow)

@@ -16,7 +16,7 @@ import pyarrow.csv as pa_csv
 from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, numbered_ids, raise_non_numeric
 from rankeval.io.codes import addressable
-from rankeval.io.encode import ONCE_SHARE, read_plain
+from rankeval.io.one_width import ONCE_SHARE, read_plain
 from rankeval.io.options import own_option
 from rankeval.io.output import csv_bytes
 from rankeval.kernels.distinct import count_distinct
@@ -88,7 +88,7 @@ def _plain_ids(t: Table, types: dict[str, pa.DataType]) -> dict[str, pa.DataType
     items: 0.87x the time, 0.93x the peak; 6.4M rows of 64-bit hashes over 5M items: 0.85x,
     0.94x). Zipf-popular items repeat in 30-75% of the look's rows, and keep the dictionary.
     Text ids that do not repeat in the look are read as plain text too when a key would
-    hold each whole (``encode.packable``: ASINs, TREC docnos), since ``factorize`` then
+    hold each whole (``one_width.packable``: ASINs, TREC docnos), since ``factorize`` then
     packs each row's id into a number and hashes none (5M rows of ASIN-like ids over 5M
     items: the read 1.34 -> 0.78 s, the coding 1.11 -> 0.88 s); others (UUIDs) keep the
     reader's per-block hash, cheaper than the one ``factorize`` would do on every row."""

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from rankeval.errors import InputError, one_line
 from rankeval.io.cast import ID, cast_columns
-from rankeval.io.encode import read_plain
+from rankeval.io.one_width import read_plain
 from rankeval.kernels.threads import each
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ _LOOK_ROWS = 2048  # the look at a file's first rows: its first data page of eac
 
 def _dictionary_ids(t: Table, ids: list[str]) -> list[str]:
     """The id columns read as dictionaries: all but the text ids that do not repeat in the
-    file's first rows and that a key holds whole (``encode.read_plain``), which ``factorize``
+    file's first rows and that a key holds whole (``one_width.read_plain``), which ``factorize``
     packs into numbers from plain text. A dictionary of those is as long as the column, and
     once the writer's dictionary page overflows the reader hashes every row into it (5M
     ASIN-like ids over 5M items)."""

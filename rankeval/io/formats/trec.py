@@ -13,7 +13,7 @@ import pyarrow.csv as pa_csv
 from rankeval.errors import InputError, OptionError, plural
 from rankeval.io.arrow import string_buffers
 from rankeval.io.cast import ID
-from rankeval.io.encode import read_plain
+from rankeval.io.one_width import read_plain
 
 # TREC layouts: the number of fields, their names, and the columns kept (by position).
 LAYOUTS = {
@@ -157,7 +157,7 @@ _LOOK_FILES = 4 << 20  # bytes from which a file is looked at (the look costs a 
 
 def _plain_ids(data: bytes, n_fields: int) -> tuple[int, ...]:
     """The id fields read as plain text: those whose values in the file's first lines do
-    not repeat and would each be packed into a number (``encode.read_plain``: docnos of
+    not repeat and would each be packed into a number (``one_width.read_plain``: docnos of
     a run over a large collection), as the CSV reader decides (``delimited._plain_ids``)."""
     if len(data) < _LOOK_FILES:
         return ()
