@@ -17,8 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankeval.cli import cli
-from rankeval.cli.process import Signals, Terminated, descendants, message, terminating
+from rankeval.cli import cli, reaper
+from rankeval.cli.process import (
+    REAP_TIME,
+    Signals,
+    Terminated,
+    descendants,
+    message,
+    terminating,
+)
 
 from .conftest import SAMPLE
 from .datagen import generate
@@ -237,7 +244,16 @@ def _cluster_job(engine: list[str], inputs, tmp_path, process: str) -> None:
     while alive and time.monotonic() < end:
         time.sleep(0.5)
         alive = _alive(children)
-    assert alive == [], alive
+    assert alive == [], [_command_line(pid) for pid in alive]
+
+
+def _command_line(pid: int) -> str:
+    """``pid`` and its command line (what a process left running was), for a failure's text."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"{pid}: gone"
+    return f"{pid}: " + " ".join(w.decode(errors="replace") for w in words)[:300]
 
 
 def _alive(pids: list[int]) -> list[int]:
@@ -290,3 +306,52 @@ def test_the_handler_raises_after_the_watchdog_recorded_the_signal():
     with pytest.raises(Terminated):
         signals._on_signal(signal.SIGTERM, None)
     signals._on_signal(signal.SIGTERM, None)  # a second signal does not cut the unwinding
+
+
+# A process started by a command, which ignores SIGTERM: its reaper is the only thing that
+# ends it. The command prints the child's number once the child is ready.
+_STUBBORN = """
+import subprocess, sys, time
+from rankeval.cli.process import Signals, Terminated
+signals = Signals(cleanup=lambda: None, say=lambda line: None)
+signals.install()
+child = subprocess.Popen([sys.executable, "-c", "import signal, sys, time; "
+                          "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                          "print('ready', flush=True); time.sleep(600)"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+child.stdout.readline()
+print(child.pid, flush=True)
+try:
+    time.sleep(600)
+except Terminated as exc:
+    signals.abandon()
+    sys.exit(exc.code)
+"""
+
+
+def test_a_process_the_command_started_that_ignores_sigterm_is_killed():
+    """The command ends at once; what it started and that outlives SIGTERM (a Ray worker stuck
+    in C++ kept CI's run red) is killed ``REAP_TIME`` seconds later, by a reaper that outlives
+    the command."""
+    proc = subprocess.Popen([sys.executable, "-c", _STUBBORN], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=ENV)
+    child = int(proc.stdout.readline())
+    took, err = _ended_by(proc, signal.SIGTERM)
+    assert proc.returncode == 143, err[-2000:]
+    assert took < BOUND, took
+    assert _alive([child]) == [child]  # it ignores SIGTERM: only the reaper ends it
+    end = time.monotonic() + REAP_TIME + 30
+    while _alive([child]) and time.monotonic() < end:
+        time.sleep(0.2)
+    assert _alive([child]) == [], _command_line(child)
+
+
+def test_the_reaper_tells_a_process_from_a_later_one_with_its_number():
+    """A number the system gives again to another process is not the process the command
+    started: the reaper leaves it alone."""
+    me = os.getpid()
+    assert reaper.still_there({me: reaper.started(me)}) == {me: reaper.started(me)}
+    assert reaper.still_there({me: "0"}) == {}
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    assert reaper.started(done.pid) is None

@@ -20,17 +20,21 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
+from rankeval.cli import reaper
 from rankeval.cli.memory import retain_freed_memory
 from rankeval.engines.signals import ON_SIGNAL
 
 GRACE = 0.5  # seconds the command has to unwind by itself after a signal
 _WATCHDOG_STACK = 256 << 10
 HOOK_TIME = 2.0  # seconds each ``ON_SIGNAL`` hook (a cluster let go) may take
+REAP_TIME = 5.0  # seconds a process this one started has, after SIGTERM, before SIGKILL
 
 # Signals whose default action ends the process but which are not caught: synchronous faults
 # (the process cannot go on after them: faulthandler reports them) and the uncatchable.
@@ -236,16 +240,22 @@ class Signals:
     def abandon(self) -> None:
         """What a run cut short by a signal leaves is let go of: its temporary outputs
         removed, each ``engines.ON_SIGNAL`` hook run (a local Ray shut down), and the
-        processes it started (a Spark JVM still starting, which would outlive it) ended."""
+        processes it started (a Spark JVM still starting, which would outlive it) ended:
+        those found before the hooks ran too (a Ray worker whose raylet the shutdown ended
+        is no longer below this process)."""
+        started: dict[int, str] = {}
+        if self.received is not None:  # a real signal (not an in-process test's exception)
+            with contextlib.suppress(BaseException):
+                started = _started(descendants(os.getpid()))
         with contextlib.suppress(BaseException):
             self._cleanup()
         for hook in list(ON_SIGNAL):  # each on a thread of its own: none may hold the exit
             worker = threading.Thread(target=_quietly, args=(hook,), daemon=True)
             worker.start()
             worker.join(HOOK_TIME)
-        if self.received is not None:  # a real signal (not an in-process test's exception)
+        if self.received is not None:
             with contextlib.suppress(BaseException):
-                _end_children()
+                _end_children(started)
 
     def _end(self, signum: int) -> None:
         """The process is still there ``GRACE`` after a signal: end it from here."""
@@ -259,12 +269,32 @@ class Signals:
         os._exit(128 + signum)
 
 
-def _end_children() -> None:
+def _end_children(found: dict[int, str]) -> None:
     """SIGTERM to every process this one started, and theirs (a local Ray's raylet starts
-    agents of its own); Linux: from /proc, elsewhere none are known."""
-    for pid in descendants(os.getpid()):
+    agents of its own), and to those of ``found`` (number: start) still there; Linux: from
+    /proc, elsewhere none are known. Those still there a moment later are left to a reaper
+    of their own, which outlives this process: SIGKILL to any that has not ended
+    ``REAP_TIME`` seconds on (a Ray worker whose Python handler waits on a C++ loop, a JVM's
+    shutdown hooks on a loaded machine)."""
+    processes = reaper.still_there(found) | _started(descendants(os.getpid()))
+    for pid in processes:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + 0.2
+    while processes and time.monotonic() < end:
+        time.sleep(0.02)
+        processes = reaper.still_there(processes)
+    if processes:
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", reaper.__file__, str(REAP_TIME),
+             *(f"{pid}:{at}" for pid, at in processes.items())],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+
+
+def _started(pids: list[int]) -> dict[int, str]:
+    """Each process of ``pids`` still there, with when it started (``reaper.started``)."""
+    return {pid: at for pid in pids if (at := reaper.started(pid)) is not None}
 
 
 def descendants(root: int) -> list[int]:
