@@ -181,7 +181,7 @@ def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
     assert bool(calls) == packed
 
 
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "parquet large_string"])
 @pytest.mark.parametrize(("kind", "plain"), [
     ("asin once", True),  # packable, drawn from a catalog far larger than the look: plain
     ("asin popular", False),  # packable, repeating within the look: a dictionary per block
@@ -215,20 +215,23 @@ def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, pla
                           "item_id": [catalog[i] for i in draws],
                           "rank": np.tile(np.arange(1, 21), n // 20)})
     truth = preds.iloc[::7][["user_id", "item_id"]].assign(relevance=1)
-    if fmt == "parquet":  # text as Arrow's string (pyarrow's and Spark's writers store it so)
+    if fmt.startswith("parquet"):  # text as Arrow's string (pyarrow's and Spark's writers
+        # store it so) or large_string (pandas 3's)
         import pyarrow.parquet as pq
 
+        text = pa.large_string() if fmt.endswith("large_string") else pa.string()
         p, t = write("p.parquet", b""), write("t.parquet", b"")
         for frame, path in ((preds, p), (truth, t)):
             pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).cast(pa.schema(
-                [pa.field(c, pa.string() if frame[c].dtype != "int64" else pa.int64())
+                [pa.field(c, text if frame[c].dtype != "int64" else pa.int64())
                  for c in frame.columns])), path)
+            assert pq.read_schema(path).field("item_id").type == text
     else:
         p, t = write("p.csv", preds), write("t.csv", truth)
         assert p.stat().st_size > delimited._SMALL
     read = open_input(str(p), "predictions").read(
         {"user_id": ID, "item_id": ID, "rank": pa.int64()})
-    assert (read.column("item_id").type == pa.string()) == plain
+    assert (not pa.types.is_dictionary(read.column("item_id").type)) == plain
     assert read.column("item_id").to_pylist() == preds["item_id"].tolist()
     metrics = ["ndcg@10", "map@5", "precision@3"]
     assert rankeval.evaluate(str(p), str(t), metrics=metrics).metrics == \

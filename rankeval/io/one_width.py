@@ -263,6 +263,8 @@ def read_plain(sample: pa.Array) -> bool:
 def packable(sample: pa.Array) -> bool:
     """Whether text ids like these (the first rows of a file) would each be packed into one
     number (``_key_fields``): one byte length, and bytes that vary in few bits."""
+    if pa.types.is_large_string(sample.type):  # pandas 3's text: the bytes are the same
+        sample = sample.cast(pa.string())
     if not pa.types.is_string(sample.type) or sample.null_count or not len(sample):
         return False
     rows = _byte_rows(sample)

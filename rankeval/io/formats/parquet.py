@@ -83,12 +83,17 @@ def _dictionary_ids(t: Table, ids: list[str]) -> list[str]:
     once the writer's dictionary page overflows the reader hashes every row into it (5M
     ASIN-like ids over 5M items)."""
     file = _parquet().ParquetFile(t.source())
-    text = [name for name in ids if pa.types.is_string(file.schema_arrow.field(name).type)]
+    text = [name for name in ids if _is_text(file.schema_arrow.field(name).type)]
     if not text or file.metadata.num_rows < _LOOK_ROWS:
         return ids
     head = next(file.iter_batches(batch_size=_LOOK_ROWS, columns=text, use_threads=False))
     plain = {name for name in text if read_plain(head.column(name))}
     return [name for name in ids if name not in plain]
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    """Text with 32- or 64-bit offsets (pyarrow writes the first, pandas 3 the second)."""
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _read_halves(t: Table, names: list[str], ids: list[str]) -> pa.Table:
