@@ -23,7 +23,8 @@ with rankeval's to 1e-9, or the run fails.
 Two floors: `floor` reads both files with ids as strings and sorts the run once; the typed
 floor lets ids keep the type they read as (numbers stay int64), the least any evaluator must
 do. `--random N` adds N shapes drawn at run time from realistic ranges (users, catalog size,
-Zipf exponent or uniform popularity, list-length distribution, judged per user, id kind), from
+Zipf exponent or uniform popularity, list-length distribution, judged per user, id kind, and
+how the Parquet twins store text: string as pyarrow writes it, large_string as pandas 3 does), from
 a seed printed first (`--seed` draws them again), and ends with each ratio's range over the
 drawn shapes: a table that no single tuned shape can make look good. `--trec-eval PATH` adds
 trec_eval (built from github.com/usnistgov/trec_eval) on the same data as TREC files, against
@@ -72,6 +73,9 @@ SHAPES = {  # users, predictions per user, judged per user, catalog, popularity,
     # trec_eval's own ground: 5,000 queries x about 1,000 documents of 5M (ASIN-like docnos)
     "T": (5_000, 1_000, 200, 5_000_000, "uniform", "asin"),  # 5M run lines, 953k qrels
 }
+# How a Parquet file stores text: pyarrow's and Spark's writers as string, pandas 3's
+# to_parquet as large_string (64-bit offsets)
+PARQUET_TEXT = ["string", "large_string"]
 METRICS = "ndcg@10,map@10,mrr@10,precision@10,recall@10,hit_rate@10"
 
 
@@ -114,6 +118,9 @@ def trec_tools(trec_eval: Path, folder: Path, out: Path) -> dict[str, list[str]]
 def drawn(seed: int, count: int, max_rows: int) -> dict[str, tuple]:
     """``count`` shapes drawn from realistic ranges: the same seed, the same shapes."""
     rng = random.Random(seed)
+    # The Parquet writer's text type from a draw of its own, so that a seed printed before
+    # it was drawn gives the same shapes still
+    writers = random.Random(seed ^ 0x5EED)
     out = {}
     for i in range(count):
         per_user = round(math.exp(rng.uniform(math.log(5), math.log(100))))
@@ -124,8 +131,15 @@ def drawn(seed: int, count: int, max_rows: int) -> dict[str, tuple]:
         zipf = round(rng.uniform(0.9, 1.4), 2)
         out[f"R{i + 1}"] = (users, per_user, rng.randint(5, 30), catalog, popularity,
                             rng.choice(["dense", "sparse", "hashed", "uuid", "asin"]), zipf,
-                            rng.choice(["uniform", "geometric"]))
+                            rng.choice(["uniform", "geometric"]),
+                            writers.choice(PARQUET_TEXT))
     return out
+
+
+def _whole(shape: tuple) -> tuple:
+    """A fixed shape with the parameters it leaves out: Zipf 1.1, uniform lengths, Parquet
+    text as string."""
+    return (*shape, *(1.1, "uniform", "string")[len(shape) - 6:])
 
 
 def _order(names: list[str], r: int) -> list[str]:
@@ -217,16 +231,17 @@ def main() -> None:
         if checkout is not None:
             compileall.compile_dir(checkout / "rankeval", quiet=1)
     skip = {s.strip() for s in a.skip.split(",") if s.strip()}
-    shapes = {name: (*SHAPES[name], 1.1, "uniform")[:8] for name in a.shapes.split(",") if name}
+    shapes = {name: _whole(SHAPES[name]) for name in a.shapes.split(",") if name}
     seed = a.seed if a.seed is not None else secrets.randbits(32)
     if a.random:
         print(f"drawn shapes: --random {a.random} --seed {seed}", file=sys.stderr)
         shapes.update(drawn(seed, a.random, a.max_rows))
     results: dict = {"machine": _machine(), "rounds": a.rounds, "seed": seed, "shapes": {}}
-    for shape, (users, per_user, judged, catalog, popularity, ids, zipf, lengths) in \
+    for shape, (users, per_user, judged, catalog, popularity, ids, zipf, lengths, text) in \
             shapes.items():
         folder = a.data / (shape if shape in SHAPES else "-".join(map(str, (
-            users, per_user, judged, catalog, popularity, ids, zipf, lengths))))
+            users, per_user, judged, catalog, popularity, ids, zipf, lengths,
+            *([text] if text != "string" else [])))))
         if not (folder / "truth.parquet").exists() or (
                 a.trec_eval and not (folder / "truth.qrels").exists()):
             # In a child process: this process must stay small, since every tool it starts
@@ -236,7 +251,7 @@ def main() -> None:
                  str(per_user), "--judged", str(judged), "--items", str(catalog),
                  "--popularity", popularity, *(["--ids", ids] if ids else []), "--seed", "2026",
                  "--zipf", str(zipf), "--lengths", lengths, *(["--trec"] if a.trec_eval else []),
-                 "--parquet", "--out", str(folder)],
+                 "--parquet", "--parquet-text", text, "--out", str(folder)],
                 check=True,
             )
         csv = (folder / "preds.csv", folder / "truth.csv")
@@ -288,7 +303,7 @@ def main() -> None:
                          "rounds": times[name]})
         results["shapes"][shape] = {"users": users, "per_user": per_user, "judged": judged,
                                     "catalog": catalog, "popularity": popularity, "ids": ids,
-                                    "zipf": zipf, "lengths": lengths,
+                                    "zipf": zipf, "lengths": lengths, "parquet_text": text,
                                     "prediction_rows": _rows(folder), "tools": rows}
         print(_markdown(shape, results["shapes"][shape], a.rounds))
     if len(results["shapes"]) > 1:
@@ -316,6 +331,8 @@ def _markdown(shape: str, r: dict, rounds: int) -> str:
            f"{r['ids']} ids, {r.get('lengths', 'uniform')} list lengths, {r['popularity']}"
            + (f" ({r.get('zipf', 1.1)})" if r["popularity"] == "zipf" else "")
            + f" over {r['catalog']:,} items; ")
+        + ("Parquet text as large_string (pandas 3's writer); "
+           if r.get("parquet_text") == "large_string" else "")
         + f"median of {rounds}",
         "",
         "| tool | seconds | rounds (min-max) | peak MiB | time / rankeval (CSV) | max diff of "

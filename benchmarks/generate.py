@@ -188,15 +188,19 @@ def _prime_at_least(n: int) -> int:
     return n
 
 
-def write_files(preds: pa.Table, truth: pa.Table, out: Path, parquet: bool = False) -> None:
-    """preds.csv and truth.csv (ids never need quotes), and Parquet twins."""
+def write_files(preds: pa.Table, truth: pa.Table, out: Path, parquet: bool = False,
+                text: str = "string") -> None:
+    """preds.csv and truth.csv (ids never need quotes), and Parquet twins, their text stored
+    as ``text``: string (pyarrow's and Spark's writers) or large_string (pandas 3's)."""
     out.mkdir(parents=True, exist_ok=True)
     plain = pa_csv.WriteOptions(quoting_style="none")
     pa_csv.write_csv(preds, out / "preds.csv", plain)
     pa_csv.write_csv(truth, out / "truth.csv", plain)
     if parquet:
-        pq.write_table(preds, out / "preds.parquet")
-        pq.write_table(truth, out / "truth.parquet")
+        for table, name in ((preds, "preds.parquet"), (truth, "truth.parquet")):
+            pq.write_table(table.cast(pa.schema([
+                pa.field(f.name, pa.type_for_alias(text) if pa.types.is_string(f.type)
+                         else f.type) for f in table.schema])), out / name)
 
 
 def write_trec(preds: pa.Table, truth: pa.Table, out: Path) -> None:
@@ -231,6 +235,9 @@ def main() -> None:
     ap.add_argument("--trec", action="store_true", help="also write preds.run and truth.qrels")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parquet", action="store_true", help="also write Parquet twins")
+    ap.add_argument("--parquet-text", choices=["string", "large_string"], default="string",
+                    help="how the Parquet twins store text: string (pyarrow's and Spark's "
+                    "writers) or large_string (pandas 3's to_parquet)")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     if a.popularity == "pool":
@@ -238,7 +245,7 @@ def main() -> None:
     else:
         preds, truth = generate_catalog(a.users, a.list, a.judged, a.items, a.popularity, a.seed,
                                         a.ids, a.zipf, a.lengths)
-    write_files(preds, truth, a.out, a.parquet)
+    write_files(preds, truth, a.out, a.parquet, a.parquet_text)
     if a.trec:
         write_trec(preds, truth, a.out)
     print(f"{a.out}: {preds.num_rows:,} prediction rows, {truth.num_rows:,} truth rows")
