@@ -274,8 +274,8 @@ def _end_children(found: dict[int, str]) -> None:
     agents of its own), and to those of ``found`` (number: start) still there; Linux: from
     /proc, elsewhere none are known. Those still there a moment later are left to a reaper
     of their own, which outlives this process: SIGKILL to any that has not ended
-    ``REAP_TIME`` seconds on (a Ray worker whose Python handler waits on a C++ loop, a JVM's
-    shutdown hooks on a loaded machine)."""
+    ``REAP_TIME`` seconds on (one of a local Ray's processes outlived SIGTERM by a minute on
+    a loaded machine)."""
     processes = reaper.still_there(found) | _started(descendants(os.getpid()))
     for pid in processes:
         with contextlib.suppress(OSError):
