@@ -315,13 +315,13 @@ import subprocess, sys, time
 from rankeval.cli.process import Signals, Terminated
 signals = Signals(cleanup=lambda: None, say=lambda line: None)
 signals.install()
-child = subprocess.Popen([sys.executable, "-c", "import signal, sys, time; "
-                          "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                          "print('ready', flush=True); time.sleep(600)"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-child.stdout.readline()
-print(child.pid, flush=True)
-try:
+try:  # all of it: the signal may come while the number is still being printed
+    child = subprocess.Popen([sys.executable, "-c", "import signal, sys, time; "
+                              "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                              "print('ready', flush=True); time.sleep(600)"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    child.stdout.readline()
+    print(child.pid, flush=True)
     time.sleep(600)
 except Terminated as exc:
     signals.abandon()
