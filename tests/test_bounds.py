@@ -115,8 +115,9 @@ def test_every_numeric_option_is_bounded(run_cli, command, flag, value):
 
 @pytest.mark.parametrize(("n", "m"), [(2, 1), (10, 3), (10, 9), (400, 50), (3706, 100)])
 def test_the_sampled_ranks_law_is_the_hypergeometric(n, m):
-    """The log-space law that replaced scipy's hypergeom (whose time grows with the pool:
-    --candidates 2^62 ran for hours) agrees with it wherever scipy is quick."""
+    """The law built from ratios of consecutive probabilities, which replaced scipy's
+    hypergeom (whose time grows with the pool: --candidates 2^62 ran for hours), agrees with
+    it wherever scipy is quick."""
     import numpy as np
     from scipy.stats import hypergeom
 
@@ -125,6 +126,26 @@ def test_the_sampled_ranks_law_is_the_hypergeometric(n, m):
     ranks = np.arange(1, n + 1, dtype=np.float64)
     ours = sampled_pmf(ranks, n, m, replacement=False)
     theirs = hypergeom.pmf(np.arange(m + 1)[None, :], n - 1, ranks[:, None] - 1, m)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize(("n", "m"), [(2, 1), (10, 9), (3706, 999), (10**6, 999),
+                                      (10**12, 999), (10**12, 20_000)])
+def test_the_sampled_ranks_law_with_replacement_is_the_binomial(n, m):
+    """With replacement, the law is scipy's binomial at every catalogue size: the first and
+    last true ranks (all mass on one end), ranks whose mode is far from both ends, and ranks
+    near the ends of a huge catalogue, where each row's window holds probabilities spanning
+    hundreds of orders of magnitude."""
+    import numpy as np
+    from scipy.stats import binom
+
+    from rankeval.analysis.sampled import sampled_pmf
+
+    ranks = np.unique(np.concatenate([
+        np.arange(1, min(n, 50) + 1), n - np.arange(min(n, 50)),
+        np.linspace(1, n, 200).round(), [n // 3, n // 2]]).clip(1, n)).astype(np.float64)
+    ours = sampled_pmf(ranks, n, m, replacement=True)
+    theirs = binom.pmf(np.arange(m + 1)[None, :], m, (ranks[:, None] - 1) / (n - 1))
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-14)
 
 
