@@ -301,14 +301,9 @@ def descendants(root: int) -> list[int]:
     """The processes below ``root`` (children first), from /proc; [] where there is none."""
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])  # ppid, after the state
+        fields = reaper.stat_fields(entry) if entry.isdigit() else None
+        if fields is not None:
+            parents[int(entry)] = int(fields[1])  # ppid, after the state
     out, level = [], [root]
     while level:
         level = [pid for pid, parent in parents.items() if parent in level]

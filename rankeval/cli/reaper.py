@@ -13,15 +13,21 @@ import sys
 import time
 
 
+def stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (the state first, then the
+    parent's number, ...; the name, in parentheses, may hold spaces), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def started(pid: int) -> str | None:
     """When process ``pid`` started (clock ticks since boot), None once it is gone or a
     zombie. With its number, what tells a process from a later one given the same number."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except OSError:
-        return None
-    return None if fields[0] in (b"Z", b"X") else fields[19].decode()
+    fields = stat_fields(pid)
+    return None if fields is None or fields[0] in (b"Z", b"X") else fields[19].decode()
 
 
 def still_there(processes: dict[int, str]) -> dict[int, str]:
