@@ -590,6 +590,34 @@ def test_dense_codes_of_many_distinct_values_equal_numpy_unique(monkeypatch, ord
     assert chosen == (["_hashed"] if kind == "zipf hashes" else ["_sorted"])
 
 
+@pytest.mark.parametrize(("n", "distinct", "way"), [
+    (300_000, 150_000, "_sorted"),  # a run's user ids from block dictionaries: half distinct
+    (300_000, 60_000, "_sorted"),  # one per 5 rows
+    (300_000, 15_000, "_hashed"),  # one per 20 rows: the table fits the cache
+    (50_000, 50_000, "_hashed"),  # under the sample's size: milliseconds either way
+    (2_000_000, 125_000, "_sorted"),  # one per 16 rows, past a million: the 24-row rule
+    (2_000_000, 40_000, "_hashed")])
+def test_fewer_than_a_million_values_are_sorted_from_a_distinct_one_per_8_rows(
+        monkeypatch, n, distinct, way):
+    """Under ``_SORT_ROWS`` rows, values with a distinct one per 8 rows or more are sorted
+    (2-3x faster than hashing when half of them are distinct), fewer hashed; from a million
+    rows the rule is one per 24. Both ways give numpy's unique."""
+    from rankeval.io import codes as coding
+
+    chosen = []
+    for name in ("_sorted", "_hashed"):
+        real = getattr(coding, name)
+        monkeypatch.setattr(coding, name, lambda *a, real=real, name=name: (
+            chosen.append(name), real(*a))[1])
+    rng = np.random.default_rng(n + distinct)
+    pool = rng.integers(-(2**63), 2**63 - 1, distinct, dtype=np.int64)
+    array = pool[rng.integers(0, distinct, n)]
+    found, codes = dense_codes(array.copy())
+    expected, inverse = _unique(array, None)
+    assert np.array_equal(found, expected) and np.array_equal(codes, inverse)
+    assert chosen == [way]
+
+
 @pytest.mark.parametrize("typ", [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(),
                                  pa.uint32(), pa.uint64()])
 @pytest.mark.parametrize("spread", [1, 10**6, 2**62])
