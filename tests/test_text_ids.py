@@ -182,18 +182,22 @@ def test_ids_at_scale_held_whole_by_a_key(monkeypatch, alphabet, width, packed):
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "parquet large_string"])
-@pytest.mark.parametrize(("kind", "plain"), [
-    ("asin once", True),  # packable, drawn from a catalog far larger than the look: plain
-    ("asin popular", False),  # packable, repeating within the look: a dictionary per block
-    ("uuid once", False),  # too many varying bits for a key: the dictionary's hash
-    ("lengths once", False),  # several byte lengths: no key at all
+@pytest.mark.parametrize(("kind", "plain", "parquet_plain"), [
+    ("asin once", True, True),  # packable, drawn from a catalog far larger than the look
+    ("asin popular", False, False),  # packable, repeating within the look
+    ("uuid once", False, True),  # too many varying bits for a key
+    ("lengths once", False, True),  # several byte lengths: no key at all
 ])
-def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, plain, fmt):
+def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, plain,
+                                                                parquet_plain, fmt):
     """The reader's look at a file's head (CSV: its first 64 KiB; Parquet: its first 2,048
     rows): text ids that a key would hold whole and that do not repeat there are read as
     plain text (a dictionary per block would be as long as the block, and cost a hash per
-    row); others as dictionaries. Either way the numbers are those of the same ids read
-    through pandas."""
+    row); others as dictionaries, but in Parquet also ids mostly distinct there whose
+    dictionary pages spilled (these do: 400,000 distinct ids over 1 MiB), which the reader
+    would hash row by row. Either way the numbers are those of the same ids read through
+    pandas."""
+    plain = parquet_plain if fmt.startswith("parquet") else plain
     import pandas as pd
 
     import rankeval
@@ -236,3 +240,121 @@ def test_text_ids_a_key_holds_that_do_not_repeat_are_read_plain(write, kind, pla
     metrics = ["ndcg@10", "map@5", "precision@3"]
     assert rankeval.evaluate(str(p), str(t), metrics=metrics).metrics == \
         rankeval.evaluate(preds, truth, metrics=metrics).metrics
+
+
+def _without_blocks(columns: list[pa.ChunkedArray], monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(encode, "_in_blocks", lambda pieces: pieces)
+        return encode.factorize_list(list(columns))
+
+
+@settings(max_examples=150)
+@given(st.lists(st.sampled_from(["a", "bb", "ccc", "a b", "é", "", "zz", "0"]), min_size=1,
+                max_size=80),
+       st.lists(st.integers(0, 80), max_size=6), st.lists(st.booleans(), min_size=8,
+                                                           max_size=8),
+       st.integers(1, 9), st.sampled_from([0.0, 0.6, 2.0]))
+def test_plain_text_coded_block_by_block_codes_as_a_whole(ids, cuts, dictionary, block,
+                                                         share):
+    """Plain text hashed in blocks (``encode._in_blocks``) of any size, across chunks of
+    any size, some of them dictionaries already, blocks taken always, never or by the
+    share of the first block's distinct ids: the codes and ids are those of the text coded
+    whole, and blocks are taken exactly when the first block repeats enough."""
+    bounds = sorted({0, len(ids), *(c % (len(ids) + 1) for c in cuts)})
+    chunks = [pa.array(ids[a:b], pa.string()) for a, b in itertools.pairwise(bounds)]
+    chunks = [c.dictionary_encode() if d else c
+              for c, d in zip(chunks, dictionary[: len(chunks)], strict=True)]
+    # runs of chunks of one type make the columns (a column holds one type)
+    columns = [pa.chunked_array(list(run)) for _, run in itertools.groupby(
+        chunks, key=lambda c: pa.types.is_dictionary(c.type))]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(encode, "_BLOCK_ROWS", block)
+        monkeypatch.setattr(encode, "_BLOCK_SHARE", share)
+        monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)  # digits too
+        whole = _without_blocks(columns, monkeypatch)
+        taken: list[bool] = []
+        original = encode._in_blocks
+
+        def spy(pieces):
+            out = original(pieces)
+            taken.append(out is not pieces)
+            return out
+
+        monkeypatch.setattr(encode, "_in_blocks", spy)
+        blocked = encode.factorize_list(list(columns))
+    _assert_same(blocked, whole)
+    plain = [c for c in chunks if not pa.types.is_dictionary(c.type) and len(c)]
+    first = plain[0][:block] if plain else None
+    expected = (first is not None and sum(map(len, plain)) >= 2 * block
+                and not one_width.packable(first)
+                and len(set(first.to_pylist())) < share * len(first))
+    assert taken == [expected]
+
+
+@pytest.mark.parametrize(("pool", "blocked"), [
+    (50_000, True),  # UUIDs repeating within a block of 65,536 rows: hashed block by block
+    (None, False),  # UUIDs each once: coded whole (a block's table would be as long)
+])
+def test_uuids_at_scale_are_coded_block_by_block_when_they_repeat(monkeypatch, pool,
+                                                                  blocked):
+    """600,000 plain UUID rows (Parquet whose dictionary pages spilled, a DataFrame), no
+    test threshold lowered: hashed block by block exactly when they repeat within a block,
+    and the answer is that of the text coded whole."""
+    rng = np.random.default_rng(5)
+    n = 600_000
+    distinct = [str(uuid.UUID(int=int(x))) for x in rng.integers(0, 2**62, pool or n)]
+    ids = [distinct[i] for i in rng.integers(0, pool, n)] if pool else distinct
+    columns = _columns(ids, [250_000, 420_000], False)
+    whole = _without_blocks(columns, monkeypatch)
+    calls: list[int] = []
+    original = encode._as_dictionary
+    monkeypatch.setattr(encode, "_as_dictionary",
+                        lambda chunk: calls.append(len(chunk)) or original(chunk))
+    _assert_same(encode.factorize_list(list(columns)), whole)
+    assert bool(calls) == blocked
+    if blocked:  # every block of every chunk, none longer than a block
+        assert max(calls) == encode._BLOCK_ROWS and sum(calls) == n
+
+
+@pytest.mark.parametrize(("case", "dictionary"), [
+    ("fits its pages", True),  # 20,000 ids of 5-9 bytes (no key holds them: several
+    # lengths): the dictionary page holds them all
+    ("fits, after a nested column", True),  # the same, the column's leaf found by its path
+    ("spilled, in runs", True),  # sorted UUID users: spilled, but repeating in the look
+    ("spilled, distinct", False),  # UUIDs mostly distinct in the look: hashed row by row
+    ("no dictionary pages", False),  # written without: every row would be hashed
+])
+def test_parquet_text_ids_are_read_plain_where_the_reader_would_hash_every_row(
+        tmp_path, case, dictionary):
+    """Parquet text ids mostly distinct in the file's first 2,048 rows are read as plain text
+    when the writer's dictionary pages spilled (pyarrow's hold 1 MiB: then most data pages
+    hold the values, more than the 4 bytes a row an index takes) or when it wrote none; ids
+    whose dictionary pages hold them, or that repeat in the look, as dictionaries. The ids
+    read are the file's either way."""
+    import pyarrow.parquet as pq
+
+    from rankeval.io.cast import ID
+    from rankeval.io.load import open_input
+
+    rng = np.random.default_rng(3)
+    n = 200_000
+    if case.startswith("fits"):
+        pool = [f"item{i}" for i in range(20_000)]
+        ids = [pool[i] for i in rng.integers(0, len(pool), n)]
+    elif case == "spilled, in runs":
+        pool = [str(uuid.UUID(int=int(x))) for x in np.sort(rng.integers(0, 2**62, n // 3))]
+        ids = [pool[i // 3] for i in range(n - n % 3)]
+    else:
+        pool = [str(uuid.UUID(int=int(x))) for x in rng.integers(0, 2**62, n)]
+        ids = [pool[i] for i in rng.integers(0, n, n)]
+    table = pa.table({"item_id": pa.array(ids, pa.string()), "rank": np.arange(len(ids)) % 20 + 1})
+    if case.endswith("nested column"):
+        values = rng.random((len(ids), 8))  # many bytes a row: leaves not the ids' spill
+        vectors = pa.StructArray.from_arrays(  # two leaves before the ids'
+            [pa.array(values[:, 0]), pa.array(list(values))], ["norm", "values"])
+        table = pa.table({"vector": vectors, **{c: table[c] for c in table.column_names}})
+    path = tmp_path / "p.parquet"
+    pq.write_table(table, path, use_dictionary=case != "no dictionary pages")
+    read = open_input(str(path), "predictions").read({"item_id": ID, "rank": pa.int64()})
+    assert pa.types.is_dictionary(read.column("item_id").type) == dictionary
+    assert read.column("item_id").to_pylist() == ids

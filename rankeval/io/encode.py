@@ -90,7 +90,7 @@ def factorize_ids(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], Ids
     if not sum(len(col) for col in columns):  # nothing to encode (a chunk of users without
         # training rows): Arrow's encoding of no chunks has no dictionary to take
         return [np.zeros(0, dtype=np.int32) for _ in columns], Ids(pa.array([], pa.string()))
-    pieces = [[_as_values(chunk) for chunk in col.chunks] for col in columns]
+    pieces = _in_blocks([[_as_values(chunk) for chunk in col.chunks] for col in columns])
     values = [v for col in pieces for v, _ in col] or [pa.array([], pa.string())]
     if sum(v.nbytes for v in values) >= _SMALL_TEXT:  # past what 32-bit string offsets hold
         values = [v.cast(pa.large_string()) for v in values]
@@ -270,6 +270,40 @@ def _as_values(chunk: pa.Array) -> tuple[pa.Array, np.ndarray | None]:
         return chunk, None
     return _as_dictionary(chunk)
 
+
+
+# Rows of plain text hashed into one small dictionary, which stays in the cache
+_BLOCK_ROWS = 1 << 16
+# The share of a block's rows that are distinct under which plain text is hashed block by
+# block: a hash per row into a small table (0.1 us a row on two cores), then one coding of
+# the blocks' distinct values, against one coding of every row (0.3 us a row)
+_BLOCK_SHARE = 0.6
+
+
+def _in_blocks(pieces: list[list[tuple[pa.Array, np.ndarray | None]]]
+               ) -> list[list[tuple[pa.Array, np.ndarray | None]]]:
+    """The plain text of ``pieces`` (index None) as dictionaries of blocks of
+    ``_BLOCK_ROWS``, hashed on both cores, when its ids repeat within a block (fewer than
+    ``_BLOCK_SHARE`` of the first block's rows distinct) and a key would not hold them
+    whole (``one_width.packable``: those are packed into numbers, no hash). A table of all
+    the distinct ids misses the cache on most rows; a block's does not, and what is coded
+    afterwards is the blocks' distinct ids alone, as for the dictionaries per block the CSV
+    reader makes (Parquet whose dictionary pages spilled, 3.9M UUID rows over 600,000
+    items: coded in 1.13 -> 0.76 s)."""
+    plain = [values for col in pieces for values, idx in col if idx is None]
+    if sum(len(v) for v in plain) < 2 * _BLOCK_ROWS:
+        return pieces
+    first = next(v for v in plain if len(v))[:_BLOCK_ROWS]
+    if one_width.packable(first):
+        return pieces
+    if len(first.dictionary_encode().dictionary) >= _BLOCK_SHARE * len(first):
+        return pieces
+
+    coded = iter(each(_as_dictionary, [values[a : a + _BLOCK_ROWS] for values in plain
+                                       for a in range(0, len(values), _BLOCK_ROWS)]))
+    return [[piece for values, idx in col
+             for piece in ([next(coded) for _ in range(0, len(values), _BLOCK_ROWS)]
+                           if idx is None else [(values, idx)])] for col in pieces]
 
 
 def _as_dictionary(chunk: pa.Array) -> tuple[pa.Array, np.ndarray]:
