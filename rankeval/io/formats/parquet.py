@@ -80,11 +80,11 @@ _LOOK_ROWS = 2048  # the look at a file's first rows: its first data page of eac
 _INDEX_BYTES = 4
 # The share of the look's rows that are distinct from which a spilled column (its writer's
 # dictionary pages filled up) is read plain: the reader would hash every row into a new
-# dictionary per row group, one insert for most of them. Measured (ids of preds and truth
-# read, then coded; medians of 5): UUIDs 0.43 and 0.44 distinct, the dictionary 0.18 and
-# 0.29 s faster; 0.53 equal; 0.75 plain 0.42 s faster (2.8M rows); ASIN-like 0.84, plain
-# twice as fast
-_SPILLED_SHARE = 0.5
+# dictionary per row group, one insert for most of them. Measured on UUIDs (ids of preds and
+# truth read, then coded; medians of 5): 0.43 and 0.44 distinct, the dictionary 0.18 and
+# 0.29 s faster; 0.53 equal, and plain text 1.6x the peak memory (3.3 s, 466 -> 726 MiB);
+# 0.75, plain 0.23 s faster of 2.87 (2.8M rows); ASIN-like ids 0.84, plain twice as fast
+_SPILLED_SHARE = 0.6
 
 
 def _dictionary_ids(t: Table, ids: list[str]) -> list[str]:
