@@ -1,5 +1,6 @@
 """Apache Parquet: typed columns read straight into Arrow, ids dictionary-encoded from the
-file's own dictionary pages; list columns (item vectors) kept as they are stored."""
+file's own dictionary pages (plain where the reader would hash every row: mostly distinct
+ids whose pages spilled); list columns (item vectors) kept as they are stored."""
 
 from __future__ import annotations
 
