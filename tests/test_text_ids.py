@@ -26,18 +26,23 @@ def _arrow_path(columns: list[pa.ChunkedArray], monkeypatch):
         return encode.factorize_list(list(columns))
 
 
-def _spied(monkeypatch) -> list[bool]:
-    """Whether each call of the one-width path answered (True) or left it to Arrow."""
+def _spy(monkeypatch, module, name: str, answered) -> list[bool]:
+    """``answered(argument, result)`` of each call of ``module.name`` (of one argument)."""
     taken: list[bool] = []
-    original = one_width.coded
+    original = getattr(module, name)
 
-    def spy(values):
-        found = original(values)
-        taken.append(found is not None)
+    def spy(argument):
+        found = original(argument)
+        taken.append(answered(argument, found))
         return found
 
-    monkeypatch.setattr(one_width, "coded", spy)
+    monkeypatch.setattr(module, name, spy)
     return taken
+
+
+def _spied(monkeypatch) -> list[bool]:
+    """Whether each call of the one-width path answered (True) or left it to Arrow."""
+    return _spy(monkeypatch, one_width, "coded", lambda values, found: found is not None)
 
 
 def _assert_same(fast, slow) -> None:
@@ -272,15 +277,7 @@ def test_plain_text_coded_block_by_block_codes_as_a_whole(ids, cuts, dictionary,
         monkeypatch.setattr(encode, "_BLOCK_SHARE", share)
         monkeypatch.setattr(encode, "_numbered_columns", lambda columns: None)  # digits too
         whole = _without_blocks(columns, monkeypatch)
-        taken: list[bool] = []
-        original = encode._in_blocks
-
-        def spy(pieces):
-            out = original(pieces)
-            taken.append(out is not pieces)
-            return out
-
-        monkeypatch.setattr(encode, "_in_blocks", spy)
+        taken = _spy(monkeypatch, encode, "_in_blocks", lambda pieces, out: out is not pieces)
         blocked = encode.factorize_list(list(columns))
     _assert_same(blocked, whole)
     plain = [c for c in chunks if not pa.types.is_dictionary(c.type) and len(c)]
