@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import evaluate
-from rankeval.build import join, ordering
+from rankeval.build import join
 from rankeval.build.lists import Lists
 from rankeval.errors import InputError
 from rankeval.kernels import chunk
@@ -114,9 +114,9 @@ def test_blocks_cover_all_rows_and_never_split_a_user(codes, size, random):
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 9)), max_size=200),
        st.sampled_from(["sorted", "runs", "scattered"]), st.randoms())
 def test_sorted_keys_equal_one_sort_whatever_the_users_order(pairs, users, random):
-    """``sort_keys`` (the truth's pairs): users in order, in runs in any order (moved whole,
-    then sorted within), or scattered (one sort) all give numpy's sort; runs out of order
-    are moved whole, never sorted as one array."""
+    """``sort_keys`` (the truth's pairs): users in order, in runs in any order, or
+    scattered all give numpy's sort; users in order are sorted block by block, within their
+    blocks, and users out of order by one sort of the whole array."""
     user = np.array([u for u, _ in pairs], dtype=np.int32)
     item = np.array([i for _, i in pairs], dtype=np.int64)
     order = np.argsort(user, kind="stable")
@@ -128,18 +128,17 @@ def test_sorted_keys_equal_one_sort_whatever_the_users_order(pairs, users, rando
         order = np.array(random.sample(range(len(user)), len(user)), dtype=np.int64)
     user, item = user[order], item[order]
     keys = user.astype(np.int64) * 10 + item
-    moved = []
+    blocked = []
     old, join._BLOCK = join._BLOCK, 4
-    old_order, join.runs_order = join.runs_order, lambda *a: moved.append(1) or old_order(*a)
+    old_each, join._each_block = join._each_block, lambda *a: blocked.append(1) or old_each(*a)
     try:
         got = keys.copy()
         join.sort_keys(got, user)
     finally:
-        join._BLOCK, join.runs_order = old, old_order
+        join._BLOCK, join._each_block = old, old_each
     assert got.tolist() == sorted(keys.tolist())
-    grouped = ordering.user_runs(user) is not None
-    out_of_order = len(user) > 1 and bool((user[1:] < user[:-1]).any())
-    assert bool(moved) == (len(user) > 4 and grouped and out_of_order)
+    in_order = not (len(user) > 1 and bool((user[1:] < user[:-1]).any()))
+    assert bool(blocked) == (len(user) > 4 and in_order)
 
 
 @given(st.lists(st.integers(0, 5), max_size=40))
